@@ -1,0 +1,86 @@
+/**
+ * One error type for every layer. Codes are the gRPC status tokens SPEC.md uses in the REST
+ * envelope (`{code, message}`); `errorStatus` maps each to HTTP, GraphQL and gRPC (DESIGN.md §3).
+ */
+export const ERROR_CODES = [
+  'invalid_argument',
+  'unauthenticated',
+  'permission_denied',
+  'not_found',
+  'already_exists',
+  'failed_precondition',
+  'resource_exhausted',
+  'unimplemented',
+  'method_not_allowed',
+  'unavailable',
+  'internal',
+] as const;
+
+export type ErrorCode = (typeof ERROR_CODES)[number];
+
+export interface ErrorStatus {
+  http: number;
+  /** UPPER_SNAKE token for GraphQL `extensions.code` (CONTRACT.md "Transport rules"). */
+  graphql: string;
+  /** Numeric gRPC status (grpc/status.proto). */
+  grpc: number;
+}
+
+export const errorStatus: Readonly<Record<ErrorCode, ErrorStatus>> = {
+  invalid_argument: { http: 400, graphql: 'INVALID_ARGUMENT', grpc: 3 },
+  unauthenticated: { http: 401, graphql: 'UNAUTHENTICATED', grpc: 16 },
+  permission_denied: { http: 403, graphql: 'PERMISSION_DENIED', grpc: 7 },
+  not_found: { http: 404, graphql: 'NOT_FOUND', grpc: 5 },
+  already_exists: { http: 409, graphql: 'ALREADY_EXISTS', grpc: 6 },
+  // SPEC.md "Errors/REST": FGA not enabled is 400 failed_precondition.
+  failed_precondition: { http: 400, graphql: 'FAILED_PRECONDITION', grpc: 9 },
+  resource_exhausted: { http: 429, graphql: 'RESOURCE_EXHAUSTED', grpc: 8 },
+  unimplemented: { http: 501, graphql: 'UNIMPLEMENTED', grpc: 12 },
+  method_not_allowed: { http: 405, graphql: 'METHOD_NOT_ALLOWED', grpc: 12 },
+  unavailable: { http: 503, graphql: 'UNAVAILABLE', grpc: 14 },
+  internal: { http: 500, graphql: 'INTERNAL', grpc: 13 },
+};
+
+const grpcToCode = new Map<number, ErrorCode>(
+  (Object.entries(errorStatus) as [ErrorCode, ErrorStatus][])
+    .filter(([code]) => code !== 'method_not_allowed')
+    .map(([code, s]) => [s.grpc, code]),
+);
+
+/** The code a gRPC status number stands for (used by clients and the parity test). */
+export function codeFromGrpcStatus(status: number): ErrorCode {
+  return grpcToCode.get(status) ?? 'internal';
+}
+
+export class ServiceError extends Error {
+  readonly code: ErrorCode;
+  /** Extra headers a transport should send (for example `WWW-Authenticate`). */
+  readonly headers?: Readonly<Record<string, string>>;
+
+  constructor(code: ErrorCode, message: string, headers?: Record<string, string>) {
+    super(message);
+    this.name = 'ServiceError';
+    this.code = code;
+    if (headers) this.headers = headers;
+  }
+
+  get status(): ErrorStatus {
+    return errorStatus[this.code];
+  }
+}
+
+export const invalidArgument = (message: string): ServiceError => new ServiceError('invalid_argument', message);
+export const unauthenticated = (message = 'unauthorized'): ServiceError => new ServiceError('unauthenticated', message);
+export const permissionDenied = (message = 'permission denied'): ServiceError =>
+  new ServiceError('permission_denied', message);
+export const notFound = (message: string): ServiceError => new ServiceError('not_found', message);
+export const failedPrecondition = (message: string): ServiceError => new ServiceError('failed_precondition', message);
+
+/**
+ * Turns anything thrown into a ServiceError that is safe to show a client: internal errors keep
+ * their detail for the log only (DESIGN.md §3, no stack traces or SQL to clients).
+ */
+export function toServiceError(err: unknown): ServiceError {
+  if (err instanceof ServiceError) return err;
+  return new ServiceError('internal', 'internal server error');
+}

@@ -1,0 +1,14 @@
+export * from './config.js';
+export * from './context.js';
+export * from './errors.js';
+export * from './events.js';
+export * from './hooks.js';
+export * from './kernel.js';
+export * from './logger.js';
+export * from './memory-store.js';
+export * from './operations.js';
+export * from './plugin.js';
+export * from './registry.js';
+export * from './schema.js';
+export type { Services } from './services.js';
+export * from './storage.js';

@@ -1,0 +1,220 @@
+/**
+ * The kernel: boots an ordered list of plugins against one configuration, one storage and one
+ * memory store, and owns the operation table every transport projects (DESIGN.md §2-3).
+ * It holds no module-level state, so two kernels can live in one process (embedding).
+ */
+import type { Config, FlagDeclaration } from './config.js';
+import type { Principal, RequestContext } from './context.js';
+import { ServiceError, toServiceError } from './errors.js';
+import { EventBus } from './events.js';
+import { HookBus } from './hooks.js';
+import { silentLogger, type Logger } from './logger.js';
+import type { MemoryStore } from './memory-store.js';
+import { compileOperation, validateInput, type Access, type CompiledOperation } from './operations.js';
+import type { AnyPlugin, Authenticator, PluginSetupContext, RawRoute } from './plugin.js';
+import { orderPlugins } from './registry.js';
+import type { Services } from './services.js';
+import type { EntityDefinition, MemoryStoreOpener, Storage, StorageOpener } from './storage.js';
+
+export interface KernelOptions {
+  plugins: readonly AnyPlugin[];
+  config: Config;
+  openStorage: StorageOpener;
+  openMemoryStore: MemoryStoreOpener;
+  logger?: Logger;
+}
+
+export interface KernelRoute extends RawRoute {
+  plugin: string;
+}
+
+export class Kernel {
+  readonly config: Config;
+  readonly logger: Logger;
+  readonly events: EventBus;
+  readonly hooks = new HookBus();
+  readonly plugins: readonly AnyPlugin[];
+  readonly operations = new Map<string, CompiledOperation>();
+  readonly routes: KernelRoute[] = [];
+  private storageRef: Storage | undefined;
+  private memoryRef: MemoryStore | undefined;
+  private readonly services = new Map<string, unknown>();
+  private readonly authenticators: Record<'session' | 'admin' | 'org-admin', Authenticator[]> = {
+    session: [],
+    admin: [],
+    'org-admin': [],
+  };
+  private readonly closers: (() => Promise<void> | void)[] = [];
+  private closed = false;
+
+  private constructor(plugins: readonly AnyPlugin[], config: Config, logger: Logger) {
+    this.plugins = plugins;
+    this.config = config;
+    this.logger = logger;
+    this.events = new EventBus((err, event) => logger.error({ err, event: event.name }, 'event handler failed'));
+  }
+
+  /** Every flag declared by the given plugins, each once (the CLI parses against these). */
+  static flagsOf(plugins: readonly AnyPlugin[]): FlagDeclaration[] {
+    const seen = new Map<string, FlagDeclaration>();
+    for (const p of plugins) for (const f of p.flags ?? []) if (!seen.has(f.name)) seen.set(f.name, f);
+    return [...seen.values()];
+  }
+
+  /** Plugin configuration rules; returns the first violation's message. */
+  static validateConfig(plugins: readonly AnyPlugin[], config: Config): string | undefined {
+    for (const p of plugins) {
+      const problem = p.validateConfig?.(config);
+      if (problem) return problem;
+    }
+    return undefined;
+  }
+
+  static async boot(options: KernelOptions): Promise<Kernel> {
+    const ordered = orderPlugins(options.plugins, options.config);
+    const problem = Kernel.validateConfig(ordered, options.config);
+    if (problem) throw new Error(problem);
+    const kernel = new Kernel(ordered, options.config, options.logger ?? silentLogger);
+    try {
+      await kernel.start(options);
+    } catch (err) {
+      await kernel.close().catch(() => {});
+      throw err;
+    }
+    return kernel;
+  }
+
+  get storage(): Storage {
+    if (!this.storageRef) throw new Error('storage is not open');
+    return this.storageRef;
+  }
+
+  get memory(): MemoryStore {
+    if (!this.memoryRef) throw new Error('memory store is not open');
+    return this.memoryRef;
+  }
+
+  private async start(options: KernelOptions): Promise<void> {
+    const entities: EntityDefinition[] = this.plugins.flatMap((p) => p.entities ?? []);
+    this.storageRef = await options.openStorage(this.config, entities);
+    this.memoryRef = await options.openMemoryStore(this.config, this.storageRef);
+    const names = this.plugins.map((p) => p.name);
+    for (const plugin of this.plugins) {
+      if (plugin.setup) {
+        const service = await plugin.setup(this.setupContext(plugin, names));
+        if (service !== undefined) this.services.set(plugin.name, service);
+      }
+      this.register(plugin);
+    }
+    await this.hooks.run('kernel.ready', { plugins: names });
+  }
+
+  private setupContext(plugin: AnyPlugin, names: string[]): PluginSetupContext {
+    const deps = new Set(plugin.dependsOn ?? []);
+    return {
+      config: this.config,
+      storage: this.storage,
+      memory: this.memory,
+      events: this.events,
+      hooks: this.hooks,
+      logger: this.logger,
+      plugins: names,
+      service: <K extends keyof Services>(name: K): Services[K] => {
+        if (!deps.has(name as string)) {
+          throw new Error(`plugin "${plugin.name}" uses service "${String(name)}" without declaring it in dependsOn`);
+        }
+        return this.service(name);
+      },
+      optionalService: <K extends keyof Services>(name: K) => this.services.get(name as string) as Services[K] | undefined,
+      authenticate: (access, fn) => this.authenticators[access].push(fn),
+      onClose: (fn) => this.closers.push(fn),
+    };
+  }
+
+  private register(plugin: AnyPlugin): void {
+    const ops =
+      typeof plugin.operations === 'function'
+        ? plugin.operations({ config: this.config, plugins: this.plugins })
+        : plugin.operations ?? [];
+    for (const def of ops) {
+      const existing = this.operations.get(def.name);
+      if (existing) {
+        throw new Error(`operation "${def.name}" is declared by both "${existing.plugin}" and "${plugin.name}"`);
+      }
+      this.operations.set(def.name, compileOperation(def, plugin.name));
+    }
+    for (const r of plugin.routes ?? []) this.routes.push({ ...r, plugin: plugin.name });
+  }
+
+  /** A plugin's service (after boot; transports and tests use this). */
+  service<K extends keyof Services>(name: K): Services[K] {
+    const s = this.services.get(name as string);
+    if (s === undefined) throw new Error(`service "${String(name)}" is not available in this build`);
+    return s as Services[K];
+  }
+
+  hasService(name: string): boolean {
+    return this.services.has(name);
+  }
+
+  /** Meta values from every plugin (SPEC.md Meta; false for features no plugin provides). */
+  metaValues(): Record<string, boolean | string> {
+    const out: Record<string, boolean | string> = {};
+    for (const p of this.plugins) Object.assign(out, p.meta?.(this.config) ?? {});
+    return out;
+  }
+
+  /** Runs the authenticators of an access level; the first principal wins. */
+  async authenticate(access: Access, ctx: RequestContext, input: unknown): Promise<Principal | null> {
+    if (access === 'public') return null;
+    const chains: Authenticator[][] =
+      access === 'org-admin' ? [this.authenticators.admin, this.authenticators['org-admin']] : [this.authenticators[access]];
+    for (const chain of chains) {
+      for (const fn of chain) {
+        const principal = await fn(ctx, input);
+        if (principal) return principal;
+      }
+    }
+    return null;
+  }
+
+  /**
+   * The one pipeline behind every transport: validate, check access, run the handler.
+   * Errors leave as ServiceError; anything else is logged and becomes `internal`.
+   */
+  async invoke(name: string, ctx: RequestContext, rawInput: unknown): Promise<unknown> {
+    const op = this.operations.get(name);
+    if (!op) throw new ServiceError('not_found', `unknown operation ${name}`);
+    return this.invokeCompiled(op, ctx, rawInput);
+  }
+
+  async invokeCompiled(op: CompiledOperation, ctx: RequestContext, rawInput: unknown): Promise<unknown> {
+    try {
+      const input = validateInput(op, rawInput);
+      if (op.def.access !== 'public') {
+        const principal = await this.authenticate(op.def.access, ctx, input);
+        if (!principal) throw new ServiceError('unauthenticated', 'unauthorized');
+        ctx.principal = principal;
+      }
+      return await op.def.handler(ctx, input);
+    } catch (err) {
+      if (!(err instanceof ServiceError)) this.logger.error({ err, operation: op.def.name }, 'operation failed');
+      throw toServiceError(err);
+    }
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    await this.events.drain();
+    for (const fn of this.closers.reverse()) {
+      try {
+        await fn();
+      } catch (err) {
+        this.logger.warn({ err }, 'close handler failed');
+      }
+    }
+    await this.memoryRef?.close().catch(() => {});
+    await this.storageRef?.close().catch(() => {});
+  }
+}

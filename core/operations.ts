@@ -1,0 +1,122 @@
+/**
+ * Operations: every API call declared once (DESIGN.md §3). The transports are projections of the
+ * operation table; `invokeOperation` is the single pipeline they all call:
+ *   normalize input -> validate -> check access -> handler -> output.
+ */
+import type { Static, TSchema } from '@sinclair/typebox';
+import { TypeCompiler, type TypeCheck } from '@sinclair/typebox/compiler';
+import type { RequestContext } from './context.js';
+import { ServiceError } from './errors.js';
+
+export type Access = 'public' | 'session' | 'admin' | 'org-admin';
+export type OperationKind = 'query' | 'mutation';
+
+export interface GraphqlProjection {
+  /**
+   * How the input reaches the root field: `params` (the default, CONTRACT.md), `param`
+   * (`_revoke_access(param:)`), or `flat` (each input field a plain argument).
+   */
+  arg?: 'params' | 'param' | 'flat';
+  /** Whether the input argument is non-null; default: the input has a required field. */
+  required?: boolean;
+}
+
+export interface RestProjection {
+  method?: 'GET' | 'POST';
+  /** Path under /v1 without the leading slash, e.g. `admin/fga/model`. */
+  path?: string;
+}
+
+export interface OperationDefinition<I extends TSchema | undefined = TSchema | undefined, O extends TSchema = TSchema> {
+  /** The GraphQL root field; admin operations start with `_` (SPEC.md "Transports"). */
+  name: string;
+  kind: OperationKind;
+  access: Access;
+  description: string;
+  input?: I;
+  output: O;
+  graphql?: GraphqlProjection | false;
+  rest?: RestProjection | false;
+  grpc?: { method?: string } | false;
+  /** Offered as an MCP tool (SPEC.md "MCP server"). */
+  mcp?: boolean;
+  /** Deprecated operations stay in the schema and always fail (SPEC.md Versioning 7). */
+  deprecated?: boolean;
+  handler: (ctx: RequestContext, input: I extends TSchema ? Static<I> : undefined) => Promise<Static<O>>;
+}
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export type AnyOperation = OperationDefinition<any, any>;
+
+/** Identity helper that keeps the handler's types tied to the schemas. */
+export function defineOperation<I extends TSchema | undefined, O extends TSchema>(
+  op: OperationDefinition<I, O>,
+): OperationDefinition<I, O> {
+  return op;
+}
+
+/** An operation with its compiled validator and derived names. */
+export interface CompiledOperation {
+  readonly def: AnyOperation;
+  readonly plugin: string;
+  readonly isAdmin: boolean;
+  readonly restMethod: 'GET' | 'POST';
+  /** Full REST path, e.g. `/v1/admin/users`; null when not on REST. */
+  readonly restPath: string | null;
+  /** gRPC method name (PascalCase); null when not on gRPC. */
+  readonly grpcMethod: string | null;
+  readonly check: TypeCheck<TSchema> | null;
+}
+
+export function compileOperation(def: AnyOperation, plugin: string): CompiledOperation {
+  const isAdmin = def.name.startsWith('_');
+  const bare = isAdmin ? def.name.slice(1) : def.name;
+  const rest = def.rest === false ? null : def.rest ?? {};
+  const restPath = rest === null ? null : `/v1/${rest.path ?? (isAdmin ? `admin/${bare}` : bare)}`;
+  const grpcMethod = def.grpc === false ? null : def.grpc?.method ?? pascalCase(bare);
+  return {
+    def,
+    plugin,
+    isAdmin,
+    restMethod: rest?.method ?? (def.input ? 'POST' : def.kind === 'query' ? 'GET' : 'POST'),
+    restPath,
+    grpcMethod,
+    check: def.input ? TypeCompiler.Compile(def.input) : null,
+  };
+}
+
+export function pascalCase(name: string): string {
+  return name
+    .split(/[_\-/]+/)
+    .filter(Boolean)
+    .map((p) => p[0].toUpperCase() + p.slice(1))
+    .join('');
+}
+
+/**
+ * Null means "not given" on every transport (GraphQL clients send explicit nulls for unset
+ * variables; proto3 has no null). Removing them here keeps one validation rule for all.
+ */
+export function stripNulls(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(stripNulls);
+  if (value !== null && typeof value === 'object') {
+    const out: Record<string, unknown> = {};
+    for (const [k, v] of Object.entries(value as Record<string, unknown>)) {
+      if (v === null || v === undefined) continue;
+      out[k] = stripNulls(v);
+    }
+    return out;
+  }
+  return value;
+}
+
+/** Validates input against the operation's schema; the message names the first bad field. */
+export function validateInput(op: CompiledOperation, raw: unknown): unknown {
+  if (!op.check) return undefined;
+  const input = stripNulls(raw ?? {});
+  if (op.check.Check(input)) return input;
+  const first = op.check.Errors(input).First();
+  const where = first?.path ? first.path.replace(/^\//, '').replace(/\//g, '.') : '';
+  const detail = (first?.message ?? 'is invalid').toLowerCase();
+  throw new ServiceError('invalid_argument', where ? `invalid ${where}: ${detail}` : `invalid input: ${detail}`);
+}

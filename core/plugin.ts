@@ -1,0 +1,107 @@
+/**
+ * The plugin contract (DESIGN.md §2). A plugin is a plain object; `definePlugin` only checks its
+ * shape and keeps the types.
+ */
+import type { Config, FlagDeclaration } from './config.js';
+import type { RequestContext, Principal } from './context.js';
+import type { EventBus } from './events.js';
+import type { HookBus } from './hooks.js';
+import type { Logger } from './logger.js';
+import type { MemoryStore } from './memory-store.js';
+import type { AnyOperation } from './operations.js';
+import type { EntityDefinition, Storage } from './storage.js';
+import type { Services } from './services.js';
+import type { TSchema } from '@sinclair/typebox';
+
+/** A raw HTTP endpoint that is not an operation (`/authorize`, `/oauth/token`, well-knowns). */
+export interface RawRoute {
+  method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+  path: string;
+  /** Exempt from the CSRF Origin rule (SPEC.md: `/mcp`, token endpoints for back ends). */
+  csrfExempt?: boolean;
+  /** Accept `application/x-www-form-urlencoded` bodies (RFC 6749 §4.1.3). */
+  form?: boolean;
+  handler: (req: RawRequest, ctx: RequestContext) => Promise<RawResponse>;
+}
+
+export interface RawRequest {
+  method: string;
+  path: string;
+  query: Record<string, string | undefined>;
+  headers: Record<string, string | undefined>;
+  body: unknown;
+  rawBody?: string;
+}
+
+export interface RawResponse {
+  status: number;
+  headers?: Record<string, string>;
+  /** Objects are sent as JSON; strings as-is (set content-type yourself). */
+  body?: unknown;
+}
+
+/** Recognises the caller for an access level; null when this authenticator does not apply. */
+export type Authenticator = (ctx: RequestContext, input: unknown) => Promise<Principal | null>;
+
+export interface PluginSetupContext {
+  readonly config: Config;
+  readonly storage: Storage;
+  readonly memory: MemoryStore;
+  readonly events: EventBus;
+  readonly hooks: HookBus;
+  readonly logger: Logger;
+  /** The names of the enabled plugins, in boot order. */
+  readonly plugins: readonly string[];
+  /** A service declared by a plugin this one depends on (DESIGN.md §1: no cross-plugin imports). */
+  service<K extends keyof Services>(name: K): Services[K];
+  /** The service if its plugin is present (for optional collaborations). */
+  optionalService<K extends keyof Services>(name: K): Services[K] | undefined;
+  /** Registers how callers are recognised for an access level. */
+  authenticate(access: 'session' | 'admin' | 'org-admin', fn: Authenticator): void;
+  /** Registers work to run when the kernel closes (connections, timers). */
+  onClose(fn: () => Promise<void> | void): void;
+}
+
+export interface PluginDefinition<S = unknown> {
+  name: string;
+  description: string;
+  dependsOn?: string[];
+  /** Defaults to always enabled. A disabled plugin contributes nothing but its flags. */
+  enabled?: (config: Config) => boolean;
+  flags?: FlagDeclaration[];
+  /** Rejects configurations this plugin cannot run with; the message is printed at startup. */
+  validateConfig?: (config: Config) => string | undefined;
+  entities?: EntityDefinition[];
+  /** The plugin's API; a function form sees the whole build (for example Meta's field list). */
+  operations?: AnyOperation[] | ((build: BuildInfo) => AnyOperation[]);
+  routes?: RawRoute[];
+  /** Webhook event names this plugin emits (CONTRACT.md event list). */
+  events?: string[];
+  /** Fields this plugin contributes to Meta; extra keys extend the Meta type. */
+  meta?: (config: Config) => Record<string, boolean | string>;
+  /** Schemas of Meta fields this plugin adds beyond the contract (custom providers). */
+  metaFields?: Record<string, TSchema>;
+  /** Wires services; the returned object is what dependants get from `service(name)`. */
+  setup?: (ctx: PluginSetupContext) => S | Promise<S>;
+}
+
+/** What an operations factory may know about the build it is part of. */
+export interface BuildInfo {
+  readonly config: Config;
+  readonly plugins: readonly AnyPlugin[];
+}
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export type AnyPlugin = PluginDefinition<any>;
+
+const NAME = /^[a-z][a-z0-9-]*$/;
+
+export function definePlugin<S>(plugin: PluginDefinition<S>): PluginDefinition<S> {
+  if (!NAME.test(plugin.name)) throw new Error(`plugin name "${plugin.name}" must be kebab-case`);
+  for (const f of plugin.flags ?? []) {
+    if (!/^[a-z][a-z0-9]*(-[a-z0-9]+)*$/.test(f.name)) {
+      throw new Error(`plugin ${plugin.name}: flag "${f.name}" must be kebab-case`);
+    }
+  }
+  return plugin;
+}

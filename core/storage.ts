@@ -1,0 +1,30 @@
+/**
+ * What the kernel needs from the storage layer (implemented in storage/, which depends on core,
+ * never the other way round: DESIGN.md §1).
+ */
+import type { AnyEntity, EntityManager, EntitySchema, MikroORM } from '@mikro-orm/core';
+import type { Config } from './config.js';
+import type { MemoryStore } from './memory-store.js';
+
+export const DATABASE_TYPES = ['sqlite', 'libsql', 'postgres', 'mysql', 'mariadb', 'mongodb'] as const;
+export type DatabaseType = (typeof DATABASE_TYPES)[number];
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export type EntityDefinition = EntitySchema<any, any>;
+
+export interface Storage {
+  readonly type: DatabaseType;
+  /** True for the SQL family (drives FGA availability, SPEC.md "Startup configuration"). */
+  readonly isSql: boolean;
+  readonly orm: MikroORM;
+  /** A fresh EntityManager fork for one unit of work. */
+  em(): EntityManager;
+  /** True when the database answers a trivial query (used by /healthz). */
+  ping(): Promise<boolean>;
+  close(): Promise<void>;
+}
+
+export type StorageOpener = (config: Config, entities: EntityDefinition[]) => Promise<Storage>;
+export type MemoryStoreOpener = (config: Config, storage: Storage) => Promise<MemoryStore>;
+
+export type { AnyEntity };
