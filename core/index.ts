@@ -12,3 +12,4 @@ export * from './registry.js';
 export * from './schema.js';
 export type { Services } from './services.js';
 export * from './storage.js';
+export * from './operation-table.js';

@@ -13,6 +13,7 @@ import type { MemoryStore } from './memory-store.js';
 import { compileOperation, validateInput, type Access, type CompiledOperation } from './operations.js';
 import type { AnyPlugin, Authenticator, PluginSetupContext, RawRoute } from './plugin.js';
 import { orderPlugins } from './registry.js';
+import { pluginOperations } from './operation-table.js';
 import type { Services } from './services.js';
 import type { EntityDefinition, MemoryStoreOpener, Storage, StorageOpener } from './storage.js';
 
@@ -132,11 +133,7 @@ export class Kernel {
   }
 
   private register(plugin: AnyPlugin): void {
-    const ops =
-      typeof plugin.operations === 'function'
-        ? plugin.operations({ config: this.config, plugins: this.plugins })
-        : plugin.operations ?? [];
-    for (const def of ops) {
+    for (const def of pluginOperations(plugin, this.config, this.plugins)) {
       const existing = this.operations.get(def.name);
       if (existing) {
         throw new Error(`operation "${def.name}" is declared by both "${existing.plugin}" and "${plugin.name}"`);

@@ -1,0 +1,35 @@
+/**
+ * The admin plugin: the super-admin secret, its header and cookie authentication (SPEC.md
+ * "Authentication/Super-admin"), admin session operations and the deprecated mutations.
+ */
+import { definePlugin } from '../../core/plugin.js';
+import { deprecatedOperations } from './deprecated.js';
+import { adminOperations } from './operations.js';
+import { ADMIN_COOKIE, adminSessionValid, secretMatches } from './session.js';
+
+export const ADMIN_SECRET_MESSAGE = '--admin-secret is required and must not be empty.';
+
+export const adminPlugin = definePlugin({
+  name: 'admin',
+  description: 'Super-admin authentication (secret header, service-admin cookie) and admin session operations.',
+  flags: [
+    { name: 'admin-secret', type: 'string', required: true, secret: true, description: 'Super-admin secret (no default; must not be empty).' },
+    { name: 'disable-admin-header-auth', type: 'boolean', default: false, description: 'Refuse the x-service-admin-secret header; only the admin session cookie is honored (recommended for production).' },
+    { name: 'admin-cookie-secure', type: 'boolean', description: 'Secure flag of the admin cookie; default: true when --url is https.' },
+  ],
+  // SPEC.md: only non-emptiness is enforced, and the message is exact.
+  validateConfig: (config) => (config.has('admin-secret') && (config.string('admin-secret') ?? '').length > 0 ? undefined : ADMIN_SECRET_MESSAGE),
+  operations: [...adminOperations, ...deprecatedOperations],
+  setup(ctx) {
+    const secret = ctx.config.string('admin-secret') ?? '';
+    const headerAllowed = !ctx.config.bool('disable-admin-header-auth');
+    ctx.authenticate('admin', async (req) => {
+      const header = req.header('x-service-admin-secret');
+      if (headerAllowed && header !== undefined && secretMatches(secret, header)) {
+        return { kind: 'admin', subject: 'admin:super' };
+      }
+      if (await adminSessionValid(ctx.memory, req.cookie(ADMIN_COOKIE))) return { kind: 'admin', subject: 'admin:super' };
+      return null;
+    });
+  },
+});
