@@ -3,6 +3,7 @@
  * REST, GraphQL, raw routes and MCP all go through these two functions.
  */
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import '@fastify/cookie';
 import { RequestContext, type TransportName } from '../../core/context.js';
 import type { Kernel } from '../../core/kernel.js';
 
