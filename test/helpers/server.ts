@@ -1,0 +1,81 @@
+/**
+ * Starts a real Latchkey server in this process for black-box tests: HTTP on 127.0.0.1 with
+ * `--url http://localhost:<port>` (browsers need localhost), gRPC and metrics on their own free
+ * ports, SQLite in a temp file unless a database target is given.
+ */
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Config, type FlagValue } from '../../core/config.js';
+import type { Kernel } from '../../core/kernel.js';
+import type { AnyPlugin } from '../../core/plugin.js';
+import { defaultPlugins } from '../../plugins/default.js';
+import { createServer } from '../../transports/http/server.js';
+import type { DbTarget } from './databases.js';
+import { freePort } from './ports.js';
+
+export const TEST_ADMIN_SECRET = 'test-admin-secret';
+export const TEST_CLIENT_ID = 'test-client';
+export const TEST_CLIENT_SECRET = 'test-client-secret';
+
+export interface TestServer {
+  /** The service's base URL (`--url`), e.g. http://localhost:41234 */
+  url: string;
+  /** host:port of the gRPC server. */
+  grpcAddress: string;
+  metricsUrl: string;
+  kernel: Kernel;
+  close(): Promise<void>;
+}
+
+export interface TestServerOptions {
+  plugins?: readonly AnyPlugin[];
+  flags?: Record<string, FlagValue | undefined>;
+  database?: DbTarget;
+}
+
+export async function startTestServer(options: TestServerOptions = {}): Promise<TestServer> {
+  const [httpPort, grpcPort, metricsPort] = [await freePort(), await freePort(), await freePort()];
+  const dir = await mkdtemp(join(tmpdir(), 'latchkey-test-'));
+  const url = `http://localhost:${httpPort}`;
+  const values: Record<string, FlagValue | undefined> = {
+    'database-type': 'sqlite',
+    'database-url': join(dir, 'test.db'),
+    'memory-store': 'process',
+    url,
+    host: '127.0.0.1',
+    'http-port': httpPort,
+    'grpc-port': grpcPort,
+    'metrics-port': metricsPort,
+    'admin-secret': TEST_ADMIN_SECRET,
+    'client-id': TEST_CLIENT_ID,
+    'client-secret': TEST_CLIENT_SECRET,
+    'jwt-type': 'HS256',
+    'jwt-secret': 'test-jwt-secret-test-jwt-secret-0123456789',
+    'log-level': 'silent',
+    'rate-limit-per-minute': 100000,
+    ...(options.database?.flags ?? {}),
+    ...(options.flags ?? {}),
+  };
+  const plugins = options.plugins ?? defaultPlugins;
+  const defaults: Record<string, FlagValue> = {};
+  for (const p of plugins) for (const f of p.flags ?? []) if (f.default !== undefined && !(f.name in defaults)) defaults[f.name] = f.default;
+  const config = new Config({ ...defaults, ...values });
+  const server = await createServer({ plugins, config, logger: false });
+  try {
+    await server.listen();
+  } catch (err) {
+    await server.close();
+    throw err;
+  }
+  return {
+    url,
+    grpcAddress: `127.0.0.1:${grpcPort}`,
+    metricsUrl: `http://127.0.0.1:${metricsPort}`,
+    kernel: server.kernel,
+    async close() {
+      await server.close();
+      await rm(dir, { recursive: true, force: true });
+    },
+  };
+}

@@ -1,0 +1,40 @@
+/** Mounts plugins' raw HTTP routes (well-known documents, /authorize, /oauth/token, health). */
+import type { FastifyInstance } from 'fastify';
+import type { Kernel } from '../../core/kernel.js';
+import { ServiceError } from '../../core/errors.js';
+import { applyEffects, contextFromRequest, headersOf } from './context.js';
+import { sendError } from './errors.js';
+
+export function registerRawRoutes(app: FastifyInstance, kernel: Kernel): void {
+  for (const route of kernel.routes) {
+    app.route({
+      method: route.method,
+      url: route.path,
+      config: { csrfExempt: route.csrfExempt === true },
+      handler: async (request, reply) => {
+        const ctx = contextFromRequest(kernel, request, 'http');
+        try {
+          const res = await route.handler(
+            {
+              method: request.method,
+              path: request.url.split('?')[0],
+              query: (request.query ?? {}) as Record<string, string | undefined>,
+              headers: headersOf(request),
+              body: request.body,
+            },
+            ctx,
+          );
+          applyEffects(ctx, reply);
+          if (res.headers) for (const [k, v] of Object.entries(res.headers)) reply.header(k, v);
+          reply.code(res.status);
+          return reply.send(res.body ?? '');
+        } catch (err) {
+          applyEffects(ctx, reply);
+          if (err instanceof ServiceError) return sendError(reply, err);
+          kernel.logger.error({ err, route: route.path }, 'route failed');
+          return sendError(reply, new ServiceError('internal', 'internal server error'));
+        }
+      },
+    });
+  }
+}

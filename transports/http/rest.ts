@@ -1,0 +1,55 @@
+/**
+ * The REST projection (SPEC.md "Endpoints"): one route per operation under /v1, the body is the
+ * flat input object, the response the bare output. A path answers 405 `method_not_allowed` for
+ * any other method.
+ */
+import type { FastifyInstance } from 'fastify';
+import type { Kernel } from '../../core/kernel.js';
+import { ServiceError } from '../../core/errors.js';
+import type { CompiledOperation } from '../../core/operations.js';
+import { applyEffects, contextFromRequest } from './context.js';
+import { sendError } from './errors.js';
+
+const ALL_METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
+
+export function registerRest(app: FastifyInstance, kernel: Kernel, ops: readonly CompiledOperation[]): void {
+  const byPath = new Map<string, CompiledOperation[]>();
+  for (const op of ops) {
+    if (!op.restPath) continue;
+    byPath.set(op.restPath, [...(byPath.get(op.restPath) ?? []), op]);
+  }
+  for (const [path, pathOps] of byPath) {
+    for (const op of pathOps) {
+      app.route({
+        method: op.restMethod,
+        url: path,
+        handler: async (request, reply) => {
+          const ctx = contextFromRequest(kernel, request, 'rest');
+          const input = op.restMethod === 'GET' ? (op.def.input ? request.query : undefined) : (request.body ?? {});
+          try {
+            const out = await kernel.invokeCompiled(op, ctx, input);
+            applyEffects(ctx, reply);
+            return reply.send(out);
+          } catch (err) {
+            applyEffects(ctx, reply);
+            return sendError(reply, err as ServiceError);
+          }
+        },
+      });
+    }
+    const used = new Set<string>(pathOps.map((o) => o.restMethod));
+    // HEAD comes with GET in Fastify; everything else on this path is a 405.
+    const others = ALL_METHODS.filter((m) => !used.has(m));
+    if (others.length > 0) {
+      app.route({
+        method: others,
+        url: path,
+        handler: async (_request, reply) =>
+          reply
+            .code(405)
+            .header('allow', [...used].join(', '))
+            .send({ code: 'method_not_allowed', message: `method not allowed; use ${[...used].join(' or ')}` }),
+      });
+    }
+  }
+}

@@ -1,0 +1,99 @@
+/**
+ * `createServer`: a kernel from a plugin list and a configuration, served over HTTP (REST,
+ * GraphQL, raw routes), gRPC and the metrics listener. The CLI, the examples and the black-box
+ * tests all start Latchkey through this function.
+ */
+import Fastify, { type FastifyInstance } from 'fastify';
+import type { Config } from '../../core/config.js';
+import { Kernel } from '../../core/kernel.js';
+import type { Logger } from '../../core/logger.js';
+import type { AnyPlugin } from '../../core/plugin.js';
+import { openMemoryStore, openStorage } from '../../storage/index.js';
+import { startGrpcServer } from '../grpc/server.js';
+import { mountKernel } from './app.js';
+import { HttpMetrics } from './metrics.js';
+
+export interface CreateServerOptions {
+  plugins: readonly AnyPlugin[];
+  config: Config;
+  /** Pino-compatible logger options or `false`; defaults to --log-level. */
+  logger?: boolean | { level: string };
+}
+
+export interface ListenResult {
+  /** The HTTP address actually bound, e.g. http://127.0.0.1:8080. */
+  httpAddress: string;
+  httpPort: number;
+  grpcPort: number | null;
+  metricsPort: number | null;
+}
+
+export interface LatchkeyServer {
+  readonly app: FastifyInstance;
+  readonly kernel: Kernel;
+  listen(): Promise<ListenResult>;
+  close(): Promise<void>;
+}
+
+/** Fastify's trustProxy takes the CIDR list; no list means X-Forwarded-For is ignored. */
+function trustProxy(config: Config): string[] | false {
+  const list = config.list('trusted-proxies');
+  return list.length > 0 ? list : false;
+}
+
+export async function createServer(options: CreateServerOptions): Promise<LatchkeyServer> {
+  const { config } = options;
+  const level = config.string('log-level', 'info');
+  const app = Fastify({
+    logger: options.logger ?? (level === 'silent' ? false : { level }),
+    trustProxy: trustProxy(config),
+    bodyLimit: config.number('body-limit', 1_048_576),
+    disableRequestLogging: true,
+    return503OnClosing: true,
+  });
+  const logger: Logger = app.log;
+  const kernel = await Kernel.boot({ plugins: options.plugins, config, openStorage, openMemoryStore, logger });
+  const metrics = new HttpMetrics(true);
+  try {
+    await app.register(async (scope) => mountKernel(scope, { kernel, metrics }));
+    await app.ready();
+  } catch (err) {
+    await kernel.close();
+    throw err;
+  }
+
+  let grpc: { port: number; close(): Promise<void> } | null = null;
+  let metricsServer: FastifyInstance | null = null;
+  let closed = false;
+
+  return {
+    app,
+    kernel,
+    async listen() {
+      const host = config.string('host', '0.0.0.0');
+      await app.listen({ host, port: config.number('http-port', 8080) });
+      const addr = app.server.address();
+      const httpPort = typeof addr === 'object' && addr ? addr.port : config.number('http-port', 8080);
+      const grpcPort = config.number('grpc-port', 9091);
+      // --grpc-port 0 turns the gRPC server off (and with it REST, SPEC.md "Transports").
+      if (grpcPort !== 0) grpc = await startGrpcServer(kernel, [...kernel.operations.values()], { host, port: grpcPort });
+      metricsServer = await metrics.listen(config.string('metrics-host', '127.0.0.1'), config.number('metrics-port', 8081));
+      const maddr = metricsServer?.server.address();
+      return {
+        httpAddress: `http://${host === '0.0.0.0' ? '127.0.0.1' : host}:${httpPort}`,
+        httpPort,
+        grpcPort: grpc ? grpc.port : null,
+        metricsPort: typeof maddr === 'object' && maddr ? maddr.port : null,
+      };
+    },
+    async close() {
+      if (closed) return;
+      closed = true;
+      if (kernel.hasService('health')) kernel.service('health').drain();
+      await grpc?.close();
+      await metricsServer?.close();
+      await app.close();
+      await kernel.close();
+    },
+  };
+}
