@@ -1,0 +1,220 @@
+/**
+ * The database memory store (DESIGN.md §4): one table (`latchkey_memory`: key primary key,
+ * value, expires_at in Unix ms), durable across restarts and shared by every process using the
+ * same database. Atomicity comes from the database, never from this process:
+ *  - setIfAbsent: insert-or-ignore on the primary key; exactly one concurrent insert wins.
+ *  - consume: a conditional delete (`key`, `value` and `expires_at` as read); only the caller
+ *    whose delete removed the row gets the value.
+ *  - increment: a single UPDATE ... value + 1 on the live row (RETURNING where the database has
+ *    it, otherwise UPDATE then SELECT inside one transaction, which holds the row lock), and an
+ *    insert-or-ignore of "1" that starts the window. The expiry is written only by that insert,
+ *    so later increments never extend a fixed window.
+ * This is the only place with database-specific SQL for the memory store (DESIGN.md §4).
+ */
+import type { AbstractSqlConnection, Knex } from '@mikro-orm/knex';
+import type { MemoryStore } from '../../core/memory-store.js';
+import type { DatabaseType, Storage } from '../../core/storage.js';
+import { MEMORY_KEY_MAX, MEMORY_TABLE } from '../entities/memory-entry.js';
+import { ttl } from './process.js';
+
+const SWEEP_INTERVAL_MS = 60_000;
+/** Retries when a concurrent writer changed the row between our two statements. */
+const MAX_ATTEMPTS = 50;
+
+interface Row {
+  key: string;
+  value: string;
+  expires_at: number | string;
+}
+
+interface RunResult {
+  affectedRows: number;
+  rows?: Row[];
+}
+
+export interface DatabaseMemoryOptions {
+  now?: () => number;
+  sweepIntervalMs?: number;
+}
+
+export class DatabaseMemoryStore implements MemoryStore {
+  readonly backend = 'database' as const;
+  private readonly conn: AbstractSqlConnection;
+  private readonly type: DatabaseType;
+  private readonly now: () => number;
+  private readonly sweeper: NodeJS.Timeout;
+  private closed = false;
+
+  constructor(storage: Storage, options: DatabaseMemoryOptions = {}) {
+    if (!storage.isSql) throw new Error('DatabaseMemoryStore needs a SQL database');
+    this.conn = storage.orm.em.getConnection() as unknown as AbstractSqlConnection;
+    this.type = storage.type;
+    this.now = options.now ?? Date.now;
+    this.sweeper = setInterval(() => void this.sweep().catch(() => {}), options.sweepIntervalMs ?? SWEEP_INTERVAL_MS);
+    this.sweeper.unref();
+  }
+
+  private get knex(): Knex {
+    return this.conn.getKnex();
+  }
+
+  private table(): Knex.QueryBuilder {
+    return this.knex(MEMORY_TABLE);
+  }
+
+  private run(qb: Knex.QueryBuilder | Knex.Raw, trx?: Knex.Transaction): Promise<RunResult> {
+    return this.conn.execute<RunResult>(qb, [], 'run', trx as never);
+  }
+
+  private all(qb: Knex.QueryBuilder | Knex.Raw, trx?: Knex.Transaction): Promise<Row[]> {
+    return this.conn.execute<Row[]>(qb, [], 'all', trx as never);
+  }
+
+  /** Deletes expired rows; returns how many. */
+  async sweep(): Promise<number> {
+    if (this.closed) return 0;
+    const r = await this.run(this.table().where('expires_at', '<=', this.now()).delete());
+    return r.affectedRows;
+  }
+
+  private async liveRow(key: string): Promise<Row | undefined> {
+    const rows = await this.all(
+      this.table().select('key', 'value', 'expires_at').where('key', key).andWhere('expires_at', '>', this.now()),
+    );
+    return rows[0];
+  }
+
+  /** Removes the key's row if it has expired, so an insert can start afresh. */
+  private async clearExpired(key: string): Promise<void> {
+    await this.run(this.table().where('key', key).andWhere('expires_at', '<=', this.now()).delete());
+  }
+
+  /** Inserts unless the key exists; true when this call inserted. */
+  private async insertIfMissing(key: string, value: string, expiresAt: number): Promise<boolean> {
+    const r = await this.run(this.table().insert({ key, value, expires_at: expiresAt }).onConflict('key').ignore());
+    return r.affectedRows > 0;
+  }
+
+  async get(key: string): Promise<string | null> {
+    checkKey(key);
+    return (await this.liveRow(key))?.value ?? null;
+  }
+
+  async set(key: string, value: string, ttlMs: number): Promise<void> {
+    checkKey(key);
+    const expiresAt = this.now() + ttl(ttlMs);
+    await this.run(
+      this.table().insert({ key, value, expires_at: expiresAt }).onConflict('key').merge(['value', 'expires_at']),
+    );
+  }
+
+  async setIfAbsent(key: string, value: string, ttlMs: number): Promise<boolean> {
+    checkKey(key);
+    const expiresAt = this.now() + ttl(ttlMs);
+    await this.clearExpired(key);
+    return this.insertIfMissing(key, value, expiresAt);
+  }
+
+  async consume(key: string): Promise<string | null> {
+    checkKey(key);
+    for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
+      const row = await this.liveRow(key);
+      if (!row) return null;
+      const r = await this.run(
+        this.table().where({ key, value: row.value, expires_at: Number(row.expires_at) }).delete(),
+      );
+      if (r.affectedRows > 0) return row.value;
+      // Someone consumed it first (the next read finds nothing) or replaced it (take the new one).
+    }
+    return null;
+  }
+
+  async delete(key: string): Promise<void> {
+    checkKey(key);
+    await this.run(this.table().where('key', key).delete());
+  }
+
+  async increment(key: string, ttlMs: number): Promise<number> {
+    checkKey(key);
+    const window = ttl(ttlMs);
+    for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
+      const bumped = await this.bumpLive(key);
+      if (bumped !== null) return bumped;
+      await this.clearExpired(key);
+      if (await this.insertIfMissing(key, '1', this.now() + window)) return 1;
+      // Another caller started the window between our statements: bump theirs.
+    }
+    throw new Error(`memory store: increment of "${key}" did not settle after ${MAX_ATTEMPTS} attempts`);
+  }
+
+  /** Adds one to a live counter; null when there is no live row. */
+  private async bumpLive(key: string): Promise<number | null> {
+    const update = () =>
+      this.table()
+        .where('key', key)
+        .andWhere('expires_at', '>', this.now())
+        .update({ value: this.knex.raw(incrementExpression(this.type), ['value']) });
+    if (this.type === 'mysql' || this.type === 'mariadb') {
+      // No UPDATE ... RETURNING: the UPDATE's row lock lasts until commit, so the SELECT in the
+      // same transaction reads exactly the value this call wrote.
+      return this.conn.transactional(async (trx) => {
+        const r = await this.run(update(), trx as Knex.Transaction);
+        if (r.affectedRows === 0) return null;
+        const rows = await this.all(this.table().select('value').where('key', key), trx as Knex.Transaction);
+        return rows[0] ? Number.parseInt(rows[0].value, 10) : null;
+      });
+    }
+    const rows = await this.all(update().returning('value'));
+    return rows[0] ? Number.parseInt(rows[0].value, 10) : null;
+  }
+
+  async deletePrefix(prefix: string): Promise<number> {
+    await this.run(this.withPrefix(this.table(), prefix).andWhere('expires_at', '<=', this.now()).delete());
+    const r = await this.run(this.withPrefix(this.table(), prefix).delete());
+    return r.affectedRows;
+  }
+
+  async keys(prefix: string): Promise<string[]> {
+    const rows = await this.all(
+      this.withPrefix(this.table().select('key'), prefix).andWhere('expires_at', '>', this.now()).orderBy('key'),
+    );
+    return rows.map((r) => r.key);
+  }
+
+  /**
+   * Keys starting with the prefix: LIKE (with its wildcards escaped) lets an index help, and
+   * the substring comparison makes it exact where LIKE ignores case (SQLite).
+   */
+  private withPrefix(qb: Knex.QueryBuilder, prefix: string): Knex.QueryBuilder {
+    if (prefix === '') return qb.where(this.knex.raw('1 = 1'));
+    const pattern = `${prefix.replace(/[!%_]/g, (c) => `!${c}`)}%`;
+    const length = [...prefix].length;
+    return qb
+      .where(this.knex.raw(`?? like ? escape '!'`, ['key', pattern]))
+      .andWhere(this.knex.raw('substr(??, 1, ?) = ?', ['key', length, prefix]));
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    clearInterval(this.sweeper);
+  }
+}
+
+/** `value + 1` for a counter kept as text, in each database's cast syntax. */
+function incrementExpression(type: DatabaseType): string {
+  switch (type) {
+    case 'postgres':
+      return 'cast(cast(?? as bigint) + 1 as text)';
+    case 'mysql':
+    case 'mariadb':
+      return 'cast(cast(?? as signed) + 1 as char)';
+    default:
+      return 'cast(cast(?? as integer) + 1 as text)';
+  }
+}
+
+function checkKey(key: string): void {
+  if (key.length === 0 || [...key].length > MEMORY_KEY_MAX) {
+    throw new RangeError(`memory store keys must be 1 to ${MEMORY_KEY_MAX} characters`);
+  }
+}

@@ -1,0 +1,100 @@
+/**
+ * Opens the main database (DESIGN.md §4): picks the MikroORM driver for `--database-type`,
+ * registers the plugins' entities plus the storage's own, and brings the schema up to date
+ * without dropping anything that may hold user data.
+ */
+import { mkdir } from 'node:fs/promises';
+import { MikroORM, type EntityManager } from '@mikro-orm/core';
+import type { Config } from '../core/config.js';
+import type { DatabaseType, EntityDefinition, Storage, StorageOpener } from '../core/storage.js';
+import { driverOptions } from './drivers.js';
+import { memoryEntryEntity } from './entities/memory-entry.js';
+import { syncSchema } from './schema/sync.js';
+import { redact, resolveDatabaseSettings, type DatabaseSettings } from './settings.js';
+
+const PING_TIMEOUT_MS = 2_000;
+
+class MikroStorage implements Storage {
+  readonly isSql: boolean;
+  private closed = false;
+
+  constructor(
+    readonly type: DatabaseType,
+    readonly orm: MikroORM,
+  ) {
+    this.isSql = type !== 'mongodb';
+  }
+
+  em(): EntityManager {
+    return this.orm.em.fork();
+  }
+
+  async ping(): Promise<boolean> {
+    if (this.closed) return false;
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<boolean>((resolve) => {
+      timer = setTimeout(() => resolve(false), PING_TIMEOUT_MS);
+      timer.unref();
+    });
+    const check = this.orm
+      .checkConnection()
+      .then((r) => r.ok)
+      .catch(() => false);
+    try {
+      return await Promise.race([check, timeout]);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    await this.orm.close(true);
+  }
+}
+
+export const openStorage: StorageOpener = async (config: Config, entities: EntityDefinition[]) => {
+  const settings = resolveDatabaseSettings(config);
+  if (settings.folder) await mkdir(settings.folder, { recursive: true });
+  const orm = await connect(settings, [...entities, memoryEntryEntity(settings.type)]);
+  try {
+    await syncSchema(orm, settings.type);
+  } catch (err) {
+    await orm.close(true).catch(() => {});
+    throw wrap(settings, 'could not bring the schema up to date', err);
+  }
+  return new MikroStorage(settings.type, orm);
+};
+
+async function connect(settings: DatabaseSettings, entities: EntityDefinition[]): Promise<MikroORM> {
+  const options = await driverOptions(settings);
+  let orm: MikroORM;
+  try {
+    orm = await MikroORM.init({
+      ...options,
+      entities,
+      discovery: { warnWhenNoEntities: false, checkDuplicateTableNames: true },
+      metadataCache: { enabled: false },
+      forceUtcTimezone: true,
+      allowGlobalContext: false,
+      // Quiet unless debugging: MikroORM logs through the server's logger only when asked.
+      debug: settings.debug,
+      // eslint-disable-next-line no-console
+      logger: settings.debug ? (message: string) => console.error(message) : () => {},
+    });
+  } catch (err) {
+    throw wrap(settings, 'could not open the database', err);
+  }
+  const status = await orm.checkConnection().catch((err: unknown) => ({ ok: false, reason: String(err) }));
+  if (!status.ok) {
+    await orm.close(true).catch(() => {});
+    throw wrap(settings, 'could not reach the database', new Error(status.reason));
+  }
+  return orm;
+}
+
+function wrap(settings: DatabaseSettings, what: string, err: unknown): Error {
+  const reason = err instanceof Error ? err.message : String(err);
+  return new Error(`${what} (${settings.type} at ${redact(settings.url)}): ${reason}`, { cause: err });
+}
