@@ -1,0 +1,64 @@
+/**
+ * The `sessions` service (declared into core/services.ts): server-side sessions in the memory
+ * store. Access tokens name their session (`sid`), so ending a session ends its tokens on the next
+ * request (CONTRACT.md "Behaviour facts": stateful tokens). Also owns the app session cookies.
+ */
+import type { RequestContext } from '../../core/context.js';
+
+export interface SessionRecord {
+  id: string;
+  userId: string;
+  roles: string[];
+  scopes: string[];
+  /** Authentication methods references (RFC 8176), e.g. `pwd`, `otp`, `mfa`. */
+  amr: string[];
+  /** Unix seconds of the user's authentication (OIDC `auth_time`). */
+  authTime: number;
+  /** Unix milliseconds. */
+  createdAt: number;
+  expiresAt: number;
+  clientId?: string;
+  /** Free-form data other plugins attach (for example an organization or SSO connection). */
+  data?: Record<string, string>;
+}
+
+export interface NewSession {
+  userId: string;
+  roles: string[];
+  scopes: string[];
+  amr: string[];
+  authTime?: number;
+  clientId?: string;
+  data?: Record<string, string>;
+  /** Default: 24 hours (CONTRACT.md). */
+  ttlMs?: number;
+}
+
+export interface SessionsService {
+  /** Session lifetime in milliseconds (24 hours). */
+  readonly ttlMs: number;
+  create(input: NewSession): Promise<SessionRecord>;
+  get(userId: string, sessionId: string): Promise<SessionRecord | null>;
+  /** Keeps the session alive until at least `expiresAt` (refresh tokens extend it). */
+  extend(session: SessionRecord, expiresAt: number): Promise<SessionRecord>;
+  /** Replaces the session by a new id with the same authentication facts; the old id dies. */
+  rotate(session: SessionRecord, changes?: Partial<Pick<SessionRecord, 'roles' | 'scopes'>>): Promise<SessionRecord>;
+  revoke(userId: string, sessionId: string): Promise<void>;
+  /** Ends every session of a user (logout everywhere, admin revoke, deactivation). */
+  revokeAll(userId: string): Promise<number>;
+  /** The opaque, encrypted cookie value naming a session. */
+  cookieValue(session: SessionRecord): string;
+  /** The session a cookie value names, when the cookie is genuine and the session alive. */
+  fromCookie(value: string | undefined): Promise<SessionRecord | null>;
+  /** Sets `cookie_session` and `cookie_session_domain` (HTTP-only, flags from the config). */
+  setCookies(ctx: RequestContext, session: SessionRecord): void;
+  clearCookies(ctx: RequestContext): void;
+  /** The session of the request's cookies, if any. */
+  fromRequest(ctx: RequestContext): Promise<SessionRecord | null>;
+}
+
+declare module '../../core/services.js' {
+  interface Services {
+    sessions: SessionsService;
+  }
+}

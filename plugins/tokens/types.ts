@@ -1,0 +1,85 @@
+/**
+ * The `tokens` service (declared into core/services.ts): JWT access, ID and refresh tokens signed
+ * with the `keys` service, their verification (stateful: the session must still exist), refresh
+ * rotation with reuse detection, and the 'session' authenticator.
+ */
+import type { SessionRecord } from '../sessions/types.js';
+import type { UserRecord } from '../users/types.js';
+
+export type TokenType = 'access_token' | 'id_token' | 'refresh_token';
+
+export interface IssueRequest {
+  user: UserRecord;
+  session: SessionRecord;
+  /** Granted scopes; a refresh token is issued only with `offline_access`. */
+  scopes: string[];
+  roles: string[];
+  /** The OAuth client; default `--client-id`. The ID token's `aud`. */
+  clientId?: string;
+  /** The access token's `aud` (RFC 8707 resource); default the client id. */
+  audience?: string | string[];
+  nonce?: string;
+  /** The authorization code issued alongside (OIDC `c_hash`). */
+  code?: string;
+  /** Extra access-token claims (for example `act` for delegation); reserved claims are refused. */
+  extraClaims?: Record<string, unknown>;
+  /** Access/ID token lifetime override in seconds (delegated tokens: 300). */
+  accessTtlSeconds?: number;
+  /** Override the refresh decision (default: `offline_access` in scopes). */
+  refresh?: boolean;
+  /** Keep the refresh token in this family (rotation). */
+  refreshFamily?: string;
+}
+
+export interface IssuedTokens {
+  access_token: string;
+  id_token: string;
+  refresh_token?: string;
+  /** SPEC.md: the Unix timestamp at which the access token expires. */
+  expires_in: number;
+  /** Lifetime in seconds (for RFC 6749 responses that want it). */
+  lifetime: number;
+  scope: string;
+}
+
+export interface VerifiedToken {
+  claims: Record<string, unknown>;
+  userId: string;
+  session: SessionRecord;
+}
+
+export interface VerifyOptions {
+  /** Required audience; default: any audience except the MCP resource `{url}/mcp` (SPEC.md "MCP" 2). */
+  audience?: string;
+}
+
+export interface RefreshResult {
+  user: UserRecord;
+  session: SessionRecord;
+  tokens: IssuedTokens;
+}
+
+export interface TokensService {
+  readonly issuer: string;
+  readonly accessTtlSeconds: number;
+  readonly refreshTtlSeconds: number;
+  /** The claim that carries roles (`--jwt-role-claim`, default `role`). */
+  readonly roleClaim: string;
+  issue(req: IssueRequest): Promise<IssuedTokens>;
+  /** Signs arbitrary claims with the current key (`iss` and `iat` added). */
+  sign(claims: Record<string, unknown>, ttlSeconds: number): Promise<string>;
+  /** Signature, issuer, expiry, token type, and the session behind it; null when any fails. */
+  verifyAccessToken(token: string, options?: VerifyOptions): Promise<VerifiedToken | null>;
+  /** Like verifyAccessToken for any token type (refresh: must be unspent). */
+  validate(token: string, type: TokenType): Promise<VerifiedToken | null>;
+  /** Single use: a spent token's reuse revokes its family (the session) and fails. */
+  refresh(refreshToken: string, options?: { clientId?: string; scopes?: string[] }): Promise<RefreshResult>;
+  /** Revokes a refresh token (and its family); `invalid_argument`-free: unknown tokens are a no-op false. */
+  revokeRefreshToken(refreshToken: string): Promise<boolean>;
+}
+
+declare module '../../core/services.js' {
+  interface Services {
+    tokens: TokensService;
+  }
+}

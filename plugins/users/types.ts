@@ -1,0 +1,131 @@
+/**
+ * The `users` service (declared into core/services.ts): the user records every login method
+ * shares. Email and phone are optional and unique when present, enforced here rather than by the
+ * database (SPEC.md Versioning 5), with the exact error `user with given email already exists`.
+ */
+import type { Static } from '@sinclair/typebox';
+import type { UserSchema } from './schemas.js';
+
+/** A stored user. Times are Unix seconds (the User type's Int64 fields). */
+export interface UserRecord {
+  id: string;
+  email: string | null;
+  emailVerifiedAt: number | null;
+  phoneNumber: string | null;
+  phoneNumberVerifiedAt: number | null;
+  /** The password hash (PHC string); null for accounts without a password. */
+  password: string | null;
+  /** How the account was created or linked (`basic_auth`, `mobile_basic_auth`, `magic_link_login`, a provider...). */
+  signupMethods: string[];
+  givenName: string | null;
+  familyName: string | null;
+  middleName: string | null;
+  nickname: string | null;
+  preferredUsername: string | null;
+  gender: string | null;
+  birthdate: string | null;
+  picture: string | null;
+  roles: string[];
+  createdAt: number;
+  updatedAt: number;
+  revokedTimestamp: number | null;
+  isMultiFactorAuthEnabled: boolean | null;
+  hasSkippedMfaSetupAt: number | null;
+  mfaLockedAt: number | null;
+  appData: Record<string, unknown> | null;
+}
+
+/** The writable profile fields (snake_case like the API, so inputs pass straight through). */
+export interface ProfilePatch {
+  given_name?: string;
+  family_name?: string;
+  middle_name?: string;
+  nickname?: string;
+  preferred_username?: string;
+  gender?: string;
+  birthdate?: string;
+  picture?: string;
+  app_data?: Record<string, unknown>;
+  is_multi_factor_auth_enabled?: boolean;
+}
+
+export interface NewUser extends ProfilePatch {
+  email?: string;
+  phone_number?: string;
+  /** Plain text; hashed by the service (off the event loop). */
+  password?: string;
+  signup_method: string;
+  roles: string[];
+  email_verified?: boolean;
+  phone_number_verified?: boolean;
+  /** Set for accounts created revoked (SCIM `active: false`). */
+  revoked?: boolean;
+}
+
+export interface UserPatch extends ProfilePatch {
+  /** Empty string clears the field. */
+  email?: string;
+  phone_number?: string;
+  email_verified?: boolean;
+  phone_number_verified?: boolean;
+  /** Plain text; hashed by the service. */
+  password?: string;
+  roles?: string[];
+  signup_methods?: string[];
+  /** null clears. */
+  revoked_timestamp?: number | null;
+  has_skipped_mfa_setup_at?: number | null;
+  mfa_locked_at?: number | null;
+}
+
+export interface UserListQuery {
+  page: number;
+  limit: number;
+  /** Case-insensitive substring on id, email, given_name, family_name, nickname. */
+  query?: string;
+}
+
+export type UserDto = Static<typeof UserSchema>;
+
+/** Outcome of a password check (SPEC/CONTRACT: five failures lock the account for 15 minutes). */
+export type PasswordCheck = 'ok' | 'wrong' | 'locked' | 'no_password';
+
+export interface UsersService {
+  findById(id: string): Promise<UserRecord | null>;
+  /** Emails are compared case-insensitively (stored lowercase). */
+  findByEmail(email: string): Promise<UserRecord | null>;
+  findByPhone(phone: string): Promise<UserRecord | null>;
+  /** Creates a user; `already_exists` on a taken email or phone (also under concurrency). */
+  create(input: NewUser): Promise<UserRecord>;
+  /** Updates a user; email and phone changes keep uniqueness. `not_found` when absent. */
+  update(id: string, patch: UserPatch): Promise<UserRecord>;
+  /** Deletes the user and runs the `user.deleted` hook (OTP/verification data of other plugins). */
+  delete(id: string): Promise<void>;
+  list(q: UserListQuery): Promise<{ users: UserRecord[]; total: number }>;
+  /** Password check with lockout: 5 failures lock for 15 minutes; success clears the count. */
+  verifyPassword(user: UserRecord, password: string): Promise<PasswordCheck>;
+  /** Throws `invalid_argument` when the password breaks the policy (6-36, strong when enabled). */
+  checkPasswordPolicy(password: string): void;
+  hashPassword(password: string): Promise<string>;
+  /** The User type of the API (CONTRACT.md). */
+  toUserDto(user: UserRecord): UserDto;
+  /** Normalizes an email (trim, lowercase); `invalid_argument` when malformed. */
+  normalizeEmail(email: string): string;
+  /** Normalizes a phone number; `invalid_argument` when malformed. */
+  normalizePhone(phone: string): string;
+  /** The roles allowed by `--roles`, `--default-roles`, `--protected-roles`. */
+  readonly roles: { allowed: string[]; defaults: string[]; protected: string[] };
+}
+
+declare module '../../core/services.js' {
+  interface Services {
+    users: UsersService;
+  }
+}
+
+declare module '../../core/hooks.js' {
+  interface HookPayloads {
+    /** Before a user row is deleted: plugins remove their data of that user (OTPs, verifications). */
+    'user.deleted': { user: UserRecord };
+  }
+}
