@@ -1,0 +1,121 @@
+/**
+ * A model prepared for evaluation: relation lookups, the allowed tuple shapes per relation
+ * (for validating writes and ignoring stored tuples that no longer fit), and the reverse
+ * dependency edges list-objects walks. Built once per model version.
+ */
+import { ServiceError } from '../../../core/errors.js';
+import { compileModel } from './model-validator.js';
+import { parseObject, parseUser, shapeOf, userShape, isRelationName } from './tuple-format.js';
+import { directTypeKey, EMPTY_MODEL, type AuthorizationModel, type RelationDef, type Rewrite, type Tuple } from './types.js';
+
+/** `(type, relation)` pairs as `type#relation` keys. */
+export type RelKey = string;
+
+export interface TtuEdge {
+  type: string;
+  relation: string;
+  tupleset: string;
+}
+
+export class CompiledModel {
+  /** `object_type#relation` -> allowed user shapes. */
+  private readonly shapes = new Map<RelKey, Set<string>>();
+  /** Reverse edges: a fact on `P#r` implies candidates of these relations (list objects). */
+  readonly computedDependents = new Map<RelKey, { type: string; relation: string }[]>();
+  readonly usersetDependents = new Map<RelKey, { type: string; relation: string }[]>();
+  readonly ttuDependents = new Map<RelKey, TtuEdge[]>();
+
+  constructor(
+    readonly id: string,
+    readonly dsl: string,
+    readonly model: AuthorizationModel,
+  ) {
+    for (const t of model.types.values()) {
+      for (const r of t.relations.values()) {
+        this.shapes.set(`${t.name}#${r.name}`, new Set(r.directTypes.map(directTypeKey)));
+        for (const leaf of positiveLeaves(r.rewrite)) this.indexLeaf(t.name, r, leaf);
+      }
+    }
+  }
+
+  static empty(): CompiledModel {
+    return new CompiledModel('', '', EMPTY_MODEL);
+  }
+
+  static fromDsl(id: string, dsl: string): CompiledModel {
+    return new CompiledModel(id, dsl, compileModel(dsl));
+  }
+
+  get isEmpty(): boolean {
+    return this.model.types.size === 0;
+  }
+
+  relation(type: string, relation: string): RelationDef | undefined {
+    return this.model.types.get(type)?.relations.get(relation);
+  }
+
+  hasType(type: string): boolean {
+    return this.model.types.has(type);
+  }
+
+  /** Whether a stored tuple `(object of type, relation, user)` is admitted by this model. */
+  fits(objectType: string, relation: string, user: string): boolean {
+    return this.shapes.get(`${objectType}#${relation}`)?.has(shapeOf(user)) ?? false;
+  }
+
+  /** Validates a tuple for writing (or as a contextual tuple); throws invalid_argument. */
+  validateTuple(t: Tuple): void {
+    const where = `tuple (${t.user}, ${t.relation}, ${t.object})`;
+    const obj = parseObject(t.object);
+    if (!obj) throw new ServiceError('invalid_argument', `invalid ${where}: object must be type:id`);
+    const user = parseUser(t.user);
+    if (!user) throw new ServiceError('invalid_argument', `invalid ${where}: user must be type:id, type:* or type:id#relation`);
+    if (!isRelationName(t.relation)) throw new ServiceError('invalid_argument', `invalid ${where}: bad relation name`);
+    if (!this.hasType(obj.type)) throw new ServiceError('invalid_argument', `invalid ${where}: type '${obj.type}' is not in the model`);
+    const rel = this.relation(obj.type, t.relation);
+    if (!rel) throw new ServiceError('invalid_argument', `invalid ${where}: relation '${t.relation}' is not defined on type '${obj.type}'`);
+    if (rel.directTypes.length === 0) {
+      throw new ServiceError('invalid_argument', `invalid ${where}: relation '${obj.type}#${t.relation}' cannot be written directly`);
+    }
+    if (!this.shapes.get(`${obj.type}#${t.relation}`)!.has(userShape(user))) {
+      throw new ServiceError(
+        'invalid_argument',
+        `invalid ${where}: '${userShape(user)}' is not an allowed user type for '${obj.type}#${t.relation}' (allowed: ${rel.directTypes.map(directTypeKey).join(', ')})`,
+      );
+    }
+  }
+
+  private indexLeaf(type: string, r: RelationDef, leaf: Rewrite): void {
+    const push = <T>(map: Map<RelKey, T[]>, key: RelKey, v: T) => {
+      const list = map.get(key) ?? [];
+      list.push(v);
+      map.set(key, list);
+    };
+    if (leaf.kind === 'computed') push(this.computedDependents, `${type}#${leaf.relation}`, { type, relation: r.name });
+    else if (leaf.kind === 'this') {
+      for (const d of r.directTypes) if (d.relation) push(this.usersetDependents, `${d.type}#${d.relation}`, { type, relation: r.name });
+    } else if (leaf.kind === 'ttu') {
+      const ts = this.relation(type, leaf.tupleset);
+      for (const d of ts?.directTypes ?? []) {
+        if (d.relation || d.wildcard || !this.relation(d.type, leaf.computed)) continue;
+        push(this.ttuDependents, `${d.type}#${leaf.computed}`, { type, relation: r.name, tupleset: leaf.tupleset });
+      }
+    }
+  }
+}
+
+/**
+ * The leaves that can make a relation true: everything except the subtracted side of an
+ * exclusion. Candidates found through them are a superset, verified by check afterwards.
+ */
+export function positiveLeaves(rw: Rewrite): Rewrite[] {
+  switch (rw.kind) {
+    case 'union':
+    case 'intersection':
+      return rw.children.flatMap(positiveLeaves);
+    case 'exclusion':
+      return positiveLeaves(rw.base);
+    default:
+      return [rw];
+  }
+}

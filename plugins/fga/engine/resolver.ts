@@ -1,0 +1,153 @@
+/**
+ * Check: does `user` have `relation` on `object`? OpenFGA semantics: direct tuples (only those
+ * the current model admits), `type:*` wildcards, usersets both as tuple users and as the checked
+ * user, computed relations, tuple-to-userset (parents whose type lacks the relation are
+ * skipped), union, intersection and exclusion.
+ *
+ * One Resolver serves one request and remembers every sub-question it answered, so a batch or a
+ * list never evaluates the same `(object, relation, user)` twice. A sub-question met again while
+ * still being evaluated is a cycle and counts as false; an answer that relied on such an
+ * assumption about an outer question is only reused while that outer question is still open,
+ * which keeps the result the least fixed point (what a cycle-free derivation can prove).
+ * More than MAX_DEPTH nested dispatches is an error, as in OpenFGA (resolve depth 25).
+ */
+import { ServiceError } from '../../../core/errors.js';
+import type { CompiledModel } from './compiled-model.js';
+import type { TupleReader } from './tuple-reader.js';
+import type { RelationDef, Rewrite } from './types.js';
+
+export const MAX_DEPTH = 25;
+
+export class DepthExceededError extends ServiceError {
+  constructor() {
+    super('invalid_argument', `authorization model resolution too complex: more than ${MAX_DEPTH} nested hops`);
+  }
+}
+
+interface Frame {
+  id: number;
+}
+
+interface TaintedAnswer {
+  /** Stack height and frame id of the outermost open question this answer assumed false. */
+  height: number;
+  frame: number;
+}
+
+export class Resolver {
+  private readonly memo = new Map<string, boolean>();
+  private readonly tainted = new Map<string, TaintedAnswer>();
+  private readonly open = new Map<string, number>();
+  private readonly frames: Frame[] = [];
+  private nextFrame = 1;
+  /** Lowest stack height of an open question hit by the evaluation in progress. */
+  private taint = Infinity;
+  /** Sub-questions evaluated (not served from memory); exposed for tests and metrics. */
+  evaluations = 0;
+
+  constructor(
+    readonly model: CompiledModel,
+    readonly reader: TupleReader,
+  ) {}
+
+  /** Entry point; `object` is `type:id`, `user` any tuple user form. Inputs must be validated. */
+  check(object: string, relation: string, user: string): boolean {
+    this.taint = Infinity;
+    return this.resolve(object, relation, user, 0);
+  }
+
+  private resolve(object: string, relation: string, user: string, depth: number): boolean {
+    const key = `${object}#${relation}@${user}`;
+    const known = this.memo.get(key);
+    if (known !== undefined) return known;
+    const t = this.tainted.get(key);
+    if (t && this.frames[t.height]?.id === t.frame) {
+      if (t.height < this.taint) this.taint = t.height;
+      return false;
+    }
+    const openAt = this.open.get(key);
+    if (openAt !== undefined) {
+      // A cycle: this question is already being asked further up.
+      if (openAt < this.taint) this.taint = openAt;
+      return false;
+    }
+    if (depth > MAX_DEPTH) throw new DepthExceededError();
+    // `group:x#member` has `member` on `group:x` by definition (OpenFGA self-defining userset).
+    if (user.length === key.length - user.length - 1 && key === `${user}@${user}`) return true;
+    const type = object.slice(0, object.indexOf(':'));
+    const def = this.model.relation(type, relation);
+    if (!def) return false;
+    const height = this.frames.length;
+    this.frames.push({ id: this.nextFrame++ });
+    this.open.set(key, height);
+    const outerTaint = this.taint;
+    this.taint = Infinity;
+    let value: boolean;
+    try {
+      this.evaluations++;
+      value = this.rewrite(def.rewrite, def, type, object, user, depth);
+    } finally {
+      this.open.delete(key);
+      this.frames.pop();
+    }
+    const inner = this.taint;
+    if (value || inner >= height) {
+      this.memo.set(key, value);
+      this.taint = outerTaint;
+    } else {
+      this.tainted.set(key, { height: inner, frame: this.frames[inner].id });
+      this.taint = Math.min(outerTaint, inner);
+    }
+    return value;
+  }
+
+  private rewrite(rw: Rewrite, def: RelationDef, type: string, object: string, user: string, depth: number): boolean {
+    switch (rw.kind) {
+      case 'this':
+        return this.direct(def, type, object, user, depth);
+      case 'computed':
+        return this.resolve(object, rw.relation, user, depth + 1);
+      case 'ttu': {
+        const parents = this.reader.directUsers(`${object}#${rw.tupleset}`);
+        if (!parents) return false;
+        for (const parent of parents) {
+          if (!this.model.fits(type, rw.tupleset, parent)) continue;
+          const ptype = parent.slice(0, parent.indexOf(':'));
+          if (!this.model.relation(ptype, rw.computed)) continue;
+          if (this.resolve(parent, rw.computed, user, depth + 1)) return true;
+        }
+        return false;
+      }
+      case 'union':
+        for (const c of rw.children) if (this.rewrite(c, def, type, object, user, depth)) return true;
+        return false;
+      case 'intersection':
+        for (const c of rw.children) if (!this.rewrite(c, def, type, object, user, depth)) return false;
+        return true;
+      case 'exclusion':
+        return this.rewrite(rw.base, def, type, object, user, depth) && !this.rewrite(rw.subtract, def, type, object, user, depth);
+    }
+  }
+
+  private direct(def: RelationDef, type: string, object: string, user: string, depth: number): boolean {
+    const key = `${object}#${def.name}`;
+    const isUserset = user.includes('#');
+    if (!isUserset) {
+      const plain = this.reader.directUsers(key);
+      if (plain) {
+        if (plain.has(user) && this.model.fits(type, def.name, user)) return true;
+        const wildcard = `${user.slice(0, user.indexOf(':'))}:*`;
+        if (wildcard !== user && plain.has(wildcard) && this.model.fits(type, def.name, wildcard)) return true;
+      }
+    }
+    const sets = this.reader.usersetUsers(key);
+    if (!sets) return false;
+    if (isUserset && sets.has(user) && this.model.fits(type, def.name, user)) return true;
+    for (const u of sets) {
+      if (!this.model.fits(type, def.name, u)) continue;
+      const h = u.lastIndexOf('#');
+      if (this.resolve(u.slice(0, h), u.slice(h + 1), user, depth + 1)) return true;
+    }
+    return false;
+  }
+}

@@ -1,0 +1,114 @@
+/**
+ * An in-memory tuple index: forward (`object#relation` -> users, plain and usersets apart) and
+ * reverse (`type#relation@user` -> object ids). It is the TupleReader of every store and the
+ * overlay for contextual tuples.
+ */
+import type { TupleReader } from './tuple-reader.js';
+import type { Tuple } from './types.js';
+
+function addTo(map: Map<string, Set<string>>, key: string, value: string): boolean {
+  let set = map.get(key);
+  if (!set) {
+    set = new Set();
+    map.set(key, set);
+  }
+  if (set.has(value)) return false;
+  set.add(value);
+  return true;
+}
+
+function removeFrom(map: Map<string, Set<string>>, key: string, value: string): boolean {
+  const set = map.get(key);
+  if (!set || !set.delete(value)) return false;
+  if (set.size === 0) map.delete(key);
+  return true;
+}
+
+export class TupleIndex implements TupleReader {
+  private readonly plain = new Map<string, Set<string>>();
+  private readonly usersets = new Map<string, Set<string>>();
+  private readonly reverse = new Map<string, Set<string>>();
+  private count = 0;
+
+  get size(): number {
+    return this.count;
+  }
+
+  add(t: Tuple): boolean {
+    const i = t.object.indexOf(':');
+    const fwd = `${t.object}#${t.relation}`;
+    const added = addTo(t.user.includes('#') ? this.usersets : this.plain, fwd, t.user);
+    if (added) {
+      addTo(this.reverse, `${t.object.slice(0, i)}#${t.relation}@${t.user}`, t.object.slice(i + 1));
+      this.count++;
+    }
+    return added;
+  }
+
+  remove(t: Tuple): boolean {
+    const i = t.object.indexOf(':');
+    const fwd = `${t.object}#${t.relation}`;
+    const removed = removeFrom(t.user.includes('#') ? this.usersets : this.plain, fwd, t.user);
+    if (removed) {
+      removeFrom(this.reverse, `${t.object.slice(0, i)}#${t.relation}@${t.user}`, t.object.slice(i + 1));
+      this.count--;
+    }
+    return removed;
+  }
+
+  has(t: Tuple): boolean {
+    return (t.user.includes('#') ? this.usersets : this.plain).get(`${t.object}#${t.relation}`)?.has(t.user) ?? false;
+  }
+
+  clear(): void {
+    this.plain.clear();
+    this.usersets.clear();
+    this.reverse.clear();
+    this.count = 0;
+  }
+
+  directUsers(objectRelation: string): ReadonlySet<string> | undefined {
+    return this.plain.get(objectRelation);
+  }
+
+  usersetUsers(objectRelation: string): ReadonlySet<string> | undefined {
+    return this.usersets.get(objectRelation);
+  }
+
+  objectIds(type: string, relation: string, user: string): ReadonlySet<string> | undefined {
+    return this.reverse.get(`${type}#${relation}@${user}`);
+  }
+}
+
+function merged(a: ReadonlySet<string> | undefined, b: ReadonlySet<string> | undefined): ReadonlySet<string> | undefined {
+  if (!b) return a;
+  if (!a) return b;
+  return new Set([...a, ...b]);
+}
+
+/** The store's reader with a request's contextual tuples on top (SPEC.md check_permissions 3). */
+export class OverlayReader implements TupleReader {
+  constructor(
+    private readonly base: TupleReader,
+    private readonly extra: TupleIndex,
+  ) {}
+
+  static of(base: TupleReader, tuples: readonly Tuple[]): TupleReader {
+    if (tuples.length === 0) return base;
+    const extra = new TupleIndex();
+    for (const t of tuples) extra.add(t);
+    return new OverlayReader(base, extra);
+  }
+
+  directUsers(key: string): ReadonlySet<string> | undefined {
+    return merged(this.base.directUsers(key), this.extra.directUsers(key));
+  }
+
+  usersetUsers(key: string): ReadonlySet<string> | undefined {
+    return merged(this.base.usersetUsers(key), this.extra.usersetUsers(key));
+  }
+
+  objectIds(type: string, relation: string, user: string): ReadonlySet<string> | undefined {
+    return merged(this.base.objectIds(type, relation, user), this.extra.objectIds(type, relation, user));
+  }
+}
