@@ -1,0 +1,9 @@
+/**
+ * Latchkey as a framework: define plugins, compose builds, start or embed a server.
+ *   import { createServer, defaultPlugins, definePlugin, latchkey } from 'latchkey';
+ */
+export * from './core/index.js';
+export { basePlugins, defaultPlugins } from './plugins/default.js';
+export { createServer, type LatchkeyServer, type CreateServerOptions } from './transports/http/server.js';
+export { latchkey, type LatchkeyPluginOptions } from './transports/http/embed.js';
+export { runCli } from './transports/cli/run.js';
