@@ -15,6 +15,7 @@ function deprecated(name: string, inputId: string, text: string): AnyOperation {
     description: `Deprecated: ${text}.`,
     input: InputObject(inputId, { payload: Type.Optional(Type.Unknown({ 'x-scalar': 'Map' })), email: OptStr(), password: OptStr() }, { additionalProperties: true }),
     graphql: { required: false },
+    rest: false,
     output: MessageResponse,
     handler: async () => {
       throw new ServiceError('failed_precondition', text);
