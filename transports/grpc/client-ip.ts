@@ -1,0 +1,58 @@
+/**
+ * The caller's IP for a gRPC call (SPEC.md "--trusted-proxies"): the connection's remote address,
+ * and `x-forwarded-for` metadata only when that address belongs to a trusted proxy network; then
+ * the right-most address that is not itself a trusted proxy wins (it cannot be forged by the client).
+ */
+import { isIP } from 'node:net';
+import ipaddr from 'ipaddr.js';
+
+export type Cidr = [ipaddr.IPv4 | ipaddr.IPv6, number];
+
+function normalize(ip: string): string {
+  // IPv4 clients of a dual-stack listener appear as ::ffff:a.b.c.d.
+  return /^::ffff:\d+\.\d+\.\d+\.\d+$/i.test(ip) ? ip.slice(7) : ip;
+}
+
+/**
+ * The address part of grpc-js `call.getPeer()`: `host:port`, with IPv6 hosts not bracketed
+ * (`::1:51234`), or a unix socket path, or `unknown`.
+ */
+export function peerAddress(peer: string): string {
+  const s = peer.replace(/^ipv[46]:/, '');
+  const bracketed = /^\[([^\]]+)\](?::\d+)?$/.exec(s);
+  if (bracketed) return normalize(bracketed[1]);
+  if (isIP(s)) return normalize(s);
+  const cut = s.lastIndexOf(':');
+  if (cut > 0 && isIP(s.slice(0, cut))) return normalize(s.slice(0, cut));
+  return s || 'unknown';
+}
+
+export function parseTrustedProxies(list: readonly string[]): Cidr[] {
+  return list.map((entry) => {
+    const e = entry.trim();
+    if (e.includes('/')) return ipaddr.parseCIDR(e);
+    const addr = ipaddr.process(e);
+    return [addr, addr.kind() === 'ipv4' ? 32 : 128];
+  });
+}
+
+function trusted(ip: string, proxies: readonly Cidr[]): boolean {
+  if (!ipaddr.isValid(ip)) return false;
+  const a = ipaddr.process(ip);
+  return proxies.some(([net, bits]) => a.kind() === net.kind() && a.match([net, bits] as Cidr));
+}
+
+export function clientIp(remote: string, forwardedFor: string | undefined, proxies: readonly Cidr[]): string {
+  if (!forwardedFor || !trusted(remote, proxies)) return remote;
+  const hops = forwardedFor
+    .split(',')
+    .map((h) => normalize(h.trim()))
+    .filter(Boolean);
+  let ip = remote;
+  for (let i = hops.length - 1; i >= 0; i--) {
+    if (!isIP(hops[i])) return ip;
+    ip = hops[i];
+    if (!trusted(ip, proxies)) return ip;
+  }
+  return ip;
+}
