@@ -1,0 +1,171 @@
+/**
+ * The HTTP baseline against a real server (SPEC.md "Errors/REST", "Authentication", operational
+ * endpoints; DESIGN.md §5).
+ */
+import t from 'tap';
+import { basePlugins } from '../../../plugins/default.js';
+import { startTestServer, TEST_ADMIN_SECRET, type TestServer } from '../../helpers/server.js';
+
+const ORIGIN = { origin: 'http://localhost' };
+let server: TestServer;
+
+t.before(async () => {
+  server = await startTestServer({ plugins: basePlugins });
+});
+t.teardown(() => server.close());
+
+const post = (path: string, body: unknown, headers: Record<string, string> = ORIGIN) =>
+  fetch(`${server.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: typeof body === 'string' ? body : JSON.stringify(body) });
+
+t.test('GET /v1/meta returns Meta at the top level', async (t) => {
+  const res = await fetch(`${server.url}/v1/meta`);
+  t.equal(res.status, 200);
+  const meta = (await res.json()) as Record<string, unknown>;
+  t.equal(meta.client_id, 'test-client');
+  t.equal(typeof meta.version, 'string');
+  t.equal(meta.is_google_login_enabled, false);
+  t.equal(meta.is_org_discovery_enabled, false);
+});
+
+t.test('a wrong method answers 405 method_not_allowed in the envelope', async (t) => {
+  const res = await post('/v1/meta', {});
+  t.equal(res.status, 405);
+  t.same(await res.json(), { code: 'method_not_allowed', message: 'method not allowed; use GET' });
+  const res2 = await fetch(`${server.url}/v1/admin/login`);
+  t.equal(res2.status, 405);
+  t.equal(((await res2.json()) as { code: string }).code, 'method_not_allowed');
+});
+
+t.test('an unknown path is 404 not_found', async (t) => {
+  const res = await fetch(`${server.url}/v1/nope`);
+  t.equal(res.status, 404);
+  t.equal(((await res.json()) as { code: string }).code, 'not_found');
+});
+
+t.test('CSRF: a state-changing POST without Origin or Referer is 403', async (t) => {
+  const res = await post('/v1/admin/login', { admin_secret: TEST_ADMIN_SECRET }, {});
+  t.equal(res.status, 403);
+  t.equal(((await res.json()) as { code: string }).code, 'permission_denied');
+  const withReferer = await post('/v1/admin/login', { admin_secret: TEST_ADMIN_SECRET }, { referer: 'http://localhost/app' });
+  t.equal(withReferer.status, 200);
+});
+
+t.test('bad input is a clear 400 in the envelope', async (t) => {
+  const malformed = await post('/v1/admin/login', '{"admin_secret":');
+  t.equal(malformed.status, 400);
+  t.same(await malformed.json(), { code: 'invalid_argument', message: 'request body is not valid JSON' });
+  const unknown = await post('/v1/admin/login', { admin_secret: 'x', extra: 1 });
+  t.equal(unknown.status, 400);
+  t.match(await unknown.json(), { code: 'invalid_argument', message: /extra/ });
+  const wrongType = await post('/v1/admin/login', { admin_secret: 42 });
+  t.equal(wrongType.status, 400);
+  t.match(await wrongType.json(), { code: 'invalid_argument', message: /admin_secret/ });
+  const missing = await post('/v1/admin/login', {});
+  t.equal(missing.status, 400);
+  const oversized = await post('/v1/admin/login', { admin_secret: 'x'.repeat(5000) });
+  t.equal(oversized.status, 400);
+  const huge = await post('/v1/admin/login', { admin_secret: 'x'.repeat(2_000_000) });
+  t.equal(huge.status, 413);
+  t.equal(((await huge.json()) as { code: string }).code, 'invalid_argument');
+});
+
+t.test('admin: secret header, wrong secret, cookie session, logout', async (t) => {
+  const noAuth = await fetch(`${server.url}/v1/admin/meta`);
+  t.equal(noAuth.status, 401);
+  t.same(await noAuth.json(), { code: 'unauthenticated', message: 'unauthorized' });
+  const header = await fetch(`${server.url}/v1/admin/meta`, { headers: { 'x-service-admin-secret': TEST_ADMIN_SECRET } });
+  t.equal(header.status, 200);
+  t.match(await header.json(), { roles: Array, default_roles: Array, protected_roles: Array });
+  const wrong = await post('/v1/admin/login', { admin_secret: 'nope' });
+  t.equal(wrong.status, 401);
+  const login = await post('/v1/admin/login', { admin_secret: TEST_ADMIN_SECRET });
+  t.equal(login.status, 200);
+  const setCookie = login.headers.get('set-cookie') ?? '';
+  t.match(setCookie, /^service-admin=[^;]+;.*HttpOnly/i);
+  t.notMatch(setCookie, new RegExp(TEST_ADMIN_SECRET), 'the cookie is not the secret');
+  const cookie = setCookie.split(';')[0];
+  const session = await fetch(`${server.url}/v1/admin/session`, { headers: { cookie } });
+  t.equal(session.status, 200);
+  const fresh = (session.headers.get('set-cookie') ?? '').split(';')[0];
+  t.not(fresh, cookie, 'session rotates the cookie');
+  t.equal((await fetch(`${server.url}/v1/admin/session`, { headers: { cookie } })).status, 401, 'the old cookie is spent');
+  const logout = await post('/v1/admin/logout', {}, { ...ORIGIN, cookie: fresh });
+  t.equal(logout.status, 200);
+  t.equal((await fetch(`${server.url}/v1/admin/meta`, { headers: { cookie: fresh } })).status, 401, 'logout ends the session');
+});
+
+t.test('CORS allows the contract request headers with credentials', async (t) => {
+  const res = await fetch(`${server.url}/v1/admin/login`, {
+    method: 'OPTIONS',
+    headers: { origin: 'http://app.example', 'access-control-request-method': 'POST', 'access-control-request-headers': 'x-authorizer-url,x-service-admin-secret,content-type' },
+  });
+  t.ok(res.status === 204 || res.status === 200);
+  t.equal(res.headers.get('access-control-allow-origin'), 'http://app.example');
+  t.equal(res.headers.get('access-control-allow-credentials'), 'true');
+  const allowed = (res.headers.get('access-control-allow-headers') ?? '').toLowerCase();
+  for (const h of ['x-authorizer-url', 'x-authorizer-client-id', 'x-service-admin-secret', 'authorization', 'content-type']) t.ok(allowed.includes(h), h);
+});
+
+t.test('security headers are set', async (t) => {
+  const res = await fetch(`${server.url}/v1/meta`);
+  t.equal(res.headers.get('x-content-type-options'), 'nosniff');
+  t.equal(res.headers.get('x-frame-options'), 'DENY');
+  t.ok(res.headers.get('content-security-policy'));
+});
+
+t.test('health, readiness and metrics on their own listener only', async (t) => {
+  const h = await fetch(`${server.url}/healthz`);
+  t.equal(h.status, 200);
+  t.same(await h.json(), { status: 'ok' });
+  const r = await fetch(`${server.url}/readyz`);
+  t.same(await r.json(), { status: 'ready' });
+  t.equal((await fetch(`${server.url}/metrics`)).status, 404, 'not on the main port');
+  const m = await fetch(`${server.metricsUrl}/metrics`);
+  t.equal(m.status, 200);
+  t.match(await m.text(), /latchkey_http_requests_total/);
+});
+
+t.test('deprecated mutations fail with the exact texts', async (t) => {
+  const expected: Record<string, string> = {
+    _update_env: 'deprecated. please configure env via cli args',
+    _admin_signup: 'deprecated. please configure admin secret via cli args',
+    _generate_jwt_keys: 'deprecated. please configure jwt keys via cli args',
+  };
+  for (const [field, text] of Object.entries(expected)) {
+    const res = await post('/graphql', { query: `mutation { ${field} { message } }` });
+    const body = (await res.json()) as { errors: { message: string }[] };
+    t.equal(body.errors[0].message, text, field);
+  }
+});
+
+t.test('JWKS never publishes an HMAC secret', async (t) => {
+  const res = await fetch(`${server.url}/.well-known/jwks.json`);
+  t.same(await res.json(), { keys: [] });
+});
+
+t.test('healthz and readyz answer 503 when the database is unreachable', async (t) => {
+  const s = await startTestServer({ plugins: basePlugins });
+  await s.kernel.storage.close();
+  const h = await fetch(`${s.url}/healthz`);
+  t.equal(h.status, 503);
+  t.same(await h.json(), { status: 'unhealthy' });
+  const r = await fetch(`${s.url}/readyz`);
+  t.equal(r.status, 503);
+  t.same(await r.json(), { status: 'not ready' });
+  await s.close();
+});
+
+t.test('rate limit per client IP; X-Forwarded-For only from trusted proxies', async (t) => {
+  const s = await startTestServer({ plugins: basePlugins, flags: { 'rate-limit-per-minute': 3 } });
+  for (let i = 0; i < 3; i++) t.equal((await fetch(`${s.url}/v1/meta`, { headers: { 'x-forwarded-for': `10.0.0.${i}` } })).status, 200);
+  const limited = await fetch(`${s.url}/v1/meta`, { headers: { 'x-forwarded-for': '10.0.0.99' } });
+  t.equal(limited.status, 429, 'X-Forwarded-For from an untrusted peer does not escape the limit');
+  t.equal(((await limited.json()) as { code: string }).code, 'resource_exhausted');
+  t.ok(limited.headers.get('retry-after'));
+  await s.close();
+  const trusted = await startTestServer({ plugins: basePlugins, flags: { 'rate-limit-per-minute': 2, 'trusted-proxies': ['127.0.0.1/32'] } });
+  for (let i = 0; i < 4; i++) {
+    t.equal((await fetch(`${trusted.url}/v1/meta`, { headers: { 'x-forwarded-for': `203.0.113.${i}` } })).status, 200, 'each forwarded client has its own bucket');
+  }
+  await trusted.close();
+});
