@@ -9,3 +9,5 @@ export { openMemoryStore, MEMORY_STORE_KINDS } from './memory/open-memory-store.
 export { ProcessMemoryStore } from './memory/process.js';
 export { DatabaseMemoryStore } from './memory/database.js';
 export { RedisMemoryStore, parseRedisUrl } from './memory/redis.js';
+export { dropStaleUniqueConstraints, uniqueRules, type UniqueRule } from './schema/drop-unique.js';
+export { syncSchema, pendingSchemaSql } from './schema/sync.js';

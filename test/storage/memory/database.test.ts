@@ -1,0 +1,41 @@
+import t from 'tap';
+import { Config } from '../../../core/config.js';
+import type { Storage } from '../../../core/storage.js';
+import { openMemoryStore, openStorage } from '../../../storage/index.js';
+import { databaseTargets } from '../../helpers/databases.js';
+import { memoryStoreSuite } from './shared-suite.js';
+
+const targets = await databaseTargets();
+t.teardown(() => Promise.all(targets.map((d) => d.dispose())));
+
+for (const target of targets) {
+  t.test(`database memory store on ${target.name}`, async (t) => {
+    const config = new Config({ ...target.flags, 'memory-store': 'database' });
+    // Two storages = two connection pools on one database, like two server processes.
+    const storages: Storage[] = [];
+    const open = async () => {
+      const storage = await openStorage(config, []);
+      storages.push(storage);
+      return openMemoryStore(config, storage);
+    };
+    t.teardown(async () => {
+      for (const s of storages) await s.close();
+    });
+    memoryStoreSuite(t, { open, openPeer: open });
+  });
+}
+
+t.test('values outlive a restart', async (t) => {
+  const [sqlite] = targets;
+  const config = new Config({ ...sqlite.flags, 'memory-store': 'database' });
+  const first = await openStorage(config, []);
+  const m1 = await openMemoryStore(config, first);
+  await m1.set('durable', 'yes', 60_000);
+  await m1.close();
+  await first.close();
+  const second = await openStorage(config, []);
+  t.teardown(() => second.close());
+  const m2 = await openMemoryStore(config, second);
+  t.equal(await m2.get('durable'), 'yes');
+  t.equal(m2.backend, 'database');
+});
