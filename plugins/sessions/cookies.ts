@@ -1,0 +1,35 @@
+/**
+ * The app session cookies (SPEC.md "Authentication"): `cookie_session` (host-scoped) and
+ * `cookie_session_domain` (scoped to the parent domain of `--url`, so sibling apps share the
+ * login). Both are HTTP-only and carry the same opaque value: the session's ids sealed with
+ * AES-256-GCM by the `keys` service, never readable or forgeable by the client.
+ */
+import type { Config } from '../../core/config.js';
+import type { CookieOptions } from '../../core/context.js';
+import { isIP } from 'node:net';
+
+export const SESSION_COOKIE = 'cookie_session';
+export const SESSION_DOMAIN_COOKIE = 'cookie_session_domain';
+export const COOKIE_PURPOSE = 'app-session-cookie';
+
+/** `auth.example.com` -> `example.com`; hosts with two labels, localhost and IPs have none. */
+export function parentDomain(url: string | undefined): string | undefined {
+  if (!url) return undefined;
+  let host: string;
+  try {
+    host = new URL(url).hostname;
+  } catch {
+    return undefined;
+  }
+  if (isIP(host) || host.startsWith('[')) return undefined;
+  const labels = host.split('.');
+  if (labels.length < 3) return undefined;
+  return labels.slice(-2).join('.');
+}
+
+export function cookieOptions(config: Config, maxAgeSeconds: number): { host: CookieOptions; domain: CookieOptions } {
+  const sameSite = (config.string('app-cookie-same-site', 'none') as CookieOptions['sameSite']) ?? 'none';
+  const base: CookieOptions = { httpOnly: true, secure: config.bool('app-cookie-secure', true), sameSite, path: '/', maxAge: maxAgeSeconds };
+  const domain = parentDomain(config.string('url'));
+  return { host: base, domain: domain ? { ...base, domain } : base };
+}

@@ -1,0 +1,104 @@
+/**
+ * Server-side sessions in the memory store under `session:<userId>:<sessionId>`: the per-user
+ * prefix makes "end every session of this user" one `deletePrefix` (admin revoke, deactivation,
+ * password change), on Redis, the database store and in-process alike.
+ */
+import { randomBytes } from 'node:crypto';
+import type { Config } from '../../core/config.js';
+import type { RequestContext } from '../../core/context.js';
+import type { MemoryStore } from '../../core/memory-store.js';
+import type { KeysService } from '../keys/index.js';
+import { COOKIE_PURPOSE, cookieOptions, SESSION_COOKIE, SESSION_DOMAIN_COOKIE } from './cookies.js';
+import type { NewSession, SessionRecord, SessionsService } from './types.js';
+
+export const SESSION_TTL_MS = 24 * 60 * 60 * 1000;
+
+const key = (userId: string, sessionId: string) => `session:${userId}:${sessionId}`;
+const newSessionId = () => randomBytes(18).toString('base64url');
+const ID = /^[A-Za-z0-9_-]{1,64}$/;
+
+function parse(raw: string | null): SessionRecord | null {
+  if (!raw) return null;
+  try {
+    const s = JSON.parse(raw) as SessionRecord;
+    return s.expiresAt > Date.now() ? s : null;
+  } catch {
+    return null;
+  }
+}
+
+export function createSessionsService(config: Config, memory: MemoryStore, keys: KeysService): SessionsService {
+  const store = async (s: SessionRecord) => memory.set(key(s.userId, s.id), JSON.stringify(s), Math.max(1, s.expiresAt - Date.now()));
+
+  const get = async (userId: string, sessionId: string): Promise<SessionRecord | null> => {
+    if (!ID.test(sessionId) || userId.length === 0 || userId.length > 64 || userId.includes(':')) return null;
+    const s = parse(await memory.get(key(userId, sessionId)));
+    return s && s.userId === userId && s.id === sessionId ? s : null;
+  };
+
+  const fromCookie = async (value: string | undefined): Promise<SessionRecord | null> => {
+    if (!value || value.length > 512) return null;
+    const opened = keys.open(value, COOKIE_PURPOSE);
+    if (!opened) return null;
+    try {
+      const { u, s } = JSON.parse(opened) as { u: string; s: string };
+      return typeof u === 'string' && typeof s === 'string' ? await get(u, s) : null;
+    } catch {
+      return null;
+    }
+  };
+
+  const service: SessionsService = {
+    ttlMs: SESSION_TTL_MS,
+    async create(input: NewSession) {
+      const t = Date.now();
+      const s: SessionRecord = {
+        id: newSessionId(),
+        userId: input.userId,
+        roles: input.roles,
+        scopes: input.scopes,
+        amr: input.amr,
+        authTime: input.authTime ?? Math.floor(t / 1000),
+        createdAt: t,
+        expiresAt: t + (input.ttlMs ?? SESSION_TTL_MS),
+        ...(input.clientId ? { clientId: input.clientId } : {}),
+        ...(input.data ? { data: input.data } : {}),
+      };
+      await store(s);
+      return s;
+    },
+    get,
+    async extend(session, expiresAt) {
+      if (expiresAt <= session.expiresAt) return session;
+      const next = { ...session, expiresAt };
+      await store(next);
+      return next;
+    },
+    async rotate(session, changes = {}) {
+      const t = Date.now();
+      const next: SessionRecord = { ...session, ...changes, id: newSessionId(), createdAt: t, expiresAt: Math.max(session.expiresAt, t + SESSION_TTL_MS) };
+      await store(next);
+      await memory.delete(key(session.userId, session.id));
+      return next;
+    },
+    revoke: (userId, sessionId) => memory.delete(key(userId, sessionId)),
+    revokeAll: (userId) => memory.deletePrefix(`session:${userId}:`),
+    cookieValue: (session) => keys.seal(JSON.stringify({ u: session.userId, s: session.id }), COOKIE_PURPOSE),
+    fromCookie,
+    setCookies(ctx: RequestContext, session) {
+      const value = service.cookieValue(session);
+      const opts = cookieOptions(config, Math.floor(SESSION_TTL_MS / 1000));
+      ctx.setCookie(SESSION_COOKIE, value, opts.host);
+      ctx.setCookie(SESSION_DOMAIN_COOKIE, value, opts.domain);
+    },
+    clearCookies(ctx: RequestContext) {
+      const opts = cookieOptions(config, 0);
+      ctx.clearCookie(SESSION_COOKIE, opts.host);
+      ctx.clearCookie(SESSION_DOMAIN_COOKIE, opts.domain);
+    },
+    async fromRequest(ctx: RequestContext) {
+      return (await fromCookie(ctx.cookie(SESSION_COOKIE))) ?? (await fromCookie(ctx.cookie(SESSION_DOMAIN_COOKIE)));
+    },
+  };
+  return service;
+}

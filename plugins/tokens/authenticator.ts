@@ -1,0 +1,39 @@
+/**
+ * The 'session' authenticator (SPEC.md "Authentication/User and API callers"): a bearer access
+ * token, else the app session cookie. Either way the session must still exist.
+ */
+import type { Principal, RequestContext } from '../../core/context.js';
+import type { Authenticator } from '../../core/plugin.js';
+import type { SessionRecord, SessionsService } from '../sessions/types.js';
+import type { TokensService } from './types.js';
+
+function principalOf(session: SessionRecord, claims?: Record<string, unknown>): Principal {
+  return {
+    kind: 'user',
+    subject: `user:${session.userId}`,
+    userId: session.userId,
+    sessionId: session.id,
+    scopes: session.scopes,
+    roles: session.roles,
+    ...(claims ? { claims } : {}),
+    ...(session.clientId ? { clientId: session.clientId } : {}),
+  };
+}
+
+export function sessionAuthenticator(tokens: TokensService, sessions: SessionsService): Authenticator {
+  return async (ctx: RequestContext) => {
+    const bearer = ctx.bearer();
+    if (bearer) {
+      const verified = await tokens.verifyAccessToken(bearer);
+      if (!verified) return null;
+      const p = principalOf(verified.session, verified.claims);
+      const scope = verified.claims.scope;
+      if (typeof scope === 'string') p.scopes = scope.split(' ').filter(Boolean);
+      const roles = verified.claims[tokens.roleClaim];
+      if (Array.isArray(roles)) p.roles = roles.filter((r): r is string => typeof r === 'string');
+      return p;
+    }
+    const session = await sessions.fromRequest(ctx);
+    return session ? principalOf(session) : null;
+  };
+}

@@ -1,0 +1,43 @@
+/**
+ * The tokens plugin: JWT access, ID and refresh tokens (`tokens` service) and the 'session'
+ * authenticator every `access: 'session'` operation relies on.
+ */
+import { silentLogger } from '../../core/logger.js';
+import { definePlugin } from '../../core/plugin.js';
+import { sessionAuthenticator } from './authenticator.js';
+import { compileCustomizer } from './custom-claims.js';
+import { createTokensService } from './service.js';
+import type { TokensService } from './types.js';
+
+export type { TokensService, IssuedTokens, VerifiedToken } from './types.js';
+
+export const tokensPlugin = definePlugin<TokensService>({
+  name: 'tokens',
+  description: 'Access, ID and refresh tokens (stateful, rotated) and the session authenticator.',
+  dependsOn: ['keys', 'users', 'sessions'],
+  flags: [
+    { name: 'jwt-role-claim', type: 'string', default: 'role', description: 'Claim that carries the roles.' },
+    { name: 'custom-access-token-script', type: 'string', description: 'JavaScript function (user, tokenPayload) returning extra access-token claims; runs isolated with a time limit; reserved claims are ignored.' },
+  ],
+  validateConfig: (config) => {
+    try {
+      compileCustomizer(config.string('custom-access-token-script'), config.string('jwt-role-claim', 'role'), silentLogger);
+      return undefined;
+    } catch (err) {
+      return (err as Error).message;
+    }
+  },
+  setup(ctx) {
+    const sessions = ctx.service('sessions');
+    const tokens = createTokensService({
+      config: ctx.config,
+      memory: ctx.memory,
+      keys: ctx.service('keys'),
+      sessions,
+      users: ctx.service('users'),
+      logger: ctx.logger,
+    });
+    ctx.authenticate('session', sessionAuthenticator(tokens, sessions));
+    return tokens;
+  },
+});

@@ -1,0 +1,278 @@
+/**
+ * Token issuance and verification with jose (RFC 7519, RFC 9068 access tokens, OIDC Core §2 ID
+ * tokens). Access and ID tokens live 30 minutes, refresh tokens 30 days (CONTRACT.md "Behaviour
+ * facts"). Every token names its session (`sid`), and verification fails once the session is
+ * gone: logout, revoke, deactivation and admin revoke take effect on the next request.
+ *
+ * Refresh tokens are JWTs too (so `validate_jwt_token` can check them) whose `jti` is recorded in
+ * the memory store only as a SHA-256 digest. They are single use: each use consumes the record
+ * atomically and leaves a "spent" marker; presenting a spent token again revokes its family, which
+ * is its session (RFC 9700 §4.14.2, refresh token rotation with reuse detection).
+ */
+import { createHash, randomBytes } from 'node:crypto';
+import { SignJWT, decodeProtectedHeader, jwtVerify, type JWTPayload } from 'jose';
+import type { Config } from '../../core/config.js';
+import { ServiceError } from '../../core/errors.js';
+import type { Logger } from '../../core/logger.js';
+import type { MemoryStore } from '../../core/memory-store.js';
+import type { KeysService } from '../keys/index.js';
+import type { SessionRecord, SessionsService } from '../sessions/types.js';
+import type { UserRecord, UsersService } from '../users/types.js';
+import { compileCustomizer, RESERVED_CLAIMS } from './custom-claims.js';
+import type { IssueRequest, IssuedTokens, RefreshResult, TokenType, TokensService, VerifiedToken, VerifyOptions } from './types.js';
+
+export const ACCESS_TTL_SECONDS = 30 * 60;
+export const REFRESH_TTL_SECONDS = 30 * 24 * 60 * 60;
+
+interface RefreshRecord {
+  sid: string;
+  userId: string;
+  clientId: string;
+  scopes: string[];
+  roles: string[];
+  audience?: string | string[];
+}
+
+const digest = (jti: string) => createHash('sha256').update(jti).digest('base64url');
+const refreshKey = (jti: string) => `refresh:${digest(jti)}`;
+const spentKey = (jti: string) => `refresh-spent:${digest(jti)}`;
+
+/** at_hash / c_hash: left half of the hash named by the algorithm's size (OIDC Core §3.1.3.6). */
+function halfHash(value: string, alg: string): string {
+  const bits = alg.endsWith('512') ? 'sha512' : alg.endsWith('384') ? 'sha384' : 'sha256';
+  const h = createHash(bits).update(value).digest();
+  return h.subarray(0, h.length / 2).toString('base64url');
+}
+
+/** The MCP resource audience `{scheme+host of --url}/mcp` (SPEC.md "Authentication/MCP" 2). */
+export function mcpAudience(url: string): string {
+  const u = new URL(url);
+  return `${u.protocol}//${u.host}/mcp`;
+}
+
+function profileClaims(user: UserRecord): Record<string, unknown> {
+  const c: Record<string, unknown> = {
+    email: user.email,
+    email_verified: user.emailVerifiedAt !== null,
+    phone_number: user.phoneNumber,
+    phone_number_verified: user.phoneNumberVerifiedAt !== null,
+    given_name: user.givenName,
+    family_name: user.familyName,
+    middle_name: user.middleName,
+    nickname: user.nickname,
+    preferred_username: user.preferredUsername ?? user.email ?? user.phoneNumber,
+    gender: user.gender,
+    birthdate: user.birthdate,
+    picture: user.picture,
+    signup_methods: user.signupMethods.join(','),
+    created_at: user.createdAt,
+    updated_at: user.updatedAt,
+  };
+  for (const k of Object.keys(c)) if (c[k] === null || c[k] === undefined) delete c[k];
+  return c;
+}
+
+export interface TokensDeps {
+  config: Config;
+  memory: MemoryStore;
+  keys: KeysService;
+  sessions: SessionsService;
+  users: UsersService;
+  logger: Logger;
+}
+
+export function createTokensService({ config, memory, keys, sessions, users, logger }: TokensDeps): TokensService {
+  const issuer = config.string('url') ?? '';
+  const clientIdDefault = config.string('client-id') ?? '';
+  const roleClaim = config.string('jwt-role-claim', 'role') || 'role';
+  const mcp = issuer ? mcpAudience(issuer) : '';
+  const customize = compileCustomizer(config.string('custom-access-token-script'), roleClaim, logger);
+  const byKid = new Map(keys.verifiers.map((k) => [k.kid, k]));
+
+  const sign = async (claims: Record<string, unknown>, ttlSeconds: number): Promise<string> => {
+    const key = keys.current;
+    const iat = Math.floor(Date.now() / 1000);
+    return new SignJWT({ ...claims, iss: issuer, iat, exp: iat + ttlSeconds } as JWTPayload)
+      .setProtectedHeader({ alg: key.alg, kid: key.kid, typ: 'JWT' })
+      .sign(key.signKey);
+  };
+
+  /** Signature, algorithm, issuer and expiry (jose checks `exp` and `nbf`). */
+  const verifyJwt = async (token: string): Promise<JWTPayload | null> => {
+    if (token.length > 8192) return null;
+    try {
+      const { kid } = decodeProtectedHeader(token);
+      const key = (kid ? byKid.get(kid) : undefined) ?? keys.current;
+      const { payload } = await jwtVerify(token, key.verifyKey, { issuer, algorithms: [key.alg] });
+      return payload;
+    } catch {
+      return null;
+    }
+  };
+
+  const sessionOf = async (payload: JWTPayload): Promise<SessionRecord | null> => {
+    const sid = payload.sid;
+    if (typeof payload.sub !== 'string' || typeof sid !== 'string') return null;
+    return sessions.get(payload.sub, sid);
+  };
+
+  const issue = async (req: IssueRequest): Promise<IssuedTokens> => {
+    const { user, session } = req;
+    const clientId = req.clientId ?? clientIdDefault;
+    const ttl = req.accessTtlSeconds ?? ACCESS_TTL_SECONDS;
+    const scope = req.scopes.join(' ');
+    const iat = Math.floor(Date.now() / 1000);
+    let access: Record<string, unknown> = {
+      sub: user.id,
+      aud: req.audience ?? clientId,
+      jti: randomBytes(16).toString('base64url'),
+      sid: session.id,
+      client_id: clientId,
+      scope,
+      token_type: 'access_token',
+      [roleClaim]: req.roles,
+      ...(req.nonce ? { nonce: req.nonce } : {}),
+      login_method: session.amr.join(' '),
+    };
+    if (req.extraClaims) {
+      for (const [k, v] of Object.entries(req.extraClaims)) {
+        if (RESERVED_CLAIMS.has(k) && k !== 'act') throw new Error(`extraClaims may not set reserved claim ${k}`);
+        access[k] = v;
+      }
+    }
+    if (customize) access = { ...customize({ ...profileClaims(user), id: user.id, roles: user.roles }, { ...access }), ...access };
+    const accessToken = await sign(access, ttl);
+    const id: Record<string, unknown> = {
+      ...profileClaims(user),
+      sub: user.id,
+      aud: clientId,
+      sid: session.id,
+      auth_time: session.authTime,
+      amr: session.amr,
+      at_hash: halfHash(accessToken, keys.current.alg),
+      token_type: 'id_token',
+      [roleClaim]: req.roles,
+      ...(req.nonce ? { nonce: req.nonce } : {}),
+      ...(req.code ? { c_hash: halfHash(req.code, keys.current.alg) } : {}),
+    };
+    const idToken = await sign(id, ttl);
+    const out: IssuedTokens = { access_token: accessToken, id_token: idToken, expires_in: iat + ttl, lifetime: ttl, scope };
+    if (req.refresh ?? req.scopes.includes('offline_access')) {
+      const jti = randomBytes(24).toString('base64url');
+      const record: RefreshRecord = {
+        sid: session.id,
+        userId: user.id,
+        clientId,
+        scopes: req.scopes,
+        roles: req.roles,
+        ...(req.audience ? { audience: req.audience } : {}),
+      };
+      await memory.set(refreshKey(jti), JSON.stringify(record), REFRESH_TTL_SECONDS * 1000);
+      // The session must outlive its refresh token, or the rotated tokens would be born dead.
+      await sessions.extend(session, Date.now() + REFRESH_TTL_SECONDS * 1000);
+      out.refresh_token = await sign(
+        { sub: user.id, aud: clientId, jti, sid: session.id, scope, token_type: 'refresh_token' },
+        REFRESH_TTL_SECONDS,
+      );
+    }
+    return out;
+  };
+
+  const verifyAccessToken = async (token: string, options: VerifyOptions = {}): Promise<VerifiedToken | null> => {
+    const payload = await verifyJwt(token);
+    if (!payload || payload.token_type !== 'access_token') return null;
+    const aud = Array.isArray(payload.aud) ? payload.aud : payload.aud !== undefined ? [payload.aud] : [];
+    if (options.audience !== undefined ? !aud.includes(options.audience) : aud.includes(mcp)) return null;
+    const session = await sessionOf(payload);
+    if (!session) return null;
+    return { claims: payload as Record<string, unknown>, userId: session.userId, session };
+  };
+
+  const refreshPayload = async (token: string): Promise<{ payload: JWTPayload; jti: string } | null> => {
+    const payload = await verifyJwt(token);
+    if (!payload || payload.token_type !== 'refresh_token' || typeof payload.jti !== 'string') return null;
+    return { payload, jti: payload.jti };
+  };
+
+  const invalid = () => new ServiceError('unauthenticated', 'invalid refresh token');
+
+  const service: TokensService = {
+    issuer,
+    accessTtlSeconds: ACCESS_TTL_SECONDS,
+    refreshTtlSeconds: REFRESH_TTL_SECONDS,
+    roleClaim,
+    issue,
+    sign,
+    verifyAccessToken,
+    async validate(token: string, type: TokenType) {
+      if (type === 'access_token') return verifyAccessToken(token, {});
+      if (type === 'id_token') {
+        const payload = await verifyJwt(token);
+        if (!payload || payload.token_type !== 'id_token') return null;
+        const session = await sessionOf(payload);
+        return session ? { claims: payload as Record<string, unknown>, userId: session.userId, session } : null;
+      }
+      const r = await refreshPayload(token);
+      if (!r || (await memory.get(refreshKey(r.jti))) === null) return null;
+      const session = await sessionOf(r.payload);
+      return session ? { claims: r.payload as Record<string, unknown>, userId: session.userId, session } : null;
+    },
+    async refresh(token, options = {}): Promise<RefreshResult> {
+      const r = await refreshPayload(token);
+      if (!r) throw invalid();
+      const raw = await memory.get(refreshKey(r.jti));
+      if (raw === null) {
+        const spentSid = await memory.get(spentKey(r.jti));
+        if (spentSid !== null && typeof r.payload.sub === 'string') {
+          // Reuse of a spent token: someone else holds the family; end it (RFC 9700 §4.14.2).
+          await sessions.revoke(r.payload.sub, spentSid);
+          logger.warn({ userId: r.payload.sub }, 'refresh token reuse detected; session revoked');
+        }
+        throw invalid();
+      }
+      const record = JSON.parse(raw) as RefreshRecord;
+      if (options.clientId !== undefined && options.clientId !== record.clientId) throw invalid();
+      // Atomic: of two concurrent uses only one gets the record; the other is a reuse.
+      if ((await memory.consume(refreshKey(r.jti))) === null) {
+        await sessions.revoke(record.userId, record.sid);
+        throw invalid();
+      }
+      await memory.set(spentKey(r.jti), record.sid, REFRESH_TTL_SECONDS * 1000);
+      const session = await sessions.get(record.userId, record.sid);
+      if (!session) throw invalid();
+      const user = await users.findById(record.userId);
+      if (!user || user.revokedTimestamp !== null) {
+        await sessions.revoke(record.userId, record.sid);
+        throw invalid();
+      }
+      let scopes = record.scopes;
+      if (options.scopes && options.scopes.length > 0) {
+        // RFC 6749 §6: a refresh may narrow the scope, never widen it.
+        if (options.scopes.some((s) => !record.scopes.includes(s))) throw new ServiceError('invalid_argument', 'requested scope exceeds the original grant');
+        scopes = options.scopes;
+      }
+      const tokens = await issue({
+        user,
+        session,
+        scopes,
+        roles: record.roles,
+        clientId: record.clientId,
+        ...(record.audience ? { audience: record.audience } : {}),
+        refresh: true,
+      });
+      return { user, session, tokens };
+    },
+    async revokeRefreshToken(token) {
+      const r = await refreshPayload(token);
+      if (!r) return false;
+      const raw = await memory.consume(refreshKey(r.jti));
+      if (raw === null) return false;
+      const record = JSON.parse(raw) as RefreshRecord;
+      await memory.set(spentKey(r.jti), record.sid, REFRESH_TTL_SECONDS * 1000);
+      // Revoking a refresh token ends its family, the session it belongs to.
+      await sessions.revoke(record.userId, record.sid);
+      return true;
+    },
+  };
+  return service;
+}

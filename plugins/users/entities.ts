@@ -1,0 +1,68 @@
+/**
+ * The user table. Email and phone carry plain (non-unique) indexes for lookups: uniqueness is the
+ * application's job (SPEC.md Versioning 5), so one rule holds on every database type.
+ * Times are Unix seconds; lists are comma-joined text and `app_data` JSON text, which read the
+ * same on every driver.
+ */
+import { defineEntity } from '@mikro-orm/core';
+
+export const USERS_TABLE = 'latchkey_users';
+
+export interface UserRow {
+  id: string;
+  email: string | null;
+  emailVerifiedAt: number | null;
+  phoneNumber: string | null;
+  phoneNumberVerifiedAt: number | null;
+  password: string | null;
+  signupMethods: string;
+  givenName: string | null;
+  familyName: string | null;
+  middleName: string | null;
+  nickname: string | null;
+  preferredUsername: string | null;
+  gender: string | null;
+  birthdate: string | null;
+  picture: string | null;
+  roles: string;
+  createdAt: number;
+  updatedAt: number;
+  revokedTimestamp: number | null;
+  isMultiFactorAuthEnabled: boolean | null;
+  hasSkippedMfaSetupAt: number | null;
+  mfaLockedAt: number | null;
+  appData: string | null;
+  /** Lowercase id, email, given, family and nick names: the admin `query` searches this. */
+  search: string;
+}
+
+export const UserEntity = defineEntity({
+  name: 'LatchkeyUser',
+  tableName: USERS_TABLE,
+  properties: (p) => ({
+    id: p.string().primary().length(64),
+    email: p.string().length(320).nullable().index(),
+    emailVerifiedAt: p.bigint('number').nullable(),
+    phoneNumber: p.string().length(32).nullable().index(),
+    phoneNumberVerifiedAt: p.bigint('number').nullable(),
+    password: p.text().nullable().lazy(false),
+    signupMethods: p.string().length(512).default(''),
+    givenName: p.string().length(256).nullable(),
+    familyName: p.string().length(256).nullable(),
+    middleName: p.string().length(256).nullable(),
+    nickname: p.string().length(256).nullable(),
+    preferredUsername: p.string().length(256).nullable(),
+    gender: p.string().length(64).nullable(),
+    birthdate: p.string().length(64).nullable(),
+    picture: p.text().nullable(),
+    roles: p.string().length(1024).default(''),
+    createdAt: p.bigint('number'),
+    updatedAt: p.bigint('number'),
+    revokedTimestamp: p.bigint('number').nullable(),
+    isMultiFactorAuthEnabled: p.boolean().nullable(),
+    hasSkippedMfaSetupAt: p.bigint('number').nullable(),
+    mfaLockedAt: p.bigint('number').nullable(),
+    appData: p.text().nullable(),
+    search: p.text(),
+  }),
+});

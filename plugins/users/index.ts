@@ -1,0 +1,33 @@
+/**
+ * The users plugin: the user table and the `users` service (records, uniqueness, password hashing
+ * and lockout, the User type). Login methods (password, magic link, social, SCIM) build on it.
+ */
+import { definePlugin } from '../../core/plugin.js';
+import { UserEntity } from './entities.js';
+import { createUsersService } from './service.js';
+import type { UsersService } from './types.js';
+
+export type { UsersService, UserRecord } from './types.js';
+export { UserSchema } from './schemas.js';
+
+export const usersPlugin = definePlugin<UsersService>({
+  name: 'users',
+  description: 'User records, roles, password hashing and lockout.',
+  flags: [
+    { name: 'roles', type: 'list', default: ['user'], description: 'Roles users may have.' },
+    { name: 'default-roles', type: 'list', default: ['user'], description: 'Roles given at signup when none are asked for.' },
+    { name: 'protected-roles', type: 'list', default: [], description: 'Roles that cannot be chosen at signup (an admin may grant them).' },
+    { name: 'enable-strong-password', type: 'boolean', default: false, description: 'Require upper, lower, digit and symbol in passwords.' },
+  ],
+  validateConfig: (config) => {
+    const allowed = new Set([...config.list('roles'), ...config.list('protected-roles')]);
+    for (const r of [...config.list('roles'), ...config.list('protected-roles')]) {
+      if (!/^[A-Za-z0-9_:.-]{1,64}$/.test(r)) return `role "${r}" may only contain letters, digits, _ : . - (at most 64)`;
+    }
+    const stray = config.list('default-roles').find((r) => !allowed.has(r));
+    return stray ? `--default-roles contains "${stray}", which is not in --roles` : undefined;
+  },
+  entities: [UserEntity],
+  meta: (config) => ({ is_strong_password_enabled: config.bool('enable-strong-password') }),
+  setup: ({ config, storage, memory, hooks }) => createUsersService({ config, storage, memory, hooks }),
+});

@@ -1,0 +1,333 @@
+/**
+ * The users service: records, uniqueness of email and phone, password checks with lockout.
+ *
+ * Uniqueness (SPEC.md Versioning 5) is enforced by the application on every database type: a
+ * writer first takes a short lock per identifier in the memory store (atomic `setIfAbsent`, shared
+ * by every node when the store is Redis or the database), then looks for an existing holder, then
+ * writes. Two concurrent signups of one email therefore serialize and the second sees the first.
+ */
+import { randomBytes } from 'node:crypto';
+import type { Config } from '../../core/config.js';
+import { ServiceError, notFound } from '../../core/errors.js';
+import type { HookBus } from '../../core/hooks.js';
+import type { MemoryStore } from '../../core/memory-store.js';
+import type { Storage } from '../../core/storage.js';
+import { newId } from '../../storage/index.js';
+import { UserEntity, type UserRow } from './entities.js';
+import { decoyHash, hashPassword, PRODUCTION_PARAMS, verifyPassword } from './password.js';
+import { checkPasswordPolicy, joinList, normalizeEmail, normalizePhone, splitList } from './policy.js';
+import type { NewUser, PasswordCheck, UserDto, UserListQuery, UserPatch, UserRecord, UsersService } from './types.js';
+
+export const DUPLICATE_USER = 'user with given email already exists';
+export const LOCKOUT_FAILURES = 5;
+export const LOCKOUT_MS = 15 * 60 * 1000;
+const LOCK_TTL_MS = 15_000;
+
+const now = (): number => Math.floor(Date.now() / 1000);
+
+function toRecord(row: UserRow): UserRecord {
+  let appData: Record<string, unknown> | null = null;
+  if (row.appData) {
+    try {
+      appData = JSON.parse(row.appData) as Record<string, unknown>;
+    } catch {
+      appData = null;
+    }
+  }
+  return {
+    id: row.id,
+    email: row.email,
+    emailVerifiedAt: row.emailVerifiedAt,
+    phoneNumber: row.phoneNumber,
+    phoneNumberVerifiedAt: row.phoneNumberVerifiedAt,
+    password: row.password,
+    signupMethods: splitList(row.signupMethods),
+    givenName: row.givenName,
+    familyName: row.familyName,
+    middleName: row.middleName,
+    nickname: row.nickname,
+    preferredUsername: row.preferredUsername,
+    gender: row.gender,
+    birthdate: row.birthdate,
+    picture: row.picture,
+    roles: splitList(row.roles),
+    createdAt: Number(row.createdAt),
+    updatedAt: Number(row.updatedAt),
+    revokedTimestamp: row.revokedTimestamp === null ? null : Number(row.revokedTimestamp),
+    isMultiFactorAuthEnabled: row.isMultiFactorAuthEnabled,
+    hasSkippedMfaSetupAt: row.hasSkippedMfaSetupAt === null ? null : Number(row.hasSkippedMfaSetupAt),
+    mfaLockedAt: row.mfaLockedAt === null ? null : Number(row.mfaLockedAt),
+    appData,
+  };
+}
+
+function searchText(row: Pick<UserRow, 'id' | 'email' | 'givenName' | 'familyName' | 'nickname'>): string {
+  return [row.id, row.email, row.givenName, row.familyName, row.nickname]
+    .filter((v): v is string => !!v)
+    .join('\n')
+    .toLowerCase();
+}
+
+const PROFILE_COLUMNS = {
+  given_name: 'givenName',
+  family_name: 'familyName',
+  middle_name: 'middleName',
+  nickname: 'nickname',
+  preferred_username: 'preferredUsername',
+  gender: 'gender',
+  birthdate: 'birthdate',
+  picture: 'picture',
+} as const;
+
+export interface UsersDeps {
+  config: Config;
+  storage: Storage;
+  memory: MemoryStore;
+  hooks: HookBus;
+}
+
+export function createUsersService({ config, storage, memory, hooks }: UsersDeps): UsersService {
+  const strong = config.bool('enable-strong-password');
+  const roles = {
+    allowed: config.list('roles'),
+    defaults: config.list('default-roles'),
+    protected: config.list('protected-roles'),
+  };
+  const decoy = decoyHash(PRODUCTION_PARAMS);
+  // Avoid an unhandled rejection if nobody ever awaits the decoy.
+  decoy.catch(() => {});
+
+  const findOne = async (where: Partial<UserRow>): Promise<UserRecord | null> => {
+    const row = (await storage.em().findOne(UserEntity, where as never)) as UserRow | null;
+    return row ? toRecord(row) : null;
+  };
+
+  /** Takes the per-identifier locks, runs `fn`, releases. Busy locks are retried briefly. */
+  async function withIdentifierLocks<T>(identifiers: string[], fn: () => Promise<T>): Promise<T> {
+    const keys = [...new Set(identifiers)].sort().map((i) => `user-unique:${i}`);
+    const token = randomBytes(8).toString('hex');
+    const held: string[] = [];
+    try {
+      for (const key of keys) {
+        const deadline = Date.now() + LOCK_TTL_MS;
+        for (let attempt = 0; ; attempt++) {
+          if (await memory.setIfAbsent(key, token, LOCK_TTL_MS)) break;
+          if (Date.now() > deadline) throw new ServiceError('unavailable', 'could not reserve the identifier, try again');
+          await new Promise((r) => setTimeout(r, Math.min(5 * 2 ** attempt, 100)));
+        }
+        held.push(key);
+      }
+      return await fn();
+    } finally {
+      for (const key of held) {
+        if ((await memory.get(key).catch(() => null)) === token) await memory.delete(key).catch(() => {});
+      }
+    }
+  }
+
+  async function assertFree(email: string | null, phone: string | null, exceptId?: string): Promise<void> {
+    if (email) {
+      const holder = await findOne({ email });
+      if (holder && holder.id !== exceptId) throw new ServiceError('already_exists', DUPLICATE_USER);
+    }
+    if (phone) {
+      const holder = await findOne({ phoneNumber: phone });
+      if (holder && holder.id !== exceptId) throw new ServiceError('already_exists', DUPLICATE_USER);
+    }
+  }
+
+  const lockKey = (userId: string) => `login-failures:${userId}`;
+
+  const service: UsersService = {
+    roles,
+    normalizeEmail,
+    normalizePhone,
+    checkPasswordPolicy: (password) => checkPasswordPolicy(password, strong),
+    hashPassword: (password) => hashPassword(password, PRODUCTION_PARAMS),
+
+    findById: (id) => (id.length > 64 ? Promise.resolve(null) : findOne({ id })),
+    findByEmail: async (email) => {
+      let e: string;
+      try {
+        e = normalizeEmail(email);
+      } catch {
+        return null;
+      }
+      return findOne({ email: e });
+    },
+    findByPhone: async (phone) => {
+      let p: string;
+      try {
+        p = normalizePhone(phone);
+      } catch {
+        return null;
+      }
+      return findOne({ phoneNumber: p });
+    },
+
+    async create(input: NewUser) {
+      const email = input.email !== undefined && input.email !== '' ? normalizeEmail(input.email) : null;
+      const phone = input.phone_number !== undefined && input.phone_number !== '' ? normalizePhone(input.phone_number) : null;
+      // Hash before taking the locks: the slow part must not hold them.
+      const password = input.password !== undefined ? await hashPassword(input.password, PRODUCTION_PARAMS) : null;
+      const ids = [...(email ? [`email:${email}`] : []), ...(phone ? [`phone:${phone}`] : [])];
+      return withIdentifierLocks(ids, async () => {
+        await assertFree(email, phone);
+        const t = now();
+        const row: UserRow = {
+          id: newId(),
+          email,
+          emailVerifiedAt: input.email_verified ? t : null,
+          phoneNumber: phone,
+          phoneNumberVerifiedAt: input.phone_number_verified ? t : null,
+          password,
+          signupMethods: input.signup_method,
+          givenName: input.given_name ?? null,
+          familyName: input.family_name ?? null,
+          middleName: input.middle_name ?? null,
+          nickname: input.nickname ?? null,
+          preferredUsername: input.preferred_username ?? null,
+          gender: input.gender ?? null,
+          birthdate: input.birthdate ?? null,
+          picture: input.picture ?? null,
+          roles: joinList(input.roles),
+          createdAt: t,
+          updatedAt: t,
+          revokedTimestamp: input.revoked ? t : null,
+          isMultiFactorAuthEnabled: input.is_multi_factor_auth_enabled ?? null,
+          hasSkippedMfaSetupAt: null,
+          mfaLockedAt: null,
+          appData: input.app_data ? JSON.stringify(input.app_data) : null,
+          search: '',
+        };
+        row.search = searchText(row);
+        const em = storage.em();
+        em.create(UserEntity, row as never);
+        await em.flush();
+        return toRecord(row);
+      });
+    },
+
+    async update(id, patch: UserPatch) {
+      const email = patch.email === undefined ? undefined : patch.email === '' ? null : normalizeEmail(patch.email);
+      const phone =
+        patch.phone_number === undefined ? undefined : patch.phone_number === '' ? null : normalizePhone(patch.phone_number);
+      const password = patch.password !== undefined ? await hashPassword(patch.password, PRODUCTION_PARAMS) : undefined;
+      const ids = [...(email ? [`email:${email}`] : []), ...(phone ? [`phone:${phone}`] : [])];
+      return withIdentifierLocks(ids, async () => {
+        const em = storage.em();
+        const row = (await em.findOne(UserEntity, { id } as never)) as UserRow | null;
+        if (!row) throw notFound('user not found');
+        await assertFree(email ?? null, phone ?? null, id);
+        const t = now();
+        if (email !== undefined && email !== row.email) {
+          row.email = email;
+          row.emailVerifiedAt = null;
+        }
+        if (phone !== undefined && phone !== row.phoneNumber) {
+          row.phoneNumber = phone;
+          row.phoneNumberVerifiedAt = null;
+        }
+        if (patch.email_verified !== undefined) row.emailVerifiedAt = patch.email_verified ? (row.emailVerifiedAt ?? t) : null;
+        if (patch.phone_number_verified !== undefined) {
+          row.phoneNumberVerifiedAt = patch.phone_number_verified ? (row.phoneNumberVerifiedAt ?? t) : null;
+        }
+        if (password !== undefined) row.password = password;
+        for (const [key, column] of Object.entries(PROFILE_COLUMNS) as [keyof typeof PROFILE_COLUMNS, (typeof PROFILE_COLUMNS)[keyof typeof PROFILE_COLUMNS]][]) {
+          const v = patch[key];
+          if (v !== undefined) row[column] = v === '' ? null : v;
+        }
+        if (patch.app_data !== undefined) row.appData = JSON.stringify(patch.app_data);
+        if (patch.is_multi_factor_auth_enabled !== undefined) row.isMultiFactorAuthEnabled = patch.is_multi_factor_auth_enabled;
+        if (patch.roles !== undefined) row.roles = joinList(patch.roles);
+        if (patch.signup_methods !== undefined) row.signupMethods = joinList(patch.signup_methods);
+        if (patch.revoked_timestamp !== undefined) row.revokedTimestamp = patch.revoked_timestamp;
+        if (patch.has_skipped_mfa_setup_at !== undefined) row.hasSkippedMfaSetupAt = patch.has_skipped_mfa_setup_at;
+        if (patch.mfa_locked_at !== undefined) row.mfaLockedAt = patch.mfa_locked_at;
+        row.updatedAt = t;
+        row.search = searchText(row);
+        await em.flush();
+        return toRecord(row);
+      });
+    },
+
+    async delete(id) {
+      const em = storage.em();
+      const row = (await em.findOne(UserEntity, { id } as never)) as UserRow | null;
+      if (!row) throw notFound('user not found');
+      // Other plugins remove their data first (OTPs, verification requests, credentials).
+      await hooks.run('user.deleted', { user: toRecord(row) });
+      await memory.delete(lockKey(id));
+      await em.nativeDelete(UserEntity, { id } as never);
+    },
+
+    async list({ page, limit, query }: UserListQuery) {
+      const em = storage.em();
+      const q = (query ?? '').trim().toLowerCase();
+      const offset = (page - 1) * limit;
+      if (!q) {
+        const [rows, total] = await em.findAndCount(UserEntity, {} as never, { orderBy: { createdAt: 'desc', id: 'desc' } as never, limit, offset });
+        return { users: (rows as unknown as UserRow[]).map(toRecord), total };
+      }
+      // `%` and `_` are LIKE wildcards and SQLite has no default escape character: search with
+      // them as single-character wildcards (a superset), then keep exact substring matches.
+      const pattern = `%${q.replace(/[%_\\]/g, '_')}%`;
+      const exact = !/[%_\\]/.test(q);
+      const where = { search: { $like: pattern } } as never;
+      if (exact) {
+        const [rows, total] = await em.findAndCount(UserEntity, where, { orderBy: { createdAt: 'desc', id: 'desc' } as never, limit, offset });
+        return { users: (rows as unknown as UserRow[]).map(toRecord), total };
+      }
+      const all = ((await em.find(UserEntity, where, { orderBy: { createdAt: "desc", id: "desc" } as never })) as unknown as UserRow[]).filter((r) =>
+        r.search.includes(q),
+      );
+      return { users: all.slice(offset, offset + limit).map(toRecord), total: all.length };
+    },
+
+    async verifyPassword(user, password): Promise<PasswordCheck> {
+      const failures = Number((await memory.get(lockKey(user.id))) ?? 0);
+      if (failures >= LOCKOUT_FAILURES) return 'locked';
+      if (!user.password) {
+        // Same work as a real check, so the answer's timing does not reveal the account type.
+        await verifyPassword(await decoy, password);
+        return 'no_password';
+      }
+      if (await verifyPassword(user.password, password)) {
+        if (failures > 0) await memory.delete(lockKey(user.id));
+        return 'ok';
+      }
+      const count = await memory.increment(lockKey(user.id), LOCKOUT_MS);
+      return count >= LOCKOUT_FAILURES ? 'locked' : 'wrong';
+    },
+
+    toUserDto(user): UserDto {
+      const dto: UserDto = {
+        id: user.id,
+        email_verified: user.emailVerifiedAt !== null,
+        signup_methods: user.signupMethods.join(','),
+        phone_number_verified: user.phoneNumberVerifiedAt !== null,
+        roles: user.roles,
+        created_at: user.createdAt,
+        updated_at: user.updatedAt,
+        enrolled_mfa_methods: [],
+      };
+      if (user.email !== null) dto.email = user.email;
+      if (user.phoneNumber !== null) dto.phone_number = user.phoneNumber;
+      if (user.givenName !== null) dto.given_name = user.givenName;
+      if (user.familyName !== null) dto.family_name = user.familyName;
+      if (user.middleName !== null) dto.middle_name = user.middleName;
+      if (user.nickname !== null) dto.nickname = user.nickname;
+      if (user.preferredUsername !== null) dto.preferred_username = user.preferredUsername;
+      if (user.gender !== null) dto.gender = user.gender;
+      if (user.birthdate !== null) dto.birthdate = user.birthdate;
+      if (user.picture !== null) dto.picture = user.picture;
+      if (user.revokedTimestamp !== null) dto.revoked_timestamp = user.revokedTimestamp;
+      if (user.isMultiFactorAuthEnabled !== null) dto.is_multi_factor_auth_enabled = user.isMultiFactorAuthEnabled;
+      if (user.hasSkippedMfaSetupAt !== null) dto.has_skipped_mfa_setup_at = user.hasSkippedMfaSetupAt;
+      if (user.mfaLockedAt !== null) dto.mfa_locked_at = user.mfaLockedAt;
+      if (user.appData !== null) dto.app_data = user.appData;
+      return dto;
+    },
+  };
+  return service;
+}
