@@ -1,0 +1,27 @@
+/**
+ * Client secrets. They are 256-bit random values generated here, so a fast digest is as strong as
+ * a slow password hash against guessing (there is no dictionary to walk), and it keeps
+ * client_credentials issuance cheap. Only the digest is stored; comparison is constant-time
+ * (DESIGN.md §5).
+ */
+import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+
+export const SECRET_PREFIX = 'lks_';
+
+export function newClientSecret(): string {
+  return SECRET_PREFIX + randomBytes(32).toString('base64url');
+}
+
+export function newClientId(): string {
+  return randomBytes(16).toString('hex');
+}
+
+export function digestSecret(secret: string): string {
+  return 'sha256$' + createHash('sha256').update('latchkey client secret v1\0').update(secret, 'utf8').digest('base64url');
+}
+
+export function secretMatches(digest: string, given: string): boolean {
+  const a = Buffer.from(digest, 'utf8');
+  const b = Buffer.from(digestSecret(given), 'utf8');
+  return a.length === b.length && timingSafeEqual(a, b);
+}

@@ -1,0 +1,249 @@
+/**
+ * The client registry service: admin CRUD over registered clients, plus the lookups the OAuth
+ * server needs on every request (find by client_id, authenticate a secret). The built-in client
+ * of `--client-id`/`--client-secret` is served from the configuration and cannot be edited.
+ */
+import { LRUCache } from 'lru-cache';
+import type { Config } from '../../core/config.js';
+import { invalidArgument, notFound } from '../../core/errors.js';
+import type { Storage } from '../../core/storage.js';
+import { newId } from '../../storage/ids.js';
+import { OAuthClientEntity, type OAuthClientRow } from './entities.js';
+import { digestSecret, newClientId, newClientSecret, secretMatches } from './secret.js';
+import { checkName, checkRedirectUris, checkScopes } from './validation.js';
+
+export interface OAuthClient {
+  id: string;
+  clientId: string;
+  name: string;
+  description: string | null;
+  allowedScopes: string[];
+  redirectUris: string[];
+  postLogoutRedirectUris: string[];
+  isActive: boolean;
+  createdAt: number;
+  updatedAt: number;
+  /** The `--client-id` application client: redirects are checked against `--allowed-origins`. */
+  builtIn: boolean;
+}
+
+export interface CreateClientInput {
+  name: string;
+  description?: string;
+  allowed_scopes: string[];
+  redirect_uris?: string[];
+  post_logout_redirect_uris?: string[];
+}
+
+export interface UpdateClientInput {
+  id: string;
+  name?: string;
+  description?: string;
+  allowed_scopes?: string[];
+  redirect_uris?: string[];
+  post_logout_redirect_uris?: string[];
+  is_active?: boolean;
+}
+
+export interface ClientRegistryService {
+  create(input: CreateClientInput): Promise<{ client: OAuthClient; secret: string }>;
+  update(input: UpdateClientInput): Promise<OAuthClient>;
+  remove(id: string): Promise<void>;
+  rotateSecret(id: string): Promise<{ client: OAuthClient; secret: string }>;
+  get(id: string): Promise<OAuthClient>;
+  list(page: number, limit: number): Promise<{ clients: OAuthClient[]; total: number }>;
+  /** A client by its public client_id (active or not); the built-in client included. */
+  findByClientId(clientId: string): Promise<OAuthClient | null>;
+  /** The client when the secret is right, whatever its active state; null otherwise. */
+  authenticate(clientId: string, secret: string): Promise<OAuthClient | null>;
+  /** Whether a redirect URI is registered for the client (exact match, RFC 9700 §4.1.3). */
+  redirectAllowed(client: OAuthClient, uri: string): boolean;
+  /** Whether a post-logout destination is registered for the client. */
+  logoutRedirectAllowed(client: OAuthClient, uri: string): boolean;
+}
+
+declare module '../../core/services.js' {
+  interface Services {
+    'client-registry': ClientRegistryService;
+  }
+}
+
+/** Lookups are cached briefly; writes on this node drop the entry at once (other nodes: TTL). */
+const CACHE_TTL_MS = 5_000;
+
+interface Cached {
+  client: OAuthClient;
+  digest: string;
+}
+
+export function createClientRegistry(storage: Storage, config: Config): ClientRegistryService {
+  const cache = new LRUCache<string, Cached>({ max: 10_000, ttl: CACHE_TTL_MS });
+  const builtInId = config.string('client-id') ?? '';
+  const builtInSecret = config.string('client-secret') ?? '';
+  const origins = config.list('allowed-origins');
+  const builtIn: OAuthClient = {
+    id: builtInId,
+    clientId: builtInId,
+    name: config.string('organization-name') ?? 'Latchkey',
+    description: 'The built-in application client (--client-id).',
+    allowedScopes: [],
+    redirectUris: [],
+    postLogoutRedirectUris: [],
+    isActive: true,
+    createdAt: 0,
+    updatedAt: 0,
+    builtIn: true,
+  };
+  const builtInDigest = digestSecret(builtInSecret);
+
+  const toClient = (r: OAuthClientRow): OAuthClient => ({
+    id: r.id,
+    clientId: r.clientId,
+    name: r.name,
+    description: r.description ?? null,
+    allowedScopes: [...r.allowedScopes],
+    redirectUris: [...(r.redirectUris ?? [])],
+    postLogoutRedirectUris: [...(r.postLogoutRedirectUris ?? [])],
+    isActive: r.isActive,
+    createdAt: Number(r.createdAt),
+    updatedAt: Number(r.updatedAt),
+    builtIn: false,
+  });
+
+  async function row(id: string): Promise<OAuthClientRow> {
+    const found = (await storage.em().findOne(OAuthClientEntity, { id })) as OAuthClientRow | null;
+    if (!found) throw notFound('client not found');
+    return found;
+  }
+
+  async function load(clientId: string): Promise<Cached | null> {
+    if (clientId === builtInId) return { client: builtIn, digest: builtInDigest };
+    const hit = cache.get(clientId);
+    if (hit) return hit;
+    const found = (await storage.em().findOne(OAuthClientEntity, { clientId })) as OAuthClientRow | null;
+    if (!found) return null;
+    const entry = { client: toClient(found), digest: found.secretDigest };
+    cache.set(clientId, entry);
+    return entry;
+  }
+
+  const originOf = (uri: string): string | null => {
+    try {
+      return new URL(uri).origin;
+    } catch {
+      return null;
+    }
+  };
+
+  /** The built-in client may redirect to any URI of an allowed origin (`*`: any). */
+  const builtInAllows = (uri: string): boolean => {
+    const origin = originOf(uri);
+    if (!origin || origin === 'null' || uri.includes('#')) return false;
+    return origins.includes('*') || origins.some((o) => originOf(o) === origin);
+  };
+
+  return {
+    async create(input) {
+      const name = checkName(input.name);
+      const now = Date.now();
+      const secret = newClientSecret();
+      const entity: OAuthClientRow = {
+        id: newId(),
+        clientId: newClientId(),
+        name,
+        description: input.description ?? null,
+        allowedScopes: checkScopes(input.allowed_scopes),
+        redirectUris: checkRedirectUris(input.redirect_uris, 'redirect_uris'),
+        postLogoutRedirectUris: checkRedirectUris(input.post_logout_redirect_uris, 'post_logout_redirect_uris'),
+        secretDigest: digestSecret(secret),
+        isActive: true,
+        createdAt: now,
+        updatedAt: now,
+      };
+      const em = storage.em();
+      em.create(OAuthClientEntity, entity);
+      await em.flush();
+      return { client: toClient(entity), secret };
+    },
+
+    async update(input) {
+      // Validate everything before touching the row: no half-written records.
+      const name = input.name !== undefined ? checkName(input.name) : undefined;
+      const scopes = input.allowed_scopes !== undefined ? checkScopes(input.allowed_scopes) : undefined;
+      const redirects = input.redirect_uris !== undefined ? checkRedirectUris(input.redirect_uris, 'redirect_uris') : undefined;
+      const logout =
+        input.post_logout_redirect_uris !== undefined ? checkRedirectUris(input.post_logout_redirect_uris, 'post_logout_redirect_uris') : undefined;
+      const em = storage.em();
+      const found = (await em.findOne(OAuthClientEntity, { id: input.id })) as OAuthClientRow | null;
+      if (!found) throw notFound('client not found');
+      if (name !== undefined) found.name = name;
+      if (input.description !== undefined) found.description = input.description;
+      if (scopes) found.allowedScopes = scopes;
+      if (redirects) found.redirectUris = redirects;
+      if (logout) found.postLogoutRedirectUris = logout;
+      if (input.is_active !== undefined) found.isActive = input.is_active;
+      found.updatedAt = Date.now();
+      await em.flush();
+      cache.delete(found.clientId);
+      return toClient(found);
+    },
+
+    async remove(id) {
+      const em = storage.em();
+      const found = (await em.findOne(OAuthClientEntity, { id })) as OAuthClientRow | null;
+      if (!found) throw notFound('client not found');
+      await em.nativeDelete(OAuthClientEntity, { id });
+      cache.delete(found.clientId);
+    },
+
+    async rotateSecret(id) {
+      const em = storage.em();
+      const found = (await em.findOne(OAuthClientEntity, { id })) as OAuthClientRow | null;
+      if (!found) throw notFound('client not found');
+      const secret = newClientSecret();
+      found.secretDigest = digestSecret(secret);
+      found.updatedAt = Date.now();
+      await em.flush();
+      cache.delete(found.clientId);
+      return { client: toClient(found), secret };
+    },
+
+    async get(id) {
+      return toClient(await row(id));
+    },
+
+    async list(page, limit) {
+      if (page < 1 || limit < 1) throw invalidArgument('invalid pagination');
+      const [rows, total] = await storage
+        .em()
+        .findAndCount(OAuthClientEntity, {}, { orderBy: { createdAt: 'asc', id: 'asc' }, limit, offset: (page - 1) * limit });
+      return { clients: (rows as OAuthClientRow[]).map(toClient), total };
+    },
+
+    async findByClientId(clientId) {
+      if (!clientId || clientId.length > 256) return null;
+      return (await load(clientId))?.client ?? null;
+    },
+
+    async authenticate(clientId, secret) {
+      if (!clientId || clientId.length > 256 || !secret || secret.length > 512) return null;
+      const entry = await load(clientId);
+      if (!entry) {
+        // Same work as a real check so unknown ids and wrong secrets take the same time.
+        secretMatches(builtInDigest, secret + '\0');
+        return null;
+      }
+      return secretMatches(entry.digest, secret) ? entry.client : null;
+    },
+
+    redirectAllowed(client, uri) {
+      if (client.builtIn) return builtInAllows(uri);
+      return client.redirectUris.includes(uri);
+    },
+
+    logoutRedirectAllowed(client, uri) {
+      if (client.builtIn) return builtInAllows(uri);
+      return client.postLogoutRedirectUris.includes(uri) || client.redirectUris.includes(uri);
+    },
+  };
+}

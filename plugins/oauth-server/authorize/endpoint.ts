@@ -1,0 +1,139 @@
+/**
+ * GET /authorize: validate the request, find the browser session (or send the user to the hosted
+ * login page and come back to this same request), then answer with a code or tokens in the
+ * requested response mode.
+ */
+import type { RequestContext } from '../../../core/context.js';
+import type { RawResponse, RawRoute } from '../../../core/plugin.js';
+import type { SessionRecord } from '../../sessions/types.js';
+import { storeCode } from '../codes.js';
+import { OAuthError } from '../errors.js';
+import { issuerOf } from '../issuer.js';
+import { readParams, type Params } from '../params.js';
+import { parseAuthorizationRequest, responseModeOf, trustedTarget, UntrustedRequestError, type AuthorizationRequest } from './request.js';
+import { deliver, errorPage } from './respond.js';
+
+/** Internal marker: the user signed in again for prompt=login / max_age at this time (Unix s). */
+export const REAUTH_PARAM = 'login_at';
+export const LOGIN_PAGE_PATH = '/app';
+
+function loginPageEnabled(ctx: RequestContext): boolean {
+  return ctx.kernel.routes.some((r) => r.path === LOGIN_PAGE_PATH && r.method === 'GET');
+}
+
+/** The hosted login page, told to come back to this very request afterwards. */
+function toLogin(ctx: RequestContext, params: Params, req: AuthorizationRequest, reauth: boolean): RawResponse {
+  const back = new URLSearchParams(params);
+  back.delete(REAUTH_PARAM);
+  back.delete('prompt');
+  const kept = req.prompt.filter((p) => p !== 'login');
+  if (kept.length) back.set('prompt', kept.join(' '));
+  if (reauth) back.set(REAUTH_PARAM, String(Math.floor(Date.now() / 1000)));
+  const login = new URLSearchParams({ return_to: `/authorize?${back.toString()}` });
+  if (req.screenHint === 'signup') login.set('screen_hint', 'signup');
+  return { status: 302, headers: { location: `${issuerOf(ctx.kernel.config)}${LOGIN_PAGE_PATH}?${login.toString()}`, 'cache-control': 'no-store' } };
+}
+
+/** Whether the session is fresh enough for prompt=login and max_age (OIDC Core §3.1.2.1). */
+function needsReauth(session: SessionRecord, params: Params, req: AuthorizationRequest): boolean {
+  const loginAt = Number(params[REAUTH_PARAM] ?? 0);
+  if (req.prompt.includes('login') && !(loginAt > 0 && session.authTime >= loginAt)) return true;
+  if (req.maxAge !== undefined && Math.floor(Date.now() / 1000) - session.authTime > req.maxAge) return true;
+  return false;
+}
+
+async function answer(ctx: RequestContext, req: AuthorizationRequest, session: SessionRecord): Promise<Record<string, string>> {
+  const kernel = ctx.kernel;
+  const user = await kernel.service('users').findById(session.userId);
+  if (!user || user.revokedTimestamp) throw new OAuthError('access_denied', 'the user may not sign in');
+  const iss = issuerOf(kernel.config);
+  if (req.responseType === 'code') {
+    const code = await storeCode(kernel.memory, {
+      clientId: req.client.clientId,
+      redirectUri: req.redirectUri,
+      codeChallenge: req.codeChallenge!,
+      userId: user.id,
+      browserSessionId: session.id,
+      scopes: req.scopes,
+      roles: session.roles,
+      amr: session.amr,
+      authTime: session.authTime,
+      ...(req.nonce ? { nonce: req.nonce } : {}),
+      ...(req.resource ? { resource: req.resource } : {}),
+    });
+    return { code, state: req.state, iss };
+  }
+  // Implicit: tokens straight from here, in a session of their own (like a code redemption).
+  const clientSession = await kernel.service('sessions').create({
+    userId: user.id,
+    roles: session.roles,
+    scopes: req.scopes,
+    amr: session.amr,
+    authTime: session.authTime,
+    clientId: req.client.clientId,
+  });
+  const t = await kernel.service('tokens').issue({
+    user,
+    session: clientSession,
+    scopes: req.scopes,
+    roles: session.roles,
+    clientId: req.client.clientId,
+    refresh: false,
+    ...(req.resource ? { audience: req.resource } : {}),
+    ...(req.nonce ? { nonce: req.nonce } : {}),
+  });
+  return {
+    access_token: t.access_token,
+    token_type: 'Bearer',
+    expires_in: String(t.expires_in),
+    scope: t.scope,
+    ...(req.scopes.includes('openid') && t.id_token ? { id_token: t.id_token } : {}),
+    state: req.state,
+    iss,
+  };
+}
+
+export const authorizeRoute: RawRoute = {
+  method: 'GET',
+  path: '/authorize',
+  handler: async (raw, ctx) => {
+    const kernel = ctx.kernel;
+    const registry = kernel.service('client-registry');
+    let params: Params;
+    let target: { client: import('../../client-registry/service.js').OAuthClient; redirectUri: string };
+    try {
+      params = readParams(raw.query);
+      target = await trustedTarget(params, (id) => registry.findByClientId(id), (c, u) => registry.redirectAllowed(c, u));
+    } catch (err) {
+      if (err instanceof UntrustedRequestError) return errorPage(400, err.error, err.message);
+      if (err instanceof OAuthError) return errorPage(400, err.error, err.description);
+      throw err;
+    }
+    const mode = responseModeOf(params, kernel.config);
+    const fail = (error: string, description: string): RawResponse =>
+      deliver(mode, target.redirectUri, {
+        error,
+        error_description: description,
+        ...(params.state ? { state: params.state } : {}),
+        iss: issuerOf(kernel.config),
+      });
+    try {
+      const req = parseAuthorizationRequest(params, kernel.config, target);
+      const session = await kernel.service('sessions').fromRequest(ctx);
+      if (!session) {
+        if (req.prompt.includes('none')) return fail('login_required', 'the user is not signed in');
+        if (!loginPageEnabled(ctx)) return fail('login_required', 'the user is not signed in and no login page is enabled');
+        return toLogin(ctx, params, req, false);
+      }
+      if (needsReauth(session, params, req)) {
+        if (req.prompt.includes('none')) return fail('login_required', 'the user must sign in again');
+        if (!loginPageEnabled(ctx)) return fail('login_required', 'the user must sign in again and no login page is enabled');
+        return toLogin(ctx, params, req, true);
+      }
+      return deliver(req.responseMode, req.redirectUri, await answer(ctx, req, session));
+    } catch (err) {
+      if (err instanceof OAuthError) return fail(err.error, err.description);
+      throw err;
+    }
+  },
+};

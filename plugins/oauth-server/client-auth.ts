@@ -1,0 +1,58 @@
+/**
+ * Client authentication at the token, revocation and introspection endpoints (RFC 6749 §2.3.1):
+ * `client_secret_basic` (form-urlencoded id and secret in HTTP Basic) or `client_secret_post`;
+ * using both at once is refused. A request with only `client_id` is a public client.
+ */
+import type { RequestContext } from '../../core/context.js';
+import type { OAuthClient } from '../client-registry/service.js';
+import { invalidClient, invalidRequest } from './errors.js';
+import type { Params } from './params.js';
+
+export interface ClientCaller {
+  client: OAuthClient;
+  /** True when a secret was presented and matched (a confidential client). */
+  authenticated: boolean;
+  method: 'client_secret_basic' | 'client_secret_post' | 'none';
+}
+
+function basicCredentials(header: string | undefined): { id: string; secret: string } | null {
+  if (!header) return null;
+  const m = /^Basic\s+([A-Za-z0-9+/=._~-]+)\s*$/i.exec(header);
+  if (!m) return null;
+  const decoded = Buffer.from(m[1], 'base64').toString('utf8');
+  const i = decoded.indexOf(':');
+  if (i < 0) throw invalidClient('malformed Basic credentials');
+  try {
+    // RFC 6749 §2.3.1: both parts are form-urlencoded before Base64.
+    return { id: decodeURIComponent(decoded.slice(0, i).replace(/\+/g, ' ')), secret: decodeURIComponent(decoded.slice(i + 1).replace(/\+/g, ' ')) };
+  } catch {
+    throw invalidClient('malformed Basic credentials');
+  }
+}
+
+export async function identifyClient(ctx: RequestContext, params: Params): Promise<ClientCaller> {
+  const registry = ctx.kernel.service('client-registry');
+  const basic = basicCredentials(ctx.header('authorization'));
+  if (basic) {
+    if (params.client_secret) throw invalidRequest('use one client authentication method, not both');
+    if (params.client_id && params.client_id !== basic.id) throw invalidRequest('client_id does not match the Basic credentials');
+    const client = await registry.authenticate(basic.id, basic.secret);
+    if (!client) throw invalidClient();
+    return { client, authenticated: true, method: 'client_secret_basic' };
+  }
+  const id = params.client_id;
+  if (!id) throw invalidClient('client authentication is required');
+  if (params.client_secret !== undefined) {
+    const client = await registry.authenticate(id, params.client_secret);
+    if (!client) throw invalidClient();
+    return { client, authenticated: true, method: 'client_secret_post' };
+  }
+  const client = await registry.findByClientId(id);
+  if (!client) throw invalidClient();
+  return { client, authenticated: false, method: 'none' };
+}
+
+/** Inactive clients get no tokens (SPEC.md "Client registry"). */
+export function requireActive(caller: ClientCaller): void {
+  if (!caller.client.isActive) throw invalidClient('client is inactive');
+}

@@ -1,0 +1,59 @@
+/**
+ * The discovery document (OpenID Connect Discovery 1.0 §3, RFC 8414 §2). Both well-known paths
+ * serve the identical document (SPEC.md "OAuth / OIDC and operational endpoints").
+ */
+import type { Config } from '../../core/config.js';
+import type { RawRoute } from '../../core/plugin.js';
+import { ENDPOINTS, issuerOf } from './issuer.js';
+import { SUPPORTED_CLAIMS, SUPPORTED_SCOPES } from './scopes.js';
+
+export function discoveryDocument(config: Config, signingAlg: string, grants: readonly string[]): Record<string, unknown> {
+  const issuer = issuerOf(config);
+  const authMethods = ['client_secret_basic', 'client_secret_post', 'none'];
+  return {
+    issuer,
+    authorization_endpoint: issuer + ENDPOINTS.authorize,
+    token_endpoint: issuer + ENDPOINTS.token,
+    userinfo_endpoint: issuer + ENDPOINTS.userinfo,
+    jwks_uri: issuer + ENDPOINTS.jwks,
+    revocation_endpoint: issuer + ENDPOINTS.revoke,
+    introspection_endpoint: issuer + ENDPOINTS.introspect,
+    end_session_endpoint: issuer + ENDPOINTS.logout,
+    ...(config.bool('enable-dynamic-client-registration') ? { registration_endpoint: issuer + ENDPOINTS.register } : {}),
+    scopes_supported: SUPPORTED_SCOPES,
+    response_types_supported: ['code', 'token'],
+    response_modes_supported: ['query', 'fragment', 'form_post', 'web_message'],
+    grant_types_supported: grants,
+    subject_types_supported: ['public'],
+    id_token_signing_alg_values_supported: [signingAlg],
+    userinfo_signing_alg_values_supported: ['none'],
+    token_endpoint_auth_methods_supported: authMethods,
+    revocation_endpoint_auth_methods_supported: authMethods,
+    introspection_endpoint_auth_methods_supported: authMethods,
+    code_challenge_methods_supported: ['S256'],
+    claims_supported: SUPPORTED_CLAIMS,
+    claim_types_supported: ['normal'],
+    request_parameter_supported: false,
+    request_uri_parameter_supported: false,
+    claims_parameter_supported: false,
+    // RFC 9207: every authorization response carries `iss` (mix-up defence, RFC 9700 §4.4).
+    authorization_response_iss_parameter_supported: true,
+    client_id_metadata_document_supported: config.bool('enable-client-id-metadata-document'),
+  };
+}
+
+export function discoveryRoutes(grantTypes: () => string[]): RawRoute[] {
+  const handler: RawRoute['handler'] = async (_req, ctx) => {
+    const kernel = ctx.kernel;
+    const grants = [...grantTypes(), 'implicit'];
+    return {
+      status: 200,
+      headers: { 'cache-control': 'public, max-age=300' },
+      body: discoveryDocument(kernel.config, kernel.service('keys').current.alg, grants),
+    };
+  };
+  return [
+    { method: 'GET', path: '/.well-known/openid-configuration', handler },
+    { method: 'GET', path: '/.well-known/oauth-authorization-server', handler },
+  ];
+}

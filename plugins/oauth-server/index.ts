@@ -1,0 +1,54 @@
+/**
+ * The oauth-server plugin: an OAuth 2.0 / OpenID Connect authorization server (SPEC.md "OAuth /
+ * OIDC and operational endpoints"). Users, sessions and tokens come from the account services;
+ * clients from the client registry; keys from the keys plugin.
+ */
+import { definePlugin } from '../../core/plugin.js';
+import { authorizeRoute } from './authorize/endpoint.js';
+import { dashboardRoute } from './dashboard.js';
+import { discoveryRoutes } from './discovery.js';
+import { oauthServerFlags } from './flags.js';
+import { introspectRoute } from './introspect.js';
+import { logoutRoute } from './logout.js';
+import { revokeRoute } from './revoke.js';
+import { authorizationCodeGrant } from './token/authorization-code.js';
+import { clientCredentialsGrant } from './token/client-credentials.js';
+import { tokenRoute } from './token/endpoint.js';
+import { GrantRegistry, type GrantHandler } from './token/grants.js';
+import { refreshTokenGrant } from './token/refresh-token.js';
+import { userinfoRoutes } from './userinfo.js';
+
+export type { GrantHandler, GrantRequest, TokenResponse } from './token/grants.js';
+export { OAuthError } from './errors.js';
+
+export interface OAuthServerService {
+  /** Adds a grant type to POST /oauth/token (token exchange registers itself this way). */
+  registerGrant(type: string, handler: GrantHandler): void;
+  grantTypes(): string[];
+}
+
+declare module '../../core/services.js' {
+  interface Services {
+    'oauth-server': OAuthServerService;
+  }
+}
+
+export function createOAuthServerPlugin() {
+  const grants = new GrantRegistry();
+  grants.register('authorization_code', authorizationCodeGrant);
+  grants.register('refresh_token', refreshTokenGrant);
+  grants.register('client_credentials', clientCredentialsGrant);
+  return definePlugin<OAuthServerService>({
+    name: 'oauth-server',
+    description: 'OAuth 2.0 / OpenID Connect authorization server: /authorize, /oauth/token, userinfo, revocation, introspection, logout, discovery.',
+    dependsOn: ['keys', 'client-registry', 'users', 'sessions', 'tokens'],
+    flags: oauthServerFlags,
+    routes: [...discoveryRoutes(() => grants.types()), authorizeRoute, tokenRoute(grants), ...userinfoRoutes, revokeRoute, introspectRoute, logoutRoute, dashboardRoute],
+    setup: () => ({
+      registerGrant: (type, handler) => grants.register(type, handler),
+      grantTypes: () => grants.types(),
+    }),
+  });
+}
+
+export const oauthServerPlugin = createOAuthServerPlugin();

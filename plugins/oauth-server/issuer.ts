@@ -1,0 +1,21 @@
+/**
+ * The issuer and endpoint URLs come from `--url` only (DESIGN.md §5: request headers never decide
+ * the host). Scheme, host, port and path without a trailing slash.
+ */
+import type { Config } from '../../core/config.js';
+
+export function issuerOf(config: Config): string {
+  const url = new URL(config.string('url') ?? 'http://localhost');
+  return `${url.protocol}//${url.host}${url.pathname.replace(/\/+$/, '')}`;
+}
+
+export const ENDPOINTS = {
+  authorize: '/authorize',
+  token: '/oauth/token',
+  userinfo: '/userinfo',
+  revoke: '/oauth/revoke',
+  introspect: '/oauth/introspect',
+  logout: '/logout',
+  jwks: '/.well-known/jwks.json',
+  register: '/oauth/register',
+} as const;

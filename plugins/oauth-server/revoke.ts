@@ -1,0 +1,45 @@
+/**
+ * /oauth/revoke (RFC 7009; SPEC.md: body `refresh_token`, answer `{message}`). The token may come
+ * as `token` (RFC 7009 §2.1) or `refresh_token` (SPEC.md). Unknown and already revoked tokens
+ * answer 200 (§2.2): the client cannot learn anything, and revocation is idempotent. A client
+ * that presents a secret must present the right one.
+ */
+import type { RawRoute } from '../../core/plugin.js';
+import { identifyClient } from './client-auth.js';
+import { NO_STORE, OAuthError, invalidRequest, oauthErrorResponse } from './errors.js';
+import { readParams } from './params.js';
+
+const OK = { status: 200, headers: { ...NO_STORE }, body: { message: 'token revoked successfully' } };
+
+const handler: RawRoute['handler'] = async (req, ctx) => {
+  try {
+    const params = readParams(req.body ?? req.query);
+    const token = params.token ?? params.refresh_token;
+    if (!token) throw invalidRequest('token (or refresh_token) is required');
+    const hint = params.token_type_hint;
+    if (hint && hint !== 'refresh_token' && hint !== 'access_token') throw new OAuthError('unsupported_token_type', `token_type_hint ${hint} is not supported`);
+    const callerClient = params.client_id || ctx.header('authorization')?.startsWith('Basic ') ? (await identifyClient(ctx, params)).client : null;
+    const kernel = ctx.kernel;
+    const tokens = kernel.service('tokens');
+    const refresh = hint !== 'access_token' ? await tokens.validate(token, 'refresh_token') : null;
+    if (refresh) {
+      if (callerClient && (refresh.session.clientId ?? kernel.config.string('client-id')) !== callerClient.clientId) return OK;
+      await tokens.revokeRefreshToken(token);
+      return OK;
+    }
+    const access = await tokens.verifyAccessToken(token);
+    if (access) {
+      if (callerClient && (access.session.clientId ?? kernel.config.string('client-id')) !== callerClient.clientId) return OK;
+      // Access tokens are stateful: ending the session they name revokes them (CONTRACT.md).
+      await kernel.service('sessions').revoke(access.userId, access.session.id);
+      return OK;
+    }
+    if (!hint) await tokens.revokeRefreshToken(token);
+    return OK;
+  } catch (err) {
+    if (err instanceof OAuthError) return oauthErrorResponse(err);
+    throw err;
+  }
+};
+
+export const revokeRoute: RawRoute = { method: 'POST', path: '/oauth/revoke', csrfExempt: true, form: true, handler };

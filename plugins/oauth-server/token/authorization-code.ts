@@ -1,0 +1,68 @@
+/**
+ * `authorization_code` (RFC 6749 §4.1.3, RFC 7636 §4.6), as a list of checks:
+ * the code exists and is fresh (single use; a replay revokes what it produced), was issued to
+ * this client for this redirect URI, the PKCE verifier matches, and — for a public client, which
+ * proves nothing about itself — the request comes from the browser session that approved it
+ * (SPEC.md: "A valid browser session is required for this grant").
+ */
+import type { RequestContext } from '../../../core/context.js';
+import { consumeCode, markSpent, type CodeGrant } from '../codes.js';
+import { invalidClient, invalidGrant, invalidRequest } from '../errors.js';
+import { isVerifier, verifierMatches } from '../pkce.js';
+import { requireParam } from '../policy.js';
+import type { GrantHandler } from './grants.js';
+import { tokenResponse } from './respond.js';
+
+async function revokeReplayed(ctx: RequestContext, userId: string | null, sessionId: string | null): Promise<void> {
+  if (userId && sessionId) await ctx.kernel.service('sessions').revoke(userId, sessionId);
+}
+
+export const authorizationCodeGrant: GrantHandler = async ({ ctx, params, caller }) => {
+  const code = requireParam(params, 'code');
+  const verifier = params.code_verifier;
+  if (!verifier) throw invalidRequest('code_verifier is required (PKCE)');
+  if (!isVerifier(verifier)) throw invalidRequest('code_verifier must be 43 to 128 unreserved characters');
+  if (!caller.client.isActive) throw invalidClient('client is inactive');
+
+  const found = await consumeCode(ctx.kernel.memory, code);
+  if (found.kind === 'spent') {
+    await revokeReplayed(ctx, found.userId, found.sessionId);
+    throw invalidGrant('authorization code has already been used');
+  }
+  if (found.kind === 'unknown') throw invalidGrant('authorization code is invalid or expired');
+  const grant: CodeGrant = found.grant;
+
+  if (grant.clientId !== caller.client.clientId) throw invalidGrant('authorization code was issued to another client');
+  if (params.redirect_uri !== grant.redirectUri) throw invalidGrant('redirect_uri does not match the authorization request');
+  if (!verifierMatches(verifier, grant.codeChallenge)) throw invalidGrant('code_verifier does not match the code_challenge');
+
+  const sessions = ctx.kernel.service('sessions');
+  if (!caller.authenticated) {
+    const browser = await sessions.fromRequest(ctx);
+    if (!browser || browser.id !== grant.browserSessionId) throw invalidGrant('a valid browser session is required for this grant');
+  }
+  const user = await ctx.kernel.service('users').findById(grant.userId);
+  if (!user || user.revokedTimestamp) throw invalidGrant('the user may no longer sign in');
+
+  // Each redemption gets a session of its own, so the client's tokens can be revoked (replay,
+  // refresh reuse, /oauth/revoke) without signing the user out of the browser.
+  const session = await sessions.create({
+    userId: user.id,
+    roles: grant.roles,
+    scopes: grant.scopes,
+    amr: grant.amr,
+    authTime: grant.authTime,
+    clientId: grant.clientId,
+  });
+  const issued = await ctx.kernel.service('tokens').issue({
+    user,
+    session,
+    scopes: grant.scopes,
+    roles: grant.roles,
+    clientId: grant.clientId,
+    ...(grant.resource ? { audience: grant.resource } : {}),
+    ...(grant.nonce ? { nonce: grant.nonce } : {}),
+  });
+  await markSpent(ctx.kernel.memory, code, user.id, session.id);
+  return tokenResponse(issued, grant.scopes.includes('openid'));
+};

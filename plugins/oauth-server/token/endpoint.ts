@@ -1,0 +1,33 @@
+/**
+ * POST /oauth/token (RFC 6749 §3.2): read the parameters, authenticate the client, dispatch to
+ * the grant. `grant_type` defaults to `authorization_code` (SPEC.md). Errors are RFC 6749 §5.2
+ * bodies; nothing is cached (§5.1).
+ */
+import type { RawRoute } from '../../../core/plugin.js';
+import { identifyClient } from '../client-auth.js';
+import { NO_STORE, OAuthError, oauthErrorResponse } from '../errors.js';
+import { readParams } from '../params.js';
+import type { GrantRegistry } from './grants.js';
+
+export function tokenRoute(grants: GrantRegistry): RawRoute {
+  return {
+    method: 'POST',
+    path: '/oauth/token',
+    csrfExempt: true,
+    form: true,
+    handler: async (req, ctx) => {
+      try {
+        const params = readParams(req.body);
+        const type = params.grant_type ?? 'authorization_code';
+        const grant = grants.get(type);
+        if (!grant) throw new OAuthError('unsupported_grant_type', `grant_type ${type} is not supported`);
+        const caller = await identifyClient(ctx, params);
+        const body = await grant({ ctx, params, caller });
+        return { status: 200, headers: { ...NO_STORE }, body };
+      } catch (err) {
+        if (err instanceof OAuthError) return oauthErrorResponse(err);
+        throw err;
+      }
+    },
+  };
+}
