@@ -1,7 +1,7 @@
 /**
  * Loads generated proto text with @grpc/proto-loader. The loader reads files, so the text goes to a
- * private temporary directory that is removed straight after; the file is named `latchkey.proto` so
- * server reflection reports the same file name as the committed document.
+ * private temporary directory that is removed straight after. (Reflection names the file after the
+ * package, `latchkey_v1.proto`, because proto-loader rebuilds descriptors per package.)
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
