@@ -1,0 +1,239 @@
+/**
+ * The FGA service: the model in force and the tuple index of this node, kept in step with the
+ * store, and the questions the operations and other plugins ask.
+ *
+ * What is cached, and how a write on one node reaches another (docs/fga.md has the numbers):
+ * - each node holds the latest model (compiled) and every tuple in an in-memory index; checks,
+ *   list objects and list users read only that index, never the database;
+ * - a write goes to the store in one transaction that also appends to the change log, then the
+ *   writing node pulls the log at once, so its own next read sees the write;
+ * - every other node pulls the log every `syncIntervalMs` (default 250 ms) and applies the
+ *   changes in sequence order; a node that fell behind the log's retention reloads a snapshot.
+ *   A write is therefore visible everywhere within one interval plus one small query.
+ */
+import { ServiceError } from '../../core/errors.js';
+import { CompiledModel } from './engine/compiled-model.js';
+import { ModelError } from './engine/dsl-error.js';
+import { checkMany, expandOf, listObjectsOf, listUsersOf, requireObjectRelation, type CheckQuery } from './engine/queries.js';
+import { Resolver } from './engine/resolver.js';
+import { TupleIndex } from './engine/tuple-index.js';
+import type { ListResult } from './engine/list-objects.js';
+import type { Tuple } from './engine/types.js';
+import type { Change, FgaStore, ReadFilter, StoredModel, TuplePage } from './store/types.js';
+
+export const LIST_CAP = 1000;
+const CHANGE_BATCH = 10_000;
+
+export interface FgaServiceOptions {
+  /** How often to pull the change log written by other nodes; 0 turns polling off. */
+  syncIntervalMs?: number;
+}
+
+export interface Permission {
+  object: string;
+  relation: string;
+}
+
+export interface ListPermissionsResult {
+  objects: string[];
+  permissions: Permission[];
+  truncated: boolean;
+}
+
+export class FgaService {
+  readonly enabled = true;
+  private model = CompiledModel.empty();
+  private readonly index = new TupleIndex();
+  private seq = 0;
+  private syncing: Promise<void> | null = null;
+  private timer: NodeJS.Timeout | undefined;
+  /** When the last successful pull finished (ms since epoch). */
+  lastSyncAt = 0;
+
+  private constructor(readonly store: FgaStore) {}
+
+  static async open(store: FgaStore, options: FgaServiceOptions = {}): Promise<FgaService> {
+    const service = new FgaService(store);
+    await service.reload();
+    const interval = options.syncIntervalMs ?? (store.kind === 'memory' ? 0 : 250);
+    if (interval > 0) {
+      service.timer = setInterval(() => void service.sync().catch(() => {}), interval);
+      service.timer.unref();
+    }
+    return service;
+  }
+
+  get currentModel(): CompiledModel {
+    return this.model;
+  }
+
+  get tupleCount(): number {
+    return this.index.size;
+  }
+
+  get sequence(): number {
+    return this.seq;
+  }
+
+  private setModel(m: StoredModel | null): void {
+    // A stored model always compiled when installed; an empty DSL is what a reset leaves.
+    this.model = m && m.dsl ? CompiledModel.fromDsl(m.id, m.dsl) : CompiledModel.empty();
+  }
+
+  /** Loads everything afresh (start, or after falling behind the log). */
+  async reload(): Promise<void> {
+    const snap = await this.store.snapshot();
+    this.index.clear();
+    for (const t of snap.tuples) this.index.add(t);
+    this.setModel(snap.model);
+    this.seq = snap.seq;
+    await this.pull();
+  }
+
+  /** Pulls and applies the change log; concurrent callers share one pull. */
+  sync(): Promise<void> {
+    this.syncing ??= this.pull().finally(() => {
+      this.syncing = null;
+    });
+    return this.syncing;
+  }
+
+  private async pull(): Promise<void> {
+    for (;;) {
+      const changes = await this.store.changesSince(this.seq, CHANGE_BATCH);
+      if (changes === null) return this.reload();
+      for (const c of changes) this.apply(c);
+      this.lastSyncAt = Date.now();
+      if (changes.length < CHANGE_BATCH) return;
+    }
+  }
+
+  private apply(c: Change): void {
+    if (c.op === 'write') this.index.add(c.tuple);
+    else if (c.op === 'delete') this.index.remove(c.tuple);
+    else if (c.op === 'model') this.setModel(c.model);
+    else this.setModel(null);
+    this.seq = c.seq;
+  }
+
+  // --- model -------------------------------------------------------------------------------
+
+  async getModel(): Promise<StoredModel> {
+    await this.sync();
+    return { id: this.model.id, dsl: this.model.dsl };
+  }
+
+  async installModel(dsl: string): Promise<StoredModel> {
+    try {
+      CompiledModel.fromDsl('', dsl);
+    } catch (err) {
+      if (err instanceof ModelError) throw new ServiceError('invalid_argument', err.message);
+      throw err;
+    }
+    const stored = await this.store.installModel(dsl);
+    await this.sync();
+    return stored;
+  }
+
+  // --- tuples ------------------------------------------------------------------------------
+
+  async writeTuples(tuples: readonly Tuple[]): Promise<void> {
+    await this.sync();
+    this.requireModel();
+    for (const t of tuples) this.model.validateTuple(t);
+    await this.store.writeTuples(tuples, []);
+    await this.sync();
+  }
+
+  async deleteTuples(tuples: readonly Tuple[]): Promise<void> {
+    await this.store.writeTuples([], tuples);
+    await this.sync();
+  }
+
+  readTuples(filter: ReadFilter, pageSize: number, continuationToken?: string): Promise<TuplePage> {
+    return this.store.readTuples(filter, pageSize, continuationToken);
+  }
+
+  async reset(): Promise<void> {
+    await this.store.reset();
+    await this.sync();
+  }
+
+  private requireModel(): void {
+    if (this.model.isEmpty) throw new ServiceError('failed_precondition', 'no authorization model is installed');
+  }
+
+  // --- questions ---------------------------------------------------------------------------
+
+  /** Answers checks in order (reads this node's index; see the header on freshness). */
+  check(queries: readonly CheckQuery[]): boolean[] {
+    this.requireModel();
+    return checkMany(this.model, this.index, queries);
+  }
+
+  /** True when `subject` holds every relation (the `required_relations` rule); false when FGA lacks the model. */
+  async checkRelations(subject: string, relations: readonly Permission[]): Promise<boolean> {
+    if (relations.length === 0) return true;
+    if (this.model.isEmpty) return false;
+    return this.check(relations.map((r) => ({ user: subject, relation: r.relation, object: r.object }))).every(Boolean);
+  }
+
+  listObjects(type: string, relation: string, user: string, limit = LIST_CAP): ListResult {
+    this.requireModel();
+    return listObjectsOf(this.model, this.index, type, relation, user, limit);
+  }
+
+  /**
+   * SPEC.md list_permissions: with filters, the objects of a type (or every type) on which the
+   * subject has the relation (or any relation); an empty filter lists every permission.
+   */
+  listPermissions(user: string, filter: { relation?: string; objectType?: string }, cap = LIST_CAP): ListPermissionsResult {
+    this.requireModel();
+    const model = this.model.model;
+    if (filter.objectType && !model.types.has(filter.objectType)) {
+      throw new ServiceError('invalid_argument', `type '${filter.objectType}' is not defined in the authorization model`);
+    }
+    const types = filter.objectType ? [filter.objectType] : [...model.types.keys()];
+    const resolver = new Resolver(this.model, this.index);
+    const permissions: Permission[] = [];
+    const objects = new Set<string>();
+    let truncated = false;
+    outer: for (const type of types) {
+      const relations = filter.relation ? [filter.relation] : [...model.types.get(type)!.relations.keys()];
+      for (const relation of relations) {
+        if (!this.model.relation(type, relation)) {
+          if (filter.objectType) throw new ServiceError('invalid_argument', `relation '${relation}' is not defined on type '${type}'`);
+          continue;
+        }
+        const left = cap - permissions.length;
+        const found = listObjectsOf(this.model, this.index, type, relation, user, left, resolver);
+        for (const id of found.ids) {
+          permissions.push({ object: `${type}:${id}`, relation });
+          objects.add(`${type}:${id}`);
+        }
+        if (found.truncated) {
+          truncated = true;
+          break outer;
+        }
+      }
+    }
+    return { objects: [...objects], permissions, truncated };
+  }
+
+  listUsers(object: string, relation: string, userType: string): string[] {
+    this.requireModel();
+    return listUsersOf(this.model, this.index, object, relation, userType);
+  }
+
+  expand(object: string, relation: string): string {
+    this.requireModel();
+    requireObjectRelation(this.model, object, relation);
+    return JSON.stringify(expandOf(this.model, this.index, object, relation));
+  }
+
+  async close(): Promise<void> {
+    if (this.timer) clearInterval(this.timer);
+    await this.syncing?.catch(() => {});
+    await this.store.close();
+  }
+}

@@ -1,0 +1,75 @@
+/**
+ * `--fga-store memory`: everything in this process (tests, single-node demos). The change log
+ * is kept only as a sequence number: there is no other node to tell.
+ */
+import { ServiceError } from '../../../core/errors.js';
+import { newId } from '../../../storage/index.js';
+import { tupleKey } from '../engine/tuple-format.js';
+import type { Tuple } from '../engine/types.js';
+import { checkWriteBatch, matchesFilter, pageOf } from './store-rules.js';
+import type { Change, FgaStore, ReadFilter, Snapshot, StoredModel, TuplePage } from './types.js';
+
+export class MemoryFgaStore implements FgaStore {
+  readonly kind = 'memory' as const;
+  private readonly models: StoredModel[] = [];
+  /** Insertion order is the read order (like a primary key). */
+  private readonly tuples = new Map<string, Tuple>();
+  private readonly log: Change[] = [];
+  private seq = 0;
+
+  async latestModel(): Promise<StoredModel | null> {
+    return this.models.at(-1) ?? null;
+  }
+
+  async installModel(dsl: string): Promise<StoredModel> {
+    const model = { id: newId(), dsl };
+    this.models.push(model);
+    this.log.push({ seq: ++this.seq, op: 'model', model });
+    return model;
+  }
+
+  async writeTuples(writes: readonly Tuple[], deletes: readonly Tuple[]): Promise<void> {
+    checkWriteBatch(writes, deletes, (t) => this.tuples.has(tupleKey(t)));
+    for (const t of deletes) {
+      this.tuples.delete(tupleKey(t));
+      this.log.push({ seq: ++this.seq, op: 'delete', tuple: t });
+    }
+    for (const t of writes) {
+      this.tuples.set(tupleKey(t), { user: t.user, relation: t.relation, object: t.object });
+      this.log.push({ seq: ++this.seq, op: 'write', tuple: t });
+    }
+  }
+
+  async readTuples(filter: ReadFilter, pageSize: number, token?: string): Promise<TuplePage> {
+    const keys = [...this.tuples.keys()];
+    const start = token ? Number.parseInt(Buffer.from(token, 'base64url').toString(), 10) : 0;
+    if (!Number.isInteger(start) || start < 0) throw new ServiceError('invalid_argument', 'invalid continuation_token');
+    const out: Tuple[] = [];
+    let i = start;
+    for (; i < keys.length && out.length < pageSize; i++) {
+      const t = this.tuples.get(keys[i])!;
+      if (matchesFilter(t, filter)) out.push(t);
+    }
+    return pageOf(out, i < keys.length ? Buffer.from(String(i)).toString('base64url') : '');
+  }
+
+  async countTuples(): Promise<number> {
+    return this.tuples.size;
+  }
+
+  async reset(): Promise<void> {
+    if (this.tuples.size > 0) throw new ServiceError('failed_precondition', 'the FGA store still has tuples: delete them before reset');
+    this.models.length = 0;
+    this.log.push({ seq: ++this.seq, op: 'reset' });
+  }
+
+  async snapshot(): Promise<Snapshot> {
+    return { model: this.models.at(-1) ?? null, tuples: [...this.tuples.values()], seq: this.seq };
+  }
+
+  async changesSince(seq: number, limit: number): Promise<Change[] | null> {
+    return this.log.filter((c) => c.seq > seq).slice(0, limit);
+  }
+
+  async close(): Promise<void> {}
+}

@@ -1,0 +1,218 @@
+/**
+ * The SQL store through MikroORM (SQLite, PostgreSQL, MySQL, MariaDB). Every mutation runs in
+ * one transaction that first locks the counter row, takes the next sequence numbers, applies
+ * the tuples and appends the same changes to the log: all or nothing, in sequence order.
+ */
+import { createHash } from 'node:crypto';
+import { LockMode, type EntityManager } from '@mikro-orm/core';
+import type { SqlEntityManager } from '@mikro-orm/knex';
+import { ServiceError } from '../../../core/errors.js';
+import type { Storage } from '../../../core/storage.js';
+import { newId } from '../../../storage/index.js';
+import { tupleKey } from '../engine/tuple-format.js';
+import type { Tuple } from '../engine/types.js';
+import { fgaChangeEntity, fgaCounterEntity, fgaModelEntity, fgaTupleEntity } from './sql-entities.js';
+import { checkWriteBatch, matchesFilter } from './store-rules.js';
+import type { Change, FgaStore, ReadFilter, Snapshot, StoredModel, TuplePage } from './types.js';
+
+const COUNTER_ID = 1;
+/** Rows per INSERT / IN (...) list: well under every driver's parameter limit. */
+const CHUNK = 2000;
+const LOAD_PAGE = 50_000;
+
+interface TupleRow {
+  id: string;
+  objectType: string;
+  object: string;
+  relation: string;
+  user: string;
+  seq: number;
+}
+
+interface ChangeRow {
+  seq: number;
+  op: string;
+  object: string | null;
+  relation: string | null;
+  user: string | null;
+  modelId: string | null;
+  at: number;
+}
+
+export const tupleId = (t: Tuple): string => createHash('sha256').update(tupleKey(t)).digest('hex');
+
+function chunks<T>(items: readonly T[], size = CHUNK): T[][] {
+  const out: T[][] = [];
+  for (let i = 0; i < items.length; i += size) out.push(items.slice(i, i + size));
+  return out;
+}
+
+export class SqlFgaStore implements FgaStore {
+  readonly kind = 'sql' as const;
+
+  private constructor(
+    private readonly storage: Storage,
+    /** Closed with the store only when the store opened it (a separate `--fga-store`). */
+    private readonly owned: boolean,
+  ) {}
+
+  static async open(storage: Storage, owned: boolean): Promise<SqlFgaStore> {
+    const store = new SqlFgaStore(storage, owned);
+    await store.ensureCounter();
+    return store;
+  }
+
+  private em(): SqlEntityManager {
+    return this.storage.em() as SqlEntityManager;
+  }
+
+  private async ensureCounter(): Promise<void> {
+    const em = this.em();
+    if (await em.count(fgaCounterEntity, { id: COUNTER_ID })) return;
+    try {
+      await em.insert(fgaCounterEntity, { id: COUNTER_ID, seq: 0 });
+    } catch (err) {
+      // Another node created it first.
+      if (!(await this.em().count(fgaCounterEntity, { id: COUNTER_ID }))) throw err;
+    }
+  }
+
+  /** Runs `fn` holding the counter lock; `fn` gets the first free sequence number. */
+  private async sequenced<T>(count: number, fn: (em: SqlEntityManager, firstSeq: number) => Promise<T>): Promise<T> {
+    return this.em().transactional(async (em: EntityManager) => {
+      const sqlEm = em as SqlEntityManager;
+      // SQLite serialises writers by itself and has no row locks.
+      const lockMode = this.storage.type === 'sqlite' || this.storage.type === 'libsql' ? undefined : LockMode.PESSIMISTIC_WRITE;
+      const counter = await sqlEm.findOneOrFail(fgaCounterEntity, { id: COUNTER_ID }, { lockMode, refresh: true });
+      const first = Number(counter.seq) + 1;
+      const result = await fn(sqlEm, first);
+      if (count > 0) await sqlEm.nativeUpdate(fgaCounterEntity, { id: COUNTER_ID }, { seq: first + count - 1 });
+      return result;
+    });
+  }
+
+  async latestModel(): Promise<StoredModel | null> {
+    const row = await this.em().findOne(fgaModelEntity, {}, { orderBy: { id: 'desc' } });
+    return row ? { id: row.id, dsl: row.dsl } : null;
+  }
+
+  async installModel(dsl: string): Promise<StoredModel> {
+    const model = { id: newId(), dsl };
+    await this.sequenced(1, async (em, seq) => {
+      const now = Date.now();
+      await em.insert(fgaModelEntity, { id: model.id, dsl, createdAt: now });
+      await em.insert(fgaChangeEntity, { seq, op: 'model', modelId: model.id, object: null, relation: null, user: null, at: now });
+    });
+    return model;
+  }
+
+  async writeTuples(writes: readonly Tuple[], deletes: readonly Tuple[]): Promise<void> {
+    const n = writes.length + deletes.length;
+    if (n === 0) return;
+    await this.sequenced(n, async (em, first) => {
+      const ids = [...writes, ...deletes].map(tupleId);
+      const existing = new Set<string>();
+      for (const part of chunks(ids)) {
+        const rows = await em.createQueryBuilder(fgaTupleEntity).select(['id']).where({ id: { $in: part } }).execute('all', false);
+        for (const r of rows as { _id?: string; id?: string }[]) existing.add((r.id ?? r._id)!);
+      }
+      checkWriteBatch(writes, deletes, (t) => existing.has(tupleId(t)));
+      const now = Date.now();
+      let seq = first;
+      const changes: ChangeRow[] = [];
+      for (const t of deletes) changes.push({ seq: seq++, op: 'delete', object: t.object, relation: t.relation, user: t.user, modelId: null, at: now });
+      const rows: TupleRow[] = writes.map((t) => {
+        changes.push({ seq, op: 'write', object: t.object, relation: t.relation, user: t.user, modelId: null, at: now });
+        return { id: tupleId(t), objectType: t.object.slice(0, t.object.indexOf(':')), object: t.object, relation: t.relation, user: t.user, seq: seq++ };
+      });
+      for (const part of chunks(deletes.map(tupleId))) await em.nativeDelete(fgaTupleEntity, { id: { $in: part } });
+      for (const part of chunks(rows)) await em.insertMany(fgaTupleEntity, part);
+      for (const part of chunks(changes)) await em.insertMany(fgaChangeEntity, part);
+    });
+  }
+
+  async readTuples(filter: ReadFilter, pageSize: number, token?: string): Promise<TuplePage> {
+    const where: Record<string, unknown> = {};
+    if (filter.user) where.user = filter.user;
+    if (filter.relation) where.relation = filter.relation;
+    if (filter.object?.endsWith(':')) where.objectType = filter.object.slice(0, -1);
+    else if (filter.object) where.object = filter.object;
+    if (token) {
+      const after = Buffer.from(token, 'base64url').toString();
+      if (!/^[0-9a-f]{64}$/.test(after)) throw new ServiceError('invalid_argument', 'invalid continuation_token');
+      where.id = { $gt: after };
+    }
+    const rows = (await this.em().find(fgaTupleEntity, where, { orderBy: { id: 'asc' }, limit: pageSize + 1 })) as TupleRow[];
+    const more = rows.length > pageSize;
+    const page = rows.slice(0, pageSize);
+    // Case-insensitive collations (MySQL) may match more than asked: keep exact matches only.
+    const tuples = page.map((r) => ({ user: r.user, relation: r.relation, object: r.object })).filter((t) => matchesFilter(t, filter));
+    return { tuples, continuationToken: more ? Buffer.from(page[page.length - 1].id).toString('base64url') : '' };
+  }
+
+  async countTuples(): Promise<number> {
+    return this.em().count(fgaTupleEntity, {});
+  }
+
+  async reset(): Promise<void> {
+    await this.sequenced(1, async (em, seq) => {
+      if ((await em.count(fgaTupleEntity, {})) > 0) {
+        throw new ServiceError('failed_precondition', 'the FGA store still has tuples: delete them before reset');
+      }
+      await em.nativeDelete(fgaModelEntity, {});
+      await em.insert(fgaChangeEntity, { seq, op: 'reset', object: null, relation: null, user: null, modelId: null, at: Date.now() });
+    });
+  }
+
+  async snapshot(): Promise<Snapshot> {
+    // The sequence is read first: the tuples read afterwards are at least that new, and
+    // replaying the log from here converges (each change sets one tuple's final state).
+    const counter = await this.em().findOne(fgaCounterEntity, { id: COUNTER_ID });
+    const seq = Number(counter?.seq ?? 0);
+    const model = await this.latestModel();
+    const tuples: Tuple[] = [];
+    let after = '';
+    for (;;) {
+      const qb = this.em().createQueryBuilder(fgaTupleEntity).select(['id', 'object', 'relation', 'user']).orderBy({ id: 'asc' }).limit(LOAD_PAGE);
+      if (after) qb.where({ id: { $gt: after } });
+      const rows = (await qb.execute('all', true)) as { id: string; object: string; relation: string; user: string }[];
+      for (const r of rows) tuples.push({ user: r.user, relation: r.relation, object: r.object });
+      if (rows.length < LOAD_PAGE) break;
+      after = rows[rows.length - 1].id;
+    }
+    return { model, tuples, seq };
+  }
+
+  async changesSince(seq: number, limit: number): Promise<Change[] | null> {
+    const rows = (await this.em()
+      .createQueryBuilder(fgaChangeEntity)
+      .select('*')
+      .where({ seq: { $gt: seq } })
+      .orderBy({ seq: 'asc' })
+      .limit(limit)
+      .execute('all', true)) as ChangeRow[];
+    if (rows.length > 0 && Number(rows[0].seq) !== seq + 1) return null;
+    const out: Change[] = [];
+    for (const r of rows) {
+      const s = Number(r.seq);
+      if (r.op === 'write' || r.op === 'delete') out.push({ seq: s, op: r.op, tuple: { object: r.object!, relation: r.relation!, user: r.user! } });
+      else if (r.op === 'model') {
+        const m = await this.em().findOne(fgaModelEntity, { id: r.modelId! });
+        // A model deleted by a later reset: the reset change that follows clears it anyway.
+        out.push({ seq: s, op: 'model', model: m ? { id: m.id, dsl: m.dsl } : { id: r.modelId!, dsl: '' } });
+      } else out.push({ seq: s, op: 'reset' });
+    }
+    return out;
+  }
+
+  /** Drops log entries older than the newest `keep` (nodes further behind reload a snapshot). */
+  async pruneChanges(keep: number): Promise<void> {
+    const counter = await this.em().findOne(fgaCounterEntity, { id: COUNTER_ID });
+    const horizon = Number(counter?.seq ?? 0) - keep;
+    if (horizon > 0) await this.em().nativeDelete(fgaChangeEntity, { seq: { $lte: horizon } });
+  }
+
+  async close(): Promise<void> {
+    if (this.owned) await this.storage.close();
+  }
+}

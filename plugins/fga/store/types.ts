@@ -1,0 +1,56 @@
+/**
+ * The durable side of FGA: model versions (append-only), tuples, and a change log with a
+ * gap-free monotonic sequence. Evaluation never reads a store directly: each node keeps an
+ * index (engine/tuple-index.ts) loaded from `snapshot()` and advanced with `changesSince()`.
+ */
+import type { Tuple } from '../engine/types.js';
+
+export interface StoredModel {
+  id: string;
+  dsl: string;
+}
+
+export type Change =
+  | { seq: number; op: 'write' | 'delete'; tuple: Tuple }
+  | { seq: number; op: 'model'; model: StoredModel }
+  | { seq: number; op: 'reset' };
+
+export interface Snapshot {
+  model: StoredModel | null;
+  tuples: Tuple[];
+  /** The change sequence the snapshot is consistent with. */
+  seq: number;
+}
+
+export interface ReadFilter {
+  user?: string;
+  relation?: string;
+  /** `type:id`, or `type:` for every object of a type (OpenFGA Read). */
+  object?: string;
+}
+
+export interface TuplePage {
+  tuples: Tuple[];
+  /** Empty when there is no further page. */
+  continuationToken: string;
+}
+
+export interface FgaStore {
+  readonly kind: 'memory' | 'sql';
+  latestModel(): Promise<StoredModel | null>;
+  /** Appends a model version and returns it. */
+  installModel(dsl: string): Promise<StoredModel>;
+  /**
+   * Applies writes and deletes atomically, or nothing: writing a tuple that exists or deleting
+   * one that does not is an `invalid_argument` (OpenFGA Write).
+   */
+  writeTuples(writes: readonly Tuple[], deletes: readonly Tuple[]): Promise<void>;
+  readTuples(filter: ReadFilter, pageSize: number, continuationToken?: string): Promise<TuplePage>;
+  countTuples(): Promise<number>;
+  /** Deletes every model version; refused (failed_precondition) while tuples exist. */
+  reset(): Promise<void>;
+  snapshot(): Promise<Snapshot>;
+  /** Changes after `seq`, oldest first, at most `limit`; null when the log no longer reaches back. */
+  changesSince(seq: number, limit: number): Promise<Change[] | null>;
+  close(): Promise<void>;
+}

@@ -1,0 +1,210 @@
+/**
+ * The FGA semantics suite, run by semantics-<store>.test.ts on each store: the documented
+ * scenarios (semantics-scenarios.ts) through check, list objects and list users, then the rules
+ * that need their own setup: contextual tuples, cycles, the depth limit, model changes that
+ * leave stored tuples behind, write validation, expand, and errors.
+ */
+import type { Test } from 'tap';
+import type { FgaService } from '../../../plugins/fga/service.js';
+import { scenarios, tuple, type Scenario } from './semantics-scenarios.js';
+
+const typeOf = (ref: string) => ref.slice(0, ref.indexOf(':'));
+
+async function withTuples(svc: FgaService, dsl: string, tuples: string[], fn: () => Promise<void>): Promise<void> {
+  await svc.installModel(dsl);
+  const written = tuples.map(tuple);
+  await svc.writeTuples(written);
+  try {
+    await fn();
+  } finally {
+    // Leave an empty store for the next scenario (the model stays: versions are append-only).
+    const left = await svc.readTuples({}, 1000);
+    if (left.tuples.length > 0) await svc.deleteTuples(left.tuples);
+  }
+}
+
+async function runScenario(t: Test, svc: FgaService, s: Scenario): Promise<void> {
+  await withTuples(svc, s.dsl, s.tuples, async () => {
+    const allowed = new Set(s.allowed);
+    // Check: the whole grid, as one batch (order preserved) and as single checks.
+    const grid: [string, string, string][] = [];
+    for (const [object, relations] of s.objects) for (const relation of relations) for (const user of s.users) grid.push([user, relation, object]);
+    const batch = svc.check(grid.map(([user, relation, object]) => ({ user, relation, object })));
+    grid.forEach(([user, relation, object], i) => {
+      const key = `${user} ${relation} ${object}`;
+      t.equal(batch[i], allowed.has(key), `check ${key}`);
+    });
+    for (const a of s.allowed) t.notOk(!allowed.has(a) || !grid.some((g) => g.join(' ') === a), `allowed triple ${a} is in the grid`);
+    // List objects: for every user and every (type, relation) of the grid.
+    const typeRelations = new Map<string, Set<string>>();
+    for (const [object, relations] of s.objects) {
+      const set = typeRelations.get(typeOf(object)) ?? new Set();
+      relations.forEach((r) => set.add(r));
+      typeRelations.set(typeOf(object), set);
+    }
+    for (const user of s.users) {
+      for (const [type, relations] of typeRelations) {
+        for (const relation of relations) {
+          const expected = s.objects
+            .filter(([o, rels]) => typeOf(o) === type && rels.includes(relation) && allowed.has(`${user} ${relation} ${o}`))
+            .map(([o]) => o.slice(type.length + 1))
+            .sort();
+          const got = svc.listObjects(type, relation, user);
+          t.same([...got.ids].sort(), expected, `list objects ${type}#${relation} for ${user}`);
+        }
+      }
+    }
+    // List users of type `user` for every object and relation.
+    for (const [object, relations] of s.objects) {
+      for (const relation of relations) {
+        const key = `${object}#${relation}`;
+        const expected =
+          s.listUsers?.[key] ??
+          s.users.filter((u) => typeOf(u) === 'user' && !u.includes('#') && allowed.has(`${u} ${relation} ${object}`)).sort();
+        t.same(svc.listUsers(object, relation, 'user'), expected, `list users ${key} (user)`);
+      }
+    }
+    for (const [object, relation, filter, expected] of s.listUsersets ?? []) {
+      t.same(svc.listUsers(object, relation, filter), expected, `list users ${object}#${relation} (${filter})`);
+    }
+  });
+}
+
+export async function semanticsSuite(t: Test, svc: FgaService): Promise<void> {
+  for (const s of scenarios) await t.test(s.name, async (t) => runScenario(t, svc, s));
+
+  await t.test('contextual tuples apply to one check only, are validated, and are never stored', async (t) => {
+    await withTuples(svc, scenarios[2].dsl, ['folder:root parent folder:a', 'user:anne viewer folder:root'], async () => {
+      const ctx = [tuple('folder:a parent document:9')];
+      const [withCtx, withoutCtx, viaRoot] = svc.check([
+        { user: 'user:anne', relation: 'viewer', object: 'document:9', contextualTuples: ctx },
+        { user: 'user:anne', relation: 'viewer', object: 'document:9' },
+        { user: 'user:anne', relation: 'can_view', object: 'document:9', contextualTuples: [...ctx, tuple('user:anne blocked document:9')] },
+      ]);
+      t.equal(withCtx, true, 'a contextual parent grants access through the folder tree');
+      t.equal(withoutCtx, false, 'the next check in the same batch does not see it');
+      t.equal(viaRoot, false, 'a contextual block is honoured');
+      t.same((await svc.readTuples({ object: 'document:9' }, 10)).tuples, [], 'nothing was stored');
+      t.throws(
+        () => svc.check([{ user: 'user:anne', relation: 'viewer', object: 'document:9', contextualTuples: [tuple('group:x#member viewer document:9')] }]),
+        /not in the model|not an allowed user type/,
+        'a contextual tuple the model does not admit is refused',
+      );
+    });
+  });
+
+  await t.test('cycles answer false; the depth limit is an error; sub-questions are asked once', async (t) => {
+    const dsl = `model
+  schema 1.1
+type user
+type group
+  relations
+    define member: [user, group#member]
+`;
+    const chain = Array.from({ length: 30 }, (_, i) => `group:g${i + 1}#member member group:g${i}`);
+    await withTuples(svc, dsl, ['group:a#member member group:b', 'group:b#member member group:a', 'user:anne member group:a', ...chain, 'user:deep member group:g30'], async () => {
+      const [cycleNo, cycleYes] = svc.check([
+        { user: 'user:zed', relation: 'member', object: 'group:a' },
+        { user: 'user:anne', relation: 'member', object: 'group:b' },
+      ]);
+      t.equal(cycleNo, false, 'a cycle with no way in answers false, not an error');
+      t.equal(cycleYes, true, 'a cycle does not hide a real path');
+      t.same(svc.listObjects('group', 'member', 'user:anne').ids.sort(), ['a', 'b'], 'list objects through a cycle');
+      t.same(svc.listUsers('group:b', 'member', 'user'), ['user:anne'], 'list users through a cycle');
+      t.equal(svc.check([{ user: 'user:deep', relation: 'member', object: 'group:g10' }])[0], true, 'twenty hops resolve');
+      t.throws(() => svc.check([{ user: 'user:deep', relation: 'member', object: 'group:g0' }]), /resolution too complex/, 'thirty hops exceed the limit of 25');
+      t.throws(() => svc.check([{ user: 'user:nobody', relation: 'member', object: 'group:g0' }]), /resolution too complex/, 'also when the answer would be false');
+    });
+  });
+
+  await t.test('a model change leaves stored tuples that no longer fit ignored, not deleted', async (t) => {
+    const v1 = `model
+  schema 1.1
+type user
+type team
+  relations
+    define member: [user]
+type doc
+  relations
+    define viewer: [user, team#member]
+`;
+    const v2 = `model
+  schema 1.1
+type user
+type team
+  relations
+    define member: [user]
+type doc
+  relations
+    define viewer: [user]
+`;
+    await withTuples(svc, v1, ['user:anne member team:x', 'team:x#member viewer doc:1', 'user:beth viewer doc:1'], async () => {
+      t.equal(svc.check([{ user: 'user:anne', relation: 'viewer', object: 'doc:1' }])[0], true, 'under v1 the team grants access');
+      const installed = await svc.installModel(v2);
+      t.equal((await svc.getModel()).id, installed.id, 'reads use the latest version');
+      t.equal(svc.check([{ user: 'user:anne', relation: 'viewer', object: 'doc:1' }])[0], false, 'under v2 the userset tuple is ignored');
+      t.equal(svc.check([{ user: 'user:beth', relation: 'viewer', object: 'doc:1' }])[0], true, 'tuples that still fit keep working');
+      t.same(svc.listUsers('doc:1', 'viewer', 'user'), ['user:beth'], 'list users ignores it too');
+      t.same(svc.listObjects('doc', 'viewer', 'user:anne').ids, [], 'list objects ignores it too');
+      t.equal((await svc.readTuples({ object: 'doc:1' }, 10)).tuples.length, 2, 'but it is still stored');
+      await t.rejects(svc.writeTuples([tuple('team:y#member viewer doc:2')]), /not an allowed user type/, 'and new ones are refused');
+    });
+  });
+
+  await t.test('writes are validated against the latest model', async (t) => {
+    await withTuples(svc, scenarios[0].dsl, ['user:anne owner document:1'], async () => {
+      const bad: [string, RegExp][] = [
+        ['user:anne owner folder:1', /type 'folder' is not in the model/],
+        ['user:anne reader document:1', /relation 'reader' is not defined/],
+        ['user:* owner document:1', /'user:\*' is not an allowed user type/],
+        ['group:x#member viewer document:1', /'group#member' is not an allowed user type/],
+        ['anne owner document:1', /user must be type:id/],
+        ['user:anne owner document', /object must be type:id/],
+      ];
+      for (const [s, re] of bad) await t.rejects(svc.writeTuples([tuple(s)]), re, `refused: ${s}`);
+      await t.rejects(svc.writeTuples([tuple('user:anne owner document:1')]), /already exists/, 'writing an existing tuple is refused');
+      await t.rejects(svc.deleteTuples([tuple('user:zed owner document:1')]), /does not exist/, 'deleting a missing tuple is refused');
+      await t.rejects(svc.writeTuples([tuple('user:beth owner document:1'), tuple('user:anne owner document:1')]), /already exists/, 'a batch with one bad tuple');
+      t.equal(svc.check([{ user: 'user:beth', relation: 'owner', object: 'document:1' }])[0], false, 'writes nothing at all');
+      t.throws(() => svc.check([{ user: 'user:anne', relation: 'nope', object: 'document:1' }]), /relation 'nope' is not defined/, 'check of an unknown relation');
+      t.throws(() => svc.check([{ user: 'user:anne', relation: 'owner', object: 'folder:1' }]), /type 'folder' is not defined/, 'check of an unknown type');
+    });
+  });
+
+  await t.test('expand shows one level of the userset tree', async (t) => {
+    await withTuples(svc, scenarios[2].dsl, ['folder:root parent document:1', 'user:dana viewer document:1'], async () => {
+      const tree = JSON.parse(svc.expand('document:1', 'viewer')) as unknown;
+      t.same(tree, {
+        root: {
+          name: 'document:1#viewer',
+          union: {
+            nodes: [
+              { name: 'document:1#viewer', leaf: { users: { users: ['user:dana'] } } },
+              { name: 'document:1#viewer', leaf: { tupleToUserset: { tupleset: 'document:1#parent', computed: [{ userset: 'folder:root#viewer' }] } } },
+            ],
+          },
+        },
+      });
+      const can = JSON.parse(svc.expand('document:1', 'can_view')) as { root: { difference?: unknown } };
+      t.ok(can.root.difference, 'exclusion expands to a difference node');
+    });
+  });
+
+  await t.test('reading tuples pages with a continuation token', async (t) => {
+    const many = Array.from({ length: 7 }, (_, i) => `user:u${i} commenter document:p`);
+    await withTuples(svc, scenarios[0].dsl, [...many, 'user:anne owner document:q'], async () => {
+      const seen: string[] = [];
+      let token: string | undefined;
+      let pages = 0;
+      do {
+        const page = await svc.readTuples({ object: 'document:p' }, 3, token);
+        seen.push(...page.tuples.map((x) => x.user));
+        token = page.continuationToken || undefined;
+        pages++;
+      } while (token && pages < 10);
+      t.same(seen.sort(), many.map((m) => m.split(' ')[0]).sort(), 'every matching tuple once, across pages');
+      t.same((await svc.readTuples({ object: 'document:' }, 100)).tuples.length, 8, 'type-only object filter');
+      t.same((await svc.readTuples({ user: 'user:anne', relation: 'owner' }, 100)).tuples, [tuple('user:anne owner document:q')], 'user and relation filter');
+    });
+  });
+}
