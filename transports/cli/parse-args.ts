@@ -71,7 +71,7 @@ export function parseArgs(argv: readonly string[], decls: readonly FlagDeclarati
       } else raw = 'true';
     } else {
       const next = argv[i + 1];
-      if (next === undefined || (next.startsWith('--') && next.length > 2)) throw new CliError(`--${name} needs a value`);
+      if (next === undefined || /^--[a-z]/i.test(next)) throw new CliError(`--${name} needs a value`);
       raw = next;
       i++;
     }

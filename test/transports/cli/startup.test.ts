@@ -1,0 +1,128 @@
+/** Black-box: the `latchkey` binary as a user starts it, including each startup refusal. */
+import { spawn } from 'node:child_process';
+import { generateKeyPairSync } from 'node:crypto';
+import { mkdtemp } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import t from 'tap';
+import { freePort } from '../../helpers/ports.js';
+
+const BIN = new URL('../../../bin/latchkey.js', import.meta.url).pathname;
+
+function run(args: string[], waitFor?: RegExp): Promise<{ code: number | null; stderr: string; stdout: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [BIN, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    const check = () => {
+      if (waitFor && waitFor.test(stdout + stderr)) child.kill('SIGTERM');
+    };
+    child.stdout.on('data', (d) => ((stdout += d), check()));
+    child.stderr.on('data', (d) => ((stderr += d), check()));
+    const timer = setTimeout(() => child.kill('SIGKILL'), 30_000);
+    child.on('exit', (code) => {
+      clearTimeout(timer);
+      resolve({ code, stderr, stdout });
+    });
+  });
+}
+
+let dir: string;
+t.before(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'latchkey-cli-'));
+});
+
+const base = (over: Record<string, string | null> = {}): string[] => {
+  const flags: Record<string, string | null> = {
+    '--database-type': 'sqlite',
+    '--database-url': join(dir, 'cli.db'),
+    '--url': 'http://localhost:8080',
+    '--client-id': 'app',
+    '--client-secret': 'app-secret',
+    '--admin-secret': 'admin',
+    '--jwt-type': 'HS256',
+    '--jwt-secret': 'jwt-secret',
+    ...over,
+  };
+  return Object.entries(flags).flatMap(([k, v]) => (v === null ? [] : [k, v]));
+};
+
+t.test('--admin-secret missing or empty exits with the exact message', async (t) => {
+  for (const value of [null, '']) {
+    const r = await run(base({ '--admin-secret': value }));
+    t.equal(r.code, 1);
+    t.equal(r.stderr.trim(), '--admin-secret is required and must not be empty.');
+  }
+});
+
+t.test('--url must be an absolute http(s) URL without user info', async (t) => {
+  for (const value of [null, 'auth.example.com', 'ftp://x.example', 'https://user:pw@x.example']) {
+    const r = await run(base({ '--url': value }));
+    t.equal(r.code, 1, String(value));
+    t.match(r.stderr, /--url/);
+  }
+});
+
+t.test('database flags are required', async (t) => {
+  const r = await run(base({ '--database-type': null }));
+  t.equal(r.code, 1);
+  t.match(r.stderr, /--database-type is required/);
+  const pg = await run(base({ '--database-type': 'postgres', '--database-url': null }));
+  t.match(pg.stderr, /--database-url is required/);
+});
+
+t.test('JWT key rules', async (t) => {
+  const hs = await run(base({ '--jwt-secret': null }));
+  t.match(hs.stderr, /--jwt-secret is required for --jwt-type HS256/);
+  const rs = await run(base({ '--jwt-type': 'RS256', '--jwt-secret': null }));
+  t.match(rs.stderr, /--jwt-private-key and --jwt-public-key are required/);
+  const { privateKey, publicKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
+  const priv = privateKey.export({ type: 'pkcs8', format: 'pem' }).toString();
+  const pub = publicKey.export({ type: 'spki', format: 'pem' }).toString();
+  const noEnc = await run(base({ '--jwt-type': 'RS256', '--jwt-secret': null, '--jwt-private-key': priv, '--jwt-public-key': pub }));
+  t.equal(noEnc.code, 1);
+  t.match(noEnc.stderr, /--encryption-key is required/);
+});
+
+t.test('ports must differ', async (t) => {
+  const r = await run(base({ '--http-port': '9000', '--metrics-port': '9000' }));
+  t.match(r.stderr, /--http-port and --metrics-port must differ/);
+  const g = await run(base({ '--http-port': '9000', '--grpc-port': '9000' }));
+  t.match(g.stderr, /--http-port and --grpc-port must differ/);
+});
+
+t.test('legacy snake_case names and env files are refused', async (t) => {
+  const r = await run([...base(), '--database_url', 'x']);
+  t.equal(r.code, 2);
+  t.match(r.stderr, /--database_url is not accepted: flag names are kebab-case \(use --database-url\)/);
+  const e = await run([...base(), '--env_file', '.env']);
+  t.match(e.stderr, /--env_file is not supported/);
+  const u = await run([...base(), '--no-such-flag', 'x']);
+  t.match(u.stderr, /unknown flag --no-such-flag/);
+});
+
+t.test('--help is generated and grouped by plugin', async (t) => {
+  const r = await run(['--help']);
+  t.equal(r.code, 0);
+  t.match(r.stdout, /^server: /m);
+  t.match(r.stdout, /^admin: /m);
+  t.match(r.stdout, /--admin-secret/);
+  t.match(r.stdout, /^planned-[a-z-]+: Placeholder/m, 'placeholders say so');
+});
+
+t.test('a valid command line starts and serves /v1/meta', async (t) => {
+  const [http, grpc, metrics] = [await freePort(), await freePort(), await freePort()];
+  const args = base({ '--http-port': String(http), '--grpc-port': String(grpc), '--metrics-port': String(metrics), '--host': '127.0.0.1', '--url': `http://localhost:${http}` });
+  const child = spawn(process.execPath, [BIN, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  child.stdout.on('data', (d) => (out += d));
+  child.stderr.on('data', (d) => (out += d));
+  const deadline = Date.now() + 30_000;
+  while (!/latchkey is listening/.test(out) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+  const res = await fetch(`http://127.0.0.1:${http}/v1/meta`);
+  t.equal(res.status, 200);
+  t.equal(((await res.json()) as { client_id: string }).client_id, 'app');
+  const exited = new Promise<number | null>((r) => child.on('exit', r));
+  child.kill('SIGTERM');
+  t.equal(await exited, 0, 'graceful shutdown on SIGTERM');
+});
