@@ -1,0 +1,78 @@
+/**
+ * GraphQL error shaping (CONTRACT.md "Transport rules"): a ServiceError becomes an error entry with
+ * its message and `extensions.code` in UPPER_SNAKE (core/errors.ts `errorStatus`). GraphQL-level
+ * errors (syntax, unknown fields, bad variables) keep Mercurius's shape and status (400 or 200).
+ * Status rules:
+ * - a response with resolver errors is HTTP 200, as GraphQL clients expect (GraphQL over HTTP);
+ * - an error raised before execution (a hook of the surrounding context, e.g. a rate limit) keeps
+ *   the status of its ServiceError code;
+ * - nothing GraphQL itself reports is ever 5xx; only a real fault (something thrown that is neither
+ *   a ServiceError nor a request error) is a 500, with its detail kept for the log.
+ */
+import { GraphQLError, type ExecutionResult } from 'graphql';
+import mercurius from 'mercurius';
+import { ServiceError } from '../../core/errors.js';
+
+type Formatter = NonNullable<mercurius.MercuriusCommonOptions['errorFormatter']>;
+type Formatted = ReturnType<Formatter>;
+
+/** Rebuilds an error with a new message and extensions, keeping where it happened. */
+function reshaped(err: GraphQLError, message: string, extensions: Record<string, unknown>): GraphQLError {
+  const out = new GraphQLError(message, {
+    ...(err.nodes ? { nodes: err.nodes } : {}),
+    ...(err.source ? { source: err.source } : {}),
+    ...(err.positions ? { positions: err.positions } : {}),
+    ...(err.path ? { path: err.path } : {}),
+    extensions,
+  });
+  // graphql-jit errors carry locations without nodes; keep them.
+  if (!out.locations && err.locations) (out as { locations?: GraphQLError['locations'] }).locations = err.locations;
+  return out;
+}
+
+const asGraphqlError = (err: unknown): GraphQLError =>
+  err instanceof GraphQLError ? err : new GraphQLError(err instanceof Error ? err.message : String(err), { originalError: err instanceof Error ? err : undefined });
+
+/** Errors Mercurius and Fastify raise about the request itself carry a code and a 4xx status. */
+function isFault(err: Error): boolean {
+  const { statusCode, code } = err as { statusCode?: unknown; code?: unknown };
+  if (typeof code === 'string' && code.startsWith('MER_ERR_')) return false;
+  return typeof statusCode !== 'number' || statusCode >= 500;
+}
+
+export const formatGraphqlErrors: Formatter = (execution, context) => {
+  let resolverError = false;
+  let serviceStatus: number | undefined;
+  let declaredStatus: number | undefined;
+  let fault = false;
+  const errors = execution.errors.map((raw) => {
+    const err = asGraphqlError(raw);
+    const original = err.originalError;
+    const inResolver = err.path !== undefined;
+    const declared = (original as { statusCode?: unknown } | undefined)?.statusCode;
+    if (typeof declared === 'number') declaredStatus ??= declared;
+    if (inResolver) resolverError = true;
+    if (original instanceof ServiceError) {
+      if (!inResolver) serviceStatus ??= original.status.http;
+      return reshaped(err, original.message, { ...err.extensions, code: original.status.graphql });
+    }
+    // Anything else thrown while resolving, or thrown before execution without a 4xx status, is a
+    // fault of ours: its text stays in the log (DESIGN.md §3).
+    if (original && !(original instanceof GraphQLError) && (inResolver || isFault(original))) {
+      if (!inResolver) fault = true;
+      return reshaped(err, 'internal server error', { code: 'INTERNAL' });
+    }
+    return err;
+  });
+  const result: Formatted = mercurius.defaultErrorFormatter({ ...(execution as ExecutionResult), errors }, context);
+  let statusCode = result.statusCode;
+  if (resolverError || execution.data) statusCode = 200;
+  else if (serviceStatus !== undefined) statusCode = serviceStatus;
+  else if (fault) statusCode = 500;
+  else {
+    // Mercurius answers one validation error with 400 but several with 200; keep it to one rule.
+    statusCode = declaredStatus ?? statusCode;
+    if (statusCode >= 500) statusCode = 400;
+  }
+  return { statusCode, response: result.response };
+};

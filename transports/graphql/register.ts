@@ -1,0 +1,126 @@
+/**
+ * Mounts the GraphQL transport (DESIGN.md §3, CONTRACT.md "Transport rules"): Mercurius with JIT at
+ * `/graphql` of the Fastify context it is given, the schema generated from the operation table, and
+ * one resolver per operation that runs the kernel pipeline and applies the context's effects
+ * (Set-Cookie) to the reply.
+ *
+ * Mercurius lives in a child scope of the given context, so its decorators, its error handler and
+ * its `application/graphql` parser stay inside it while the context's hooks (CSRF, CORS, rate
+ * limits) run for `/graphql` too. The scope is registered without awaiting it: Fastify copies a
+ * context's hooks into a child scope when the child loads, which is after the caller's plugin body
+ * has finished, so hooks added to the context before or after this call both apply.
+ */
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { buildSchema, NoSchemaIntrospectionCustomRule, parse, Kind, type ValidationRule } from 'graphql';
+import fastifyCookie from '@fastify/cookie';
+import mercurius, { type IResolvers, type MercuriusContext } from 'mercurius';
+import type { Kernel } from '../../core/kernel.js';
+import type { CompiledOperation } from '../../core/operations.js';
+import { applyEffects, contextFromRequest } from '../http/context.js';
+import { formatGraphqlErrors } from './errors.js';
+import { anyScalar, int64Scalar, mapScalar } from './scalars.js';
+import { buildSdl } from './sdl.js';
+
+/** Mercurius compiles a query with graphql-jit once it has been seen this many times. */
+const JIT_AFTER = 1;
+
+type Args = Record<string, unknown>;
+
+/** The operation's raw input from the root field's arguments (nulls are stripped by the kernel). */
+function inputOf(op: CompiledOperation, args: Args): unknown {
+  if (!op.def.input) return undefined;
+  const projection = op.def.graphql === false ? {} : op.def.graphql ?? {};
+  if (projection.arg === 'flat') return { ...args };
+  return args[projection.arg ?? 'params'] ?? undefined;
+}
+
+function resolverFor(kernel: Kernel, op: CompiledOperation) {
+  return async (_root: unknown, args: Args, context: MercuriusContext): Promise<unknown> => {
+    const reply = context.reply;
+    const ctx = contextFromRequest(kernel, reply.request, 'graphql');
+    try {
+      return await kernel.invokeCompiled(op, ctx, inputOf(op, args));
+    } finally {
+      // Failed operations may clear cookies too (for example an expired admin session).
+      applyEffects(ctx, reply);
+    }
+  };
+}
+
+export function graphqlResolvers(kernel: Kernel, ops: readonly CompiledOperation[]): IResolvers {
+  const Query: Record<string, ReturnType<typeof resolverFor>> = {};
+  const Mutation: Record<string, ReturnType<typeof resolverFor>> = {};
+  for (const op of ops) {
+    if (op.def.graphql === false) continue;
+    (op.def.kind === 'query' ? Query : Mutation)[op.def.name] = resolverFor(kernel, op);
+  }
+  return {
+    Query,
+    ...(Object.keys(Mutation).length ? { Mutation } : {}),
+    Int64: int64Scalar,
+    Map: mapScalar,
+    Any: anyScalar,
+  } as unknown as IResolvers;
+}
+
+/**
+ * CONTRACT.md: any operation name is accepted. GraphQL rejects an `operationName` that names no
+ * operation of the document; when the document has exactly one operation the name is only a label
+ * (clients send their own), so it is dropped instead of failing the request.
+ */
+export function relaxOperationName(payload: unknown): void {
+  if (payload === null || typeof payload !== 'object' || Array.isArray(payload)) return;
+  const p = payload as { query?: unknown; operationName?: unknown };
+  if (typeof p.operationName !== 'string' || typeof p.query !== 'string' || p.operationName === '') return;
+  const name = p.operationName.replace(/[^_0-9A-Za-z]/g, '');
+  if (name === p.operationName && new RegExp(`\\b(query|mutation|subscription)\\s+${name}\\b`).test(p.query)) return;
+  try {
+    const ops = parse(p.query).definitions.filter((d) => d.kind === Kind.OPERATION_DEFINITION);
+    if (ops.length === 1) delete p.operationName;
+  } catch {
+    // A syntax error is reported by Mercurius with its own message.
+  }
+}
+
+/** A request-level problem: answered 400 with the GraphQL error shape, like Mercurius's own. */
+class GraphqlRequestError extends Error {
+  readonly statusCode = 400;
+  readonly code = 'GRAPHQL_BAD_REQUEST';
+}
+
+/**
+ * Runs before Mercurius's handler: a non-string `query` would reach graphql-js as if it were a
+ * parsed document and fail as a 500 inside validation, so it is refused here.
+ */
+async function prepareRequest(request: FastifyRequest, _reply: FastifyReply): Promise<void> {
+  const payload = request.method === 'GET' ? request.query : request.body;
+  if (payload !== null && typeof payload === 'object' && !Array.isArray(payload)) {
+    const query = (payload as { query?: unknown }).query;
+    if (query !== undefined && query !== null && typeof query !== 'string') throw new GraphqlRequestError('query must be a string');
+  }
+  relaxOperationName(payload);
+}
+
+export async function registerGraphql(app: FastifyInstance, kernel: Kernel, ops: CompiledOperation[]): Promise<void> {
+  const sdl = buildSdl(ops);
+  // Fail at the call, not at the first request, when the generated schema is not valid GraphQL.
+  buildSchema(sdl);
+  const validationRules: ValidationRule[] = kernel.config.bool('enable-graphql-introspection', true)
+    ? []
+    : [NoSchemaIntrospectionCustomRule];
+  const playground = kernel.config.bool('enable-playground', false);
+  void app.register(async function graphqlScope(scope) {
+    // Cookies in and Set-Cookie out need @fastify/cookie; the HTTP server normally has it already.
+    if (!scope.hasReplyDecorator('setCookie')) await scope.register(fastifyCookie);
+    await scope.register(mercurius, {
+      schema: sdl,
+      resolvers: graphqlResolvers(kernel, ops),
+      path: '/graphql',
+      jit: JIT_AFTER,
+      graphiql: playground,
+      validationRules,
+      errorFormatter: formatGraphqlErrors,
+      additionalRouteOptions: { preValidation: prepareRequest },
+    });
+  });
+}
