@@ -3,20 +3,20 @@ import { RedisMemoryStore, parseRedisUrl } from '../../../storage/memory/redis.j
 import { freshRedisUrl, redisAvailable } from '../../helpers/databases.js';
 import { memoryStoreSuite } from './shared-suite.js';
 
+const skip = (await redisAvailable()) ? false : 'Redis is not reachable';
+
 t.test('the URL prefix parameter sets the namespace', async (t) => {
   t.same(parseRedisUrl('redis://127.0.0.1:6379/2?prefix=tenant-a:'), { url: 'redis://127.0.0.1:6379/2', namespace: 'tenant-a:' });
   t.equal(parseRedisUrl('redis://127.0.0.1:6379').namespace, 'latchkey:');
   t.throws(() => parseRedisUrl('http://127.0.0.1:6379'), /redis:\/\//);
 });
 
-t.test('redis memory store', async (t) => {
-  if (!(await redisAvailable())) return t.skip('Redis is not reachable');
+t.test('redis memory store', { skip }, async (t) => {
   const url = freshRedisUrl();
   memoryStoreSuite(t, { open: () => RedisMemoryStore.open(url), openPeer: () => RedisMemoryStore.open(url) });
 });
 
-t.test('namespaces keep stores apart', async (t) => {
-  if (!(await redisAvailable())) return t.skip('Redis is not reachable');
+t.test('namespaces keep stores apart', { skip }, async (t) => {
   const a = await RedisMemoryStore.open(freshRedisUrl());
   const b = await RedisMemoryStore.open(freshRedisUrl());
   t.teardown(async () => {
