@@ -3,14 +3,22 @@
  * its own list to `createServer({ plugins })`.
  */
 import type { AnyPlugin } from '../core/plugin.js';
+import { accountsPlugin } from './accounts/index.js';
 import { adminPlugin } from './admin/index.js';
+import { adminUsersPlugin } from './admin-users/index.js';
 import { healthPlugin } from './health/index.js';
 import { keysPlugin } from './keys/index.js';
 import { metaPlugin } from './meta/index.js';
 import { placeholderPlugins } from './placeholders/index.js';
 import { serverPlugin } from './server/index.js';
+import { sessionsPlugin } from './sessions/index.js';
+import { tokensPlugin } from './tokens/index.js';
+import { usersPlugin } from './users/index.js';
 
 /** The plugins every build needs: the process, keys, admin authentication, health and meta. */
 export const basePlugins: AnyPlugin[] = [serverPlugin, keysPlugin, adminPlugin, healthPlugin, metaPlugin];
 
-export const defaultPlugins: AnyPlugin[] = [...basePlugins, ...placeholderPlugins()];
+/** Accounts: users, sessions, tokens, password login and admin user management. */
+export const accountPlugins: AnyPlugin[] = [usersPlugin, sessionsPlugin, tokensPlugin, accountsPlugin, adminUsersPlugin];
+
+export const defaultPlugins: AnyPlugin[] = [...basePlugins, ...accountPlugins, ...placeholderPlugins()];

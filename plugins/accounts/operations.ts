@@ -1,0 +1,289 @@
+/**
+ * The public account operations (SPEC.md "Endpoints", CONTRACT.md "Operations"). Inputs are
+ * closed TypeBox schemas, so unknown fields, wrong types and oversized strings are an
+ * `invalid_argument` before any handler runs, and nothing is written.
+ */
+import type { RequestContext } from '../../core/context.js';
+import { ServiceError, invalidArgument, permissionDenied, unauthenticated } from '../../core/errors.js';
+import { defineOperation, type AnyOperation } from '../../core/operations.js';
+import { MessageResponse } from '../../core/schema.js';
+import { UserSchema } from '../users/schemas.js';
+import type { UserPatch } from '../users/types.js';
+import { hasRelations, hasRoles } from './relations.js';
+import {
+  AuthResponse,
+  LoginRequest,
+  OAuthRevokeRequest,
+  SessionQueryRequest,
+  SignUpRequest,
+  UpdateProfileRequest,
+  ValidateJWTTokenRequest,
+  ValidateJWTTokenResponse,
+  ValidateSessionRequest,
+  ValidateSessionResponse,
+} from './schemas.js';
+import { badCredentials, deps, lockedOut, loginMethod, requestedScopes, respond, revokedAccess, signupRoles, startSession } from './service.js';
+
+async function currentSession(ctx: RequestContext) {
+  const p = ctx.requirePrincipal();
+  const { sessions, users } = deps(ctx);
+  const session = p.userId && p.sessionId ? await sessions.get(p.userId, p.sessionId) : null;
+  const user = session ? await users.findById(session.userId) : null;
+  if (!session || !user) throw unauthenticated();
+  return { session, user };
+}
+
+function emit(ctx: RequestContext, name: string, payload: Record<string, unknown>): void {
+  ctx.kernel.events.emit(name, payload);
+}
+
+export const accountOperations: AnyOperation[] = [
+  defineOperation({
+    name: 'signup',
+    kind: 'mutation',
+    access: 'public',
+    description: 'Registers a user with email or phone number and password; starts a session.',
+    input: SignUpRequest,
+    output: AuthResponse,
+    handler: async (ctx, input) => {
+      const { config, users } = deps(ctx);
+      if (!config.bool('enable-signup', true)) throw permissionDenied('signup is disabled for this instance');
+      const method = loginMethod(ctx, input);
+      if (input.password !== input.confirm_password) throw invalidArgument('password and confirm password does not match');
+      users.checkPasswordPolicy(input.password);
+      const roles = signupRoles(ctx, input.roles);
+      const scopes = requestedScopes(input.scope);
+      const user = await users.create({
+        ...(method === 'basic_auth' ? { email: input.email } : {}),
+        ...(input.phone_number ? { phone_number: input.phone_number } : {}),
+        password: input.password,
+        signup_method: method,
+        roles,
+        given_name: input.given_name,
+        family_name: input.family_name,
+        middle_name: input.middle_name,
+        nickname: input.nickname,
+        gender: input.gender,
+        birthdate: input.birthdate,
+        picture: input.picture,
+        app_data: input.app_data,
+        is_multi_factor_auth_enabled: input.is_multi_factor_auth_enabled,
+      });
+      const result = await startSession(ctx, user, { roles, scopes, amr: ['pwd'], message: 'Signed up successfully.' });
+      emit(ctx, 'user.created', { user: result.user, auth_recipe: method });
+      emit(ctx, 'user.signup', { user: result.user, auth_recipe: method });
+      return result;
+    },
+  }),
+  defineOperation({
+    name: 'login',
+    kind: 'mutation',
+    access: 'public',
+    description: 'Logs in with email or phone number and password; starts a session.',
+    input: LoginRequest,
+    output: AuthResponse,
+    handler: async (ctx, input) => {
+      const { config, users } = deps(ctx);
+      const method = loginMethod(ctx, input);
+      const user = method === 'basic_auth' ? await users.findByEmail(input.email ?? '') : await users.findByPhone(input.phone_number ?? '');
+      // An unknown account costs the same hash as a known one (no timing oracle).
+      const check = await users.verifyPassword(user ?? UNKNOWN_USER, input.password);
+      if (!user) throw badCredentials();
+      if (check === 'locked') throw lockedOut();
+      if (check !== 'ok') throw badCredentials();
+      if (user.revokedTimestamp !== null) throw revokedAccess();
+      if (method === 'basic_auth' && config.bool('enable-email-verification') && user.emailVerifiedAt === null) {
+        throw new ServiceError('failed_precondition', 'email not verified');
+      }
+      const roles = input.roles && input.roles.length > 0 ? [...new Set(input.roles)] : user.roles;
+      if (!hasRoles(user.roles, roles)) throw permissionDenied('invalid role');
+      const scopes = requestedScopes(input.scope);
+      const result = await startSession(ctx, user, { roles, scopes, amr: ['pwd'], message: 'Logged in successfully' });
+      emit(ctx, 'user.login', { user: result.user, auth_recipe: method });
+      return result;
+    },
+  }),
+  defineOperation({
+    name: 'session',
+    kind: 'query',
+    access: 'session',
+    description: 'Returns fresh tokens for the current session and rotates it.',
+    input: SessionQueryRequest,
+    output: AuthResponse,
+    graphql: { required: false },
+    handler: async (ctx, input) => {
+      const { session, user } = await currentSession(ctx);
+      if (user.revokedTimestamp !== null) throw revokedAccess();
+      if (!hasRoles(session.roles, input?.roles)) throw permissionDenied('unauthorized');
+      if (!(await hasRelations(ctx, `user:${user.id}`, input?.required_relations))) throw permissionDenied('unauthorized');
+      const scopes = input?.scope && input.scope.length > 0 ? requestedScopes(input.scope) : session.scopes;
+      const { sessions } = deps(ctx);
+      const rotated = await sessions.rotate(session, { scopes });
+      return respond(ctx, user, rotated, 'Session refreshed successfully');
+    },
+  }),
+  defineOperation({
+    name: 'logout',
+    kind: 'mutation',
+    access: 'session',
+    description: 'Ends the current session.',
+    output: MessageResponse,
+    handler: async (ctx) => {
+      const p = ctx.requirePrincipal();
+      const { sessions } = deps(ctx);
+      if (p.userId && p.sessionId) await sessions.revoke(p.userId, p.sessionId);
+      sessions.clearCookies(ctx);
+      return { message: 'Logged out successfully' };
+    },
+  }),
+  defineOperation({
+    name: 'profile',
+    kind: 'query',
+    access: 'session',
+    description: "The caller's profile.",
+    rest: { method: 'GET' },
+    mcp: true,
+    output: UserSchema,
+    handler: async (ctx) => {
+      const { user } = await currentSession(ctx);
+      return deps(ctx).users.toUserDto(user);
+    },
+  }),
+  defineOperation({
+    name: 'update_profile',
+    kind: 'mutation',
+    access: 'session',
+    description: "Updates the caller's profile, password, email or phone number.",
+    input: UpdateProfileRequest,
+    output: MessageResponse,
+    handler: async (ctx, input) => {
+      const { session, user } = await currentSession(ctx);
+      const { users, sessions } = deps(ctx);
+      const patch: UserPatch = {};
+      for (const k of ['given_name', 'family_name', 'middle_name', 'nickname', 'gender', 'birthdate', 'picture'] as const) {
+        if (input[k] !== undefined) patch[k] = input[k];
+      }
+      if (input.app_data !== undefined) patch.app_data = input.app_data;
+      if (input.is_multi_factor_auth_enabled !== undefined) patch.is_multi_factor_auth_enabled = input.is_multi_factor_auth_enabled;
+      if (input.email !== undefined) patch.email = users.normalizeEmail(input.email);
+      if (input.phone_number !== undefined) patch.phone_number = users.normalizePhone(input.phone_number);
+      const changingPassword = input.new_password !== undefined || input.confirm_new_password !== undefined;
+      if (changingPassword || input.old_password !== undefined) {
+        if (input.old_password === undefined) throw invalidArgument('old password is required to change the password');
+        if (input.new_password === undefined) throw invalidArgument('new password is required');
+        if (input.new_password !== input.confirm_new_password) throw invalidArgument('new password and confirm new password does not match');
+        users.checkPasswordPolicy(input.new_password);
+        const check = await users.verifyPassword(user, input.old_password);
+        if (check === 'locked') throw new ServiceError('resource_exhausted', 'too many failed login attempts, account locked for 15 minutes');
+        if (check !== 'ok') throw invalidArgument('incorrect old password');
+        patch.password = input.new_password;
+      }
+      if (Object.keys(patch).length === 0) throw invalidArgument('please enter at least one param to update');
+      await users.update(user.id, patch);
+      if (patch.password !== undefined) {
+        // A new password ends every other session (someone else may know the old one).
+        await sessions.revokeAll(user.id);
+        const kept = await sessions.create({ userId: user.id, roles: session.roles, scopes: session.scopes, amr: session.amr, authTime: session.authTime });
+        sessions.setCookies(ctx, kept);
+      }
+      return { message: 'Profile details updated successfully' };
+    },
+  }),
+  defineOperation({
+    name: 'deactivate_account',
+    kind: 'mutation',
+    access: 'session',
+    description: "Deactivates the caller's account and ends all its sessions.",
+    output: MessageResponse,
+    handler: async (ctx) => {
+      const { user } = await currentSession(ctx);
+      const { users, sessions } = deps(ctx);
+      const updated = await users.update(user.id, { revoked_timestamp: Math.floor(Date.now() / 1000) });
+      await sessions.revokeAll(user.id);
+      sessions.clearCookies(ctx);
+      emit(ctx, 'user.deactivated', { user: users.toUserDto(updated) });
+      return { message: 'user account deactivated successfully' };
+    },
+  }),
+  defineOperation({
+    name: 'revoke',
+    kind: 'mutation',
+    access: 'public',
+    description: 'Revokes a refresh token and its family (RFC 7009: unknown tokens are not an error).',
+    input: OAuthRevokeRequest,
+    output: MessageResponse,
+    handler: async (ctx, input) => {
+      await deps(ctx).tokens.revokeRefreshToken(input.refresh_token);
+      return { message: 'Token revoked successfully' };
+    },
+  }),
+  defineOperation({
+    name: 'validate_jwt_token',
+    kind: 'query',
+    access: 'public',
+    description: 'Validates a token (signature, issuer, expiry, live session) and optional roles and relations.',
+    input: ValidateJWTTokenRequest,
+    output: ValidateJWTTokenResponse,
+    handler: async (ctx, input) => {
+      const { tokens } = deps(ctx);
+      const verified = await tokens.validate(input.token, input.token_type);
+      if (!verified) return { is_valid: false };
+      const raw = verified.claims[tokens.roleClaim];
+      const roles = Array.isArray(raw) ? raw.filter((r): r is string => typeof r === 'string') : verified.session.roles;
+      if (!hasRoles(roles, input.roles)) return { is_valid: false };
+      if (!(await hasRelations(ctx, `user:${verified.userId}`, input.required_relations))) return { is_valid: false };
+      return { is_valid: true, claims: verified.claims };
+    },
+  }),
+  defineOperation({
+    name: 'validate_session',
+    kind: 'query',
+    access: 'public',
+    description: 'Validates an app session cookie value and optional roles and relations.',
+    input: ValidateSessionRequest,
+    output: ValidateSessionResponse,
+    graphql: { required: false },
+    handler: async (ctx, input) => {
+      const { sessions, users } = deps(ctx);
+      let cookie = input.cookie;
+      try {
+        cookie = decodeURIComponent(cookie);
+      } catch {
+        // Not URL-encoded; use as given.
+      }
+      const session = await sessions.fromCookie(cookie);
+      const user = session ? await users.findById(session.userId) : null;
+      if (!session || !user || user.revokedTimestamp !== null) return { is_valid: false };
+      if (!hasRoles(session.roles, input.roles)) return { is_valid: false };
+      if (!(await hasRelations(ctx, `user:${user.id}`, input.required_relations))) return { is_valid: false };
+      return { is_valid: true, user: users.toUserDto(user) };
+    },
+  }),
+];
+
+/** Stands in for a missing account in the password check (no hash: the decoy path runs). */
+const UNKNOWN_USER = {
+  id: 'unknown',
+  email: null,
+  emailVerifiedAt: null,
+  phoneNumber: null,
+  phoneNumberVerifiedAt: null,
+  password: null,
+  signupMethods: [],
+  givenName: null,
+  familyName: null,
+  middleName: null,
+  nickname: null,
+  preferredUsername: null,
+  gender: null,
+  birthdate: null,
+  picture: null,
+  roles: [],
+  createdAt: 0,
+  updatedAt: 0,
+  revokedTimestamp: null,
+  isMultiFactorAuthEnabled: null,
+  hasSkippedMfaSetupAt: null,
+  mfaLockedAt: null,
+  appData: null,
+};

@@ -1,0 +1,139 @@
+/**
+ * Admin user management (SPEC.md "Admin API"): list with case-insensitive search, read, update,
+ * delete by id, revoke and enable access. Revoking ends every session at once, so the user's
+ * access tokens fail on their next use (stateful tokens).
+ */
+import type { RequestContext } from '../../core/context.js';
+import { invalidArgument, notFound } from '../../core/errors.js';
+import { defineOperation, type AnyOperation } from '../../core/operations.js';
+import { MessageResponse } from '../../core/schema.js';
+import { UserSchema } from '../users/schemas.js';
+import type { UserPatch } from '../users/types.js';
+import { DeleteUserRequest, GetUserRequest, ListUsersRequest, UpdateAccessRequest, UpdateUserRequest, Users } from './schemas.js';
+
+const DEFAULT_LIMIT = 10;
+
+const deps = (ctx: RequestContext) => ({ users: ctx.kernel.service('users'), sessions: ctx.kernel.service('sessions') });
+
+async function mustFind(ctx: RequestContext, id: string) {
+  const user = await deps(ctx).users.findById(id);
+  if (!user) throw notFound('user not found');
+  return user;
+}
+
+export const adminUserOperations: AnyOperation[] = [
+  defineOperation({
+    name: '_users',
+    kind: 'query',
+    access: 'admin',
+    description: 'Lists users, newest first; `query` matches id, email, given_name, family_name, nickname (case-insensitive).',
+    input: ListUsersRequest,
+    output: Users,
+    graphql: { required: false },
+    handler: async (ctx, input) => {
+      const { users } = deps(ctx);
+      const limit = input?.pagination?.limit ?? DEFAULT_LIMIT;
+      const page = input?.pagination?.page ?? 1;
+      const { users: list, total } = await users.list({ page, limit, query: input?.query });
+      return { pagination: { limit, page, offset: (page - 1) * limit, total }, users: list.map((u) => users.toUserDto(u)) };
+    },
+  }),
+  defineOperation({
+    name: '_user',
+    kind: 'query',
+    access: 'admin',
+    description: 'One user by id or email.',
+    input: GetUserRequest,
+    output: UserSchema,
+    handler: async (ctx, input) => {
+      const { users } = deps(ctx);
+      if (!input.id && !input.email) throw invalidArgument('id or email is required');
+      const user = input.id ? await users.findById(input.id) : await users.findByEmail(input.email ?? '');
+      if (!user) throw notFound('user not found');
+      return users.toUserDto(user);
+    },
+  }),
+  defineOperation({
+    name: '_update_user',
+    kind: 'mutation',
+    access: 'admin',
+    description: 'Updates a user; email and phone stay unique; roles from --roles and --protected-roles.',
+    input: UpdateUserRequest,
+    output: UserSchema,
+    handler: async (ctx, input) => {
+      const { users, sessions } = deps(ctx);
+      await mustFind(ctx, input.id);
+      const patch: UserPatch = {};
+      for (const k of ['given_name', 'family_name', 'middle_name', 'nickname', 'gender', 'birthdate', 'picture', 'email', 'phone_number'] as const) {
+        if (input[k] !== undefined) patch[k] = input[k];
+      }
+      if (input.email_verified !== undefined) patch.email_verified = input.email_verified;
+      if (input.phone_number_verified !== undefined) patch.phone_number_verified = input.phone_number_verified;
+      if (input.is_multi_factor_auth_enabled !== undefined) patch.is_multi_factor_auth_enabled = input.is_multi_factor_auth_enabled;
+      if (input.app_data !== undefined) patch.app_data = input.app_data;
+      if (input.reset_mfa) {
+        patch.mfa_locked_at = null;
+        patch.has_skipped_mfa_setup_at = null;
+      }
+      if (input.roles !== undefined) {
+        const allowed = new Set([...users.roles.allowed, ...users.roles.protected]);
+        const bad = input.roles.find((r) => !allowed.has(r));
+        if (bad !== undefined) throw invalidArgument(`invalid role "${bad.slice(0, 64)}"`);
+        patch.roles = [...new Set(input.roles)];
+      }
+      const updated = await users.update(input.id, patch);
+      // Changed roles must not live on in old sessions and tokens.
+      if (patch.roles !== undefined) await sessions.revokeAll(input.id);
+      return users.toUserDto(updated);
+    },
+  }),
+  defineOperation({
+    name: '_delete_user',
+    kind: 'mutation',
+    access: 'admin',
+    description: "Deletes a user by id (SPEC.md Versioning 3), with the user's sessions, OTP and verification data.",
+    input: DeleteUserRequest,
+    output: MessageResponse,
+    handler: async (ctx, input) => {
+      const { users, sessions } = deps(ctx);
+      const user = await mustFind(ctx, input.id);
+      await sessions.revokeAll(user.id);
+      await users.delete(user.id);
+      ctx.kernel.events.emit('user.deleted', { user: users.toUserDto(user) });
+      return { message: 'user deleted successfully' };
+    },
+  }),
+  defineOperation({
+    name: '_revoke_access',
+    kind: 'mutation',
+    access: 'admin',
+    description: "Revokes a user's access: sets revoked_timestamp and ends all sessions.",
+    input: UpdateAccessRequest,
+    output: MessageResponse,
+    graphql: { arg: 'param' },
+    handler: async (ctx, input) => {
+      const { users, sessions } = deps(ctx);
+      await mustFind(ctx, input.user_id);
+      const updated = await users.update(input.user_id, { revoked_timestamp: Math.floor(Date.now() / 1000) });
+      await sessions.revokeAll(input.user_id);
+      ctx.kernel.events.emit('user.access_revoked', { user: users.toUserDto(updated) });
+      return { message: 'user access revoked successfully' };
+    },
+  }),
+  defineOperation({
+    name: '_enable_access',
+    kind: 'mutation',
+    access: 'admin',
+    description: "Restores a user's access: clears revoked_timestamp.",
+    input: UpdateAccessRequest,
+    output: MessageResponse,
+    graphql: { arg: 'param' },
+    handler: async (ctx, input) => {
+      const { users } = deps(ctx);
+      await mustFind(ctx, input.user_id);
+      const updated = await users.update(input.user_id, { revoked_timestamp: null });
+      ctx.kernel.events.emit('user.access_enabled', { user: users.toUserDto(updated) });
+      return { message: 'user access enabled successfully' };
+    },
+  }),
+];
