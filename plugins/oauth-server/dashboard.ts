@@ -1,14 +1,14 @@
 /** GET / (SPEC.md: "Opens the authorize dashboard"): the hosted page when enabled. */
 import type { RawResponse, RawRoute } from '../../core/plugin.js';
 import { LOGIN_PAGE_PATH } from './authorize/endpoint.js';
-import { issuerOf } from './issuer.js';
+import { baseOf } from './issuer.js';
 
 export const dashboardRoute: RawRoute = {
   method: 'GET',
   path: '/',
   handler: async (_req, ctx): Promise<RawResponse> => {
     const hasPage = ctx.kernel.routes.some((r) => r.path === LOGIN_PAGE_PATH && r.method === 'GET');
-    if (hasPage) return { status: 302, headers: { location: `${issuerOf(ctx.kernel.config)}${LOGIN_PAGE_PATH}` } };
+    if (hasPage) return { status: 302, headers: { location: `${baseOf(ctx.kernel.config)}${LOGIN_PAGE_PATH}` } };
     const name = ctx.kernel.config.string('organization-name', 'Latchkey').replace(/[&<>"']/g, '');
     return {
       status: 200,

@@ -4,22 +4,23 @@
  */
 import type { Config } from '../../core/config.js';
 import type { RawRoute } from '../../core/plugin.js';
-import { ENDPOINTS, issuerOf } from './issuer.js';
+import { ENDPOINTS, baseOf, issuerOf } from './issuer.js';
 import { SUPPORTED_CLAIMS, SUPPORTED_SCOPES } from './scopes.js';
 
 export function discoveryDocument(config: Config, signingAlg: string, grants: readonly string[]): Record<string, unknown> {
   const issuer = issuerOf(config);
+  const base = baseOf(config);
   const authMethods = ['client_secret_basic', 'client_secret_post', 'none'];
   return {
     issuer,
-    authorization_endpoint: issuer + ENDPOINTS.authorize,
-    token_endpoint: issuer + ENDPOINTS.token,
-    userinfo_endpoint: issuer + ENDPOINTS.userinfo,
-    jwks_uri: issuer + ENDPOINTS.jwks,
-    revocation_endpoint: issuer + ENDPOINTS.revoke,
-    introspection_endpoint: issuer + ENDPOINTS.introspect,
-    end_session_endpoint: issuer + ENDPOINTS.logout,
-    ...(config.bool('enable-dynamic-client-registration') ? { registration_endpoint: issuer + ENDPOINTS.register } : {}),
+    authorization_endpoint: base + ENDPOINTS.authorize,
+    token_endpoint: base + ENDPOINTS.token,
+    userinfo_endpoint: base + ENDPOINTS.userinfo,
+    jwks_uri: base + ENDPOINTS.jwks,
+    revocation_endpoint: base + ENDPOINTS.revoke,
+    introspection_endpoint: base + ENDPOINTS.introspect,
+    end_session_endpoint: base + ENDPOINTS.logout,
+    ...(config.bool('enable-dynamic-client-registration') ? { registration_endpoint: base + ENDPOINTS.register } : {}),
     scopes_supported: SUPPORTED_SCOPES,
     response_types_supported: ['code', 'token'],
     response_modes_supported: ['query', 'fragment', 'form_post', 'web_message'],

@@ -39,9 +39,10 @@ export const invalidClient = (d = 'client authentication failed') => new OAuthEr
 export const NO_STORE = { 'cache-control': 'no-store', pragma: 'no-cache' };
 
 /** The JSON error answer; `invalid_client` names the scheme the client should use (§5.2). */
-export function oauthErrorResponse(err: OAuthError): RawResponse {
+export function oauthErrorResponse(err: OAuthError, basicAttempted = false): RawResponse {
   const headers: Record<string, string> = { ...NO_STORE };
-  if (err.error === 'invalid_client') headers['www-authenticate'] = 'Basic realm="latchkey"';
+  // RFC 6749 §5.2: the Basic challenge answers a client that tried the Authorization header.
+  if (err.error === 'invalid_client' && basicAttempted) headers['www-authenticate'] = 'Basic realm="latchkey"';
   if (err.error === 'invalid_token') headers['www-authenticate'] = `Bearer error="invalid_token", error_description="${err.description.replace(/"/g, "'")}"`;
   return { status: err.status, headers, body: { error: err.error, error_description: err.description } };
 }

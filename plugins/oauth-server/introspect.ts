@@ -59,7 +59,7 @@ const handler: RawRoute['handler'] = async (req, ctx) => {
     }
     return INACTIVE;
   } catch (err) {
-    if (err instanceof OAuthError) return oauthErrorResponse(err);
+    if (err instanceof OAuthError) return oauthErrorResponse(err, /^Basic\s/i.test(ctx.header('authorization') ?? ''));
     throw err;
   }
 };

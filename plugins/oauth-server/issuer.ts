@@ -4,7 +4,13 @@
  */
 import type { Config } from '../../core/config.js';
 
+/** The `iss` of every token (the tokens service signs with `--url` exactly as given). */
 export function issuerOf(config: Config): string {
+  return config.string('url') ?? '';
+}
+
+/** The base for endpoint URLs: `--url` without a trailing slash. */
+export function baseOf(config: Config): string {
   const url = new URL(config.string('url') ?? 'http://localhost');
   return `${url.protocol}//${url.host}${url.pathname.replace(/\/+$/, '')}`;
 }

@@ -37,7 +37,7 @@ const handler: RawRoute['handler'] = async (req, ctx) => {
     if (!hint) await tokens.revokeRefreshToken(token);
     return OK;
   } catch (err) {
-    if (err instanceof OAuthError) return oauthErrorResponse(err);
+    if (err instanceof OAuthError) return oauthErrorResponse(err, /^Basic\s/i.test(ctx.header('authorization') ?? ''));
     throw err;
   }
 };

@@ -31,6 +31,8 @@ interface RefreshRecord {
   scopes: string[];
   roles: string[];
   audience?: string | string[];
+  /** The ID tokens of this family release profile claims by scope. */
+  scopedClaims?: boolean;
 }
 
 const digest = (jti: string) => createHash('sha256').update(jti).digest('base64url');
@@ -70,6 +72,20 @@ function profileClaims(user: UserRecord): Record<string, unknown> {
   };
   for (const k of Object.keys(c)) if (c[k] === null || c[k] === undefined) delete c[k];
   return c;
+}
+
+/** Profile claims released by scope (OIDC Core §5.4), for third-party relying parties. */
+const SCOPE_CLAIMS: Record<string, string[]> = {
+  profile: ['given_name', 'family_name', 'middle_name', 'nickname', 'preferred_username', 'gender', 'birthdate', 'picture', 'updated_at'],
+  email: ['email', 'email_verified'],
+  phone: ['phone_number', 'phone_number_verified'],
+};
+
+function scopedProfileClaims(user: UserRecord, scopes: readonly string[]): Record<string, unknown> {
+  const all = profileClaims(user);
+  const out: Record<string, unknown> = {};
+  for (const s of scopes) for (const k of SCOPE_CLAIMS[s] ?? []) if (all[k] !== undefined) out[k] = all[k];
+  return out;
 }
 
 export interface TokensDeps {
@@ -143,7 +159,7 @@ export function createTokensService({ config, memory, keys, sessions, users, log
     if (customize) access = { ...customize({ ...profileClaims(user), id: user.id, roles: user.roles }, { ...access }), ...access };
     const accessToken = await sign(access, ttl);
     const id: Record<string, unknown> = {
-      ...profileClaims(user),
+      ...(req.idTokenClaimsByScope ? scopedProfileClaims(user, req.scopes) : profileClaims(user)),
       sub: user.id,
       aud: clientId,
       sid: session.id,
@@ -166,6 +182,7 @@ export function createTokensService({ config, memory, keys, sessions, users, log
         scopes: req.scopes,
         roles: req.roles,
         ...(req.audience ? { audience: req.audience } : {}),
+        ...(req.idTokenClaimsByScope ? { scopedClaims: true } : {}),
       };
       await memory.set(refreshKey(jti), JSON.stringify(record), REFRESH_TTL_SECONDS * 1000);
       // The session must outlive its refresh token, or the rotated tokens would be born dead.
@@ -259,6 +276,7 @@ export function createTokensService({ config, memory, keys, sessions, users, log
         clientId: record.clientId,
         ...(record.audience ? { audience: record.audience } : {}),
         refresh: true,
+        ...(record.scopedClaims ? { idTokenClaimsByScope: true } : {}),
       });
       return { user, session, tokens };
     },

@@ -27,6 +27,11 @@ export interface IssueRequest {
   accessTtlSeconds?: number;
   /** Override the refresh decision (default: `offline_access` in scopes). */
   refresh?: boolean;
+  /**
+   * OIDC Core §5.4: put only the profile claims the scopes release into the ID token (`profile`,
+   * `email`, `phone`). Default false: every profile claim (the first-party login flows).
+   */
+  idTokenClaimsByScope?: boolean;
   /** Keep the refresh token in this family (rotation). */
   refreshFamily?: string;
 }

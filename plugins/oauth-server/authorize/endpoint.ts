@@ -8,7 +8,7 @@ import type { RawResponse, RawRoute } from '../../../core/plugin.js';
 import type { SessionRecord } from '../../sessions/types.js';
 import { storeCode } from '../codes.js';
 import { OAuthError } from '../errors.js';
-import { issuerOf } from '../issuer.js';
+import { baseOf, issuerOf } from '../issuer.js';
 import { readParams, type Params } from '../params.js';
 import { parseAuthorizationRequest, responseModeOf, trustedTarget, UntrustedRequestError, type AuthorizationRequest } from './request.js';
 import { deliver, errorPage } from './respond.js';
@@ -31,7 +31,7 @@ function toLogin(ctx: RequestContext, params: Params, req: AuthorizationRequest,
   if (reauth) back.set(REAUTH_PARAM, String(Math.floor(Date.now() / 1000)));
   const login = new URLSearchParams({ return_to: `/authorize?${back.toString()}` });
   if (req.screenHint === 'signup') login.set('screen_hint', 'signup');
-  return { status: 302, headers: { location: `${issuerOf(ctx.kernel.config)}${LOGIN_PAGE_PATH}?${login.toString()}`, 'cache-control': 'no-store' } };
+  return { status: 302, headers: { location: `${baseOf(ctx.kernel.config)}${LOGIN_PAGE_PATH}?${login.toString()}`, 'cache-control': 'no-store' } };
 }
 
 /** Whether the session is fresh enough for prompt=login and max_age (OIDC Core §3.1.2.1). */
@@ -73,6 +73,7 @@ async function answer(ctx: RequestContext, req: AuthorizationRequest, session: S
     clientId: req.client.clientId,
   });
   const t = await kernel.service('tokens').issue({
+    idTokenClaimsByScope: true,
     user,
     session: clientSession,
     scopes: req.scopes,

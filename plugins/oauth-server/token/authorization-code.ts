@@ -55,6 +55,7 @@ export const authorizationCodeGrant: GrantHandler = async ({ ctx, params, caller
     clientId: grant.clientId,
   });
   const issued = await ctx.kernel.service('tokens').issue({
+    idTokenClaimsByScope: true,
     user,
     session,
     scopes: grant.scopes,

@@ -25,7 +25,7 @@ export function tokenRoute(grants: GrantRegistry): RawRoute {
         const body = await grant({ ctx, params, caller });
         return { status: 200, headers: { ...NO_STORE }, body };
       } catch (err) {
-        if (err instanceof OAuthError) return oauthErrorResponse(err);
+        if (err instanceof OAuthError) return oauthErrorResponse(err, /^Basic\s/i.test(ctx.header('authorization') ?? ''));
         throw err;
       }
     },
