@@ -1,0 +1,154 @@
+/**
+ * Negative paths of the token and authorization endpoints: every RFC 6749 / RFC 7636 error a
+ * client can provoke, with the exact `error` code and status.
+ */
+import t from 'tap';
+import * as oidc from 'openid-client';
+import { browserAuthorize, oauthFixture } from './setup.js';
+
+t.test('OAuth error answers', async (t) => {
+  const fx = await oauthFixture();
+  t.teardown(() => fx.server.close());
+  const base = fx.server.url;
+  const token = async (body: Record<string, string>, headers: Record<string, string> = {}) => {
+    const res = await fetch(`${base}/oauth/token`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers }, body: new URLSearchParams(body) });
+    return { status: res.status, body: (await res.json()) as Record<string, string>, headers: res.headers };
+  };
+  const creds = { client_id: fx.client.client_id, client_secret: fx.client.client_secret };
+  const getCode = async (opts: { redirectUri?: string; cookie?: string } = {}) => {
+    const verifier = oidc.randomPKCECodeVerifier();
+    const q = new URLSearchParams({
+      client_id: fx.client.client_id,
+      redirect_uri: opts.redirectUri ?? fx.redirectUri,
+      response_type: 'code',
+      state: 'st',
+      code_challenge: await oidc.calculatePKCECodeChallenge(verifier),
+    });
+    const res = await browserAuthorize(`${base}/authorize?${q}`, opts.cookie ?? fx.cookie);
+    const loc = new URL(res.headers.get('location')!);
+    return { code: loc.searchParams.get('code')!, verifier };
+  };
+  const redeem = (code: string, verifier: string, extra: Record<string, string> = {}) =>
+    token({ grant_type: 'authorization_code', code, code_verifier: verifier, redirect_uri: fx.redirectUri, ...creds, ...extra });
+
+  t.test('wrong PKCE verifier', async (t) => {
+    const { code } = await getCode();
+    const r = await redeem(code, oidc.randomPKCECodeVerifier());
+    t.equal(r.status, 400);
+    t.equal(r.body.error, 'invalid_grant');
+    t.equal(r.headers.get('cache-control'), 'no-store');
+  });
+
+  t.test('missing verifier', async (t) => {
+    const { code } = await getCode();
+    const r = await token({ grant_type: 'authorization_code', code, redirect_uri: fx.redirectUri, ...creds });
+    t.equal(r.body.error, 'invalid_request');
+  });
+
+  t.test('reused code is refused and revokes what it produced', async (t) => {
+    const { code, verifier } = await getCode();
+    const first = await redeem(code, verifier);
+    t.equal(first.status, 200);
+    const again = await redeem(code, verifier);
+    t.equal(again.body.error, 'invalid_grant');
+    const info = await fetch(`${base}/userinfo`, { headers: { authorization: `Bearer ${first.body.access_token}` } });
+    t.equal(info.status, 401, 'tokens of the replayed code no longer work');
+  });
+
+  t.test('code for another client', async (t) => {
+    const other = await fx.admin('create_client', { name: 'other', allowed_scopes: ['openid'], redirect_uris: [fx.redirectUri] });
+    const { code, verifier } = await getCode();
+    const r = await token({
+      grant_type: 'authorization_code',
+      code,
+      code_verifier: verifier,
+      redirect_uri: fx.redirectUri,
+      client_id: (other.client as { client_id: string }).client_id,
+      client_secret: other.client_secret as string,
+    });
+    t.equal(r.body.error, 'invalid_grant');
+  });
+
+  t.test('redirect URI mismatch at the token endpoint', async (t) => {
+    const { code, verifier } = await getCode();
+    const r = await redeem(code, verifier, { redirect_uri: 'http://localhost:5555/other' });
+    t.equal(r.body.error, 'invalid_grant');
+  });
+
+  t.test('unregistered redirect URI at /authorize is shown, never redirected', async (t) => {
+    const q = new URLSearchParams({ client_id: fx.client.client_id, redirect_uri: 'http://localhost:5555/callback/', response_type: 'code', state: 's', code_challenge: 'x'.repeat(43) });
+    const res = await browserAuthorize(`${base}/authorize?${q}`, fx.cookie);
+    t.equal(res.status, 400);
+    t.notOk(res.headers.get('location'));
+  });
+
+  t.test('expired code', async (t) => {
+    const { code, verifier } = await getCode();
+    const memory = fx.server.kernel.memory;
+    // Age the stored code past its lifetime instead of sleeping for a minute.
+    const keys = await memory.keys('oauth:code:');
+    for (const k of keys) {
+      const v = JSON.parse((await memory.get(k))!);
+      v.expiresAt = Date.now() - 1;
+      await memory.set(k, JSON.stringify(v), 60_000);
+    }
+    const r = await redeem(code, verifier);
+    t.equal(r.body.error, 'invalid_grant');
+  });
+
+  t.test('unknown grant type', async (t) => {
+    const r = await token({ grant_type: 'password', username: 'a', password: 'b', ...creds });
+    t.equal(r.status, 400);
+    t.equal(r.body.error, 'unsupported_grant_type');
+  });
+
+  t.test('bad client secret: 401 invalid_client, with a Basic challenge for Basic auth', async (t) => {
+    const post = await token({ grant_type: 'client_credentials', client_id: fx.client.client_id, client_secret: 'wrong' });
+    t.equal(post.status, 401);
+    t.equal(post.body.error, 'invalid_client');
+    const basic = await token({ grant_type: 'client_credentials' }, { authorization: `Basic ${Buffer.from(`${fx.client.client_id}:wrong`).toString('base64')}` });
+    t.equal(basic.status, 401);
+    t.match(basic.headers.get('www-authenticate'), /^Basic/);
+    const good = await token({ grant_type: 'client_credentials' }, { authorization: `Basic ${Buffer.from(`${fx.client.client_id}:${fx.client.client_secret}`).toString('base64')}` });
+    t.equal(good.status, 200, 'client_secret_basic works');
+  });
+
+  t.test('public redemption needs the approving browser session', async (t) => {
+    const { code, verifier } = await getCode();
+    const noCookie = await token({ grant_type: 'authorization_code', code, code_verifier: verifier, redirect_uri: fx.redirectUri, client_id: fx.client.client_id });
+    t.equal(noCookie.body.error, 'invalid_grant');
+    const second = await getCode();
+    const ok = await token(
+      { grant_type: 'authorization_code', code: second.code, code_verifier: second.verifier, redirect_uri: fx.redirectUri, client_id: fx.client.client_id },
+      { cookie: fx.cookie },
+    );
+    t.equal(ok.status, 200);
+    t.ok(ok.body.id_token);
+  });
+
+  t.test('authorize errors go back to the client with state', async (t) => {
+    const q = new URLSearchParams({ client_id: fx.client.client_id, redirect_uri: fx.redirectUri, response_type: 'code', state: 'abc' });
+    const res = await browserAuthorize(`${base}/authorize?${q}`, fx.cookie);
+    const loc = new URL(res.headers.get('location')!);
+    t.equal(loc.searchParams.get('error'), 'invalid_request', 'PKCE is required');
+    t.equal(loc.searchParams.get('state'), 'abc');
+    const none = await browserAuthorize(`${base}/authorize?${new URLSearchParams({ ...Object.fromEntries(q), code_challenge: 'x'.repeat(43), prompt: 'none' })}`, undefined);
+    t.equal(new URL(none.headers.get('location')!).searchParams.get('error'), 'login_required');
+    const implicit = await browserAuthorize(`${base}/authorize?${new URLSearchParams({ client_id: fx.client.client_id, redirect_uri: fx.redirectUri, response_type: 'token', state: 'i', response_mode: 'query' })}`, fx.cookie);
+    const iloc = new URL(implicit.headers.get('location')!);
+    t.equal(iloc.search, '', 'implicit results never go in the query');
+    t.ok(new URLSearchParams(iloc.hash.slice(1)).get('access_token'));
+  });
+
+  t.test('logout ends the session and redirects only to registered destinations', async (t) => {
+    const cookie = await fx.newBrowserCookie();
+    const bad = await browserAuthorize(`${base}/logout?client_id=${fx.client.client_id}&post_logout_redirect_uri=${encodeURIComponent('https://evil.example.com/')}`, cookie);
+    t.equal(bad.status, 400);
+    const cookie2 = await fx.newBrowserCookie();
+    const ok = await browserAuthorize(`${base}/logout?client_id=${fx.client.client_id}&post_logout_redirect_uri=${encodeURIComponent('http://localhost:5555/bye')}&state=z`, cookie2);
+    t.equal(ok.status, 302);
+    t.equal(ok.headers.get('location'), 'http://localhost:5555/bye?state=z');
+    const after = await browserAuthorize(`${base}/authorize?${new URLSearchParams({ client_id: fx.client.client_id, redirect_uri: fx.redirectUri, response_type: 'code', state: 'q', code_challenge: 'x'.repeat(43), prompt: 'none' })}`, cookie2);
+    t.equal(new URL(after.headers.get('location')!).searchParams.get('error'), 'login_required', 'the session is gone');
+  });
+});
