@@ -45,7 +45,7 @@ export const UserEntity = defineEntity({
     emailVerifiedAt: p.bigint('number').nullable(),
     phoneNumber: p.string().length(32).nullable().index(),
     phoneNumberVerifiedAt: p.bigint('number').nullable(),
-    password: p.text().nullable().lazy(false),
+    password: p.text().nullable(),
     signupMethods: p.string().length(512).default(''),
     givenName: p.string().length(256).nullable(),
     familyName: p.string().length(256).nullable(),
