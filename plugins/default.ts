@@ -11,6 +11,9 @@ import { keysPlugin } from './keys/index.js';
 import { metaPlugin } from './meta/index.js';
 import { placeholderPlugins } from './placeholders/index.js';
 import { serverPlugin } from './server/index.js';
+import { clientRegistryPlugin } from './client-registry/index.js';
+import { loginPagePlugin } from './login-page/index.js';
+import { oauthServerPlugin } from './oauth-server/index.js';
 import { sessionsPlugin } from './sessions/index.js';
 import { tokensPlugin } from './tokens/index.js';
 import { usersPlugin } from './users/index.js';
@@ -21,4 +24,7 @@ export const basePlugins: AnyPlugin[] = [serverPlugin, keysPlugin, adminPlugin, 
 /** Accounts: users, sessions, tokens, password login and admin user management. */
 export const accountPlugins: AnyPlugin[] = [usersPlugin, sessionsPlugin, tokensPlugin, accountsPlugin, adminUsersPlugin];
 
-export const defaultPlugins: AnyPlugin[] = [...basePlugins, ...accountPlugins, ...placeholderPlugins()];
+/** OAuth / OIDC: the client registry, the authorization server and the hosted login page. */
+export const oauthPlugins: AnyPlugin[] = [clientRegistryPlugin, oauthServerPlugin, loginPagePlugin];
+
+export const defaultPlugins: AnyPlugin[] = [...basePlugins, ...accountPlugins, ...oauthPlugins, ...placeholderPlugins()];

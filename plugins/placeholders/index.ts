@@ -49,14 +49,6 @@ const groups: Record<string, FlagDeclaration[]> = {
     ...(p === 'microsoft' ? [str('microsoft-tenant-id', 'Microsoft tenant id.', { default: 'common' })] : []),
   ]),
   mcp: [bool('mcp-enabled', 'Remote MCP server at /mcp.')],
-  'oauth-server': [
-    str('default-authorize-response-type', 'Default response_type of /authorize.', { default: 'token', choices: ['code', 'token'] }),
-    str('default-authorize-response-mode', 'Default response_mode of /authorize.', { default: 'query', choices: ['query', 'fragment', 'form_post', 'web_message'] }),
-    bool('enable-client-id-metadata-document', 'Accept https client ids that point at a client metadata document.'),
-    { name: 'client-id-metadata-allowed-domains', type: 'list', default: [], description: 'Hosts allowed to serve client metadata documents (empty: any https host).' },
-    bool('enable-dynamic-client-registration', 'Enable POST /oauth/register.'),
-  ],
-  'login-page': [bool('enable-login-page', 'Hosted login page at /app.')],
   fga: [
     str('fga-store', 'Separate FGA store.', { choices: ['sqlite', 'postgres', 'mysql', 'memory'] }),
     str('fga-store-url', 'Connection string of the FGA store.', { secret: true }),

@@ -1,0 +1,45 @@
+/** Server-rendered pages of the hosted login (plain HTML forms; no JavaScript needed). */
+export const esc = (s: string): string =>
+  s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
+
+export interface PageOptions {
+  organization: string;
+  logo?: string;
+  view: 'login' | 'signup' | 'signed-in';
+  returnTo: string;
+  error?: string;
+  email?: string;
+  signupEnabled: boolean;
+}
+
+const STYLE =
+  'body{font-family:system-ui,sans-serif;background:#f5f5f7;margin:0}main{max-width:360px;margin:10vh auto;background:#fff;padding:2rem;border-radius:12px;box-shadow:0 2px 12px #0001}' +
+  'label{display:block;margin:.8rem 0 .2rem}input{width:100%;padding:.55rem;box-sizing:border-box;border:1px solid #ccc;border-radius:6px}' +
+  'button{margin-top:1.2rem;width:100%;padding:.65rem;border:0;border-radius:6px;background:#1f4fd1;color:#fff;font-size:1rem}.error{color:#b00020}';
+
+export function renderPage(o: PageOptions): string {
+  const hidden = `<input type="hidden" name="return_to" value="${esc(o.returnTo)}">`;
+  const error = o.error ? `<p class="error" role="alert">${esc(o.error)}</p>` : '';
+  const q = (view: string) => `/app?${new URLSearchParams({ return_to: o.returnTo, ...(view === 'signup' ? { screen_hint: 'signup' } : {}) })}`;
+  let body: string;
+  if (o.view === 'signup') {
+    body =
+      `<h1>Create an account</h1>${error}<form method="post" action="/app/signup">${hidden}` +
+      `<label for="email">Email</label><input id="email" name="email" type="email" autocomplete="email" required value="${esc(o.email ?? '')}">` +
+      `<label for="given_name">First name</label><input id="given_name" name="given_name" autocomplete="given-name">` +
+      `<label for="password">Password</label><input id="password" name="password" type="password" autocomplete="new-password" required>` +
+      `<label for="confirm_password">Confirm password</label><input id="confirm_password" name="confirm_password" type="password" autocomplete="new-password" required>` +
+      `<button type="submit">Sign up</button></form><p><a href="${esc(q('login'))}">I already have an account</a></p>`;
+  } else if (o.view === 'login') {
+    body =
+      `<h1>Sign in</h1>${error}<form method="post" action="/app/login">${hidden}` +
+      `<label for="email">Email</label><input id="email" name="email" type="email" autocomplete="username" required value="${esc(o.email ?? '')}">` +
+      `<label for="password">Password</label><input id="password" name="password" type="password" autocomplete="current-password" required>` +
+      `<button type="submit">Sign in</button></form>` +
+      (o.signupEnabled ? `<p><a href="${esc(q('signup'))}">Create an account</a></p>` : '');
+  } else {
+    body = `<h1>You are signed in</h1><p><a href="/logout">Sign out</a></p>`;
+  }
+  const logo = o.logo ? `<img src="${esc(o.logo)}" alt="" height="40">` : '';
+  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1"><title>${esc(o.organization)}</title><style>${STYLE}</style></head><body><main>${logo}<p>${esc(o.organization)}</p>${body}</main></body></html>`;
+}

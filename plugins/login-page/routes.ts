@@ -1,0 +1,77 @@
+/**
+ * The hosted login page (SPEC.md `GET /app`, `--enable-login-page`). Sign-in and sign-up run the
+ * same `login` / `signup` operations as every API client (no second copy of the rules); the
+ * operation sets the session cookies, then the browser goes back to `return_to` — typically the
+ * /authorize request that sent it here, which resumes unchanged.
+ */
+import type { RequestContext } from '../../core/context.js';
+import { ServiceError } from '../../core/errors.js';
+import type { RawRequest, RawResponse, RawRoute } from '../../core/plugin.js';
+import { renderPage, type PageOptions } from './html.js';
+
+const HTML = { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store', 'content-security-policy': "default-src 'none'; style-src 'unsafe-inline'; img-src https: data:; form-action 'self'" };
+
+/** Only same-site relative paths: the page must never become an open redirect. */
+export function safeReturn(value: unknown): string {
+  if (typeof value !== 'string' || value.length > 4096) return '/app';
+  if (!value.startsWith('/') || value.startsWith('//') || value.startsWith('/\\')) return '/app';
+  return value;
+}
+
+const field = (body: unknown, name: string): string | undefined => {
+  const v = body && typeof body === 'object' ? (body as Record<string, unknown>)[name] : undefined;
+  return typeof v === 'string' && v.length > 0 ? v : undefined;
+};
+
+function page(ctx: RequestContext, status: number, o: Omit<PageOptions, 'organization' | 'logo' | 'signupEnabled'>): RawResponse {
+  const cfg = ctx.kernel.config;
+  const logo = cfg.string('organization-logo');
+  return {
+    status,
+    headers: HTML,
+    body: renderPage({ ...o, organization: cfg.string('organization-name', 'Latchkey'), ...(logo ? { logo } : {}), signupEnabled: cfg.bool('enable-signup', true) }),
+  };
+}
+
+async function submit(req: RawRequest, ctx: RequestContext, operation: 'login' | 'signup'): Promise<RawResponse> {
+  const returnTo = safeReturn(field(req.body, 'return_to'));
+  const email = field(req.body, 'email');
+  const input: Record<string, string> = { password: field(req.body, 'password') ?? '' };
+  if (email) input.email = email;
+  if (operation === 'signup') {
+    input.confirm_password = field(req.body, 'confirm_password') ?? '';
+    const given = field(req.body, 'given_name');
+    if (given) input.given_name = given;
+  }
+  try {
+    const result = (await ctx.kernel.invoke(operation, ctx, input)) as { access_token?: string | null; should_show_email_otp_screen?: boolean; should_show_totp_screen?: boolean };
+    if (!result.access_token) {
+      return page(ctx, 401, { view: 'login', returnTo, error: 'Additional verification is required; finish it in the application.', ...(email ? { email } : {}) });
+    }
+    // 303: the browser follows with GET (RFC 9110 §15.4.4).
+    return { status: 303, headers: { location: returnTo, 'cache-control': 'no-store' } };
+  } catch (err) {
+    if (err instanceof ServiceError && err.status.http < 500) {
+      return page(ctx, err.status.http, { view: operation, returnTo, error: err.message, ...(email ? { email } : {}) });
+    }
+    throw err;
+  }
+}
+
+export const loginPageRoutes: RawRoute[] = [
+  {
+    method: 'GET',
+    path: '/app',
+    handler: async (req, ctx) => {
+      const returnTo = safeReturn(req.query.return_to);
+      const signup = req.query.screen_hint === 'signup' && ctx.kernel.config.bool('enable-signup', true);
+      if (!signup && req.query.return_to === undefined) {
+        const session = await ctx.kernel.service('sessions').fromRequest(ctx);
+        if (session) return page(ctx, 200, { view: 'signed-in', returnTo });
+      }
+      return page(ctx, 200, { view: signup ? 'signup' : 'login', returnTo });
+    },
+  },
+  { method: 'POST', path: '/app/login', form: true, handler: (req, ctx) => submit(req, ctx, 'login') },
+  { method: 'POST', path: '/app/signup', form: true, handler: (req, ctx) => submit(req, ctx, 'signup') },
+];
