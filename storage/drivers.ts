@@ -7,6 +7,8 @@ import type { DatabaseSettings } from './settings.js';
 
 /** How long a connection attempt may take before boot (or a ping) gives up. */
 export const CONNECT_TIMEOUT_MS = 5_000;
+/** How long a SQLite write waits for another process's lock. */
+export const SQLITE_BUSY_TIMEOUT_MS = 5_000;
 
 export async function driverOptions(settings: DatabaseSettings): Promise<Options> {
   switch (settings.type) {
@@ -19,6 +21,8 @@ export async function driverOptions(settings: DatabaseSettings): Promise<Options
         password: settings.authToken,
         // One connection: SQLite has a single writer, and `:memory:` is per connection.
         pool: { min: 1, max: 1 },
+        // Wait for another process's write lock instead of failing with SQLITE_BUSY at once.
+        driverOptions: { connection: { timeout: SQLITE_BUSY_TIMEOUT_MS } },
       };
     }
     case 'postgres': {

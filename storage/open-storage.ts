@@ -91,6 +91,10 @@ async function connect(settings: DatabaseSettings, entities: EntityDefinition[])
     await orm.close(true).catch(() => {});
     throw wrap(settings, 'could not reach the database', new Error(status.reason));
   }
+  if (settings.folder) {
+    // Write-ahead logging lets readers in other processes go on while one process writes.
+    await orm.em.getConnection().execute('pragma journal_mode = wal', [], 'all');
+  }
   return orm;
 }
 

@@ -25,7 +25,6 @@ export function memoryEntryEntity(type: DatabaseType): EntitySchema<any, never> 
       properties: (p) => ({
         _id: p.string().primary(),
         value: p.string(),
-        count: p.integer().nullable(),
         expiresAt: p.bigint('number').index(),
       }),
     });

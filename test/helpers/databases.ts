@@ -49,10 +49,10 @@ export async function databaseTargets(options: DatabaseTargetOptions = {}): Prom
   const wanted = (n: DbName) => (options.only ? options.only.includes(n) : true) && !(options.sqlOnly && n === 'mongodb');
   const makers: Promise<DbTarget | null>[] = [];
   if (wanted('sqlite')) makers.push(sqliteTarget());
-  if (wanted('postgres')) makers.push(serverTarget('postgres', POSTGRES_URL, true));
-  if (wanted('mariadb')) makers.push(serverTarget('mariadb', MARIADB_URL, true));
-  if (wanted('mysql') && MYSQL_URL) makers.push(serverTarget('mysql', MYSQL_URL, true));
-  if (wanted('mongodb') && MONGODB_URL) makers.push(serverTarget('mongodb', MONGODB_URL, true));
+  if (wanted('postgres')) makers.push(serverTarget('postgres', POSTGRES_URL);
+  if (wanted('mariadb')) makers.push(serverTarget('mariadb', MARIADB_URL);
+  if (wanted('mysql') && MYSQL_URL) makers.push(serverTarget('mysql', MYSQL_URL);
+  if (wanted('mongodb') && MONGODB_URL) makers.push(serverTarget('mongodb', MONGODB_URL);
   const settled = await Promise.allSettled(makers);
   const targets = settled.flatMap((s) => (s.status === 'fulfilled' && s.value ? [s.value] : []));
   const failure = settled.find((s): s is PromiseRejectedResult => s.status === 'rejected');
@@ -109,10 +109,10 @@ export function freshRedisUrl(): string {
   return u.toString();
 }
 
-async function serverTarget(name: Exclude<DbName, 'sqlite'>, adminUrl: string, probe: boolean): Promise<DbTarget | null> {
+async function serverTarget(name: Exclude<DbName, 'sqlite'>, adminUrl: string): Promise<DbTarget | null> {
   const admin = new URL(adminUrl);
   const defaultPort = name === 'postgres' ? 5432 : name === 'mongodb' ? 27017 : 3306;
-  if (probe && !admin.protocol.startsWith('mongodb+srv')) {
+  if (!admin.protocol.startsWith('mongodb+srv')) {
     const up = await portOpen(admin.hostname, Number(admin.port || defaultPort));
     if (!up) {
       if (requireServices) throw new Error(`LATCHKEY_REQUIRE_SERVICES=1 but ${name} is not reachable at ${admin.host}`);

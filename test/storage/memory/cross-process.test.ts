@@ -1,0 +1,48 @@
+/**
+ * The database memory store is atomic across processes sharing one database (DESIGN.md §4):
+ * a worker process and this one increment one counter and both try to consume one value.
+ */
+import t from 'tap';
+import { execFile } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { Config } from '../../../core/config.js';
+import { openMemoryStore, openStorage } from '../../../storage/index.js';
+import { databaseTargets } from '../../helpers/databases.js';
+
+const worker = fileURLToPath(new URL('./fixtures/increment-worker.ts', import.meta.url));
+const tsx = fileURLToPath(new URL('../../../node_modules/.bin/tsx', import.meta.url));
+
+function runWorker(flags: Record<string, string>, key: string, times: number): Promise<{ seen: number[]; consumed: string | null }> {
+  return new Promise((resolve, reject) => {
+    execFile(tsx, [worker, JSON.stringify(flags), key, String(times)], { timeout: 60_000 }, (err, stdout, stderr) => {
+      if (err) reject(new Error(`${err.message}\n${stderr}`));
+      else resolve(JSON.parse(stdout) as { seen: number[]; consumed: string | null });
+    });
+  });
+}
+
+const targets = await databaseTargets({ sqlOnly: true });
+t.teardown(() => Promise.all(targets.map((d) => d.dispose())));
+
+for (const target of targets) {
+  t.test(`${target.name}: two processes, one counter, one consumable value`, async (t) => {
+    const flags = { ...target.flags, 'memory-store': 'database' };
+    const config = new Config(flags);
+    const storage = await openStorage(config, []);
+    const memory = await openMemoryStore(config, storage);
+    t.teardown(async () => {
+      await memory.close();
+      await storage.close();
+    });
+    await memory.set('xp:once', 'prize', 60_000);
+    const [other, mine, myConsume] = await Promise.all([
+      runWorker(flags, 'xp', 60),
+      Promise.all(Array.from({ length: 60 }, () => memory.increment('xp', 60_000))),
+      memory.consume('xp:once'),
+    ]);
+    const all = [...other.seen, ...mine].sort((x, y) => x - y);
+    t.same(all, Array.from({ length: 120 }, (_, i) => i + 1), 'every value 1..120 seen exactly once');
+    t.equal(await memory.get('xp'), '120');
+    t.same([other.consumed, myConsume].filter((v) => v !== null), ['prize'], 'exactly one process consumed the value');
+  });
+}
