@@ -49,10 +49,10 @@ export async function databaseTargets(options: DatabaseTargetOptions = {}): Prom
   const wanted = (n: DbName) => (options.only ? options.only.includes(n) : true) && !(options.sqlOnly && n === 'mongodb');
   const makers: Promise<DbTarget | null>[] = [];
   if (wanted('sqlite')) makers.push(sqliteTarget());
-  if (wanted('postgres')) makers.push(serverTarget('postgres', POSTGRES_URL);
-  if (wanted('mariadb')) makers.push(serverTarget('mariadb', MARIADB_URL);
-  if (wanted('mysql') && MYSQL_URL) makers.push(serverTarget('mysql', MYSQL_URL);
-  if (wanted('mongodb') && MONGODB_URL) makers.push(serverTarget('mongodb', MONGODB_URL);
+  if (wanted('postgres')) makers.push(serverTarget('postgres', POSTGRES_URL));
+  if (wanted('mariadb')) makers.push(serverTarget('mariadb', MARIADB_URL));
+  if (wanted('mysql') && MYSQL_URL) makers.push(serverTarget('mysql', MYSQL_URL));
+  if (wanted('mongodb') && MONGODB_URL) makers.push(serverTarget('mongodb', MONGODB_URL));
   const settled = await Promise.allSettled(makers);
   const targets = settled.flatMap((s) => (s.status === 'fulfilled' && s.value ? [s.value] : []));
   const failure = settled.find((s): s is PromiseRejectedResult => s.status === 'rejected');
@@ -69,13 +69,13 @@ export async function databaseTarget(name: DbName): Promise<DbTarget | null> {
     case 'sqlite':
       return sqliteTarget();
     case 'postgres':
-      return serverTarget('postgres', POSTGRES_URL, true);
+      return serverTarget('postgres', POSTGRES_URL);
     case 'mariadb':
-      return serverTarget('mariadb', MARIADB_URL, true);
+      return serverTarget('mariadb', MARIADB_URL);
     case 'mysql':
-      return MYSQL_URL ? serverTarget('mysql', MYSQL_URL, true) : null;
+      return MYSQL_URL ? serverTarget('mysql', MYSQL_URL) : null;
     case 'mongodb':
-      return MONGODB_URL ? serverTarget('mongodb', MONGODB_URL, true) : null;
+      return MONGODB_URL ? serverTarget('mongodb', MONGODB_URL) : null;
   }
 }
 
