@@ -261,7 +261,7 @@ export function buildProtoModel(ops: readonly CompiledOperation[]): ProtoModel {
         input = view(inSchema).type === 'array' ? 'items' : 'value';
         request = b.wrapper(`${method}Request`, input, inSchema);
       }
-    } else {
+    } else if (!b.messages.has(EMPTY_MESSAGE)) {
       b.messages.set(EMPTY_MESSAGE, { name: EMPTY_MESSAGE, fields: [], description: 'The request of operations without input.' });
     }
 
