@@ -3,7 +3,8 @@
  * and lockout, the User type). Login methods (password, magic link, social, SCIM) build on it.
  */
 import { definePlugin } from '../../core/plugin.js';
-import { UserEntity } from './entities.js';
+import { dropStaleUniqueConstraints } from '../../storage/index.js';
+import { USERS_TABLE, UserEntity } from './entities.js';
 import { createUsersService } from './service.js';
 import type { UsersService } from './types.js';
 
@@ -29,5 +30,11 @@ export const usersPlugin = definePlugin<UsersService>({
   },
   entities: [UserEntity],
   meta: (config) => ({ is_strong_password_enabled: config.bool('enable-strong-password') }),
-  setup: ({ config, storage, memory, hooks }) => createUsersService({ config, storage, memory, hooks }),
+  async setup({ config, storage, memory, hooks, logger }) {
+    // SPEC.md Versioning 5: uniqueness lives in the application now; an older schema's UNIQUE
+    // rules on these columns would turn a race into a 500 instead of the contract's error.
+    const dropped = await dropStaleUniqueConstraints(storage, USERS_TABLE, ['email', 'phone_number']);
+    if (dropped.length > 0) logger.info({ table: USERS_TABLE, dropped }, 'dropped stale unique constraints');
+    return createUsersService({ config, storage, memory, hooks });
+  },
 });

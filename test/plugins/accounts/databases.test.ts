@@ -1,0 +1,62 @@
+/**
+ * The account scenarios on every reachable database (SQLite, PostgreSQL, MariaDB) and with the
+ * database and Redis memory stores; and the startup drop of stale unique rules (SPEC.md
+ * Versioning 5) without losing rows.
+ */
+import t, { type Test } from 'tap';
+import type { Kernel } from '../../../core/kernel.js';
+import { uniqueRules } from '../../../storage/index.js';
+import { databaseTargets, redisAvailable, type DbTarget } from '../../helpers/databases.js';
+import type { TestMemoryBackend } from '../../helpers/kernel.js';
+import { bootAccounts, call, PASSWORD, signup, type Auth } from './helpers.js';
+
+async function scenario(t: Test, kernel: Kernel): Promise<void> {
+  const a = await signup(kernel, 'Scenario@Example.com', { nickname: 'Scenic' });
+  await t.rejects(signup(kernel, 'scenario@example.com'), { message: 'user with given email already exists' });
+  const race = await Promise.allSettled(Array.from({ length: 4 }, () => signup(kernel, 'race@example.com')));
+  t.equal(race.filter((r) => r.status === 'fulfilled').length, 1, 'one of four concurrent signups wins');
+  for (const r of race) if (r.status === 'rejected') t.match(r.reason, { message: 'user with given email already exists' });
+  const login = await call<Auth>(kernel, 'login', { email: 'scenario@example.com', password: PASSWORD, scope: ['openid', 'offline_access'] });
+  t.equal((await call<{ email: string }>(kernel, 'profile', undefined, { bearer: login.access_token })).email, 'scenario@example.com');
+  const next = await kernel.service('tokens').refresh(login.refresh_token!);
+  t.ok(await call(kernel, 'profile', undefined, { bearer: next.tokens.access_token }), 'refreshed access token works');
+  await t.rejects(kernel.service('tokens').refresh(login.refresh_token!), 'refresh token is single use');
+  await t.rejects(call(kernel, 'profile', undefined, { bearer: next.tokens.access_token }), { code: 'unauthenticated' }, 'reuse revoked the family');
+  const again = await call<Auth>(kernel, 'login', { email: 'scenario@example.com', password: PASSWORD });
+  await call(kernel, 'logout', undefined, { bearer: again.access_token });
+  await t.rejects(call(kernel, 'profile', undefined, { bearer: again.access_token }), { code: 'unauthenticated' }, 'logout is immediate');
+  const found = await call<{ users: { id: string }[] }>(kernel, '_users', { query: 'sCeNiC' }, { admin: true });
+  t.same(found.users.map((u) => u.id), [a.user.id]);
+  await call(kernel, '_revoke_access', { user_id: a.user.id }, { admin: true });
+  await t.rejects(call(kernel, 'profile', undefined, { bearer: a.access_token }), { code: 'unauthenticated' });
+}
+
+const targets = await databaseTargets({ sqlOnly: true });
+t.teardown(() => Promise.all(targets.map((d) => d.dispose())));
+
+for (const target of targets) {
+  t.test(`${target.name}: account scenario, and stale unique rules dropped at startup`, async (t) => {
+    const first = await bootAccounts({}, { database: target, memory: 'process' });
+    await signup(first.kernel, 'kept@example.com');
+    // An older schema's database-level uniqueness (as a pre-2.x deployment would have).
+    await first.kernel.storage.em().getConnection().execute('create unique index legacy_users_email on latchkey_users (email)');
+    t.ok((await uniqueRules(first.kernel.storage, 'latchkey_users')).length > 0, 'legacy unique index present');
+    await first.close();
+    const tk = await bootAccounts({}, { database: target, memory: 'process' });
+    t.teardown(() => tk.close());
+    t.same(await uniqueRules(tk.kernel.storage, 'latchkey_users'), [], 'dropped at boot');
+    t.ok(await tk.kernel.service('users').findByEmail('kept@example.com'), 'rows kept');
+    await scenario(t, tk.kernel);
+  });
+}
+
+const memories: TestMemoryBackend[] = ['database', ...((await redisAvailable()) ? (['redis'] as const) : [])];
+for (const memory of memories) {
+  t.test(`memory store ${memory}: account scenario`, async (t) => {
+    const tk = await bootAccounts({}, { memory });
+    t.teardown(() => tk.close());
+    await scenario(t, tk.kernel);
+  });
+}
+
+export type { DbTarget };
