@@ -92,7 +92,7 @@ export class SqlFgaStore implements FgaStore {
   }
 
   async latestModel(): Promise<StoredModel | null> {
-    const row = await this.em().findOne(fgaModelEntity, {}, { orderBy: { id: 'desc' } });
+    const [row] = await this.em().find(fgaModelEntity, {}, { orderBy: { id: 'desc' }, limit: 1 });
     return row ? { id: row.id, dsl: row.dsl } : null;
   }
 
