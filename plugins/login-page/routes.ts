@@ -9,7 +9,8 @@ import { ServiceError } from '../../core/errors.js';
 import type { RawRequest, RawResponse, RawRoute } from '../../core/plugin.js';
 import { renderPage, type PageOptions } from './html.js';
 
-const HTML = { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store', 'content-security-policy': "default-src 'none'; style-src 'unsafe-inline'; img-src https: data:; form-action 'self'" };
+// No form-action directive: Chromium applies it to the redirects after the POST (on to the client).
+const HTML = { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store', 'content-security-policy': "default-src 'none'; style-src 'unsafe-inline'; img-src https: data:" };
 
 /** Only same-site relative paths: the page must never become an open redirect. */
 export function safeReturn(value: unknown): string {
