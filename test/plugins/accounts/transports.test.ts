@@ -1,0 +1,98 @@
+/**
+ * Account operations over REST, GraphQL and gRPC on a started server: the happy path on each,
+ * and bad input (malformed JSON, missing fields, wrong types, oversized strings, unknown fields)
+ * as a clear 4xx in each transport's envelope with no record written.
+ */
+import t from 'tap';
+import { grpcClient } from '../../helpers/grpc-client.js';
+import { startTestServer, TEST_ADMIN_SECRET } from '../../helpers/server.js';
+
+const server = await startTestServer();
+t.teardown(() => server.close());
+const PASSWORD = 'Trans-pass-1';
+const json = { 'content-type': 'application/json', origin: server.url };
+
+async function rest(path: string, body: unknown, headers: Record<string, string> = {}) {
+  const res = await fetch(`${server.url}/v1/${path}`, { method: 'POST', headers: { ...json, ...headers }, body: typeof body === 'string' ? body : JSON.stringify(body) });
+  return { status: res.status, body: (await res.json()) as Record<string, unknown> };
+}
+
+async function gql(query: string, variables: Record<string, unknown> = {}, headers: Record<string, string> = {}) {
+  const res = await fetch(`${server.url}/graphql`, { method: 'POST', headers: { ...json, ...headers }, body: JSON.stringify({ query, variables }) });
+  return (await res.json()) as { data?: Record<string, Record<string, unknown> | null>; errors?: { message: string; extensions?: { code?: string } }[] };
+}
+
+async function userCount(): Promise<number> {
+  const r = await rest('admin/users', {}, { 'x-service-admin-secret': TEST_ADMIN_SECRET });
+  return (r.body.pagination as { total: number }).total;
+}
+
+t.test('REST: signup, login, profile (GET with bearer), bad input', async (t) => {
+  const s = await rest('signup', { email: 'rest@example.com', password: PASSWORD, confirm_password: PASSWORD });
+  t.equal(s.status, 200);
+  t.equal((s.body.user as { email: string }).email, 'rest@example.com');
+  const dup = await rest('signup', { email: 'rest@example.com', password: PASSWORD, confirm_password: PASSWORD });
+  t.same(dup, { status: 409, body: { code: 'already_exists', message: 'user with given email already exists' } });
+  const before = await userCount();
+  const bad: [string, string | object][] = [
+    ['malformed JSON', '{"email": "x@example.com", '],
+    ['missing field', { email: 'x@example.com', password: PASSWORD }],
+    ['wrong type', { email: 'x@example.com', password: PASSWORD, confirm_password: PASSWORD, roles: 'user' }],
+    ['oversized', { email: `${'x'.repeat(400)}@example.com`, password: PASSWORD, confirm_password: PASSWORD }],
+    ['unknown field', { email: 'x@example.com', password: PASSWORD, confirm_password: PASSWORD, is_admin: true }],
+  ];
+  for (const [what, body] of bad) {
+    const r = await rest('signup', body);
+    t.equal(r.status, 400, `${what}: 400`);
+    t.equal(r.body.code, 'invalid_argument', `${what}: invalid_argument`);
+    t.type(r.body.message, 'string');
+  }
+  t.equal(await userCount(), before, 'nothing written');
+  const wrong = await rest('login', { email: 'rest@example.com', password: 'nope-nope' });
+  t.same(wrong, { status: 401, body: { code: 'unauthenticated', message: 'bad user credentials' } });
+  const l = await rest('login', { email: 'rest@example.com', password: PASSWORD });
+  const profile = await fetch(`${server.url}/v1/profile`, { headers: { authorization: `Bearer ${l.body.access_token as string}` } });
+  t.equal(profile.status, 200);
+  t.equal(((await profile.json()) as { email: string }).email, 'rest@example.com');
+  const anon = await fetch(`${server.url}/v1/profile`);
+  t.equal(anon.status, 401);
+});
+
+t.test('GraphQL: signup, duplicates and bad variables', async (t) => {
+  const q = 'mutation s($data: SignUpRequest!) { signup(params: $data) { message access_token user { id email roles } } }';
+  const ok = await gql(q, { data: { email: 'gql@example.com', password: PASSWORD, confirm_password: PASSWORD } });
+  t.equal(ok.errors, undefined);
+  t.equal((ok.data?.signup?.user as { email: string }).email, 'gql@example.com');
+  const dup = await gql(q, { data: { email: 'gql@example.com', password: PASSWORD, confirm_password: PASSWORD } });
+  t.match(dup.errors, [{ message: 'user with given email already exists', extensions: { code: 'ALREADY_EXISTS' } }]);
+  const before = await userCount();
+  const unknown = await gql(q, { data: { email: 'g2@example.com', password: PASSWORD, confirm_password: PASSWORD, evil: 1 } });
+  t.ok(unknown.errors?.length, 'unknown field refused');
+  const long = await gql(q, { data: { email: 'g3@example.com', given_name: 'n'.repeat(3000), password: PASSWORD, confirm_password: PASSWORD } });
+  t.match(long.errors, [{ extensions: { code: 'INVALID_ARGUMENT' } }]);
+  t.equal(await userCount(), before, 'nothing written');
+  const admin = await gql('query { _users(params: { query: "GQL@" }) { pagination { total } users { email } } }', {}, { 'x-service-admin-secret': TEST_ADMIN_SECRET });
+  t.same(admin.data?._users, { pagination: { total: 1 }, users: [{ email: 'gql@example.com' }] });
+  const revoke = await gql('mutation r($p: UpdateAccessRequest!) { _revoke_access(param: $p) { message } }', { p: { user_id: (ok.data?.signup?.user as { id: string }).id } }, { 'x-service-admin-secret': TEST_ADMIN_SECRET });
+  t.equal(revoke.errors, undefined);
+  const meta = await gql('query { _admin_meta { roles default_roles protected_roles } }', {}, { 'x-service-admin-secret': TEST_ADMIN_SECRET });
+  t.same(meta.data?._admin_meta, { roles: ['user'], default_roles: ['user'], protected_roles: [] });
+});
+
+t.test('gRPC: signup, login, profile with bearer metadata, bad input', async (t) => {
+  const client = grpcClient(server.grpcAddress, [...server.kernel.operations.values()]);
+  t.teardown(() => client.close());
+  const s = await client.call('signup', { email: 'grpc@example.com', password: PASSWORD, confirm_password: PASSWORD });
+  t.equal(((s.response as { user: { email: string } }).user).email, 'grpc@example.com');
+  await t.rejects(client.call('signup', { email: 'grpc@example.com', password: PASSWORD, confirm_password: PASSWORD }), {
+    code: 'already_exists',
+    message: /user with given email already exists/,
+  });
+  await t.rejects(client.call('signup', { email: 'grpc2@example.com', password: PASSWORD }), { code: 'invalid_argument' });
+  const l = await client.call('login', { email: 'grpc@example.com', password: PASSWORD });
+  const token = (l.response as { access_token: string }).access_token;
+  const p = await client.call('profile', {}, { authorization: `Bearer ${token}` });
+  t.equal((p.response as { email: string }).email, 'grpc@example.com');
+  const v = await client.call('validate_jwt_token', { token_type: 'access_token', token });
+  t.equal((v.response as { is_valid: boolean }).is_valid, true);
+});
