@@ -53,7 +53,7 @@ t.test('sign in through the hosted login page in Chromium', { skip: existsSync(C
   await page.click('button[type=submit]');
   t.ok(await page.locator('.error').isVisible(), 'a wrong password shows an error on the page');
   await page.fill('#password', 'correct-horse-1');
-  await Promise.all([page.waitForURL((u) => u.toString().startsWith(redirectUri), { timeout: 15_000 }), page.click('button[type=submit]')]);
+  await Promise.all([page.waitForURL((u) => u.toString().startsWith(redirectUri), { timeout: 60_000 }), page.click('button[type=submit]')]);
   const landed = new URL(page.url());
   t.ok(landed.searchParams.get('code'), 'landed on the redirect URI with a code');
   t.equal(landed.searchParams.get('state'), 'browser-state');
