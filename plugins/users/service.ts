@@ -7,6 +7,7 @@
  * writes. Two concurrent signups of one email therefore serialize and the second sees the first.
  */
 import { randomBytes } from 'node:crypto';
+import { LRUCache } from 'lru-cache';
 import type { Config } from '../../core/config.js';
 import { ServiceError, notFound } from '../../core/errors.js';
 import type { HookBus } from '../../core/hooks.js';
@@ -22,6 +23,7 @@ export const DUPLICATE_USER = 'user with given email already exists';
 export const LOCKOUT_FAILURES = 5;
 export const LOCKOUT_MS = 15 * 60 * 1000;
 const LOCK_TTL_MS = 15_000;
+const BY_ID_TTL_MS = 2_000;
 
 const now = (): number => Math.floor(Date.now() / 1000);
 
@@ -101,6 +103,11 @@ export function createUsersService({ config, storage, memory, hooks }: UsersDeps
     const row = (await storage.em().findOne(UserEntity, where as never)) as UserRow | null;
     return row ? toRecord(row) : null;
   };
+  // Reads by id (every bearer `profile`, every refresh) hit a short per-process cache. Writes
+  // through this service invalidate it at once; another node's write is seen within
+  // BY_ID_TTL_MS. Access decisions never depend on it: revocation ends sessions, which are
+  // checked on every request.
+  const byId = new LRUCache<string, UserRecord>({ max: 10_000, ttl: BY_ID_TTL_MS });
 
   /** Takes the per-identifier locks, runs `fn`, releases. Busy locks are retried briefly. */
   async function withIdentifierLocks<T>(identifiers: string[], fn: () => Promise<T>): Promise<T> {
@@ -145,7 +152,14 @@ export function createUsersService({ config, storage, memory, hooks }: UsersDeps
     checkPasswordPolicy: (password) => checkPasswordPolicy(password, strong),
     hashPassword: (password) => hashPassword(password, PRODUCTION_PARAMS),
 
-    findById: (id) => (id.length > 64 ? Promise.resolve(null) : findOne({ id })),
+    async findById(id) {
+      if (id.length > 64) return null;
+      const hit = byId.get(id);
+      if (hit) return hit;
+      const user = await findOne({ id });
+      if (user) byId.set(id, user);
+      return user;
+    },
     findByEmail: async (email) => {
       let e: string;
       try {
@@ -246,7 +260,9 @@ export function createUsersService({ config, storage, memory, hooks }: UsersDeps
         if (patch.mfa_locked_at !== undefined) row.mfaLockedAt = patch.mfa_locked_at;
         row.updatedAt = t;
         row.search = searchText(row);
+        byId.delete(id);
         await em.flush();
+        byId.delete(id);
         return toRecord(row);
       });
     },
@@ -259,6 +275,7 @@ export function createUsersService({ config, storage, memory, hooks }: UsersDeps
       await hooks.run('user.deleted', { user: toRecord(row) });
       await memory.delete(lockKey(id));
       await em.nativeDelete(UserEntity, { id } as never);
+      byId.delete(id);
     },
 
     async list({ page, limit, query }: UserListQuery) {
