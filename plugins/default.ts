@@ -6,6 +6,7 @@ import type { AnyPlugin } from '../core/plugin.js';
 import { accountsPlugin } from './accounts/index.js';
 import { adminPlugin } from './admin/index.js';
 import { adminUsersPlugin } from './admin-users/index.js';
+import { fgaPlugin } from './fga/index.js';
 import { healthPlugin } from './health/index.js';
 import { keysPlugin } from './keys/index.js';
 import { metaPlugin } from './meta/index.js';
@@ -27,4 +28,7 @@ export const accountPlugins: AnyPlugin[] = [usersPlugin, sessionsPlugin, tokensP
 /** OAuth / OIDC: the client registry, the authorization server and the hosted login page. */
 export const oauthPlugins: AnyPlugin[] = [clientRegistryPlugin, oauthServerPlugin, loginPagePlugin];
 
-export const defaultPlugins: AnyPlugin[] = [...basePlugins, ...accountPlugins, ...oauthPlugins, ...placeholderPlugins()];
+/** Fine-grained authorization (OpenFGA models and tuples). */
+export const authorizationPlugins: AnyPlugin[] = [fgaPlugin];
+
+export const defaultPlugins: AnyPlugin[] = [...basePlugins, ...accountPlugins, ...oauthPlugins, ...authorizationPlugins, ...placeholderPlugins()];

@@ -49,11 +49,6 @@ const groups: Record<string, FlagDeclaration[]> = {
     ...(p === 'microsoft' ? [str('microsoft-tenant-id', 'Microsoft tenant id.', { default: 'common' })] : []),
   ]),
   mcp: [bool('mcp-enabled', 'Remote MCP server at /mcp.')],
-  fga: [
-    str('fga-store', 'Separate FGA store.', { choices: ['sqlite', 'postgres', 'mysql', 'memory'] }),
-    str('fga-store-url', 'Connection string of the FGA store.', { secret: true }),
-    bool('fga-allow-unconstrained-agents', 'Migration switch for delegated checks.'),
-  ],
 };
 
 export function placeholderPlugins(skip: readonly string[] = []): AnyPlugin[] {

@@ -1,0 +1,35 @@
+/**
+ * Where FGA data lives (SPEC.md "Startup configuration"): with `--fga-store` a store of its own
+ * (`memory`, or a SQL database at `--fga-store-url` opened through storage/); otherwise the main
+ * database when it is SQLite, PostgreSQL, MySQL or MariaDB; otherwise nowhere (FGA is off).
+ */
+import type { Config } from '../../core/config.js';
+import type { Storage } from '../../core/storage.js';
+import { openStorage } from '../../storage/index.js';
+import { MemoryFgaStore } from './store/memory-store.js';
+import { fgaEntities } from './store/sql-entities.js';
+import { SqlFgaStore } from './store/sql-store.js';
+import type { FgaStore } from './store/types.js';
+
+export const FGA_STORES = ['sqlite', 'postgres', 'mysql', 'memory'] as const;
+const MAIN_SQL = new Set(['sqlite', 'postgres', 'mysql', 'mariadb']);
+
+export function fgaConfigProblem(config: Config): string | undefined {
+  const store = config.string('fga-store', '').trim();
+  const url = config.string('fga-store-url', '').trim();
+  if (store && !(FGA_STORES as readonly string[]).includes(store)) return `--fga-store must be one of ${FGA_STORES.join(', ')} (not a URI)`;
+  if (url && !store) return '--fga-store-url needs --fga-store (sqlite, postgres or mysql)';
+  if (store && store !== 'memory' && !url) return `--fga-store ${store} needs --fga-store-url`;
+  return undefined;
+}
+
+export async function openFgaStore(config: Config, main: Storage): Promise<FgaStore | null> {
+  const store = config.string('fga-store', '').trim();
+  if (store === 'memory') return new MemoryFgaStore();
+  if (store) {
+    const own = await openStorage(config.with({ 'database-type': store, 'database-url': config.string('fga-store-url', '') }), fgaEntities);
+    return SqlFgaStore.open(own, true);
+  }
+  if (MAIN_SQL.has(main.type)) return SqlFgaStore.open(main, false);
+  return null;
+}

@@ -1,0 +1,185 @@
+/**
+ * FGA operations (SPEC.md "check_permissions", "list_permissions", admin `fga/*`; GraphQL names
+ * from CONTRACT.md). Handlers only translate between wire shapes and the `fga` service.
+ */
+import type { RequestContext } from '../../core/context.js';
+import { ServiceError } from '../../core/errors.js';
+import { defineOperation, type AnyOperation } from '../../core/operations.js';
+import { MessageResponse } from '../../core/schema.js';
+import type { FgaApi } from './api.js';
+import type { Tuple } from './engine/types.js';
+import {
+  CheckPermissionsInput,
+  CheckPermissionsResponse,
+  FgaExpandInput,
+  FgaExpandResponse,
+  FgaListUsersInput,
+  FgaListUsersResponse,
+  FgaModel,
+  FgaReadTuplesInput,
+  FgaTuples,
+  FgaWriteModelInput,
+  FgaWriteTuplesInput,
+  ListPermissionsInput,
+  ListPermissionsResponse,
+} from './schemas.js';
+import { resolveSubjects } from './subject.js';
+
+const fga = (ctx: RequestContext): FgaApi => ctx.kernel.service('fga');
+
+/**
+ * check_permissions and list_permissions serve both session callers and super-admins (SPEC.md:
+ * an explicit `user` is honoured for super-admins), so they authenticate here, session first,
+ * instead of through one access level.
+ */
+async function authenticateCaller(ctx: RequestContext, input: unknown): Promise<void> {
+  const principal = (await ctx.kernel.authenticate('session', ctx, input)) ?? (await ctx.kernel.authenticate('admin', ctx, input));
+  if (!principal) throw new ServiceError('unauthenticated', 'unauthorized');
+  ctx.principal = principal;
+}
+const tuples = (list: readonly Tuple[]): Tuple[] => list.map((t) => ({ user: t.user, relation: t.relation, object: t.object }));
+
+export const fgaOperations: AnyOperation[] = [
+  defineOperation({
+    name: 'check_permissions',
+    kind: 'query',
+    access: 'public',
+    mcp: true,
+    description: 'Batch-evaluates (relation, object) checks for the caller, in order (1 to 100).',
+    input: CheckPermissionsInput,
+    output: CheckPermissionsResponse,
+    handler: async (ctx, input) => {
+      await authenticateCaller(ctx, input);
+      const service = fga(ctx);
+      const model = service.currentModel;
+      const who = resolveSubjects(ctx, input.user, model.hasType('agent'));
+      const ask = (user: string) =>
+        service.check(input.checks.map((c) => ({ user, relation: c.relation, object: c.object, contextualTuples: c.contextual_tuples })));
+      const userAnswers = ask(who.user);
+      const agentAnswers = who.agent ? ask(who.agent) : null;
+      return {
+        results: input.checks.map((c, i) => ({
+          relation: c.relation,
+          object: c.object,
+          allowed: !who.denyAll && userAnswers[i] && (agentAnswers ? agentAnswers[i] : true),
+        })),
+      };
+    },
+  }),
+  defineOperation({
+    name: 'list_permissions',
+    kind: 'query',
+    access: 'public',
+    mcp: true,
+    description: 'Lists the objects and relations the caller holds (capped at 1000, `truncated` when more exist).',
+    // CONTRACT.md: list_permissions(params: ListPermissionsInput!).
+    graphql: { required: true },
+    input: ListPermissionsInput,
+    output: ListPermissionsResponse,
+    handler: async (ctx, input) => {
+      await authenticateCaller(ctx, input);
+      const service = fga(ctx);
+      const who = resolveSubjects(ctx, input.user, service.currentModel.hasType('agent'));
+      if (who.denyAll) return { objects: [], permissions: [], truncated: false };
+      const filter = { relation: input.relation, objectType: input.object_type };
+      const mine = service.listPermissions(who.user, filter);
+      if (!who.agent) return mine;
+      // Delegation: only what both the user and the agent hold (SPEC.md "Agent delegation" 3).
+      const agents = new Set(service.listPermissions(who.agent, filter, Number.MAX_SAFE_INTEGER).permissions.map((p) => `${p.object}#${p.relation}`));
+      const permissions = mine.permissions.filter((p) => agents.has(`${p.object}#${p.relation}`));
+      return { objects: [...new Set(permissions.map((p) => p.object))], permissions, truncated: mine.truncated };
+    },
+  }),
+  defineOperation({
+    name: '_fga_get_model',
+    kind: 'query',
+    access: 'admin',
+    description: 'The authorization model in force; an empty store answers an empty model.',
+    rest: { method: 'GET', path: 'admin/fga/model' },
+    output: FgaModel,
+    handler: async (ctx) => fga(ctx).getModel(),
+  }),
+  defineOperation({
+    name: '_fga_write_model',
+    kind: 'mutation',
+    access: 'admin',
+    description: 'Installs a new model version (OpenFGA DSL, schema 1.1).',
+    rest: { method: 'POST', path: 'admin/fga/model' },
+    input: FgaWriteModelInput,
+    output: FgaModel,
+    handler: async (ctx, input) => fga(ctx).installModel(input.dsl),
+  }),
+  defineOperation({
+    name: '_fga_write_tuples',
+    kind: 'mutation',
+    access: 'admin',
+    description: 'Writes relationship tuples, validated against the latest model; all or nothing.',
+    rest: { method: 'POST', path: 'admin/fga/tuples' },
+    input: FgaWriteTuplesInput,
+    output: MessageResponse,
+    handler: async (ctx, input) => {
+      await fga(ctx).writeTuples(tuples(input.tuples));
+      return { message: `${input.tuples.length} tuple(s) written` };
+    },
+  }),
+  defineOperation({
+    name: '_fga_delete_tuples',
+    kind: 'mutation',
+    access: 'admin',
+    description: 'Deletes relationship tuples; all or nothing.',
+    rest: { method: 'POST', path: 'admin/fga/tuples/delete' },
+    input: FgaWriteTuplesInput,
+    output: MessageResponse,
+    handler: async (ctx, input) => {
+      await fga(ctx).deleteTuples(tuples(input.tuples));
+      return { message: `${input.tuples.length} tuple(s) deleted` };
+    },
+  }),
+  defineOperation({
+    name: '_fga_read_tuples',
+    kind: 'query',
+    access: 'admin',
+    description: 'Reads stored tuples by user, relation and object (`type:` for a whole type), a page at a time.',
+    rest: { method: 'POST', path: 'admin/fga/tuples/read' },
+    input: FgaReadTuplesInput,
+    output: FgaTuples,
+    handler: async (ctx, input) => {
+      const page = await fga(ctx).readTuples({ user: input.user, relation: input.relation, object: input.object }, input.page_size ?? 50, input.continuation_token);
+      return { tuples: page.tuples, continuation_token: page.continuationToken };
+    },
+  }),
+  defineOperation({
+    name: '_fga_list_users',
+    kind: 'query',
+    access: 'admin',
+    description: 'Users of one type (`user`, or a userset type such as `group#member`) with a relation on an object.',
+    rest: { method: 'POST', path: 'admin/fga/list_users' },
+    input: FgaListUsersInput,
+    output: FgaListUsersResponse,
+    handler: async (ctx, input) => ({ users: fga(ctx).listUsers(input.object, input.relation, input.user_type) }),
+  }),
+  defineOperation({
+    name: '_fga_expand',
+    kind: 'query',
+    access: 'admin',
+    description: 'One level of the userset tree of a relation on an object, as JSON text.',
+    rest: { method: 'POST', path: 'admin/fga/expand' },
+    input: FgaExpandInput,
+    output: FgaExpandResponse,
+    handler: async (ctx, input) => ({ tree: fga(ctx).expand(input.object, input.relation) }),
+  }),
+  defineOperation({
+    name: '_fga_reset',
+    kind: 'mutation',
+    access: 'admin',
+    description: 'Deletes the whole FGA store (every model version); refused while any tuple exists. Audited.',
+    rest: { method: 'POST', path: 'admin/fga/reset' },
+    output: MessageResponse,
+    handler: async (ctx) => {
+      await fga(ctx).reset();
+      // SPEC.md "Audit": FGA reset is recorded.
+      ctx.kernel.events.emit('fga.reset', { actor: ctx.principal?.subject ?? 'admin', actor_kind: ctx.principal?.kind ?? 'admin', ip: ctx.ip });
+      return { message: 'FGA store reset' };
+    },
+  }),
+];
