@@ -1,0 +1,69 @@
+/**
+ * The FGA bench data set: users, nested groups, a folder tree with `viewer from parent`, and
+ * documents with `but not blocked`, scaled to about `size` tuples. `user:lister` can view
+ * exactly 1000 documents (through one folder), for the list_permissions measurement.
+ */
+import type { Tuple } from '../../plugins/fga/engine/types.js';
+
+export const BENCH_MODEL = `model
+  schema 1.1
+type user
+type group
+  relations
+    define member: [user, group#member]
+type folder
+  relations
+    define parent: [folder]
+    define viewer: [user, group#member] or viewer from parent
+type document
+  relations
+    define parent: [folder]
+    define blocked: [user]
+    define viewer: [user, group#member] or viewer from parent
+    define can_view: viewer but not blocked
+`;
+
+export interface Dataset {
+  tuples: Tuple[];
+  users: number;
+  documents: number;
+}
+
+export function generate(size: number): Dataset {
+  const tuples: Tuple[] = [];
+  const users = Math.max(100, Math.floor(size / 10));
+  const groups = Math.max(10, Math.floor(size / 100));
+  const folders = Math.max(10, Math.floor(size / 50));
+  let seed = 42;
+  const rnd = (n: number) => {
+    seed = (seed * 1103515245 + 12345) & 0x7fffffff;
+    return seed % n;
+  };
+  for (let g = 0; g < groups; g++) {
+    for (let k = 0; k < 5; k++) tuples.push({ user: `user:u${rnd(users)}`, relation: 'member', object: `group:g${g}` });
+    if (g > 0) tuples.push({ user: `group:g${g}#member`, relation: 'member', object: `group:g${Math.floor((g - 1) / 4)}` });
+  }
+  for (let f = 0; f < folders; f++) {
+    if (f > 0) tuples.push({ user: `folder:f${Math.floor((f - 1) / 4)}`, relation: 'parent', object: `folder:f${f}` });
+    tuples.push({ user: `group:g${rnd(groups)}#member`, relation: 'viewer', object: `folder:f${f}` });
+  }
+  // user:lister sees exactly the 1000 documents of folder:list.
+  tuples.push({ user: 'user:lister', relation: 'viewer', object: 'folder:list' });
+  for (let d = 0; d < 1000; d++) tuples.push({ user: 'folder:list', relation: 'parent', object: `document:l${d}` });
+  let documents = 0;
+  while (tuples.length < size) {
+    const d = documents++;
+    tuples.push({ user: `folder:f${rnd(folders)}`, relation: 'parent', object: `document:d${d}` });
+    tuples.push({ user: `user:u${rnd(users)}`, relation: 'viewer', object: `document:d${d}` });
+    if (d % 10 === 0) tuples.push({ user: `user:u${rnd(users)}`, relation: 'blocked', object: `document:d${d}` });
+  }
+  // Random picks may repeat a tuple; a store holds each tuple once.
+  const seen = new Set<string>();
+  const unique = tuples.filter((t) => {
+    const k = `${t.object}#${t.relation}@${t.user}`;
+    if (seen.has(k)) return false;
+    seen.add(k);
+    return true;
+  });
+  return { tuples: unique, users, documents };
+}
