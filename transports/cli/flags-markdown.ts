@@ -1,8 +1,7 @@
 /**
  * The README's configuration section, generated from the plugins' flag declarations so it cannot
- * drift from the code (`npx tsx transports/cli/flags-markdown.ts` rewrites it; a test compares).
+ * drift from the code (`npm run generate` rewrites it; a test compares).
  */
-import { readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import type { AnyPlugin } from '../../core/plugin.js';
 import { defaultPlugins } from '../../plugins/default.js';
@@ -33,9 +32,4 @@ export function renderReadme(current: string): string {
   const b = current.indexOf(END);
   if (a === -1 || b === -1) throw new Error('README.md lacks the flags markers');
   return `${current.slice(0, a + START.length)}\n\n${flagsMarkdown()}\n${current.slice(b)}`;
-}
-
-if (import.meta.url === `file://${process.argv[1]}`) {
-  writeFileSync(README_FILE, renderReadme(readFileSync(README_FILE, 'utf8')));
-  process.stdout.write(`updated ${README_FILE}\n`);
 }

@@ -17,7 +17,7 @@ import {
 
 const HEADER = [
   '// Latchkey gRPC API, generated from the operation table by transports/grpc/proto.ts.',
-  '// Do not edit: regenerate with `npx tsx transports/grpc/generate.ts`.',
+  '// Do not edit: regenerate with `npm run generate`.',
   '//',
   '// Conventions:',
   '// - Field names are the snake_case names of the REST and GraphQL contract.',

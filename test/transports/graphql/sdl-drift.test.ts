@@ -23,22 +23,22 @@ t.test('the committed schema.graphql matches the operation table', async (t) => 
     t.fail(
       `transports/graphql/schema.graphql is out of date (first difference at line ${line + 1}: ` +
         `committed ${JSON.stringify(a[line] ?? '<end>')}, generated ${JSON.stringify(b[line] ?? '<end>')}); ` +
-        'run npx tsx transports/graphql/generate.ts',
+        'run npm run generate',
     );
   } else {
     t.pass('up to date');
   }
 });
 
-t.test('generate.ts --check agrees', async (t) => {
+t.test('npm run generate -- --check agrees', async (t) => {
   const run = promisify(execFile);
   const expectDrift = committed !== generated;
   try {
-    await run(process.execPath, ['--import', 'tsx', 'transports/graphql/generate.ts', '--check'], { cwd: new URL('../../../', import.meta.url) });
+    await run(process.execPath, ['--import', 'tsx', 'transports/generate.ts', '--check'], { cwd: new URL('../../../', import.meta.url) });
     t.notOk(expectDrift, '--check exits 0 only when the file is up to date');
   } catch (err) {
     t.ok(expectDrift, `--check exits 1 only on drift: ${(err as Error).message}`);
-    t.match((err as { stderr?: string }).stderr, /run npx tsx transports\/graphql\/generate\.ts/);
+    t.match((err as { stderr?: string }).stderr, /run npm run generate/);
   }
 });
 

@@ -11,7 +11,7 @@ t.test('the committed latchkey.proto matches the default distribution', async (t
   const committed = await readFile(COMMITTED_PROTO_PATH, 'utf8').catch(() => '');
   const generated = defaultDistributionProto();
   if (committed !== generated) {
-    t.fail('transports/grpc/latchkey.proto is out of date: run npx tsx transports/grpc/generate.ts and commit the result');
+    t.fail('transports/grpc/latchkey.proto is out of date: run npm run generate and commit the result');
     // The diff says which operations changed.
     t.equal(committed, generated, 'committed vs generated');
   } else {

@@ -1,10 +1,10 @@
 import { readFileSync } from 'node:fs';
 import t from 'tap';
-import { OPENAPI_FILE, renderOpenApi } from '../../../transports/openapi/generate.js';
+import { OPENAPI_FILE, renderOpenApi } from '../../../transports/openapi/render.js';
 
 t.test('the committed OpenAPI document matches the operation table', async (t) => {
   const committed = readFileSync(OPENAPI_FILE, 'utf8');
-  t.equal(committed, renderOpenApi(), 'openapi.json drifted: run npx tsx transports/openapi/generate.ts');
+  t.equal(committed, renderOpenApi(), 'openapi.json drifted: run npm run generate');
 });
 
 t.test('the document describes REST paths with the error envelope', async (t) => {
