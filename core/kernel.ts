@@ -62,19 +62,18 @@ export class Kernel {
     return [...seen.values()];
   }
 
-  /** Plugin configuration rules; returns the first violation's message. */
-  static validateConfig(plugins: readonly AnyPlugin[], config: Config): string | undefined {
-    for (const p of plugins) {
+  /** Every plugin configuration rule the config breaks, in plugin order (empty when none). */
+  static configProblems(plugins: readonly AnyPlugin[], config: Config): string[] {
+    return plugins.flatMap((p) => {
       const problem = p.validateConfig?.(config);
-      if (problem) return problem;
-    }
-    return undefined;
+      return problem ? [problem] : [];
+    });
   }
 
   static async boot(options: KernelOptions): Promise<Kernel> {
     const ordered = orderPlugins(options.plugins, options.config);
-    const problem = Kernel.validateConfig(ordered, options.config);
-    if (problem) throw new Error(problem);
+    const problems = Kernel.configProblems(ordered, options.config);
+    if (problems.length > 0) throw new Error(problems.join('\n'));
     const kernel = new Kernel(ordered, options.config, options.logger ?? silentLogger);
     try {
       await kernel.start(options);

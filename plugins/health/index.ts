@@ -5,6 +5,8 @@
 import { definePlugin } from '../../core/plugin.js';
 
 export interface HealthService {
+  /** True once the node started shutting down. */
+  readonly draining: boolean;
   /** Marks the node as draining: /readyz answers 503 from now on. */
   drain(): void;
 }
@@ -31,8 +33,7 @@ export const healthPlugin = definePlugin<HealthService>({
       method: 'GET',
       path: '/readyz',
       handler: async (_req, ctx) => {
-        const ready = ctx.kernel.service('health') as HealthService & { draining?: boolean };
-        const ok = !ready.draining && (await ctx.kernel.storage.ping());
+        const ok = !ctx.kernel.service('health').draining && (await ctx.kernel.storage.ping());
         return ok ? { status: 200, body: { status: 'ready' } } : { status: 503, body: { status: 'not ready' } };
       },
     },

@@ -6,8 +6,8 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Config, type FlagValue } from '../../core/config.js';
-import type { Kernel } from '../../core/kernel.js';
+import { withDefaults, type FlagValue } from '../../core/config.js';
+import { Kernel } from '../../core/kernel.js';
 import type { AnyPlugin } from '../../core/plugin.js';
 import { defaultPlugins } from '../../plugins/default.js';
 import { createServer } from '../../transports/http/server.js';
@@ -58,9 +58,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     ...(options.flags ?? {}),
   };
   const plugins = options.plugins ?? defaultPlugins;
-  const defaults: Record<string, FlagValue> = {};
-  for (const p of plugins) for (const f of p.flags ?? []) if (f.default !== undefined && !(f.name in defaults)) defaults[f.name] = f.default;
-  const config = new Config({ ...defaults, ...values });
+  const config = withDefaults(Kernel.flagsOf(plugins), values);
   const server = await createServer({ plugins, config, logger: false });
   try {
     await server.listen();

@@ -38,17 +38,12 @@ export async function runCli(argv: readonly string[], plugins: readonly AnyPlugi
   }
   const config = withDefaults(Kernel.flagsOf(plugins), parsed.values);
   // Every plugin's rules, in plugin order; each problem on its own line.
-  const problems: string[] = [];
-  let ordered: AnyPlugin[];
+  let problems: string[];
   try {
-    ordered = orderPlugins(plugins, config);
+    problems = Kernel.configProblems(orderPlugins(plugins, config), config);
   } catch (err) {
     io.err((err as Error).message);
     return 1;
-  }
-  for (const p of ordered) {
-    const problem = p.validateConfig?.(config);
-    if (problem) problems.push(problem);
   }
   if (problems.length > 0) {
     for (const p of problems) io.err(p);

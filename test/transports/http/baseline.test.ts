@@ -145,6 +145,9 @@ t.test('JWKS never publishes an HMAC secret', async (t) => {
 
 t.test('healthz and readyz answer 503 when the database is unreachable', async (t) => {
   const s = await startTestServer({ plugins: basePlugins });
+  s.kernel.service('health').drain();
+  t.equal((await fetch(`${s.url}/readyz`)).status, 503, 'a draining node is not ready');
+  t.equal((await fetch(`${s.url}/healthz`)).status, 200, 'but still alive');
   await s.kernel.storage.close();
   const h = await fetch(`${s.url}/healthz`);
   t.equal(h.status, 503);
