@@ -74,5 +74,21 @@ export const formatGraphqlErrors: Formatter = (execution, context) => {
     statusCode = declaredStatus ?? statusCode;
     if (statusCode >= 500) statusCode = 400;
   }
-  return { statusCode, response: result.response };
+  return { statusCode, response: withCodes(result.response) };
 };
+
+/**
+ * CONTRACT.md: every GraphQL error carries `extensions.code`. Errors GraphQL itself raises about
+ * the document or its variables (syntax, unknown fields, bad variable values) are the client's
+ * input being wrong: INVALID_ARGUMENT, as REST answers bad input. Applied to the serialized
+ * response, after the HTTP status has been decided, so the status rules above are unchanged.
+ */
+function withCodes(response: Formatted['response']): Formatted['response'] {
+  if (!response.errors) return response;
+  const errors = response.errors.map((e) => {
+    const json = e instanceof GraphQLError ? e.toJSON() : e;
+    const code = (json.extensions as { code?: unknown } | undefined)?.code;
+    return code === undefined ? { ...json, extensions: { ...json.extensions, code: 'INVALID_ARGUMENT' } } : json;
+  });
+  return { ...response, errors } as Formatted['response'];
+}
