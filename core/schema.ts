@@ -36,6 +36,9 @@ export const Int64 = (opts: { min?: number; max?: number; description?: string }
   });
 export const OptInt64 = (opts: { min?: number; max?: number; description?: string } = {}) => Type.Optional(Int64(opts));
 
+/** An identifier: a string everywhere, GraphQL `ID` (CONTRACT.md `User.id: ID!`). */
+export const Id = (description?: string) => Type.String({ 'x-scalar': 'ID', maxLength: 128, ...(description ? { description } : {}) });
+
 /** Free-form JSON object (GraphQL scalar `Map`). */
 export const JsonMap = (description?: string) =>
   Type.Record(Type.String({ maxLength: 256 }), Type.Unknown(), { 'x-scalar': 'Map', ...(description ? { description } : {}) });

@@ -1,11 +1,11 @@
 /** The User type (CONTRACT.md "Output types"), shared by every plugin that returns users. */
-import { Bool, Int64, JsonMap, OutputObject, Type } from '../../core/schema.js';
+import { Bool, Id, Int64, JsonMap, OutputObject, Type } from '../../core/schema.js';
 
 const optStr = () => Type.Optional(Type.String());
 const optInt = () => Type.Optional(Int64());
 
 export const UserSchema = OutputObject('User', {
-  id: Type.String(),
+  id: Id(),
   email: optStr(),
   email_verified: Bool(),
   signup_methods: Type.String(),
