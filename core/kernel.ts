@@ -47,6 +47,7 @@ export class Kernel {
   };
   private readonly closers: (() => Promise<void> | void)[] = [];
   private closed = false;
+  private metaCache: Readonly<Record<string, boolean | string>> | undefined;
 
   private constructor(plugins: readonly AnyPlugin[], config: Config, logger: Logger) {
     this.plugins = plugins;
@@ -153,11 +154,17 @@ export class Kernel {
     return this.services.has(name);
   }
 
-  /** Meta values from every plugin (SPEC.md Meta; false for features no plugin provides). */
-  metaValues(): Record<string, boolean | string> {
-    const out: Record<string, boolean | string> = {};
-    for (const p of this.plugins) Object.assign(out, p.meta?.(this.config) ?? {});
-    return out;
+  /**
+   * Meta values from every plugin (SPEC.md Meta; false for features no plugin provides). They
+   * depend only on the configuration, which never changes after boot, so they are computed once.
+   */
+  metaValues(): Readonly<Record<string, boolean | string>> {
+    if (!this.metaCache) {
+      const out: Record<string, boolean | string> = {};
+      for (const p of this.plugins) Object.assign(out, p.meta?.(this.config) ?? {});
+      this.metaCache = Object.freeze(out);
+    }
+    return this.metaCache;
   }
 
   /** Runs the authenticators of an access level; the first principal wins. */

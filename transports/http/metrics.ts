@@ -28,10 +28,11 @@ export class HttpMetrics {
   }
 
   instrument(app: FastifyInstance): void {
-    app.addHook('onResponse', async (request, reply) => {
+    app.addHook('onResponse', (request, reply, done) => {
       const route = request.routeOptions.url ?? 'unmatched';
       this.requests.inc({ method: request.method, route, status: String(reply.statusCode) });
       this.duration.observe({ method: request.method, route }, reply.elapsedTime / 1000);
+      done();
     });
   }
 
