@@ -26,6 +26,9 @@ export function registerRawRoutes(app: FastifyInstance, kernel: Kernel): void {
           );
           applyEffects(ctx, reply);
           if (res.headers) for (const [k, v] of Object.entries(res.headers)) reply.header(k, v);
+          // A route that states its own frame-ancestors decides framing; the default
+          // X-Frame-Options: DENY would override it in browsers that honour both.
+          if (/frame-ancestors/.test(res.headers?.['content-security-policy'] ?? '')) reply.removeHeader('x-frame-options');
           reply.code(res.status);
           return reply.send(res.body ?? '');
         } catch (err) {

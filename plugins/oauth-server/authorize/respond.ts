@@ -46,7 +46,8 @@ export function deliver(mode: ResponseMode, redirectUri: string, params: Record<
         `(function(){var m=${scriptJson(message)};var o=${scriptJson(origin)};` +
         `var t=window.opener||window.parent;if(t&&t!==window){t.postMessage(m,o);}` +
         `if(window.opener){window.close();}})();</script></body></html>`;
-      return { status: 200, headers: { ...HTML_HEADERS, 'content-security-policy': "default-src 'none'; script-src 'unsafe-inline'" }, body };
+      // The SDK loads this page in an iframe of the client's origin: only that origin may frame it.
+      return { status: 200, headers: { ...HTML_HEADERS, 'content-security-policy': `default-src 'none'; script-src 'unsafe-inline'; frame-ancestors ${origin}` }, body };
     }
   }
 }

@@ -140,6 +140,19 @@ t.test('OAuth error answers', async (t) => {
     t.ok(new URLSearchParams(iloc.hash.slice(1)).get('access_token'));
   });
 
+  t.test('web_message answers a page that only the client origin may frame, posting to that origin', async (t) => {
+    const q = new URLSearchParams({ client_id: fx.client.client_id, redirect_uri: fx.redirectUri, response_type: 'token', state: 'wm', response_mode: 'web_message' });
+    const res = await browserAuthorize(`${base}/authorize?${q}`, fx.cookie);
+    t.equal(res.status, 200);
+    const origin = new URL(fx.redirectUri).origin;
+    t.match(res.headers.get('content-security-policy'), new RegExp(`frame-ancestors ${origin}$`));
+    t.equal(res.headers.get('x-frame-options'), null, 'no DENY overriding frame-ancestors');
+    const html = await res.text();
+    t.match(html, /"type":"authorization_response"/);
+    t.match(html, /"state":"wm"/);
+    t.ok(html.includes(JSON.stringify(origin)), 'postMessage target is the client origin, not *');
+  });
+
   t.test('logout ends the session and redirects only to registered destinations', async (t) => {
     const cookie = await fx.newBrowserCookie();
     const bad = await browserAuthorize(`${base}/logout?client_id=${fx.client.client_id}&post_logout_redirect_uri=${encodeURIComponent('https://evil.example.com/')}`, cookie);
