@@ -122,6 +122,7 @@ async function serverTarget(name: Exclude<DbName, 'sqlite'>, adminUrl: string): 
   const dbName = `lk_test_${Date.now().toString(36)}_${randomBytes(4).toString('hex')}`;
   await adminRun(name, adminUrl, async (orm) => {
     if (name === 'mongodb') return; // MongoDB creates databases on first write.
+    await sweepAbandoned(name, orm);
     const q = name === 'postgres' ? `"${dbName}"` : `\`${dbName}\``;
     const charset = name === 'postgres' ? '' : ' character set utf8mb4 collate utf8mb4_unicode_ci';
     await orm.em.getConnection().execute(`create database ${q}${charset}`, [], 'run');
@@ -149,6 +150,34 @@ async function serverTarget(name: Exclude<DbName, 'sqlite'>, adminUrl: string): 
       });
     },
   };
+}
+
+/** Test databases older than this were left by a test process that died before `dispose()`. */
+const ABANDONED_AFTER_MS = 60 * 60 * 1000;
+const swept = new Set<string>();
+
+/**
+ * Drops `lk_test_*` databases whose creation time (the base-36 stamp in the name) is more than an
+ * hour old: a crashed or timed-out test file never reaches its teardown, and nothing else would
+ * remove its database. Runs once per server per test process; a concurrent sweep dropping the
+ * same database is harmless (`if exists`).
+ */
+async function sweepAbandoned(name: 'postgres' | 'mariadb' | 'mysql', orm: MikroORM): Promise<void> {
+  if (swept.has(name)) return;
+  swept.add(name);
+  const conn = orm.em.getConnection();
+  const listSql =
+    name === 'postgres'
+      ? `select datname as name from pg_database where datname like 'lk\\_test\\_%'`
+      : `select schema_name as name from information_schema.schemata where schema_name like 'lk\\_test\\_%'`;
+  const rows = (await conn.execute(listSql, [], 'all')) as { name: string }[];
+  const cutoff = Date.now() - ABANDONED_AFTER_MS;
+  for (const { name: db } of rows) {
+    const created = Number.parseInt(db.split('_')[2] ?? '', 36);
+    if (!Number.isFinite(created) || created > cutoff) continue;
+    const sql = name === 'postgres' ? `drop database if exists "${db}" with (force)` : `drop database if exists \`${db}\``;
+    await conn.execute(sql, [], 'run').catch(() => undefined);
+  }
 }
 
 /** Runs statements on the admin database through MikroORM (the drivers the project already uses). */
