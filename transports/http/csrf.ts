@@ -4,33 +4,34 @@
  * (token endpoint, MCP, SCIM) declare themselves exempt. When --allowed-origins is a list, a
  * present Origin must be one of them or the service's own origin.
  */
-import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify';
 
 const SAFE = new Set(['GET', 'HEAD', 'OPTIONS']);
 
 export function csrfCheck(selfOrigin: string, allowed: string[]) {
   const anyOrigin = allowed.length === 0 || allowed.includes('*');
   const allowedSet = new Set(allowed.map((o) => o.replace(/\/+$/, '')));
-  return async (request: FastifyRequest, reply: FastifyReply): Promise<void> => {
-    if (SAFE.has(request.method)) return;
+  // Callback style: this runs before every handler, and an async hook costs a promise per request.
+  return (request: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction): void => {
+    if (SAFE.has(request.method)) return done();
     const cfg = request.routeOptions.config as { csrfExempt?: boolean } | undefined;
-    if (cfg?.csrfExempt) return;
+    if (cfg?.csrfExempt) return done();
     const origin = request.headers.origin;
     const referer = request.headers.referer;
-    if (!origin && !referer) {
-      await reply.code(403).send({ code: 'permission_denied', message: 'missing Origin or Referer header' });
-      return;
-    }
-    if (anyOrigin) return;
+    if (!origin && !referer) return refuse(reply, 'missing Origin or Referer header');
+    if (anyOrigin) return done();
     let from: string;
     try {
       from = origin && origin !== 'null' ? new URL(origin).origin : new URL(referer ?? '').origin;
     } catch {
-      await reply.code(403).send({ code: 'permission_denied', message: 'invalid Origin or Referer header' });
-      return;
+      return refuse(reply, 'invalid Origin or Referer header');
     }
-    if (from !== selfOrigin && !allowedSet.has(from)) {
-      await reply.code(403).send({ code: 'permission_denied', message: 'origin not allowed' });
-    }
+    if (from !== selfOrigin && !allowedSet.has(from)) return refuse(reply, 'origin not allowed');
+    done();
   };
+}
+
+/** Sending from a callback hook ends the request; `done` must not be called after it. */
+function refuse(reply: FastifyReply, message: string): void {
+  reply.code(403).send({ code: 'permission_denied', message });
 }

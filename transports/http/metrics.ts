@@ -28,10 +28,26 @@ export class HttpMetrics {
   }
 
   instrument(app: FastifyInstance): void {
+    // prom-client hashes and validates the label object on every call; the label sets are few
+    // (method x route x status), so each one's child series is looked up once and kept.
+    const counters = new Map<string, { inc(): void }>();
+    const timers = new Map<string, { observe(v: number): void }>();
     app.addHook('onResponse', (request, reply, done) => {
       const route = request.routeOptions.url ?? 'unmatched';
-      this.requests.inc({ method: request.method, route, status: String(reply.statusCode) });
-      this.duration.observe({ method: request.method, route }, reply.elapsedTime / 1000);
+      const timerKey = `${request.method} ${route}`;
+      const counterKey = `${timerKey} ${reply.statusCode}`;
+      let counter = counters.get(counterKey);
+      if (!counter) {
+        counter = this.requests.labels(request.method, route, String(reply.statusCode));
+        counters.set(counterKey, counter);
+      }
+      let timer = timers.get(timerKey);
+      if (!timer) {
+        timer = this.duration.labels(request.method, route);
+        timers.set(timerKey, timer);
+      }
+      counter.inc();
+      timer.observe(reply.elapsedTime / 1000);
       done();
     });
   }

@@ -3,7 +3,7 @@
  * client IP as resolved through --trusted-proxies. Counted in this process: the limiter sits on
  * every request, and a database round trip per request would cost more than it protects.
  */
-import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify';
 
 export class IpRateLimiter {
   private windows = new Map<string, number>();
@@ -28,10 +28,10 @@ export class IpRateLimiter {
 }
 
 export function rateLimitHook(limiter: IpRateLimiter) {
-  return async (request: FastifyRequest, reply: FastifyReply): Promise<void> => {
+  // Callback style: this runs on every request, and an async hook costs a promise per request.
+  return (request: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction): void => {
     const retry = limiter.hit(request.ip);
-    if (retry > 0) {
-      await reply.code(429).header('retry-after', String(retry)).send({ code: 'resource_exhausted', message: 'too many requests' });
-    }
+    if (retry === 0) return done();
+    reply.code(429).header('retry-after', String(retry)).send({ code: 'resource_exhausted', message: 'too many requests' });
   };
 }
