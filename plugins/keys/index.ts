@@ -4,15 +4,15 @@
  */
 import { SignJWT, jwtVerify, type JWK } from 'jose';
 import { definePlugin } from '../../core/plugin.js';
-import { loadSigningKeys, type SigningKeys } from './load.js';
+import { loadSecondaryKey, loadSigningKeys, type SigningKeys, type VerificationKey } from './load.js';
 import { checkKeyRules, JWT_TYPES, type JwtType } from './rules.js';
 import { deriveKey, open, seal } from './seal.js';
 
 export interface KeysService {
-  /** The current signing key; `verifiers` holds it plus keys kept for rotation. */
+  /** The current signing key; `verifiers` holds it plus the verify-only key kept for rotation. */
   readonly current: SigningKeys;
-  readonly verifiers: readonly SigningKeys[];
-  /** The JWKS document (public keys only; empty for HMAC deployments). */
+  readonly verifiers: readonly VerificationKey[];
+  /** The JWKS document: public keys only, the signing key first (empty for HMAC deployments). */
   jwks(): { keys: JWK[] };
   /** Encrypts a value at rest for one purpose (AES-256-GCM, SPEC.md --encryption-key). */
   seal(plaintext: string, purpose: string): string;
@@ -34,6 +34,18 @@ export const keysPlugin = definePlugin<KeysService>({
     { name: 'jwt-secret', type: 'string', secret: true, description: 'HMAC secret for HS* JWT types.' },
     { name: 'jwt-private-key', type: 'string', secret: true, description: 'PKCS#8 PEM private key (text or file path) for RS*/ES* JWT types.' },
     { name: 'jwt-public-key', type: 'string', description: 'SPKI PEM public key (text or file path) for RS*/ES* JWT types.' },
+    {
+      name: 'jwt-secondary-public-key',
+      type: 'string',
+      description:
+        'Key rotation: an SPKI PEM public key (text or file path) of the --jwt-type algorithm whose tokens stay valid, published in the JWKS beside the signing key (the previous key after a rotation, or the next one before it).',
+    },
+    {
+      name: 'jwt-secondary-secret',
+      type: 'string',
+      secret: true,
+      description: 'Key rotation for HS* types: a second HMAC secret whose tokens stay valid (verify only; never published).',
+    },
     { name: 'encryption-key', type: 'string', secret: true, description: 'Key for encryption at rest (TOTP secrets, OTP digests); required for RS*/ES* without --jwt-secret; HMAC deployments fall back to the JWT secret.' },
   ],
   validateConfig: checkKeyRules,
@@ -57,7 +69,12 @@ export const keysPlugin = definePlugin<KeysService>({
       throw new Error('--jwt-private-key and --jwt-public-key do not belong together');
     });
     const key = deriveKey(config.string('encryption-key') ?? config.string('jwt-secret') ?? '', 'latchkey encryption at rest v1');
-    const verifiers = [current];
+    // Rotation (issue 5, "JWKS with a secondary key"): tokens are always signed with the current
+    // key; the secondary key only verifies, so tokens it signed keep validating while they live,
+    // and relying parties that cache the JWKS already know the next key before it signs.
+    const secondary = await loadSecondaryKey(alg, config.string('jwt-secondary-secret'), config.string('jwt-secondary-public-key'));
+    if (secondary && secondary.kid === current.kid) throw new Error('the secondary key is the signing key itself; give the other key of the rotation');
+    const verifiers: VerificationKey[] = secondary ? [current, secondary] : [current];
     return {
       current,
       verifiers,

@@ -4,13 +4,32 @@ import { createHash } from 'node:crypto';
 import { exportJWK, importPKCS8, importSPKI, type JWK } from 'jose';
 import { isHmac, type JwtType } from './rules.js';
 
-export interface SigningKeys {
+/** A key tokens are verified with: the signing key, or a verify-only key kept for rotation. */
+export interface VerificationKey {
   alg: JwtType;
   kid: string;
-  signKey: CryptoKey | Uint8Array;
   verifyKey: CryptoKey | Uint8Array;
   /** Public JWK for /.well-known/jwks.json; null for HMAC (a shared secret is never published). */
   publicJwk: JWK | null;
+}
+
+export interface SigningKeys extends VerificationKey {
+  signKey: CryptoKey | Uint8Array;
+}
+
+const hmacKid = (alg: JwtType, secret: string): string => createHash('sha256').update(`${alg}:${secret}`).digest('base64url').slice(0, 16);
+const jwkKid = (jwk: JWK): string => createHash('sha256').update(JSON.stringify(jwk)).digest('base64url').slice(0, 16);
+
+async function publicKeyOf(alg: JwtType, pem: string, flag: string): Promise<{ verifyKey: CryptoKey; publicJwk: JWK; kid: string }> {
+  let verifyKey: CryptoKey;
+  try {
+    verifyKey = (await importSPKI(pemOrFile(pem, flag), alg, { extractable: true })) as CryptoKey;
+  } catch (err) {
+    throw new Error(`${flag} is not an SPKI ${alg} public key: ${(err as Error).message}`);
+  }
+  const jwk = await exportJWK(verifyKey);
+  const kid = jwkKid(jwk);
+  return { verifyKey, kid, publicJwk: { ...jwk, kid, alg, use: 'sig' } };
 }
 
 function pemOrFile(value: string, flag: string): string {
@@ -26,22 +45,28 @@ function pemOrFile(value: string, flag: string): string {
 export async function loadSigningKeys(alg: JwtType, secret: string | undefined, privatePem?: string, publicPem?: string): Promise<SigningKeys> {
   if (isHmac(alg)) {
     const key = new TextEncoder().encode(secret ?? '');
-    const kid = createHash('sha256').update(`${alg}:${secret}`).digest('base64url').slice(0, 16);
-    return { alg, kid, signKey: key, verifyKey: key, publicJwk: null };
+    return { alg, kid: hmacKid(alg, secret ?? ''), signKey: key, verifyKey: key, publicJwk: null };
   }
   let signKey: CryptoKey;
-  let verifyKey: CryptoKey;
   try {
     signKey = (await importPKCS8(pemOrFile(privatePem ?? '', '--jwt-private-key'), alg, { extractable: false })) as CryptoKey;
   } catch (err) {
     throw new Error(`--jwt-private-key is not a PKCS#8 ${alg} private key: ${(err as Error).message}`);
   }
-  try {
-    verifyKey = (await importSPKI(pemOrFile(publicPem ?? '', '--jwt-public-key'), alg, { extractable: true })) as CryptoKey;
-  } catch (err) {
-    throw new Error(`--jwt-public-key is not an SPKI ${alg} public key: ${(err as Error).message}`);
+  return { alg, signKey, ...(await publicKeyOf(alg, publicPem ?? '', '--jwt-public-key')) };
+}
+
+/**
+ * The verify-only secondary key of a rotation (--jwt-secondary-public-key for RS and ES types,
+ * --jwt-secondary-secret for HS types), with the same algorithm as the signing key. Null when
+ * none is configured.
+ */
+export async function loadSecondaryKey(alg: JwtType, secret: string | undefined, publicPem: string | undefined): Promise<VerificationKey | null> {
+  if (isHmac(alg)) {
+    if (!secret) return null;
+    const key = new TextEncoder().encode(secret);
+    return { alg, kid: hmacKid(alg, secret), verifyKey: key, publicJwk: null };
   }
-  const jwk = await exportJWK(verifyKey);
-  const kid = createHash('sha256').update(JSON.stringify(jwk)).digest('base64url').slice(0, 16);
-  return { alg, kid, signKey, verifyKey, publicJwk: { ...jwk, kid, alg, use: 'sig' } };
+  if (!publicPem) return null;
+  return { alg, ...(await publicKeyOf(alg, publicPem, '--jwt-secondary-public-key')) };
 }

@@ -1,6 +1,8 @@
 /**
  * Key rules of SPEC.md "Startup configuration": HMAC types need --jwt-secret; RSA/ECDSA types need
  * --jwt-private-key and --jwt-public-key, and then --encryption-key unless --jwt-secret is also set.
+ * The verify-only rotation key must be of the signing key's kind (a secret for HS, a public key for
+ * RS/ES): tokens are verified with the algorithm of --jwt-type only (RFC 8725 §3.1).
  */
 import type { Config } from '../../core/config.js';
 
@@ -17,8 +19,13 @@ export function checkKeyRules(config: Config): string | undefined {
   if (!(JWT_TYPES as readonly string[]).includes(type)) return `--jwt-type "${type}" is not supported; use one of ${JWT_TYPES.join(', ')}`;
   if (isHmac(type)) {
     if (!config.has('jwt-secret')) return `--jwt-secret is required for --jwt-type ${type}`;
+    if (config.has('jwt-secondary-public-key')) return `--jwt-secondary-public-key is for RS and ES types; use --jwt-secondary-secret with --jwt-type ${type}`;
+    if (config.has('jwt-secondary-secret') && config.string('jwt-secondary-secret') === config.string('jwt-secret')) {
+      return '--jwt-secondary-secret must differ from --jwt-secret';
+    }
     return undefined;
   }
+  if (config.has('jwt-secondary-secret')) return `--jwt-secondary-secret is for HS types; use --jwt-secondary-public-key with --jwt-type ${type}`;
   if (!config.has('jwt-private-key') || !config.has('jwt-public-key')) {
     return `--jwt-private-key and --jwt-public-key are required for --jwt-type ${type}`;
   }

@@ -13,7 +13,10 @@ import { readParams, type Params } from '../params.js';
 import { parseAuthorizationRequest, responseModeOf, trustedTarget, UntrustedRequestError, type AuthorizationRequest } from './request.js';
 import { deliver, errorPage } from './respond.js';
 
-/** Internal marker: the user signed in again for prompt=login / max_age at this time (Unix s). */
+/**
+ * Internal marker: re-authentication for prompt=login / max_age was asked at this time (Unix
+ * milliseconds; seconds would let a session signed in earlier in the same second pass as fresh).
+ */
 export const REAUTH_PARAM = 'login_at';
 export const LOGIN_PAGE_PATH = '/app';
 
@@ -28,16 +31,22 @@ function toLogin(ctx: RequestContext, params: Params, req: AuthorizationRequest,
   back.delete('prompt');
   const kept = req.prompt.filter((p) => p !== 'login');
   if (kept.length) back.set('prompt', kept.join(' '));
-  if (reauth) back.set(REAUTH_PARAM, String(Math.floor(Date.now() / 1000)));
+  if (reauth) back.set(REAUTH_PARAM, String(Date.now()));
   const login = new URLSearchParams({ return_to: `/authorize?${back.toString()}` });
   if (req.screenHint === 'signup') login.set('screen_hint', 'signup');
   return { status: 302, headers: { location: `${baseOf(ctx.kernel.config)}${LOGIN_PAGE_PATH}?${login.toString()}`, 'cache-control': 'no-store' } };
 }
 
-/** Whether the session is fresh enough for prompt=login and max_age (OIDC Core §3.1.2.1). */
+/**
+ * Whether the session is fresh enough for prompt=login and max_age (OIDC Core §3.1.2.1): after
+ * prompt=login, only a session created by a sign-in after the request was sent to the login page.
+ */
 function needsReauth(session: SessionRecord, params: Params, req: AuthorizationRequest): boolean {
   const loginAt = Number(params[REAUTH_PARAM] ?? 0);
-  if (req.prompt.includes('login') && !(loginAt > 0 && session.authTime >= loginAt)) return true;
+  const signedInSince = loginAt > 0 && session.createdAt > loginAt && session.authTime >= Math.floor(loginAt / 1000);
+  // The request coming back from the login page carries the marker instead of prompt=login
+  // (which would otherwise loop): the marker alone still demands the fresh sign-in.
+  if ((req.prompt.includes('login') || loginAt > 0) && !signedInSince) return true;
   if (req.maxAge !== undefined && Math.floor(Date.now() / 1000) - session.authTime > req.maxAge) return true;
   return false;
 }
