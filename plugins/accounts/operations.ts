@@ -22,12 +22,16 @@ import {
   ValidateSessionRequest,
   ValidateSessionResponse,
 } from './schemas.js';
+import { requestEmailVerification, VERIFICATION_SENT } from './verification.js';
 import { badCredentials, deps, lockedOut, loginMethod, requestedScopes, respond, revokedAccess, signupRoles, startSession } from './service.js';
 
 async function currentSession(ctx: RequestContext) {
   const p = ctx.requirePrincipal();
-  const { sessions, users } = deps(ctx);
-  const session = p.userId && p.sessionId ? await sessions.get(p.userId, p.sessionId) : null;
+  const { sessions, users, tokens } = deps(ctx);
+  // The authenticator has just looked the session up for this very request; reuse it.
+  const known = tokens.authenticatedSession(ctx);
+  const session =
+    known && known.id === p.sessionId && known.userId === p.userId ? known : p.userId && p.sessionId ? await sessions.get(p.userId, p.sessionId) : null;
   const user = session ? await users.findById(session.userId) : null;
   if (!session || !user) throw unauthenticated();
   return { session, user };
@@ -69,6 +73,14 @@ export const accountOperations: AnyOperation[] = [
         app_data: input.app_data,
         is_multi_factor_auth_enabled: input.is_multi_factor_auth_enabled,
       });
+      if (method === 'basic_auth' && config.bool('enable-email-verification') && user.email !== null) {
+        // No session until the address is proven (login refuses unverified emails as well).
+        const dto = users.toUserDto(user);
+        await requestEmailVerification(ctx, user.id, user.email, input.redirect_uri);
+        emit(ctx, 'user.created', { user: dto, auth_recipe: method });
+        emit(ctx, 'user.signup', { user: dto, auth_recipe: method });
+        return { message: VERIFICATION_SENT, user: dto };
+      }
       const result = await startSession(ctx, user, { roles, scopes, amr: ['pwd'], message: 'Signed up successfully.' });
       emit(ctx, 'user.created', { user: result.user, auth_recipe: method });
       emit(ctx, 'user.signup', { user: result.user, auth_recipe: method });

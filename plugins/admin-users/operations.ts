@@ -9,7 +9,16 @@ import { defineOperation, type AnyOperation } from '../../core/operations.js';
 import { MessageResponse } from '../../core/schema.js';
 import { UserSchema } from '../users/schemas.js';
 import type { UserPatch } from '../users/types.js';
-import { DeleteUserRequest, GetUserRequest, ListUsersRequest, UpdateAccessRequest, UpdateUserRequest, Users } from './schemas.js';
+import {
+  DeleteUserRequest,
+  GetUserRequest,
+  ListUsersRequest,
+  ListVerificationRequestsRequest,
+  UpdateAccessRequest,
+  UpdateUserRequest,
+  Users,
+  VerificationRequests,
+} from './schemas.js';
 
 const DEFAULT_LIMIT = 10;
 
@@ -95,9 +104,10 @@ export const adminUserOperations: AnyOperation[] = [
     input: DeleteUserRequest,
     output: MessageResponse,
     handler: async (ctx, input) => {
-      const { users, sessions } = deps(ctx);
+      const { users } = deps(ctx);
       const user = await mustFind(ctx, input.id);
-      await sessions.revokeAll(user.id);
+      // The `user.deleted` hook ends the user's sessions and refresh tokens (sessions and tokens
+      // plugins) and the users service removes the verification requests.
       await users.delete(user.id);
       ctx.kernel.events.emit('user.deleted', { user: users.toUserDto(user) });
       return { message: 'user deleted successfully' };
@@ -134,6 +144,35 @@ export const adminUserOperations: AnyOperation[] = [
       const updated = await users.update(input.user_id, { revoked_timestamp: null });
       ctx.kernel.events.emit('user.access_enabled', { user: users.toUserDto(updated) });
       return { message: 'user access enabled successfully' };
+    },
+  }),
+  defineOperation({
+    name: '_verification_requests',
+    kind: 'query',
+    access: 'admin',
+    description: 'Lists pending verification requests, newest first (tokens appear only as their digest).',
+    input: ListVerificationRequestsRequest,
+    output: VerificationRequests,
+    graphql: { required: false },
+    handler: async (ctx, input) => {
+      const { users } = deps(ctx);
+      const limit = input?.pagination?.limit ?? DEFAULT_LIMIT;
+      const page = input?.pagination?.page ?? 1;
+      const { requests, total } = await users.verifications.list({ page, limit });
+      return {
+        pagination: { limit, page, offset: (page - 1) * limit, total },
+        verification_requests: requests.map((r) => ({
+          id: r.id,
+          identifier: r.identifier,
+          token: r.tokenHash,
+          email: r.email,
+          expires: r.expiresAt,
+          created_at: r.createdAt,
+          updated_at: r.updatedAt,
+          nonce: r.nonce,
+          ...(r.redirectUri ? { redirect_uri: r.redirectUri } : {}),
+        })),
+      };
     },
   }),
 ];

@@ -1,5 +1,5 @@
 /** Admin user management types (CONTRACT.md "Input types/Admin"). */
-import { InputObject, OptBool, OptJsonMap, OptStr, OptStrList, OutputObject, Pagination, PaginationRequest, Str, Type } from '../../core/schema.js';
+import { InputObject, Int64, OptBool, OptJsonMap, OptStr, OptStrList, OutputObject, Pagination, PaginationRequest, Str, Type } from '../../core/schema.js';
 import { UserSchema } from '../users/schemas.js';
 
 export const ListUsersRequest = InputObject('ListUsersRequest', {
@@ -33,3 +33,22 @@ export const DeleteUserRequest = InputObject('DeleteUserRequest', { id: Str({ ma
 export const UpdateAccessRequest = InputObject('UpdateAccessRequest', { user_id: Str({ max: 64, min: 1 }) });
 
 export const Users = OutputObject('Users', { pagination: Pagination, users: Type.Array(UserSchema) });
+
+/** `_verification_requests` takes `{ pagination }` only (SPEC.md Admin API). */
+export const ListVerificationRequestsRequest = InputObject('PaginatedRequest', { pagination: Type.Optional(PaginationRequest) });
+
+const optStr = () => Type.Optional(Type.String());
+/** CONTRACT.md `VerificationRequest`; `token` is the stored SHA-256 digest, never the token itself. */
+export const VerificationRequest = OutputObject('VerificationRequest', {
+  id: Type.String(),
+  identifier: optStr(),
+  token: optStr(),
+  email: optStr(),
+  expires: Type.Optional(Int64()),
+  created_at: Type.Optional(Int64()),
+  updated_at: Type.Optional(Int64()),
+  nonce: optStr(),
+  redirect_uri: optStr(),
+});
+
+export const VerificationRequests = OutputObject('VerificationRequests', { pagination: Pagination, verification_requests: Type.Array(VerificationRequest) });

@@ -2,6 +2,8 @@
 import { definePlugin } from '../../core/plugin.js';
 import { createSessionsService } from './service.js';
 import type { SessionsService } from './types.js';
+// The `user.deleted` hook's payload type (declared by the users plugin).
+import type {} from '../users/types.js';
 
 export type { SessionsService, SessionRecord } from './types.js';
 export { SESSION_COOKIE, SESSION_DOMAIN_COOKIE } from './cookies.js';
@@ -14,5 +16,12 @@ export const sessionsPlugin = definePlugin<SessionsService>({
     { name: 'app-cookie-secure', type: 'boolean', default: true, description: 'Secure flag of the app session cookies.' },
     { name: 'app-cookie-same-site', type: 'string', default: 'none', choices: ['none', 'lax', 'strict'], description: 'SameSite of the app session cookies.' },
   ],
-  setup: (ctx) => createSessionsService(ctx.config, ctx.memory, ctx.service('keys')),
+  setup(ctx) {
+    const sessions = createSessionsService(ctx.config, ctx.memory, ctx.service('keys'));
+    // Whoever deletes a user (admin, SCIM, self-service), the user's sessions end with them.
+    ctx.hooks.on('user.deleted', async ({ user }) => {
+      await sessions.revokeAll(user.id);
+    });
+    return sessions;
+  },
 });

@@ -20,12 +20,19 @@ function principalOf(session: SessionRecord, claims?: Record<string, unknown>): 
   };
 }
 
-export function sessionAuthenticator(tokens: TokensService, sessions: SessionsService): Authenticator {
+/**
+ * The session each authenticated request was recognised by, so its handler need not look it up a
+ * second time (one memory-store round trip less per call on Redis). Weak: it dies with the request.
+ */
+export type RequestSessions = WeakMap<RequestContext, SessionRecord>;
+
+export function sessionAuthenticator(tokens: TokensService, sessions: SessionsService, seen: RequestSessions): Authenticator {
   return async (ctx: RequestContext) => {
     const bearer = ctx.bearer();
     if (bearer) {
       const verified = await tokens.verifyAccessToken(bearer);
       if (!verified) return null;
+      seen.set(ctx, verified.session);
       const p = principalOf(verified.session, verified.claims);
       const scope = verified.claims.scope;
       if (typeof scope === 'string') p.scopes = scope.split(' ').filter(Boolean);
@@ -34,6 +41,8 @@ export function sessionAuthenticator(tokens: TokensService, sessions: SessionsSe
       return p;
     }
     const session = await sessions.fromRequest(ctx);
-    return session ? principalOf(session) : null;
+    if (!session) return null;
+    seen.set(ctx, session);
+    return principalOf(session);
   };
 }

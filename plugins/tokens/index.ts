@@ -4,7 +4,7 @@
  */
 import { silentLogger } from '../../core/logger.js';
 import { definePlugin } from '../../core/plugin.js';
-import { sessionAuthenticator } from './authenticator.js';
+import { sessionAuthenticator, type RequestSessions } from './authenticator.js';
 import { compileCustomizer } from './custom-claims.js';
 import { createTokensService } from './service.js';
 import type { TokensService } from './types.js';
@@ -27,17 +27,21 @@ export const tokensPlugin = definePlugin<TokensService>({
       return (err as Error).message;
     }
   },
-  setup(ctx) {
+  async setup(ctx) {
     const sessions = ctx.service('sessions');
-    const tokens = createTokensService({
+    const seen: RequestSessions = new WeakMap();
+    const tokens = await createTokensService({
       config: ctx.config,
       memory: ctx.memory,
       keys: ctx.service('keys'),
       sessions,
       users: ctx.service('users'),
       logger: ctx.logger,
+      requestSessions: seen,
     });
-    ctx.authenticate('session', sessionAuthenticator(tokens, sessions));
+    ctx.authenticate('session', sessionAuthenticator(tokens, sessions, seen));
+    // A deleted user's refresh tokens must not outlive them (their sessions go with the sessions plugin).
+    ctx.hooks.on('user.deleted', ({ user }) => tokens.forgetUser(user.id));
     return tokens;
   },
 });

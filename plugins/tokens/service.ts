@@ -11,7 +11,9 @@
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { SignJWT, decodeProtectedHeader, jwtVerify, type JWTPayload } from 'jose';
+import { LRUCache } from 'lru-cache';
 import type { Config } from '../../core/config.js';
+import type { RequestContext } from '../../core/context.js';
 import { ServiceError } from '../../core/errors.js';
 import type { Logger } from '../../core/logger.js';
 import type { MemoryStore } from '../../core/memory-store.js';
@@ -36,8 +38,9 @@ interface RefreshRecord {
 }
 
 const digest = (jti: string) => createHash('sha256').update(jti).digest('base64url');
-const refreshKey = (jti: string) => `refresh:${digest(jti)}`;
-const spentKey = (jti: string) => `refresh-spent:${digest(jti)}`;
+// Keyed under the user, so deleting a user removes their refresh records with one deletePrefix.
+const refreshKey = (userId: string, jti: string) => `refresh:${userId}:${digest(jti)}`;
+const spentKey = (userId: string, jti: string) => `refresh-spent:${userId}:${digest(jti)}`;
 
 /** at_hash / c_hash: left half of the hash named by the algorithm's size (OIDC Core §3.1.3.6). */
 function halfHash(value: string, alg: string): string {
@@ -95,31 +98,76 @@ export interface TokensDeps {
   sessions: SessionsService;
   users: UsersService;
   logger: Logger;
+  /** Filled by the session authenticator (see authenticator.ts). */
+  requestSessions?: WeakMap<RequestContext, SessionRecord>;
 }
 
-export function createTokensService({ config, memory, keys, sessions, users, logger }: TokensDeps): TokensService {
+/** At most this many verified tokens are remembered (see `verified` below). */
+export const VERIFIED_CACHE_MAX = 20_000;
+
+/** Key shapes as the keys service hands them out. */
+type SigningKeys = KeysService['current'];
+type VerificationKey = KeysService['verifiers'][number];
+
+type Usable<K extends VerificationKey> = Omit<K, 'verifyKey' | 'signKey'> & { verifyKey: CryptoKey } & (K extends SigningKeys ? { signKey: CryptoKey } : unknown);
+
+const HMAC_HASH: Record<string, string> = { HS256: 'SHA-256', HS384: 'SHA-384', HS512: 'SHA-512' };
+
+/** CryptoKey form of a key: HMAC secrets (bytes) imported once for signing and verifying. */
+async function usable<K extends VerificationKey>(k: K): Promise<Usable<K>> {
+  if (!(k.verifyKey instanceof Uint8Array)) return k as unknown as Usable<K>;
+  const hash = HMAC_HASH[k.alg];
+  if (!hash) throw new Error(`raw key material for non-HMAC algorithm ${k.alg}`);
+  const key = await crypto.subtle.importKey('raw', new Uint8Array(k.verifyKey), { name: 'HMAC', hash }, false, ['sign', 'verify']);
+  return { ...k, verifyKey: key, ...('signKey' in k ? { signKey: key } : {}) } as unknown as Usable<K>;
+}
+
+export async function createTokensService({ config, memory, keys, sessions, users, logger, requestSessions }: TokensDeps): Promise<TokensService> {
   const issuer = config.string('url') ?? '';
   const clientIdDefault = config.string('client-id') ?? '';
   const roleClaim = config.string('jwt-role-claim', 'role') || 'role';
   const mcp = issuer ? mcpAudience(issuer) : '';
   const customize = compileCustomizer(config.string('custom-access-token-script'), roleClaim, logger);
-  const byKid = new Map(keys.verifiers.map((k) => [k.kid, k]));
+  // HMAC secrets arrive as bytes; jose would import them into a CryptoKey on every call. Import
+  // each once (the keys never change after boot).
+  const current = await usable(keys.current);
+  const byKid = new Map<string, Usable<VerificationKey>>();
+  for (const k of keys.verifiers) byKid.set(k.kid, k.kid === current.kid ? current : await usable(k));
 
   const sign = async (claims: Record<string, unknown>, ttlSeconds: number): Promise<string> => {
-    const key = keys.current;
     const iat = Math.floor(Date.now() / 1000);
     return new SignJWT({ ...claims, iss: issuer, iat, exp: iat + ttlSeconds } as JWTPayload)
-      .setProtectedHeader({ alg: key.alg, kid: key.kid, typ: 'JWT' })
-      .sign(key.signKey);
+      .setProtectedHeader({ alg: current.alg, kid: current.kid, typ: 'JWT' })
+      .sign(current.signKey);
   };
+
+  /**
+   * Tokens whose signature, algorithm and issuer were verified, until their `exp`. A JWS check is
+   * a pure function of the token text and the (boot-time, fixed) keys, so verifying an identical
+   * string again can only give the same answer; a hit still re-checks `exp` against the clock.
+   * This caches no authorization decision: callers look the session up on every request, so
+   * logout, revoke, deactivation and admin revoke still take effect on the next request. Only
+   * tokens that verified are stored (an attacker cannot fill it with garbage), at most
+   * VERIFIED_CACHE_MAX of them.
+   */
+  const verified = new LRUCache<string, JWTPayload>({ max: VERIFIED_CACHE_MAX });
 
   /** Signature, algorithm, issuer and expiry (jose checks `exp` and `nbf`). */
   const verifyJwt = async (token: string): Promise<JWTPayload | null> => {
     if (token.length > 8192) return null;
+    const now = Date.now() / 1000;
+    const hit = verified.get(token);
+    if (hit) {
+      if ((hit.exp as number) > now) return hit;
+      verified.delete(token);
+      return null;
+    }
     try {
       const { kid } = decodeProtectedHeader(token);
-      const key = (kid ? byKid.get(kid) : undefined) ?? keys.current;
+      const key = (kid ? byKid.get(kid) : undefined) ?? current;
       const { payload } = await jwtVerify(token, key.verifyKey, { issuer, algorithms: [key.alg] });
+      // Only tokens with an expiry and no future `nbf` (jose already refused those) are kept.
+      if (typeof payload.exp === 'number') verified.set(token, payload, { ttl: Math.max(1, Math.ceil((payload.exp - now) * 1000)) });
       return payload;
     } catch {
       return null;
@@ -165,11 +213,11 @@ export function createTokensService({ config, memory, keys, sessions, users, log
       sid: session.id,
       auth_time: session.authTime,
       amr: session.amr,
-      at_hash: halfHash(accessToken, keys.current.alg),
+      at_hash: halfHash(accessToken, current.alg),
       token_type: 'id_token',
       [roleClaim]: req.roles,
       ...(req.nonce ? { nonce: req.nonce } : {}),
-      ...(req.code ? { c_hash: halfHash(req.code, keys.current.alg) } : {}),
+      ...(req.code ? { c_hash: halfHash(req.code, current.alg) } : {}),
     };
     const idToken = await sign(id, ttl);
     const out: IssuedTokens = { access_token: accessToken, id_token: idToken, expires_in: iat + ttl, lifetime: ttl, scope };
@@ -184,7 +232,7 @@ export function createTokensService({ config, memory, keys, sessions, users, log
         ...(req.audience ? { audience: req.audience } : {}),
         ...(req.idTokenClaimsByScope ? { scopedClaims: true } : {}),
       };
-      await memory.set(refreshKey(jti), JSON.stringify(record), REFRESH_TTL_SECONDS * 1000);
+      await memory.set(refreshKey(user.id, jti), JSON.stringify(record), REFRESH_TTL_SECONDS * 1000);
       // The session must outlive its refresh token, or the rotated tokens would be born dead.
       await sessions.extend(session, Date.now() + REFRESH_TTL_SECONDS * 1000);
       out.refresh_token = await sign(
@@ -205,15 +253,21 @@ export function createTokensService({ config, memory, keys, sessions, users, log
     return { claims: payload as Record<string, unknown>, userId: session.userId, session };
   };
 
-  const refreshPayload = async (token: string): Promise<{ payload: JWTPayload; jti: string } | null> => {
+  const refreshPayload = async (token: string): Promise<{ payload: JWTPayload; jti: string; sub: string } | null> => {
     const payload = await verifyJwt(token);
     if (!payload || payload.token_type !== 'refresh_token' || typeof payload.jti !== 'string') return null;
-    return { payload, jti: payload.jti };
+    if (typeof payload.sub !== 'string' || payload.sub.length === 0 || payload.sub.includes(':')) return null;
+    return { payload, jti: payload.jti, sub: payload.sub };
   };
 
   const invalid = () => new ServiceError('unauthenticated', 'invalid refresh token');
 
   const service: TokensService = {
+    authenticatedSession: (ctx) => requestSessions?.get(ctx),
+    async forgetUser(userId) {
+      await memory.deletePrefix(`refresh:${userId}:`);
+      await memory.deletePrefix(`refresh-spent:${userId}:`);
+    },
     issuer,
     accessTtlSeconds: ACCESS_TTL_SECONDS,
     refreshTtlSeconds: REFRESH_TTL_SECONDS,
@@ -230,19 +284,19 @@ export function createTokensService({ config, memory, keys, sessions, users, log
         return session ? { claims: payload as Record<string, unknown>, userId: session.userId, session } : null;
       }
       const r = await refreshPayload(token);
-      if (!r || (await memory.get(refreshKey(r.jti))) === null) return null;
+      if (!r || (await memory.get(refreshKey(r.sub, r.jti))) === null) return null;
       const session = await sessionOf(r.payload);
       return session ? { claims: r.payload as Record<string, unknown>, userId: session.userId, session } : null;
     },
     async refresh(token, options = {}): Promise<RefreshResult> {
       const r = await refreshPayload(token);
       if (!r) throw invalid();
-      const raw = await memory.get(refreshKey(r.jti));
+      const raw = await memory.get(refreshKey(r.sub, r.jti));
       if (raw === null) {
-        const spentSid = await memory.get(spentKey(r.jti));
-        if (spentSid !== null && typeof r.payload.sub === 'string') {
+        const spentSid = await memory.get(spentKey(r.sub, r.jti));
+        if (spentSid !== null) {
           // Reuse of a spent token: someone else holds the family; end it (RFC 9700 §4.14.2).
-          await sessions.revoke(r.payload.sub, spentSid);
+          await sessions.revoke(r.sub, spentSid);
           logger.warn({ userId: r.payload.sub }, 'refresh token reuse detected; session revoked');
         }
         throw invalid();
@@ -250,11 +304,11 @@ export function createTokensService({ config, memory, keys, sessions, users, log
       const record = JSON.parse(raw) as RefreshRecord;
       if (options.clientId !== undefined && options.clientId !== record.clientId) throw invalid();
       // Atomic: of two concurrent uses only one gets the record; the other is a reuse.
-      if ((await memory.consume(refreshKey(r.jti))) === null) {
+      if ((await memory.consume(refreshKey(r.sub, r.jti))) === null) {
         await sessions.revoke(record.userId, record.sid);
         throw invalid();
       }
-      await memory.set(spentKey(r.jti), record.sid, REFRESH_TTL_SECONDS * 1000);
+      await memory.set(spentKey(r.sub, r.jti), record.sid, REFRESH_TTL_SECONDS * 1000);
       const session = await sessions.get(record.userId, record.sid);
       if (!session) throw invalid();
       const user = await users.findById(record.userId);
@@ -283,10 +337,10 @@ export function createTokensService({ config, memory, keys, sessions, users, log
     async revokeRefreshToken(token) {
       const r = await refreshPayload(token);
       if (!r) return false;
-      const raw = await memory.consume(refreshKey(r.jti));
+      const raw = await memory.consume(refreshKey(r.sub, r.jti));
       if (raw === null) return false;
       const record = JSON.parse(raw) as RefreshRecord;
-      await memory.set(spentKey(r.jti), record.sid, REFRESH_TTL_SECONDS * 1000);
+      await memory.set(spentKey(r.sub, r.jti), record.sid, REFRESH_TTL_SECONDS * 1000);
       // Revoking a refresh token ends its family, the session it belongs to.
       await sessions.revoke(record.userId, record.sid);
       return true;

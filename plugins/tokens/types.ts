@@ -3,6 +3,7 @@
  * with the `keys` service, their verification (stateful: the session must still exist), refresh
  * rotation with reuse detection, and the 'session' authenticator.
  */
+import type { RequestContext } from '../../core/context.js';
 import type { SessionRecord } from '../sessions/types.js';
 import type { UserRecord } from '../users/types.js';
 
@@ -79,6 +80,10 @@ export interface TokensService {
   validate(token: string, type: TokenType): Promise<VerifiedToken | null>;
   /** Single use: a spent token's reuse revokes its family (the session) and fails. */
   refresh(refreshToken: string, options?: { clientId?: string; scopes?: string[] }): Promise<RefreshResult>;
+  /** The session the 'session' authenticator recognised this request by, if it ran. */
+  authenticatedSession(ctx: RequestContext): SessionRecord | undefined;
+  /** Removes every refresh record of a user (subscribed to the `user.deleted` hook). */
+  forgetUser(userId: string): Promise<void>;
   /** Revokes a refresh token (and its family); `invalid_argument`-free: unknown tokens are a no-op false. */
   revokeRefreshToken(refreshToken: string): Promise<boolean>;
 }

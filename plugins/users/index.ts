@@ -6,9 +6,11 @@ import { definePlugin } from '../../core/plugin.js';
 import { dropStaleUniqueConstraints } from '../../storage/index.js';
 import { USERS_TABLE, UserEntity } from './entities.js';
 import { createUsersService } from './service.js';
+import { VerificationEntity } from './verification.js';
 import type { UsersService } from './types.js';
 
 export type { UsersService, UserRecord } from './types.js';
+export type { VerificationRecord, VerificationRequestsService } from './verification.js';
 export { UserSchema } from './schemas.js';
 
 export const usersPlugin = definePlugin<UsersService>({
@@ -28,7 +30,7 @@ export const usersPlugin = definePlugin<UsersService>({
     const stray = config.list('default-roles').find((r) => !allowed.has(r));
     return stray ? `--default-roles contains "${stray}", which is not in --roles` : undefined;
   },
-  entities: [UserEntity],
+  entities: [UserEntity, VerificationEntity],
   meta: (config) => ({ is_strong_password_enabled: config.bool('enable-strong-password') }),
   async setup({ config, storage, memory, hooks, logger }) {
     // SPEC.md Versioning 5: uniqueness lives in the application now; an older schema's UNIQUE

@@ -18,6 +18,7 @@ import { UserEntity, type UserRow } from './entities.js';
 import { decoyHash, hashPassword, PRODUCTION_PARAMS, verifyPassword } from './password.js';
 import { checkPasswordPolicy, joinList, normalizeEmail, normalizePhone, splitList } from './policy.js';
 import type { NewUser, PasswordCheck, UserDto, UserListQuery, UserPatch, UserRecord, UsersService } from './types.js';
+import { createVerificationRequests } from './verification.js';
 
 export const DUPLICATE_USER = 'user with given email already exists';
 export const LOCKOUT_FAILURES = 5;
@@ -145,8 +146,11 @@ export function createUsersService({ config, storage, memory, hooks }: UsersDeps
 
   const lockKey = (userId: string) => `login-failures:${userId}`;
 
+  const verifications = createVerificationRequests(storage);
+
   const service: UsersService = {
     roles,
+    verifications,
     normalizeEmail,
     normalizePhone,
     checkPasswordPolicy: (password) => checkPasswordPolicy(password, strong),
@@ -272,7 +276,10 @@ export function createUsersService({ config, storage, memory, hooks }: UsersDeps
       const row = (await em.findOne(UserEntity, { id } as never)) as UserRow | null;
       if (!row) throw notFound('user not found');
       // Other plugins remove their data first (OTPs, verification requests, credentials).
-      await hooks.run('user.deleted', { user: toRecord(row) });
+      const user = toRecord(row);
+      await hooks.run('user.deleted', { user });
+      // SPEC.md Admin API: delete_user also removes the user's verification data.
+      await verifications.deleteForUser(user);
       await memory.delete(lockKey(id));
       await em.nativeDelete(UserEntity, { id } as never);
       byId.delete(id);

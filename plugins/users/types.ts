@@ -5,6 +5,7 @@
  */
 import type { Static } from '@sinclair/typebox';
 import type { UserSchema } from './schemas.js';
+import type { VerificationRequestsService } from './verification.js';
 
 /** A stored user. Times are Unix seconds (the User type's Int64 fields). */
 export interface UserRecord {
@@ -113,6 +114,8 @@ export interface UsersService {
   normalizeEmail(email: string): string;
   /** Normalizes a phone number; `invalid_argument` when malformed. */
   normalizePhone(phone: string): string;
+  /** Pending email verifications (their tokens stored hashed); removed with the user. */
+  readonly verifications: VerificationRequestsService;
   /** The roles allowed by `--roles`, `--default-roles`, `--protected-roles`. */
   readonly roles: { allowed: string[]; defaults: string[]; protected: string[] };
 }

@@ -1,0 +1,69 @@
+/**
+ * One measured party of the accounts bench, in its own process: a Latchkey server, a bare
+ * Fastify route that verifies a token, or the raw Argon2id loop. The load generator (autocannon)
+ * stays in the parent, so every HTTP party shares the machine with the same client the same way,
+ * and no party loses CPU to a client living on its own event loop.
+ *
+ * Protocol (IPC): the child sends `{ ready: true, url? }`; the parent may send
+ * `{ run: seconds }` (raw hash loop only; answered with `{ result }`) and finally `'close'`.
+ * With BENCH_CPU_PROF=<dir> the parent starts children with `--cpu-prof` into that directory.
+ */
+import Fastify from 'fastify';
+import { importSPKI, jwtVerify } from 'jose';
+import { verifyPassword } from '../../plugins/users/password.js';
+import { startTestServer } from '../../test/helpers/server.js';
+import { closedLoop, type LoadResult } from '../load.js';
+
+export type ChildSpec =
+  | { kind: 'latchkey'; flags: Record<string, string | number | boolean | undefined> }
+  | { kind: 'bare'; alg: 'HS256' | 'RS256'; secret?: string; publicPem?: string; issuer: string }
+  | { kind: 'argon2'; stored: string; password: string; concurrency: number };
+
+type Message = 'close' | { run: number };
+
+const send = (m: unknown) => process.send?.(m);
+
+async function bare(spec: Extract<ChildSpec, { kind: 'bare' }>): Promise<{ url: string; close(): Promise<void> }> {
+  const key = spec.alg === 'HS256' ? new TextEncoder().encode(spec.secret ?? '') : await importSPKI(spec.publicPem ?? '', 'RS256');
+  const app = Fastify({ logger: false });
+  // The same work a resource server does: read the bearer token, verify it, answer with its claims.
+  app.get('/verify', async (req, reply) => {
+    const h = req.headers.authorization ?? '';
+    try {
+      const { payload } = await jwtVerify(h.slice(7), key, { issuer: spec.issuer, algorithms: [spec.alg] });
+      return { is_valid: true, claims: payload };
+    } catch {
+      return reply.code(401).send({ is_valid: false });
+    }
+  });
+  await app.listen({ host: '127.0.0.1', port: 0 });
+  const addr = app.server.address();
+  return { url: `http://127.0.0.1:${typeof addr === 'object' && addr ? addr.port : 0}/verify`, close: () => app.close() };
+}
+
+async function main(): Promise<void> {
+  const spec = JSON.parse(process.argv[2] ?? '{}') as ChildSpec;
+  let close: () => Promise<void> = async () => {};
+  let run: ((seconds: number) => Promise<LoadResult>) | undefined;
+  if (spec.kind === 'latchkey') {
+    const server = await startTestServer({ flags: spec.flags });
+    close = () => server.close();
+    send({ ready: true, url: server.url.replace('localhost', '127.0.0.1'), origin: server.url });
+  } else if (spec.kind === 'bare') {
+    const b = await bare(spec);
+    close = () => b.close();
+    send({ ready: true, url: b.url });
+  } else {
+    run = (seconds) => closedLoop(() => verifyPassword(spec.stored, spec.password), spec.concurrency, seconds);
+    send({ ready: true });
+  }
+  process.on('message', (m: Message) => {
+    if (m === 'close') {
+      void close().finally(() => process.exit(0));
+    } else if (run) {
+      void run(m.run).then((result) => send({ result }));
+    }
+  });
+}
+
+await main();

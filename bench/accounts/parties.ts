@@ -1,0 +1,95 @@
+/**
+ * Starting the bench's measured parties as child processes (see child.ts) and comparing two of
+ * them fairly on a shared, noisy 2-core machine: the runs of a subject and its reference are
+ * interleaved (ref, subject, ref, subject, ...) and each side's mean is reported, so a burst of
+ * background load hits both sides rather than one.
+ */
+import { fork, type ChildProcess } from 'node:child_process';
+import { mkdirSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import type { LoadResult } from '../load.js';
+import type { ChildSpec } from './child.js';
+
+export interface Party {
+  url: string;
+  /** The `--url` of a Latchkey party (Origin header for the CSRF rule). */
+  origin: string;
+  /** Raw hash loop only: runs it for `seconds` in the child. */
+  run(seconds: number): Promise<LoadResult>;
+  close(): Promise<void>;
+}
+
+const CHILD = fileURLToPath(new URL('./child.ts', import.meta.url));
+
+function profileArgs(): string[] {
+  const dir = process.env.BENCH_CPU_PROF;
+  if (!dir) return [];
+  mkdirSync(dir, { recursive: true });
+  return ['--cpu-prof', `--cpu-prof-dir=${dir}`];
+}
+
+function waitExit(child: ChildProcess): Promise<void> {
+  return new Promise((resolve) => {
+    if (child.exitCode !== null || child.signalCode !== null) resolve();
+    else child.once('exit', () => resolve());
+  });
+}
+
+/** Forks a node process running `script` and resolves once it reports ready. */
+export function startProcess(script: string, args: string[], execArgv: string[], cwd?: string): Promise<{ child: ChildProcess; ready: Record<string, unknown> }> {
+  const child = fork(script, args, { execArgv: [...execArgv, ...profileArgs()], stdio: ['ignore', 'inherit', 'inherit', 'ipc'], ...(cwd ? { cwd } : {}) });
+  return new Promise((resolve, reject) => {
+    const onExit = (code: number | null) => reject(new Error(`${script} exited with ${code} before it was ready`));
+    child.once('exit', onExit);
+    child.once('message', (m: Record<string, unknown>) => {
+      child.off('exit', onExit);
+      resolve({ child, ready: m });
+    });
+  });
+}
+
+export async function startParty(spec: ChildSpec): Promise<Party> {
+  const { child, ready } = await startProcess(CHILD, [JSON.stringify(spec)], ['--import', 'tsx']);
+  return partyOf(child, ready);
+}
+
+export function partyOf(child: ChildProcess, ready: Record<string, unknown>): Party {
+  return {
+    url: String(ready.url ?? ''),
+    origin: String(ready.origin ?? ready.url ?? ''),
+    run: (seconds) =>
+      new Promise((resolve) => {
+        child.once('message', (m: { result: LoadResult }) => resolve(m.result));
+        child.send({ run: seconds });
+      }),
+    async close() {
+      if (child.connected) child.send('close');
+      const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
+      await waitExit(child);
+      clearTimeout(timer);
+    },
+  };
+}
+
+export const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 2);
+
+function mean(results: LoadResult[]): LoadResult {
+  const n = results.length;
+  return {
+    rps: results.reduce((s, r) => s + r.rps, 0) / n,
+    p99ms: Math.max(...results.map((r) => r.p99ms)),
+    errors: results.reduce((s, r) => s + r.errors, 0),
+  };
+}
+
+/**
+ * Interleaves the measurements: `rounds` times each of `runs` in order. Returns each one's mean
+ * throughput and worst p99 over its rounds.
+ */
+export async function interleaved(runs: (() => Promise<LoadResult>)[], rounds = ROUNDS): Promise<LoadResult[]> {
+  const all: LoadResult[][] = runs.map(() => []);
+  for (let r = 0; r < rounds; r++) {
+    for (let i = 0; i < runs.length; i++) all[i].push(await runs[i]());
+  }
+  return all.map(mean);
+}

@@ -1,0 +1,99 @@
+/**
+ * Email verification at signup and its admin side, on a started server: signup with
+ * `--enable-email-verification` writes a `basic_auth_signup` verification request (token stored
+ * only as its digest) and hands the plain token to the `email.verification_requested` hook; the
+ * admin list shows it over REST and GraphQL; `delete_user` removes it with the user.
+ */
+import t from 'tap';
+import { createHash } from 'node:crypto';
+import { startTestServer, TEST_ADMIN_SECRET } from '../../helpers/server.js';
+
+const server = await startTestServer({ flags: { 'enable-email-verification': true } });
+t.teardown(() => server.close());
+const PASSWORD = 'Verify-pass-1';
+const json = { 'content-type': 'application/json', origin: server.url };
+const admin = { 'x-service-admin-secret': TEST_ADMIN_SECRET };
+
+const mailed: { email: string; token: string; identifier: string; expiresAt: number }[] = [];
+server.kernel.hooks.on('email.verification_requested', (p) => {
+  mailed.push(p);
+});
+
+async function rest(path: string, body: unknown, headers: Record<string, string> = {}) {
+  const res = await fetch(`${server.url}/v1/${path}`, { method: 'POST', headers: { ...json, ...headers }, body: JSON.stringify(body) });
+  return { status: res.status, body: (await res.json()) as Record<string, unknown> };
+}
+
+async function gql(query: string, headers: Record<string, string> = {}) {
+  const res = await fetch(`${server.url}/graphql`, { method: 'POST', headers: { ...json, ...headers }, body: JSON.stringify({ query }) });
+  return (await res.json()) as { data?: Record<string, Record<string, unknown> | null>; errors?: { message: string }[] };
+}
+
+interface Listed {
+  id: string;
+  identifier: string;
+  token: string;
+  email: string;
+  expires: number;
+  created_at: number;
+  nonce: string;
+  redirect_uri?: string;
+}
+
+t.test('signup with verification on: a stored request, no session, and login waits for the proof', async (t) => {
+  const signup = await rest('signup', { email: 'Verify@Example.com', password: PASSWORD, confirm_password: PASSWORD, redirect_uri: `${server.url}/app` });
+  t.equal(signup.status, 200);
+  t.equal(signup.body.message, 'Verification email has been sent. Please check your inbox');
+  t.equal(signup.body.access_token, undefined, 'no tokens before the address is verified');
+  t.equal((signup.body.user as { email: string }).email, 'verify@example.com');
+
+  t.equal(mailed.length, 1, 'the mail hook got one request');
+  t.equal(mailed[0].identifier, 'basic_auth_signup');
+  t.equal(mailed[0].email, 'verify@example.com');
+
+  const list = await rest('admin/verification_requests', {}, admin);
+  t.equal(list.status, 200);
+  const requests = list.body.verification_requests as Listed[];
+  t.equal((list.body.pagination as { total: number }).total, 1);
+  t.equal(requests[0].email, 'verify@example.com');
+  t.equal(requests[0].identifier, 'basic_auth_signup');
+  t.equal(requests[0].redirect_uri, `${server.url}/app`);
+  t.not(requests[0].token, mailed[0].token, 'the plain token is never listed');
+  t.equal(requests[0].token, createHash('sha256').update(mailed[0].token).digest('base64url'), 'only its digest is stored');
+  t.ok(requests[0].expires > requests[0].created_at, 'an expiry after creation');
+  t.equal(requests[0].expires, mailed[0].expiresAt);
+
+  const login = await rest('login', { email: 'verify@example.com', password: PASSWORD });
+  t.equal(login.status, 400, 'login refused until verified');
+  t.equal(login.body.message, 'email not verified');
+});
+
+t.test('GraphQL lists the same request; the list needs the admin secret', async (t) => {
+  const q = 'query { _verification_requests { pagination { total } verification_requests { identifier email token } } }';
+  const anon = await gql(q);
+  t.ok(anon.errors?.length, 'anonymous callers are refused');
+  const res = await gql(q, admin);
+  t.equal(res.errors, undefined);
+  const data = res.data?._verification_requests as { pagination: { total: number }; verification_requests: { identifier: string; email: string }[] };
+  t.equal(data.pagination.total, 1);
+  t.same(data.verification_requests.map((r) => [r.identifier, r.email]), [['basic_auth_signup', 'verify@example.com']]);
+  const paged = await gql('query { _verification_requests(params: { pagination: { limit: 1, page: 2 } }) { pagination { page offset total } verification_requests { id } } }', admin);
+  t.same(paged.data?._verification_requests, { pagination: { page: 2, offset: 1, total: 1 }, verification_requests: [] });
+});
+
+t.test('bad input to the admin list is a 4xx', async (t) => {
+  const bad = await rest('admin/verification_requests', { pagination: { limit: 0 } }, admin);
+  t.equal(bad.status, 400);
+  const unknown = await rest('admin/verification_requests', { query: 'x' }, admin);
+  t.equal(unknown.status, 400);
+});
+
+t.test('delete_user removes the verification request with the user', async (t) => {
+  const other = await rest('signup', { email: 'keep@example.com', password: PASSWORD, confirm_password: PASSWORD });
+  t.equal(other.status, 200);
+  const id = ((await rest('admin/user', { email: 'verify@example.com' }, admin)).body as { id: string }).id;
+  const del = await rest('admin/delete_user', { id }, admin);
+  t.equal(del.status, 200);
+  const list = await rest('admin/verification_requests', {}, admin);
+  t.same((list.body.verification_requests as Listed[]).map((r) => r.email), ['keep@example.com'], "only the other user's request is left");
+});
