@@ -44,3 +44,37 @@ export async function closedLoop(call: () => Promise<unknown>, concurrency = CON
   latencies.sort((a, b) => a - b);
   return { rps: latencies.length / elapsed, p99ms: latencies[Math.floor(latencies.length * 0.99)] ?? 0, errors };
 }
+
+/**
+ * gRPC unary load from h2load (nghttp2-client), a separate native process: 4 HTTP/2 connections
+ * with 10 concurrent streams each, the way gRPC clients multiplex calls over few channels. Returns
+ * null when h2load is not installed. `message` is the serialized request (the 5-byte gRPC frame
+ * header is added here). h2load reports the mean request time, not a p99: the row says so.
+ */
+export async function grpcLoad(opts: { address: string; path: string; message?: Buffer }): Promise<(LoadResult & { meanMs: number }) | null> {
+  const { execFile } = await import('node:child_process');
+  const { mkdtemp, rm, writeFile } = await import('node:fs/promises');
+  const { tmpdir } = await import('node:os');
+  const { join } = await import('node:path');
+  const message = opts.message ?? Buffer.alloc(0);
+  const frame = Buffer.alloc(5 + message.length);
+  frame.writeUInt32BE(message.length, 1);
+  message.copy(frame, 5);
+  const dir = await mkdtemp(join(tmpdir(), 'latchkey-h2load-'));
+  try {
+    const file = join(dir, 'request.bin');
+    await writeFile(file, frame);
+    const args = ['-D', String(DURATION_S), '-c', '4', '-m', '10', '-t', '1', '-d', file, '-H', 'content-type: application/grpc', '-H', 'te: trailers', `http://${opts.address}${opts.path}`];
+    const out = await new Promise<string | null>((resolve) =>
+      execFile('h2load', args, { timeout: (DURATION_S + 30) * 1000 }, (err, stdout) => resolve(err && !stdout ? null : stdout)),
+    );
+    if (out === null) return null;
+    const rps = Number(/([\d.]+) req\/s/.exec(out)?.[1] ?? Number.NaN);
+    const done = /requests: \d+ total, \d+ started, (\d+) done, (\d+) succeeded/.exec(out);
+    const mean = /time for request:\s+\S+\s+\S+\s+([\d.]+)(us|ms|s)/.exec(out);
+    const meanMs = mean ? Number(mean[1]) * (mean[2] === 'us' ? 0.001 : mean[2] === 's' ? 1000 : 1) : Number.NaN;
+    return { rps, p99ms: Number.NaN, meanMs, errors: done ? Number(done[1]) - Number(done[2]) : 0 };
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}

@@ -1,0 +1,81 @@
+/**
+ * Bench servers run in child processes (`node --import tsx <script>`), so the load generator in
+ * this process never competes with a server's event loop, and each server's CPU time per request
+ * can be read from /proc. A child prints one JSON line describing itself when ready, serves until
+ * its stdin closes (a clean exit, so `--cpu-prof` can write its profile) and is killed if it hangs.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+
+export interface BenchChild<T> {
+  /** What the child printed when it was ready. */
+  info: T;
+  /** CPU seconds (user + system, every thread) the child has used so far; Linux /proc only. */
+  cpuSeconds(): number;
+  stop(): Promise<void>;
+}
+
+/** utime + stime from /proc/<pid>/stat (fields 14 and 15, in clock ticks of 1/100 s). */
+function procCpuSeconds(pid: number | undefined): number {
+  if (!pid) return Number.NaN;
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / 100;
+  } catch {
+    return Number.NaN;
+  }
+}
+
+export async function startBenchChild<T>(script: URL, opts: { args?: string[]; cpuProfDir?: string } = {}): Promise<BenchChild<T>> {
+  const file = fileURLToPath(script);
+  const nodeArgs = ['--import', 'tsx', ...(opts.cpuProfDir ? ['--cpu-prof', '--cpu-prof-dir', opts.cpuProfDir] : []), file, ...(opts.args ?? [])];
+  const child: ChildProcess = spawn(process.execPath, nodeArgs, { stdio: ['pipe', 'pipe', 'pipe'] });
+  let stderr = '';
+  child.stderr!.on('data', (d: Buffer) => {
+    stderr += d.toString();
+  });
+  const info = await new Promise<T>((resolve, reject) => {
+    let out = '';
+    const timer = setTimeout(() => reject(new Error(`${file} did not start in 60 s: ${stderr}`)), 60_000);
+    child.stdout!.on('data', (d: Buffer) => {
+      out += d.toString();
+      const nl = out.indexOf('\n');
+      if (nl < 0) return;
+      clearTimeout(timer);
+      try {
+        resolve(JSON.parse(out.slice(0, nl)) as T);
+      } catch (err) {
+        reject(err as Error);
+      }
+    });
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`${file} exited with ${code}: ${stderr}`));
+    });
+  });
+  return {
+    info,
+    cpuSeconds: () => procCpuSeconds(child.pid),
+    stop: () =>
+      new Promise<void>((resolve) => {
+        if (child.exitCode !== null) return resolve();
+        const kill = setTimeout(() => child.kill('SIGKILL'), 10_000);
+        child.once('exit', () => {
+          clearTimeout(kill);
+          resolve();
+        });
+        child.stdin!.end();
+      }),
+  };
+}
+
+/** For child scripts: print the ready line, then run `close` and exit when stdin ends. */
+export function serveUntilStdinCloses(info: unknown, close: () => Promise<unknown>): void {
+  process.stdout.write(`${JSON.stringify(info)}\n`);
+  process.stdin.resume();
+  process.stdin.once('end', () => {
+    void close().finally(() => process.exit(0));
+  });
+}

@@ -1,0 +1,30 @@
+/**
+ * Kernel bench child: the references. A bare Fastify route returning the same Meta object
+ * (serialized per request, as the real route does) and a bare grpc-js method answering the same
+ * JSON bytes with no protobuf and no kernel: what each stack costs by itself.
+ */
+import { Server, ServerCredentials, type ServiceDefinition } from '@grpc/grpc-js';
+import Fastify from 'fastify';
+import { serveUntilStdinCloses } from '../../child.js';
+
+const meta = JSON.parse(process.argv[2] ?? '{}') as Record<string, unknown>;
+const app = Fastify({ logger: false });
+app.get('/v1/meta', async () => ({ ...meta }));
+await app.listen({ host: '127.0.0.1', port: 0 });
+const addr = app.server.address();
+const httpPort = typeof addr === 'object' && addr ? addr.port : 0;
+
+const grpc = new Server();
+const payload = Buffer.from(JSON.stringify(meta));
+const same = (b: Buffer) => b;
+const service: ServiceDefinition = {
+  Meta: { path: '/bench.Bare/Meta', requestStream: false, responseStream: false, requestSerialize: same, requestDeserialize: same, responseSerialize: same, responseDeserialize: same },
+};
+grpc.addService(service, { Meta: (_call: unknown, cb: (err: null, value: Buffer) => void) => cb(null, payload) });
+const grpcPort = await new Promise<number>((resolve, reject) =>
+  grpc.bindAsync('127.0.0.1:0', ServerCredentials.createInsecure(), (err, p) => (err ? reject(err) : resolve(p))),
+);
+serveUntilStdinCloses({ base: `http://127.0.0.1:${httpPort}`, grpc: `127.0.0.1:${grpcPort}` }, async () => {
+  grpc.forceShutdown();
+  await app.close();
+});
