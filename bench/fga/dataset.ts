@@ -34,11 +34,7 @@ export function generate(size: number): Dataset {
   const users = Math.max(100, Math.floor(size / 10));
   const groups = Math.max(10, Math.floor(size / 100));
   const folders = Math.max(10, Math.floor(size / 50));
-  let seed = 42;
-  const rnd = (n: number) => {
-    seed = (seed * 1103515245 + 12345) & 0x7fffffff;
-    return seed % n;
-  };
+  const rnd = prng(42);
   for (let g = 0; g < groups; g++) {
     for (let k = 0; k < 5; k++) tuples.push({ user: `user:u${rnd(users)}`, relation: 'member', object: `group:g${g}` });
     if (g > 0) tuples.push({ user: `group:g${g}#member`, relation: 'member', object: `group:g${Math.floor((g - 1) / 4)}` });
@@ -66,4 +62,16 @@ export function generate(size: number): Dataset {
     return true;
   });
   return { tuples: unique, users, documents };
+}
+
+/** mulberry32: a small seeded generator whose low bits are uniform (an LCG's are not). */
+export function prng(seed: number): (n: number) => number {
+  let a = seed >>> 0;
+  return (n) => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return (((t ^ (t >>> 14)) >>> 0) % n);
+  };
 }

@@ -1,7 +1,7 @@
 /**
  * The `fga` plugin: relationship-based permissions with OpenFGA's model language and semantics,
  * evaluated by our own engine (engine/) over a per-node index of a store (store/). See
- * docs/fga.md for what is cached and how writes travel between nodes.
+ * README.md for what is cached and how writes travel between nodes.
  */
 import { definePlugin } from '../../core/plugin.js';
 import { disabledFga, type FgaApi } from './api.js';
@@ -21,6 +21,8 @@ export const fgaPlugin = definePlugin<FgaApi>({
     { name: 'fga-allow-unconstrained-agents', type: 'boolean', default: false, description: 'Migration switch: delegated checks without a model type `agent` use the user alone.' },
   ],
   validateConfig: fgaConfigProblem,
+  // SPEC.md "Audit": an FGA reset is recorded; audit and webhook consumers subscribe to it.
+  events: ['fga.reset'],
   entities: fgaEntities,
   operations: fgaOperations,
   setup: async (ctx) => {

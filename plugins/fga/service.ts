@@ -2,7 +2,7 @@
  * The FGA service: the model in force and the tuple index of this node, kept in step with the
  * store, and the questions the operations and other plugins ask.
  *
- * What is cached, and how a write on one node reaches another (docs/fga.md has the numbers):
+ * What is cached, and how a write on one node reaches another (README.md has the numbers):
  * - each node holds the latest model (compiled) and every tuple in an in-memory index; checks,
  *   list objects and list users read only that index, never the database;
  * - a write goes to the store in one transaction that also appends to the change log, then the
@@ -23,10 +23,26 @@ import type { Change, FgaStore, ReadFilter, StoredModel, TuplePage } from './sto
 
 export const LIST_CAP = 1000;
 const CHANGE_BATCH = 10_000;
+/** Default pull interval of the change log (see the header). */
+export const SYNC_INTERVAL_MS = 250;
+/**
+ * Change-log retention. A live node is at most one poll interval (250 ms) behind the log; the
+ * log only has to outlast the longest stall we expect of a live node (GC pause, database
+ * failover, a laptop asleep) so that it catches up by replaying changes instead of reloading
+ * everything. One hour is far beyond that and small on disk (one row per tuple change); a node
+ * stalled longer still converges: it finds the gap and reloads a snapshot.
+ */
+export const CHANGE_RETENTION_MS = 60 * 60 * 1000;
+/** How often a node prunes the log (also once at start). Every node may do it: it is idempotent. */
+export const PRUNE_INTERVAL_MS = 5 * 60 * 1000;
 
 export interface FgaServiceOptions {
   /** How often to pull the change log written by other nodes; 0 turns polling off. */
   syncIntervalMs?: number;
+  /** Change-log entries older than this are deleted (the newest entry is always kept). */
+  changeRetentionMs?: number;
+  /** How often to prune; 0 turns the timer off (pruning at start still happens). */
+  pruneIntervalMs?: number;
 }
 
 export interface Permission {
@@ -47,6 +63,9 @@ export class FgaService {
   private seq = 0;
   private syncing: Promise<void> | null = null;
   private timer: NodeJS.Timeout | undefined;
+  private pruneTimer: NodeJS.Timeout | undefined;
+  private pruning: Promise<number> | null = null;
+  private retentionMs = CHANGE_RETENTION_MS;
   /** When the last successful pull finished (ms since epoch). */
   lastSyncAt = 0;
 
@@ -54,13 +73,28 @@ export class FgaService {
 
   static async open(store: FgaStore, options: FgaServiceOptions = {}): Promise<FgaService> {
     const service = new FgaService(store);
+    service.retentionMs = options.changeRetentionMs ?? CHANGE_RETENTION_MS;
+    await service.prune();
     await service.reload();
-    const interval = options.syncIntervalMs ?? (store.kind === 'memory' ? 0 : 250);
+    const interval = options.syncIntervalMs ?? (store.kind === 'memory' ? 0 : SYNC_INTERVAL_MS);
     if (interval > 0) {
       service.timer = setInterval(() => void service.sync().catch(() => {}), interval);
       service.timer.unref();
     }
+    const pruneEvery = options.pruneIntervalMs ?? PRUNE_INTERVAL_MS;
+    if (pruneEvery > 0) {
+      service.pruneTimer = setInterval(() => void service.prune().catch(() => 0), pruneEvery);
+      service.pruneTimer.unref();
+    }
     return service;
+  }
+
+  /** Deletes change-log entries older than the retention; returns how many went. */
+  prune(): Promise<number> {
+    this.pruning ??= this.store.pruneChanges(Date.now() - this.retentionMs).finally(() => {
+      this.pruning = null;
+    });
+    return this.pruning;
   }
 
   get currentModel(): CompiledModel {
@@ -233,7 +267,9 @@ export class FgaService {
 
   async close(): Promise<void> {
     if (this.timer) clearInterval(this.timer);
+    if (this.pruneTimer) clearInterval(this.pruneTimer);
     await this.syncing?.catch(() => {});
+    await this.pruning?.catch(() => 0);
     await this.store.close();
   }
 }

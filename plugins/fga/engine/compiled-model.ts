@@ -24,6 +24,17 @@ export class CompiledModel {
   readonly computedDependents = new Map<RelKey, { type: string; relation: string }[]>();
   readonly usersetDependents = new Map<RelKey, { type: string; relation: string }[]>();
   readonly ttuDependents = new Map<RelKey, TtuEdge[]>();
+  /**
+   * "Closed direct" relations: defined only by direct tuples (`[...]`), whose userset types are
+   * closed direct too (like `member: [user, group#member]`). Holding one is exactly being
+   * reachable from the user through fitting tuples, which the resolver can answer by walking up
+   * from the user (resolver.ts, `reach`) instead of down a possibly wide userset tree.
+   */
+  readonly closedDirect = new Set<RelKey>();
+  /** For a user shape (`user`, `user:*`, `group#member`): the closed direct relations admitting it. */
+  readonly closedByShape = new Map<string, { type: string; relation: string }[]>();
+  /** For a closed direct relation: the closed direct relations whose usersets can lead into it (itself included). */
+  readonly closedFeeders = new Map<RelKey, Set<RelKey>>();
 
   constructor(
     readonly id: string,
@@ -34,6 +45,46 @@ export class CompiledModel {
       for (const r of t.relations.values()) {
         this.shapes.set(`${t.name}#${r.name}`, new Set(r.directTypes.map(directTypeKey)));
         for (const leaf of positiveLeaves(r.rewrite)) this.indexLeaf(t.name, r, leaf);
+      }
+    }
+    this.findClosedDirect();
+  }
+
+  private findClosedDirect(): void {
+    for (const t of this.model.types.values()) {
+      for (const r of t.relations.values()) if (r.rewrite.kind === 'this') this.closedDirect.add(`${t.name}#${r.name}`);
+    }
+    // Drop relations admitting usersets of relations that are not closed, until nothing changes.
+    for (let changed = true; changed; ) {
+      changed = false;
+      for (const key of this.closedDirect) {
+        const [type, name] = key.split('#');
+        if (this.relation(type, name)!.directTypes.some((d) => d.relation && !this.closedDirect.has(`${d.type}#${d.relation}`))) {
+          this.closedDirect.delete(key);
+          changed = true;
+        }
+      }
+    }
+    for (const key of this.closedDirect) {
+      const feeders = new Set<RelKey>([key]);
+      const stack = [key];
+      while (stack.length > 0) {
+        const [t, r] = stack.pop()!.split('#');
+        for (const d of this.relation(t, r)!.directTypes) {
+          const k = d.relation ? `${d.type}#${d.relation}` : '';
+          if (k && !feeders.has(k)) {
+            feeders.add(k);
+            stack.push(k);
+          }
+        }
+      }
+      this.closedFeeders.set(key, feeders);
+      const [type, relation] = key.split('#');
+      for (const d of this.relation(type, relation)!.directTypes) {
+        const shape = directTypeKey(d);
+        const list = this.closedByShape.get(shape) ?? [];
+        list.push({ type, relation });
+        this.closedByShape.set(shape, list);
       }
     }
   }

@@ -10,13 +10,30 @@
  * assumption about an outer question is only reused while that outer question is still open,
  * which keeps the result the least fixed point (what a cycle-free derivation can prove).
  * More than MAX_DEPTH nested dispatches is an error, as in OpenFGA (resolve depth 25).
+ *
+ * Closed direct relations (like `member: [user, group#member]`, see compiled-model.ts) are
+ * answered bottom-up: the set of usersets the user reaches through fitting tuples (`reach`,
+ * computed once per user per request) contains the node or not. That costs the user's own
+ * memberships instead of the whole tree below a big group. It is used only on the node's own
+ * index (not with contextual tuples) and only where the top-down walk would neither exceed the
+ * depth limit nor meet a cycle (userset-heights.ts), so answers and errors stay the same.
  */
 import { ServiceError } from '../../../core/errors.js';
 import type { CompiledModel } from './compiled-model.js';
+import { TupleIndex } from './tuple-index.js';
 import type { TupleReader } from './tuple-reader.js';
+import { shapeOf } from './tuple-format.js';
+import type { UsersetHeights } from './userset-heights.js';
 import type { RelationDef, Rewrite } from './types.js';
 
 export const MAX_DEPTH = 25;
+/** Userset trees up to this many nodes are walked top-down (see the header). */
+export const SMALL_TREE = 32;
+
+export interface ResolverOptions {
+  /** Userset trees up to this size are walked top-down; 0 walks every eligible one bottom-up (tests). */
+  smallTree?: number;
+}
 
 export class DepthExceededError extends ServiceError {
   constructor() {
@@ -44,11 +61,20 @@ export class Resolver {
   private taint = Infinity;
   /** Sub-questions evaluated (not served from memory); exposed for tests and metrics. */
   evaluations = 0;
+  private readonly heights: UsersetHeights | undefined;
+  /** user -> the `type:id#relation` nodes of closed direct relations it reaches. */
+  private readonly reached = new Map<string, Set<string>>();
+
+  private readonly smallTree: number;
 
   constructor(
     readonly model: CompiledModel,
     readonly reader: TupleReader,
-  ) {}
+    options: ResolverOptions = {},
+  ) {
+    this.smallTree = options.smallTree ?? SMALL_TREE;
+    if (reader instanceof TupleIndex && model.closedDirect.size > 0) this.heights = reader.usersetHeights(model, MAX_DEPTH);
+  }
 
   /** Entry point; `object` is `type:id`, `user` any tuple user form. Inputs must be validated. */
   check(object: string, relation: string, user: string): boolean {
@@ -77,6 +103,17 @@ export class Resolver {
     const type = object.slice(0, object.indexOf(':'));
     const def = this.model.relation(type, relation);
     if (!def) return false;
+    // Without usersets below (height 0) the direct lookup of the top-down walk is cheaper.
+    if (this.heights && this.model.closedDirect.has(`${type}#${relation}`) && this.reader.usersetUsers(`${object}#${relation}`)) {
+      const h = this.heights.of(object, relation);
+      // A small tree below is cheaper to walk down than the user's memberships up.
+      if (depth + h <= MAX_DEPTH && this.heights.size(object, relation) > this.smallTree) {
+        this.evaluations++;
+        const value = this.reach(user, `${type}#${relation}`).has(`${object}#${relation}`);
+        this.memo.set(key, value);
+        return value;
+      }
+    }
     const height = this.frames.length;
     this.frames.push({ id: this.nextFrame++ });
     this.open.set(key, height);
@@ -149,5 +186,37 @@ export class Resolver {
       if (this.resolve(u.slice(0, h), u.slice(h + 1), user, depth + 1)) return true;
     }
     return false;
+  }
+
+  /**
+   * Every node of the closed direct relations leading into `target` (`type#relation`) that
+   * `user` holds, walking up from its own tuples (and its type's wildcard).
+   */
+  private reach(user: string, target: string): Set<string> {
+    const memoKey = `${user} ${target}`;
+    let nodes = this.reached.get(memoKey);
+    if (nodes) return nodes;
+    nodes = new Set();
+    const feeders = this.model.closedFeeders.get(target)!;
+    const queue = [user];
+    const shape = shapeOf(user);
+    // A plain user also holds what `type:*` holds (direct(): wildcard tuples).
+    if (!user.includes('#') && !shape.endsWith(':*')) queue.push(`${shape}:*`);
+    for (let i = 0; i < queue.length; i++) {
+      const u = queue[i];
+      for (const rel of this.model.closedByShape.get(shapeOf(u)) ?? []) {
+        if (!feeders.has(`${rel.type}#${rel.relation}`)) continue;
+        const ids = this.reader.objectIds(rel.type, rel.relation, u);
+        if (!ids) continue;
+        for (const id of ids) {
+          const node = `${rel.type}:${id}#${rel.relation}`;
+          if (nodes.has(node)) continue;
+          nodes.add(node);
+          queue.push(node);
+        }
+      }
+    }
+    this.reached.set(memoKey, nodes);
+    return nodes;
   }
 }

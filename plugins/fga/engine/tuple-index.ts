@@ -3,8 +3,10 @@
  * reverse (`type#relation@user` -> object ids). It is the TupleReader of every store and the
  * overlay for contextual tuples.
  */
+import type { CompiledModel } from './compiled-model.js';
 import type { TupleReader } from './tuple-reader.js';
 import type { Tuple } from './types.js';
+import { UsersetHeights } from './userset-heights.js';
 
 function addTo(map: Map<string, Set<string>>, key: string, value: string): boolean {
   let set = map.get(key);
@@ -29,6 +31,8 @@ export class TupleIndex implements TupleReader {
   private readonly usersets = new Map<string, Set<string>>();
   private readonly reverse = new Map<string, Set<string>>();
   private count = 0;
+  /** Cached userset heights (userset-heights.ts); dropped when a userset tuple changes. */
+  private heights: UsersetHeights | undefined;
 
   get size(): number {
     return this.count;
@@ -37,8 +41,10 @@ export class TupleIndex implements TupleReader {
   add(t: Tuple): boolean {
     const i = t.object.indexOf(':');
     const fwd = `${t.object}#${t.relation}`;
-    const added = addTo(t.user.includes('#') ? this.usersets : this.plain, fwd, t.user);
+    const isSet = t.user.includes('#');
+    const added = addTo(isSet ? this.usersets : this.plain, fwd, t.user);
     if (added) {
+      if (isSet) this.heights = undefined;
       addTo(this.reverse, `${t.object.slice(0, i)}#${t.relation}@${t.user}`, t.object.slice(i + 1));
       this.count++;
     }
@@ -48,8 +54,10 @@ export class TupleIndex implements TupleReader {
   remove(t: Tuple): boolean {
     const i = t.object.indexOf(':');
     const fwd = `${t.object}#${t.relation}`;
-    const removed = removeFrom(t.user.includes('#') ? this.usersets : this.plain, fwd, t.user);
+    const isSet = t.user.includes('#');
+    const removed = removeFrom(isSet ? this.usersets : this.plain, fwd, t.user);
     if (removed) {
+      if (isSet) this.heights = undefined;
       removeFrom(this.reverse, `${t.object.slice(0, i)}#${t.relation}@${t.user}`, t.object.slice(i + 1));
       this.count--;
     }
@@ -65,6 +73,13 @@ export class TupleIndex implements TupleReader {
     this.usersets.clear();
     this.reverse.clear();
     this.count = 0;
+    this.heights = undefined;
+  }
+
+  /** The userset heights for `model` over the current tuples (built lazily, kept until a userset tuple changes). */
+  usersetHeights(model: CompiledModel, limit: number): UsersetHeights {
+    if (!this.heights || this.heights.model !== model) this.heights = new UsersetHeights(model, this, limit);
+    return this.heights;
   }
 
   directUsers(objectRelation: string): ReadonlySet<string> | undefined {

@@ -14,7 +14,9 @@ export class MemoryFgaStore implements FgaStore {
   private readonly models: StoredModel[] = [];
   /** Insertion order is the read order (like a primary key). */
   private readonly tuples = new Map<string, Tuple>();
-  private readonly log: Change[] = [];
+  private log: Change[] = [];
+  /** When each log entry was written (ms), aligned with `log`. */
+  private logAt: number[] = [];
   private seq = 0;
 
   async latestModel(): Promise<StoredModel | null> {
@@ -24,7 +26,7 @@ export class MemoryFgaStore implements FgaStore {
   async installModel(dsl: string): Promise<StoredModel> {
     const model = { id: newId(), dsl };
     this.models.push(model);
-    this.log.push({ seq: ++this.seq, op: 'model', model });
+    this.append({ seq: ++this.seq, op: 'model', model });
     return model;
   }
 
@@ -32,11 +34,11 @@ export class MemoryFgaStore implements FgaStore {
     checkWriteBatch(writes, deletes, (t) => this.tuples.has(tupleKey(t)));
     for (const t of deletes) {
       this.tuples.delete(tupleKey(t));
-      this.log.push({ seq: ++this.seq, op: 'delete', tuple: t });
+      this.append({ seq: ++this.seq, op: 'delete', tuple: t });
     }
     for (const t of writes) {
       this.tuples.set(tupleKey(t), { user: t.user, relation: t.relation, object: t.object });
-      this.log.push({ seq: ++this.seq, op: 'write', tuple: t });
+      this.append({ seq: ++this.seq, op: 'write', tuple: t });
     }
   }
 
@@ -60,15 +62,29 @@ export class MemoryFgaStore implements FgaStore {
   async reset(): Promise<void> {
     if (this.tuples.size > 0) throw new ServiceError('failed_precondition', 'the FGA store still has tuples: delete them before reset');
     this.models.length = 0;
-    this.log.push({ seq: ++this.seq, op: 'reset' });
+    this.append({ seq: ++this.seq, op: 'reset' });
   }
 
   async snapshot(): Promise<Snapshot> {
     return { model: this.models.at(-1) ?? null, tuples: [...this.tuples.values()], seq: this.seq };
   }
 
+  private append(c: Change): void {
+    this.log.push(c);
+    this.logAt.push(Date.now());
+  }
+
   async changesSince(seq: number, limit: number): Promise<Change[] | null> {
-    return this.log.filter((c) => c.seq > seq).slice(0, limit);
+    const out = this.log.filter((c) => c.seq > seq).slice(0, limit);
+    return out.length > 0 && out[0].seq !== seq + 1 ? null : out;
+  }
+
+  async pruneChanges(before: number): Promise<number> {
+    let n = 0;
+    while (n < this.log.length - 1 && this.logAt[n] < before) n++;
+    this.log = this.log.slice(n);
+    this.logAt = this.logAt.slice(n);
+    return n;
   }
 
   async close(): Promise<void> {}

@@ -205,11 +205,10 @@ export class SqlFgaStore implements FgaStore {
     return out;
   }
 
-  /** Drops log entries older than the newest `keep` (nodes further behind reload a snapshot). */
-  async pruneChanges(keep: number): Promise<void> {
-    const counter = await this.em().findOne(fgaCounterEntity, { id: COUNTER_ID });
-    const horizon = Number(counter?.seq ?? 0) - keep;
-    if (horizon > 0) await this.em().nativeDelete(fgaChangeEntity, { seq: { $lte: horizon } });
+  async pruneChanges(before: number): Promise<number> {
+    const [newest] = (await this.em().createQueryBuilder(fgaChangeEntity).select(['seq']).orderBy({ seq: 'desc' }).limit(1).execute('all', true)) as { seq: number }[];
+    if (!newest) return 0;
+    return this.em().nativeDelete(fgaChangeEntity, { at: { $lt: before }, seq: { $lt: Number(newest.seq) } });
   }
 
   async close(): Promise<void> {

@@ -52,5 +52,11 @@ export interface FgaStore {
   snapshot(): Promise<Snapshot>;
   /** Changes after `seq`, oldest first, at most `limit`; null when the log no longer reaches back. */
   changesSince(seq: number, limit: number): Promise<Change[] | null>;
+  /**
+   * Deletes change-log entries written before `before` (ms since epoch), always keeping the
+   * newest one so that a node behind the log sees a gap (and reloads) rather than silence.
+   * Returns how many entries went.
+   */
+  pruneChanges(before: number): Promise<number>;
   close(): Promise<void>;
 }

@@ -151,7 +151,8 @@ t.test('admin operations, checks and lists on the main SQLite database', async (
   t.same(await kernel.invoke('_fga_reset', admin(kernel), undefined), { message: 'FGA store reset' });
   await kernel.events.drain();
   t.equal(events.length, 1, 'the reset is audited on the event bus');
-  t.match(events[0]?.payload, { actor: 'admin:root' });
+  t.match(events[0]?.payload, { actor: 'admin:root', actor_kind: 'admin', ip: '127.0.0.1' }, 'with who did it and from where');
+  t.ok(fgaPlugin.events?.includes('fga.reset'), 'and the plugin declares the event it emits');
   t.same(await kernel.invoke('_fga_get_model', admin(kernel), undefined), { id: '', dsl: '' }, 'after reset the model is empty');
   await t.rejects(kernel.invoke('check_permissions', as(kernel, 'user:anne'), { checks: [checks[0]] }), { code: 'failed_precondition' }, 'no model, no checks');
 });

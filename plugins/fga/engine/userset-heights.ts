@@ -1,0 +1,67 @@
+/**
+ * How deep the userset tree below `type:id#relation` goes, for closed direct relations
+ * (compiled-model.ts): the longest chain of userset tuples (`group:a#member` member of
+ * `group:b`, ...). The resolver answers such a relation by walking up from the user, and may do
+ * so only where the top-down walk OpenFGA describes would stay within the depth limit
+ * (depth + height <= MAX_DEPTH); elsewhere it falls back to that walk, which raises the error.
+ *
+ * Heights are cached per node for one model and one state of the userset tuples: the tuple
+ * index drops the cache whenever a tuple whose user is a userset is added or removed. Deeper
+ * than the limit, or part of a cycle, is Infinity (the resolver then takes the top-down walk,
+ * whose cycle and depth rules are the reference).
+ */
+import type { CompiledModel } from './compiled-model.js';
+import type { TupleReader } from './tuple-reader.js';
+
+/** Above this many nodes below, walking up from the user is cheaper than walking down. */
+const SIZE_CAP = 1 << 20;
+
+export class UsersetHeights {
+  private readonly memo = new Map<string, number>();
+  private readonly sizes = new Map<string, number>();
+  private readonly onStack = new Set<string>();
+
+  constructor(
+    readonly model: CompiledModel,
+    private readonly reader: TupleReader,
+    private readonly limit: number,
+  ) {}
+
+  /** Height of `type:id#relation` (`type` and `id` as in `object`), Infinity past the limit. */
+  of(object: string, relation: string): number {
+    return this.height(`${object}#${relation}`, object.slice(0, object.indexOf(':')), relation, 0);
+  }
+
+  private height(node: string, type: string, relation: string, level: number): number {
+    const known = this.memo.get(node);
+    if (known !== undefined) return known;
+    // Past the limit below the first node asked, or a cycle: not ours to answer (see header).
+    if (level > this.limit || this.onStack.has(node)) return Infinity;
+    const sets = this.reader.usersetUsers(node);
+    let h = 0;
+    let size = 1;
+    if (sets) {
+      this.onStack.add(node);
+      for (const u of sets) {
+        if (!this.model.fits(type, relation, u)) continue;
+        const hash = u.lastIndexOf('#');
+        h = Math.max(h, 1 + this.height(u, u.slice(0, u.indexOf(':')), u.slice(hash + 1), level + 1));
+        if (h === Infinity) break;
+        size = Math.min(SIZE_CAP, size + (this.sizes.get(u) ?? 1));
+      }
+      this.onStack.delete(node);
+    }
+    if (h > this.limit) h = Infinity;
+    this.memo.set(node, h);
+    this.sizes.set(node, size);
+    return h;
+  }
+
+  /**
+   * How many userset nodes the top-down walk may visit below `object#relation` (shared nodes
+   * counted once per path: an upper bound). Call after `of()`.
+   */
+  size(object: string, relation: string): number {
+    return this.sizes.get(`${object}#${relation}`) ?? 1;
+  }
+}

@@ -1,0 +1,97 @@
+/**
+ * Closed direct relations (`member: [user, group#member]`) are answered bottom-up from the user
+ * when the userset tree below the node is big (resolver.ts). These scenarios compare that with
+ * the top-down walk on the same tuples (a plain reader, which never takes the shortcut): same
+ * answers, same depth errors, cycles still false, and a new userset tuple is seen at once.
+ */
+import t from 'tap';
+import { CompiledModel, DepthExceededError, Resolver, TupleIndex, type TupleReader } from '../../../../plugins/fga/engine/index.js';
+
+const MODEL = `model
+  schema 1.1
+type user
+type group
+  relations
+    define member: [user, user:*, group#member]
+type doc
+  relations
+    define viewer: [group#member]
+`;
+const model = CompiledModel.fromDsl('m', MODEL);
+
+function setup(tuples: [string, string, string][]) {
+  const index = new TupleIndex();
+  for (const [user, relation, object] of tuples) index.add({ user, relation, object });
+  const plain: TupleReader = {
+    directUsers: (k) => index.directUsers(k),
+    usersetUsers: (k) => index.usersetUsers(k),
+    objectIds: (ty, r, u) => index.objectIds(ty, r, u),
+  };
+  const answer = (reader: TupleReader, object: string, relation: string, user: string): boolean | 'depth' => {
+    try {
+      return new Resolver(model, reader).check(object, relation, user);
+    } catch (err) {
+      if (err instanceof DepthExceededError) return 'depth';
+      throw err;
+    }
+  };
+  return { index, both: (object: string, relation: string, user: string) => [answer(index, object, relation, user), answer(plain, object, relation, user)] };
+}
+
+/** A 4-ary tree of groups g0..g340 (g0 the root), each leaf with one user u<leaf>. */
+function tree(): [string, string, string][] {
+  const tuples: [string, string, string][] = [];
+  for (let g = 1; g < 341; g++) tuples.push([`group:g${g}#member`, 'member', `group:g${Math.floor((g - 1) / 4)}`]);
+  for (let g = 85; g < 341; g++) tuples.push([`user:u${g}`, 'member', `group:g${g}`]);
+  return tuples;
+}
+
+t.test('a wide group tree: bottom-up and top-down agree, and bottom-up visits little', async (t) => {
+  const { index, both } = setup([...tree(), ['group:g5#member', 'viewer', 'doc:d'], ['user:*', 'member', 'group:g300']]);
+  let compared = 0;
+  for (const u of ['user:u85', 'user:u200', 'user:u340', 'user:nobody', 'group:g21#member', 'user:*']) {
+    for (const g of [0, 1, 5, 21, 84, 85, 300]) {
+      const [up, down] = both(`group:g${g}`, 'member', u);
+      t.equal(up, down, `${u} member of g${g}`);
+      compared++;
+    }
+    const [up, down] = both('doc:d', 'viewer', u);
+    t.equal(up, down, `${u} viewer of doc:d`);
+  }
+  t.equal(both('group:g0', 'member', 'user:u340')[0], true, 'a leaf user is in the root');
+  t.equal(both('group:g0', 'member', 'user:nobody')[0], true, 'everyone is in the root through the user:* tuple of g300');
+  t.equal(both('group:g1', 'member', 'user:nobody')[0], false, 'but not in a branch without it');
+  const up = new Resolver(model, index);
+  const down = new Resolver(model, index, { smallTree: Number.MAX_SAFE_INTEGER });
+  up.check('group:g1', 'member', 'user:nobody');
+  down.check('group:g1', 'member', 'user:nobody');
+  t.ok(up.evaluations < 5 && down.evaluations > 80, `bottom-up evaluated ${up.evaluations} questions, top-down ${down.evaluations}`);
+  t.ok(compared > 40);
+});
+
+t.test('the depth limit and cycles behave as in the top-down walk', async (t) => {
+  const tuples: [string, string, string][] = [];
+  // A chain c0 <- c1 <- ... <- c30 (user:deep in c30), with 40 side groups under c0 so that the tree is big.
+  for (let i = 1; i <= 30; i++) tuples.push([`group:c${i}#member`, 'member', `group:c${i - 1}`]);
+  for (let i = 0; i < 40; i++) tuples.push([`group:side${i}#member`, 'member', 'group:c0'], [`user:s${i}`, 'member', `group:side${i}`]);
+  tuples.push(['user:deep', 'member', 'group:c30']);
+  // A cycle a <-> b with 40 children under a.
+  tuples.push(['group:a#member', 'member', 'group:b'], ['group:b#member', 'member', 'group:a']);
+  for (let i = 0; i < 40; i++) tuples.push([`group:ac${i}#member`, 'member', 'group:a'], [`user:a${i}`, 'member', `group:ac${i}`]);
+  const { both } = setup(tuples);
+  t.same(both('group:c0', 'member', 'user:deep'), ['depth', 'depth'], 'thirty hops exceed the limit either way');
+  t.same(both('group:c0', 'member', 'user:nobody'), ['depth', 'depth'], 'also when the answer would be false');
+  t.same(both('group:c10', 'member', 'user:deep'), [true, true], 'twenty hops resolve');
+  t.same(both('group:b', 'member', 'user:a7'), [true, true], 'through a cycle to a member');
+  t.same(both('group:a', 'member', 'user:stranger'), [false, false], 'a cycle answers false, not an error');
+});
+
+t.test('a userset tuple written after the first check is seen by the next', async (t) => {
+  const { index, both } = setup(tree());
+  t.same(both('group:g0', 'member', 'user:new'), [false, false]);
+  index.add({ user: 'group:extra#member', relation: 'member', object: 'group:g3' });
+  index.add({ user: 'user:new', relation: 'member', object: 'group:extra' });
+  t.same(both('group:g0', 'member', 'user:new'), [true, true], 'the cached heights were dropped');
+  index.remove({ user: 'group:extra#member', relation: 'member', object: 'group:g3' });
+  t.same(both('group:g0', 'member', 'user:new'), [false, false], 'and again on delete');
+});

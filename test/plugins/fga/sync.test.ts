@@ -1,0 +1,149 @@
+/**
+ * How nodes stay in step (README.md "What is cached, and how writes travel"): two kernels on the
+ * same database, a write on one polled on the other until it shows, under a stated bound; and
+ * the change log's pruning (at start and on a timer that kernel close stops), after which a
+ * node that fell behind reloads a snapshot and still answers right.
+ */
+import t, { type Test } from 'tap';
+import { Config } from '../../../core/config.js';
+import { definePlugin } from '../../../core/plugin.js';
+import { fgaPlugin } from '../../../plugins/fga/index.js';
+import { FgaService, SYNC_INTERVAL_MS } from '../../../plugins/fga/service.js';
+import { MemoryFgaStore } from '../../../plugins/fga/store/memory-store.js';
+import { fgaEntities } from '../../../plugins/fga/store/sql-entities.js';
+import { SqlFgaStore } from '../../../plugins/fga/store/sql-store.js';
+import { openStorage } from '../../../storage/index.js';
+import { databaseTarget, sqliteTarget, type DbTarget } from '../../helpers/databases.js';
+import { bootTestKernel, testContext } from '../../helpers/kernel.js';
+
+const MODEL = `model
+  schema 1.1
+type user
+type group
+  relations
+    define member: [user, group#member]
+type doc
+  relations
+    define viewer: [user, group#member]
+`;
+/** One poll interval plus one indexed query, with room for a busy shared machine. */
+const PROPAGATION_BOUND_MS = SYNC_INTERVAL_MS + 750;
+
+const admin = definePlugin({
+  name: 'test-admin',
+  description: 'Every internal call is a super-admin.',
+  setup: (ctx) => ctx.authenticate('admin', async () => ({ kind: 'admin', subject: 'admin:root' })),
+});
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+async function twoKernels(t: Test, target: DbTarget): Promise<void> {
+  const a = await bootTestKernel({ plugins: [fgaPlugin, admin], database: target });
+  const b = await bootTestKernel({ plugins: [fgaPlugin, admin], database: target });
+  t.teardown(async () => {
+    await a.close();
+    await b.close();
+    await target.dispose();
+  });
+  await a.kernel.invoke('_fga_write_model', testContext(a.kernel), { dsl: MODEL });
+  const onB = b.kernel.service('fga');
+  const ask = (user: string) => {
+    try {
+      return onB.check([{ user, relation: 'viewer', object: 'doc:1' }])[0];
+    } catch {
+      return false; // B has not seen the model yet
+    }
+  };
+  const waitOnB = async (want: boolean, user: string): Promise<number> => {
+    const start = performance.now();
+    while (ask(user) !== want) {
+      if (performance.now() - start > 5000) throw new Error('node B never saw the change');
+      await sleep(2);
+    }
+    return performance.now() - start;
+  };
+  const tuples = [
+    { user: 'group:eng#member', relation: 'viewer', object: 'doc:1' },
+    { user: 'user:anne', relation: 'member', object: 'group:eng' },
+  ];
+  await waitOnB(false, 'user:anne');
+  await a.kernel.invoke('_fga_write_tuples', testContext(a.kernel), { tuples });
+  t.equal(a.kernel.service('fga').check([{ user: 'user:anne', relation: 'viewer', object: 'doc:1' }])[0], true, 'the writing node sees its write at once');
+  const seen = await waitOnB(true, 'user:anne');
+  t.ok(seen < PROPAGATION_BOUND_MS, `a write on A was visible on B after ${seen.toFixed(0)} ms (bound ${PROPAGATION_BOUND_MS} ms)`);
+  await a.kernel.invoke('_fga_delete_tuples', testContext(a.kernel), { tuples: [tuples[1]] });
+  const gone = await waitOnB(false, 'user:anne');
+  t.ok(gone < PROPAGATION_BOUND_MS, `a delete on A was visible on B after ${gone.toFixed(0)} ms`);
+}
+
+t.test('two kernels on one SQLite file', async (t) => twoKernels(t, await sqliteTarget()));
+
+t.test('two kernels on one PostgreSQL database', async (t) => {
+  const target = await databaseTarget('postgres');
+  if (!target) {
+    t.comment('PostgreSQL not reachable');
+    return;
+  }
+  return twoKernels(t, target);
+});
+
+t.test('the change log is pruned by age, keeping the newest entry; a node behind reloads', async (t) => {
+  const target = await sqliteTarget();
+  const storage = await openStorage(new Config(target.flags), fgaEntities);
+  const store = await SqlFgaStore.open(storage, false);
+  t.teardown(async () => {
+    await storage.close();
+    await target.dispose();
+  });
+  const writer = await FgaService.open(store, { syncIntervalMs: 0, pruneIntervalMs: 0 });
+  const behind = await FgaService.open(store, { syncIntervalMs: 0, pruneIntervalMs: 0 });
+  await writer.installModel(MODEL);
+  await writer.writeTuples([{ user: 'user:anne', relation: 'viewer', object: 'doc:1' }]);
+  await writer.writeTuples([{ user: 'user:beth', relation: 'viewer', object: 'doc:1' }]);
+  t.equal((await store.changesSince(0, 100))?.length, 3, 'three changes logged');
+  t.equal(await writer.prune(), 0, 'nothing is older than the default retention (one hour)');
+  t.equal(await store.pruneChanges(Date.now() + 1000), 2, 'with everything expired, all but the newest go');
+  t.equal(await store.changesSince(0, 100), null, 'a node at 0 now sees a gap');
+  t.same((await store.changesSince(2, 100))?.map((c) => c.seq), [3], 'the newest entry is kept');
+  await behind.sync();
+  t.equal(behind.sequence, 3, 'the node behind reloaded a snapshot');
+  t.same(behind.check([{ user: 'user:beth', relation: 'viewer', object: 'doc:1' }]), [true], 'and answers with the pruned changes applied');
+});
+
+t.test('pruning runs at start and on a timer, which close stops', async (t) => {
+  const store = new MemoryFgaStore();
+  let calls = 0;
+  const prune = store.pruneChanges.bind(store);
+  store.pruneChanges = (before) => {
+    calls++;
+    return prune(before);
+  };
+  const node = await FgaService.open(store, { changeRetentionMs: 0, pruneIntervalMs: 20 });
+  t.equal(calls, 1, 'once at start');
+  await node.installModel(MODEL);
+  await node.writeTuples([{ user: 'user:anne', relation: 'viewer', object: 'doc:1' }]);
+  await sleep(120);
+  t.ok(calls >= 3, `then on the timer (${calls} runs)`);
+  t.equal(await store.changesSince(0, 100), null, 'the timer pruned the log');
+  await node.close();
+  const after = calls;
+  await sleep(80);
+  t.equal(calls, after, 'no pruning after close');
+});
+
+t.test('the kernel prunes at boot and stops the timer on close', async (t) => {
+  const target = await sqliteTarget();
+  const k = await bootTestKernel({ plugins: [fgaPlugin, admin], database: target });
+  await k.kernel.invoke('_fga_write_model', testContext(k.kernel), { dsl: MODEL });
+  await k.close();
+  // Age the log past the retention, then boot again: the boot prunes.
+  const storage = await openStorage(new Config(target.flags), fgaEntities);
+  const store = await SqlFgaStore.open(storage, false);
+  await storage.em().nativeUpdate('LatchkeyFgaChange', {}, { at: 0 });
+  await store.installModel(MODEL);
+  t.equal((await store.changesSince(0, 10))?.length, 2, 'two entries before the second boot');
+  const again = await bootTestKernel({ plugins: [fgaPlugin, admin], database: target });
+  t.equal(await store.changesSince(0, 10), null, 'the entry older than the retention went at boot');
+  await again.close();
+  await storage.close();
+  await target.dispose();
+});
