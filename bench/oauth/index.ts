@@ -34,13 +34,15 @@ import { pathToFileURL } from 'node:url';
 import { decodeProtectedHeader } from 'jose';
 import { DURATION_S, httpLoad, type LoadResult } from '../load.js';
 import { printTable, type Row } from '../table.js';
-import { startChild, type ChildServer } from './child.js';
+import { startBenchChild, type BenchChild } from '../child.js';
 import { formatShares, summarizeProfile } from './profile.js';
 import type { BenchTarget } from './target.js';
 
 const S = 'oauth';
-const LATCHKEY = './latchkey-server.ts';
-const PEER = './peer-server.ts';
+const LATCHKEY = new URL('./latchkey-server.ts', import.meta.url);
+const PEER = new URL('./peer-server.ts', import.meta.url);
+type ChildServer = BenchChild<BenchTarget>;
+const startChild = (script: URL, opts: { cpuProfDir?: string } = {}) => startBenchChild<BenchTarget>(script, opts);
 
 const basic = (t: BenchTarget): string =>
   `Basic ${Buffer.from(`${encodeURIComponent(t.clientId)}:${encodeURIComponent(t.clientSecret)}`).toString('base64')}`;
@@ -81,7 +83,7 @@ interface Measured extends LoadResult {
 
 async function measured(child: ChildServer, load: (t: BenchTarget) => Promise<LoadResult>): Promise<Measured> {
   const cpu0 = child.cpuSeconds();
-  const r = await load(child.target);
+  const r = await load(child.info);
   const cpu = child.cpuSeconds() - cpu0;
   return { ...r, cpuMsPerRequest: (cpu * 1000) / Math.max(1, r.rps * DURATION_S) };
 }
@@ -110,7 +112,7 @@ async function profileTokenEndpoint(): Promise<Row> {
     const child = await startChild(LATCHKEY, { cpuProfDir: dir });
     const from = Number(process.hrtime.bigint() / 1000n);
     try {
-      await httpLoad(tokenRequest(child.target));
+      await httpLoad(tokenRequest(child.info));
     } finally {
       await child.stop();
     }
@@ -138,8 +140,8 @@ export async function runOauthBench(): Promise<Row[]> {
     children.push(latchkey);
     const peer = await startChild(PEER);
     children.push(peer);
-    const lk = await check('Latchkey', latchkey.target);
-    const pr = await check('oidc-provider', peer.target);
+    const lk = await check('Latchkey', latchkey.info);
+    const pr = await check('oidc-provider', peer.info);
 
     const [lkToken, prToken] = await pair((t) => httpLoad(tokenRequest(t)), latchkey, peer);
     const [lkInfo, prInfo] = await pair((t) => httpLoad(userinfoRequest(t)), latchkey, peer);

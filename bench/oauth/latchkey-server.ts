@@ -6,6 +6,7 @@
  */
 import { generateKeyPairSync } from 'node:crypto';
 import { startTestServer } from '../../test/helpers/server.js';
+import { serveUntilStdinCloses } from '../child.js';
 import type { BenchTarget } from './target.js';
 
 const { privateKey, publicKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
@@ -48,8 +49,4 @@ const target: BenchTarget = {
   userAccessToken: issued.access_token,
   scope: 'reports:read',
 };
-process.stdout.write(`${JSON.stringify(target)}\n`);
-process.stdin.resume();
-process.stdin.on('end', () => {
-  void server.close().then(() => process.exit(0));
-});
+serveUntilStdinCloses(target, () => server.close());

@@ -11,6 +11,7 @@
 import { generateKeyPairSync, randomBytes } from 'node:crypto';
 import { createServer } from 'node:net';
 import Provider from 'oidc-provider';
+import { serveUntilStdinCloses } from '../child.js';
 import type { BenchTarget } from './target.js';
 
 async function freePort(): Promise<number> {
@@ -82,6 +83,4 @@ const userToken = new provider.AccessToken({ accountId: account.accountId, clien
 const userAccessToken = await userToken.save();
 
 const target: BenchTarget = { base: issuer, clientId, clientSecret, userAccessToken, scope: 'reports:read' };
-process.stdout.write(`${JSON.stringify(target)}\n`);
-process.stdin.resume();
-process.stdin.on('end', () => server.close(() => process.exit(0)));
+serveUntilStdinCloses(target, () => new Promise((resolve) => server.close(resolve)));
