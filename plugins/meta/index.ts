@@ -5,10 +5,13 @@
 import { readFileSync } from 'node:fs';
 import type { TSchema } from '@sinclair/typebox';
 import { defineOperation } from '../../core/operations.js';
+import type { Kernel } from '../../core/kernel.js';
 import { definePlugin } from '../../core/plugin.js';
 import { CONTRACT_META_FLAGS, metaSchema } from './schema.js';
 
 const VERSION: string = (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
+
+const built = new WeakMap<Kernel, Record<string, unknown>>();
 
 export const metaPlugin = definePlugin({
   name: 'meta',
@@ -26,11 +29,17 @@ export const metaPlugin = definePlugin({
         mcp: true,
         output: metaSchema(extra),
         handler: async (ctx) => {
-          const values = ctx.kernel.metaValues();
-          const out: Record<string, unknown> = { version: VERSION, client_id: ctx.kernel.config.string('client-id') ?? '' };
-          for (const f of CONTRACT_META_FLAGS) out[f] = values[f] === true;
-          for (const k of Object.keys(extra)) out[k] = values[k] ?? false;
-          return out;
+          // The configuration never changes after boot, so neither does Meta: built once per
+          // kernel, copied per call so no caller can change what the next one sees.
+          let meta = built.get(ctx.kernel);
+          if (!meta) {
+            const values = ctx.kernel.metaValues();
+            meta = { version: VERSION, client_id: ctx.kernel.config.string('client-id') ?? '' };
+            for (const f of CONTRACT_META_FLAGS) meta[f] = values[f] === true;
+            for (const k of Object.keys(extra)) meta[k] = values[k] ?? false;
+            built.set(ctx.kernel, meta);
+          }
+          return { ...meta };
         },
       }),
     ];
