@@ -5,7 +5,7 @@
  * and no party loses CPU to a client living on its own event loop.
  *
  * Protocol (IPC): the child sends `{ ready: true, url? }`; the parent may send
- * `{ run: seconds }` (raw hash loop only; answered with `{ result }`) and finally `'close'`.
+ * `{ run: seconds, concurrency? }` (raw hash loop only; answered with `{ result }`) and finally `'close'`.
  * With BENCH_CPU_PROF=<dir> the parent starts children with `--cpu-prof` into that directory.
  */
 import Fastify from 'fastify';
@@ -19,12 +19,17 @@ export type ChildSpec =
   | { kind: 'bare'; alg: 'HS256' | 'RS256'; secret?: string; publicPem?: string; issuer: string }
   | { kind: 'argon2'; stored: string; password: string; concurrency: number };
 
-type Message = 'close' | { run: number };
+type Message = 'close' | { run: number; concurrency?: number } | { mint: number; email: string };
 
 const send = (m: unknown) => process.send?.(m);
 
 async function bare(spec: Extract<ChildSpec, { kind: 'bare' }>): Promise<{ url: string; close(): Promise<void> }> {
-  const key = spec.alg === 'HS256' ? new TextEncoder().encode(spec.secret ?? '') : await importSPKI(spec.publicPem ?? '', 'RS256');
+  // The key is imported once, as a careful resource server would (jose re-imports raw HMAC bytes
+  // on every call); Latchkey does the same.
+  const key =
+    spec.alg === 'HS256'
+      ? await crypto.subtle.importKey('raw', new TextEncoder().encode(spec.secret ?? ''), { name: 'HMAC', hash: 'SHA-256' }, false, ['verify'])
+      : await importSPKI(spec.publicPem ?? '', 'RS256');
   const app = Fastify({ logger: false });
   // The same work a resource server does: read the bearer token, verify it, answer with its claims.
   app.get('/verify', async (req, reply) => {
@@ -44,24 +49,38 @@ async function bare(spec: Extract<ChildSpec, { kind: 'bare' }>): Promise<{ url: 
 async function main(): Promise<void> {
   const spec = JSON.parse(process.argv[2] ?? '{}') as ChildSpec;
   let close: () => Promise<void> = async () => {};
-  let run: ((seconds: number) => Promise<LoadResult>) | undefined;
+  let run: ((seconds: number, concurrency?: number) => Promise<LoadResult>) | undefined;
+  let mint: ((n: number, email: string) => Promise<string[]>) | undefined;
   if (spec.kind === 'latchkey') {
     const server = await startTestServer({ flags: spec.flags });
     close = () => server.close();
+    // Many distinct access tokens of one live session, for the cold-cache rows.
+    mint = async (n, email) => {
+      const users = server.kernel.service('users');
+      const user = await users.findByEmail(email);
+      if (!user) throw new Error(`no user ${email}`);
+      const session = await server.kernel.service('sessions').create({ userId: user.id, roles: user.roles, scopes: ['openid'], amr: ['pwd'] });
+      const tokens = server.kernel.service('tokens');
+      const out: string[] = [];
+      for (let i = 0; i < n; i++) out.push((await tokens.issue({ user, session, scopes: ['openid'], roles: user.roles })).access_token);
+      return out;
+    };
     send({ ready: true, url: server.url.replace('localhost', '127.0.0.1'), origin: server.url });
   } else if (spec.kind === 'bare') {
     const b = await bare(spec);
     close = () => b.close();
     send({ ready: true, url: b.url });
   } else {
-    run = (seconds) => closedLoop(() => verifyPassword(spec.stored, spec.password), spec.concurrency, seconds);
+    run = (seconds, concurrency) => closedLoop(() => verifyPassword(spec.stored, spec.password), concurrency ?? spec.concurrency, seconds);
     send({ ready: true });
   }
   process.on('message', (m: Message) => {
     if (m === 'close') {
       void close().finally(() => process.exit(0));
+    } else if ('mint' in m) {
+      void mint?.(m.mint, m.email).then((tokens) => send({ tokens }));
     } else if (run) {
-      void run(m.run).then((result) => send({ result }));
+      void run(m.run, m.concurrency).then((result) => send({ result }));
     }
   });
 }

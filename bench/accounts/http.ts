@@ -9,9 +9,30 @@ export interface HttpRun {
   body?: string;
   connections?: number;
   durationS?: number;
+  /** Varies each request (the i-th request gets these headers/body instead). */
+  vary?: (i: number) => { headers?: Record<string, string>; body?: string };
+}
+
+interface SetupRequest {
+  method: string;
+  path: string;
+  headers: Record<string, string>;
+  body?: string;
 }
 
 export async function httpRun(opts: HttpRun): Promise<LoadResult> {
+  let i = 0;
+  const vary = opts.vary;
+  const requests = vary
+    ? [
+        {
+          setupRequest: (req: SetupRequest): SetupRequest => {
+            const v = vary(i++);
+            return { ...req, headers: { ...req.headers, ...(v.headers ?? {}) }, ...(v.body !== undefined ? { body: v.body } : {}) };
+          },
+        },
+      ]
+    : undefined;
   const result = await autocannon({
     url: opts.url,
     method: opts.method ?? 'GET',
@@ -19,7 +40,9 @@ export async function httpRun(opts: HttpRun): Promise<LoadResult> {
     body: opts.body,
     connections: opts.connections ?? CONNECTIONS,
     duration: opts.durationS ?? DURATION_S,
-  });
+    // `requests` is part of autocannon's API, not of the shared type declaration in bench/.
+    ...(requests ? { requests } : {}),
+  } as Parameters<typeof autocannon>[0]);
   return { rps: result.requests.average, p99ms: result.latency.p99, errors: result.errors + result.non2xx };
 }
 

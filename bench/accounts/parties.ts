@@ -11,11 +11,14 @@ import type { LoadResult } from '../load.js';
 import type { ChildSpec } from './child.js';
 
 export interface Party {
+  pid: number;
   url: string;
   /** The `--url` of a Latchkey party (Origin header for the CSRF rule). */
   origin: string;
-  /** Raw hash loop only: runs it for `seconds` in the child. */
-  run(seconds: number): Promise<LoadResult>;
+  /** Raw hash loop only: runs it for `seconds` in the child, `concurrency` in flight. */
+  run(seconds: number, concurrency?: number): Promise<LoadResult>;
+  /** Latchkey only: `n` distinct access tokens of one new session of the user. */
+  mint(n: number, email: string): Promise<string[]>;
   close(): Promise<void>;
 }
 
@@ -55,12 +58,18 @@ export async function startParty(spec: ChildSpec): Promise<Party> {
 
 export function partyOf(child: ChildProcess, ready: Record<string, unknown>): Party {
   return {
+    pid: child.pid ?? 0,
     url: String(ready.url ?? ''),
     origin: String(ready.origin ?? ready.url ?? ''),
-    run: (seconds) =>
+    run: (seconds, concurrency) =>
       new Promise((resolve) => {
         child.once('message', (m: { result: LoadResult }) => resolve(m.result));
-        child.send({ run: seconds });
+        child.send({ run: seconds, ...(concurrency ? { concurrency } : {}) });
+      }),
+    mint: (n, email) =>
+      new Promise((resolve) => {
+        child.once('message', (m: { tokens: string[] }) => resolve(m.tokens));
+        child.send({ mint: n, email });
       }),
     async close() {
       if (child.connected) child.send('close');

@@ -19,6 +19,7 @@ import { decoyHash, hashPassword, PRODUCTION_PARAMS, verifyPassword } from './pa
 import { checkPasswordPolicy, joinList, normalizeEmail, normalizePhone, splitList } from './policy.js';
 import type { NewUser, PasswordCheck, UserDto, UserListQuery, UserPatch, UserRecord, UsersService } from './types.js';
 import { createVerificationRequests } from './verification.js';
+import { createLimiter } from './hash-limiter.js';
 
 export const DUPLICATE_USER = 'user with given email already exists';
 export const LOCKOUT_FAILURES = 5;
@@ -96,6 +97,10 @@ export function createUsersService({ config, storage, memory, hooks }: UsersDeps
     defaults: config.list('default-roles'),
     protected: config.list('protected-roles'),
   };
+  // One Argon2id computation per core at a time (hash-limiter.ts explains why).
+  const hashing = createLimiter();
+  const hash = (password: string) => hashing(() => hashPassword(password, PRODUCTION_PARAMS));
+  const verifyHash = (stored: string, password: string) => hashing(() => verifyPassword(stored, password));
   const decoy = decoyHash(PRODUCTION_PARAMS);
   // Avoid an unhandled rejection if nobody ever awaits the decoy.
   decoy.catch(() => {});
@@ -154,7 +159,7 @@ export function createUsersService({ config, storage, memory, hooks }: UsersDeps
     normalizeEmail,
     normalizePhone,
     checkPasswordPolicy: (password) => checkPasswordPolicy(password, strong),
-    hashPassword: (password) => hashPassword(password, PRODUCTION_PARAMS),
+    hashPassword: hash,
 
     async findById(id) {
       if (id.length > 64) return null;
@@ -187,7 +192,7 @@ export function createUsersService({ config, storage, memory, hooks }: UsersDeps
       const email = input.email !== undefined && input.email !== '' ? normalizeEmail(input.email) : null;
       const phone = input.phone_number !== undefined && input.phone_number !== '' ? normalizePhone(input.phone_number) : null;
       // Hash before taking the locks: the slow part must not hold them.
-      const password = input.password !== undefined ? await hashPassword(input.password, PRODUCTION_PARAMS) : null;
+      const password = input.password !== undefined ? await hash(input.password) : null;
       const ids = [...(email ? [`email:${email}`] : []), ...(phone ? [`phone:${phone}`] : [])];
       return withIdentifierLocks(ids, async () => {
         await assertFree(email, phone);
@@ -230,7 +235,7 @@ export function createUsersService({ config, storage, memory, hooks }: UsersDeps
       const email = patch.email === undefined ? undefined : patch.email === '' ? null : normalizeEmail(patch.email);
       const phone =
         patch.phone_number === undefined ? undefined : patch.phone_number === '' ? null : normalizePhone(patch.phone_number);
-      const password = patch.password !== undefined ? await hashPassword(patch.password, PRODUCTION_PARAMS) : undefined;
+      const password = patch.password !== undefined ? await hash(patch.password) : undefined;
       const ids = [...(email ? [`email:${email}`] : []), ...(phone ? [`phone:${phone}`] : [])];
       return withIdentifierLocks(ids, async () => {
         const em = storage.em();
@@ -313,10 +318,10 @@ export function createUsersService({ config, storage, memory, hooks }: UsersDeps
       if (failures >= LOCKOUT_FAILURES) return 'locked';
       if (!user.password) {
         // Same work as a real check, so the answer's timing does not reveal the account type.
-        await verifyPassword(await decoy, password);
+        await verifyHash(await decoy, password);
         return 'no_password';
       }
-      if (await verifyPassword(user.password, password)) {
+      if (await verifyHash(user.password, password)) {
         if (failures > 0) await memory.delete(lockKey(user.id));
         return 'ok';
       }
