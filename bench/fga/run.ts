@@ -1,4 +1,4 @@
-/** Standalone: `npx tsx bench/fga/run.ts` (FGA_BENCH_SIZES=10000 for a quick run). */
+/** Standalone: `npx tsx bench/fga/run.ts` (BENCH_FGA_SIZES=10000 BENCH_FGA_STORES=sqlite for a quick run). */
 import { printTable } from '../table.js';
 import { runFgaBench } from './index.js';
 

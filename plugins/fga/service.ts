@@ -136,13 +136,17 @@ export class FgaService {
     for (;;) {
       const changes = await this.store.changesSince(this.seq, CHANGE_BATCH);
       if (changes === null) return this.reload();
-      for (const c of changes) this.apply(c);
+      for (const c of changes) {
+        // A bulk import is not replayed tuple by tuple: a snapshot has it (and what followed).
+        if (c.op === 'reload') return this.reload();
+        this.apply(c);
+      }
       this.lastSyncAt = Date.now();
       if (changes.length < CHANGE_BATCH) return;
     }
   }
 
-  private apply(c: Change): void {
+  private apply(c: Exclude<Change, { op: 'reload' }>): void {
     if (c.op === 'write') this.index.add(c.tuple);
     else if (c.op === 'delete') this.index.remove(c.tuple);
     else if (c.op === 'model') this.setModel(c.model);
@@ -176,6 +180,15 @@ export class FgaService {
     this.requireModel();
     for (const t of tuples) this.model.validateTuple(t);
     await this.store.writeTuples(tuples, []);
+    await this.sync();
+  }
+
+  /** Bulk import (validated like writes; existing tuples are kept): see FgaStore.importTuples. */
+  async importTuples(tuples: readonly Tuple[]): Promise<void> {
+    await this.sync();
+    this.requireModel();
+    for (const t of tuples) this.model.validateTuple(t);
+    await this.store.importTuples(tuples);
     await this.sync();
   }
 

@@ -42,6 +42,11 @@ export class MemoryFgaStore implements FgaStore {
     }
   }
 
+  async importTuples(tuples: readonly Tuple[]): Promise<void> {
+    for (const t of tuples) this.tuples.set(tupleKey(t), { user: t.user, relation: t.relation, object: t.object });
+    this.append({ seq: ++this.seq, op: 'reload' });
+  }
+
   async readTuples(filter: ReadFilter, pageSize: number, token?: string): Promise<TuplePage> {
     const keys = [...this.tuples.keys()];
     const start = token ? Number.parseInt(Buffer.from(token, 'base64url').toString(), 10) : 0;

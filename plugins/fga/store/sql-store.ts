@@ -18,6 +18,8 @@ import type { Change, FgaStore, ReadFilter, Snapshot, StoredModel, TuplePage } f
 const COUNTER_ID = 1;
 /** Rows per INSERT / IN (...) list: well under every driver's parameter limit. */
 const CHUNK = 2000;
+/** Rows per multi-row INSERT of a bulk import (6 parameters each: 6000, under SQLite's 32766 and PostgreSQL's 65535). */
+const IMPORT_CHUNK = 1000;
 const LOAD_PAGE = 50_000;
 
 interface TupleRow {
@@ -131,6 +133,26 @@ export class SqlFgaStore implements FgaStore {
     });
   }
 
+  async importTuples(tuples: readonly Tuple[]): Promise<void> {
+    if (tuples.length === 0) return;
+    await this.sequenced(1, async (em, seq) => {
+      const mysql = this.storage.type === 'mysql' || this.storage.type === 'mariadb';
+      // Plain multi-row VALUES (knex writes SQLite inserts as UNION ALL, capped at 500 rows).
+      const head = mysql
+        ? 'insert ignore into latchkey_fga_tuples (_id, object_type, object, relation, user_ref, seq) values '
+        : 'insert into latchkey_fga_tuples (_id, object_type, object, relation, user_ref, seq) values ';
+      const tail = mysql ? '' : ' on conflict (_id) do nothing';
+      // One sequence number for the whole import: the log has a single entry for it.
+      for (let i = 0; i < tuples.length; i += IMPORT_CHUNK) {
+        const part = tuples.slice(i, i + IMPORT_CHUNK);
+        const params: (string | number)[] = [];
+        for (const t of part) params.push(tupleId(t), t.object.slice(0, t.object.indexOf(':')), t.object, t.relation, t.user, seq);
+        await em.execute(head + part.map(() => '(?, ?, ?, ?, ?, ?)').join(', ') + tail, params, 'run');
+      }
+      await em.insert(fgaChangeEntity, { seq, op: 'reload', object: null, relation: null, user: null, modelId: null, at: Date.now() });
+    });
+  }
+
   async readTuples(filter: ReadFilter, pageSize: number, token?: string): Promise<TuplePage> {
     const where: Record<string, unknown> = {};
     if (filter.user) where.user = filter.user;
@@ -200,7 +222,8 @@ export class SqlFgaStore implements FgaStore {
         const m = await this.em().findOne(fgaModelEntity, { id: r.modelId! });
         // A model deleted by a later reset: the reset change that follows clears it anyway.
         out.push({ seq: s, op: 'model', model: m ? { id: m.id, dsl: m.dsl } : { id: r.modelId!, dsl: '' } });
-      } else out.push({ seq: s, op: 'reset' });
+      } else if (r.op === 'reload') out.push({ seq: s, op: 'reload' });
+      else out.push({ seq: s, op: 'reset' });
     }
     return out;
   }

@@ -13,7 +13,9 @@ export interface StoredModel {
 export type Change =
   | { seq: number; op: 'write' | 'delete'; tuple: Tuple }
   | { seq: number; op: 'model'; model: StoredModel }
-  | { seq: number; op: 'reset' };
+  | { seq: number; op: 'reset' }
+  /** Many tuples arrived at once (a bulk import): nodes reload a snapshot instead of replaying. */
+  | { seq: number; op: 'reload' };
 
 export interface Snapshot {
   model: StoredModel | null;
@@ -45,6 +47,11 @@ export interface FgaStore {
    * one that does not is an `invalid_argument` (OpenFGA Write).
    */
   writeTuples(writes: readonly Tuple[], deletes: readonly Tuple[]): Promise<void>;
+  /**
+   * Bulk import: adds tuples (already validated; ones that exist are left alone) in one
+   * transaction with multi-row inserts, logging a single `reload` change instead of one per tuple.
+   */
+  importTuples(tuples: readonly Tuple[]): Promise<void>;
   readTuples(filter: ReadFilter, pageSize: number, continuationToken?: string): Promise<TuplePage>;
   countTuples(): Promise<number>;
   /** Deletes every model version; refused (failed_precondition) while tuples exist. */

@@ -147,3 +147,28 @@ t.test('the kernel prunes at boot and stops the timer on close', async (t) => {
   await storage.close();
   await target.dispose();
 });
+
+t.test('a bulk import logs one reload change; other nodes reload a snapshot', async (t) => {
+  const target = await sqliteTarget();
+  const storage = await openStorage(new Config(target.flags), fgaEntities);
+  const store = await SqlFgaStore.open(storage, false);
+  t.teardown(async () => {
+    await storage.close();
+    await target.dispose();
+  });
+  const writer = await FgaService.open(store, { syncIntervalMs: 0, pruneIntervalMs: 0 });
+  const other = await FgaService.open(store, { syncIntervalMs: 0, pruneIntervalMs: 0 });
+  await writer.installModel(MODEL);
+  await writer.writeTuples([{ user: 'user:anne', relation: 'viewer', object: 'doc:1' }]);
+  const many = Array.from({ length: 2500 }, (_, i) => ({ user: `user:u${i}`, relation: 'member', object: `group:g${i % 7}` }));
+  await writer.importTuples([...many, { user: 'user:anne', relation: 'viewer', object: 'doc:1' }, { user: 'group:g3#member', relation: 'viewer', object: 'doc:2' }]);
+  t.equal(await store.countTuples(), 2502, 'every new tuple stored once, the existing one left alone');
+  t.same((await store.changesSince(2, 10))?.map((c) => c.op), ['reload'], 'a single log entry for the import');
+  t.equal(writer.tupleCount, 2502, 'the importing node has them');
+  await other.sync();
+  t.equal(other.tupleCount, 2502, 'the other node reloaded');
+  t.same(other.check([{ user: 'user:u3', relation: 'viewer', object: 'doc:2' }, { user: 'user:u4', relation: 'viewer', object: 'doc:2' }]), [true, false]);
+  await t.rejects(writer.importTuples([{ user: 'user:x', relation: 'nope', object: 'doc:1' }]), { code: 'invalid_argument' }, 'validated like writes');
+  await writer.close();
+  await other.close();
+});
