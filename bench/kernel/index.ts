@@ -28,6 +28,7 @@ interface LatchkeyInfo {
 }
 interface BareInfo {
   base: string;
+  graphql: string;
   grpc: string;
 }
 interface Measured extends LoadResult {
@@ -99,6 +100,10 @@ export async function runKernelBench(): Promise<Row[]> {
     const gqlLoad = () => httpLoad({ url: `${lk.info.base}/graphql`, method: 'POST', headers: { 'content-type': 'application/json', origin: lk.info.origin }, body: gqlBody });
     const [bareHttp2, lkGql] = (await pair([bare, () => httpLoad({ url: `${bare.info.base}/v1/meta` })], [lk, gqlLoad]))!;
     rows.push(compared('GraphQL meta', lkGql, 'bare Fastify', bareHttp2, '60%'));
+    const bareGqlLoad = () => httpLoad({ url: bare.info.graphql, method: 'POST', headers: { 'content-type': 'application/json' }, body: gqlBody });
+    const [bareGql, lkGql2] = (await pair([bare, bareGqlLoad], [lk, gqlLoad]))!;
+    rows.push({ section: S, name: 'bare Mercurius meta (same query, JIT)', value: bareGql.rps, unit: 'req/s', reference: 'bare Fastify', ratio: bareGql.rps / bareHttp2.rps, note: note(bareGql, 'information: the GraphQL layer alone') });
+    rows.push(compared('GraphQL meta', lkGql2, 'bare Mercurius', bareGql, 'information'));
 
     // A real call first: h2load sees HTTP status only, so a broken method must fail here.
     const client = grpcClient(lk.info.grpc, defaultOperationTable(basePlugins));

@@ -1,10 +1,11 @@
 /**
  * Kernel bench child: the references. A bare Fastify route returning the same Meta object
- * (serialized per request, as the real route does) and a bare grpc-js method answering the same
+ * (serialized per request, as the real route does), the same GraphQL query on bare Mercurius, and a bare grpc-js method answering the same
  * JSON bytes with no protobuf and no kernel: what each stack costs by itself.
  */
 import { Server, ServerCredentials, type ServiceDefinition } from '@grpc/grpc-js';
 import Fastify from 'fastify';
+import mercurius from 'mercurius';
 import { serveUntilStdinCloses } from '../../child.js';
 
 const meta = JSON.parse(process.argv[2] ?? '{}') as Record<string, unknown>;
@@ -13,6 +14,16 @@ app.get('/v1/meta', async () => ({ ...meta }));
 await app.listen({ host: '127.0.0.1', port: 0 });
 const addr = app.server.address();
 const httpPort = typeof addr === 'object' && addr ? addr.port : 0;
+
+// The same query on Mercurius alone (JIT as Latchkey sets it): what the GraphQL layer costs by itself.
+const gql = Fastify({ logger: false });
+const metaType = Object.entries(meta)
+  .map(([k, v]) => `  ${k}: ${typeof v === 'boolean' ? 'Boolean' : 'String'}`)
+  .join('\n');
+await gql.register(mercurius, { schema: `type Meta {\n${metaType}\n}\ntype Query { meta: Meta }`, resolvers: { Query: { meta: async () => ({ ...meta }) } }, jit: 1 });
+await gql.listen({ host: '127.0.0.1', port: 0 });
+const gqlAddr = gql.server.address();
+const gqlPort = typeof gqlAddr === 'object' && gqlAddr ? gqlAddr.port : 0;
 
 const grpc = new Server();
 const payload = Buffer.from(JSON.stringify(meta));
@@ -24,7 +35,7 @@ grpc.addService(service, { Meta: (_call: unknown, cb: (err: null, value: Buffer)
 const grpcPort = await new Promise<number>((resolve, reject) =>
   grpc.bindAsync('127.0.0.1:0', ServerCredentials.createInsecure(), (err, p) => (err ? reject(err) : resolve(p))),
 );
-serveUntilStdinCloses({ base: `http://127.0.0.1:${httpPort}`, grpc: `127.0.0.1:${grpcPort}` }, async () => {
+serveUntilStdinCloses({ base: `http://127.0.0.1:${httpPort}`, graphql: `http://127.0.0.1:${gqlPort}/graphql`, grpc: `127.0.0.1:${grpcPort}` }, async () => {
   grpc.forceShutdown();
-  await app.close();
+  await Promise.all([app.close(), gql.close()]);
 });
