@@ -41,6 +41,17 @@ async function bare(spec: Extract<ChildSpec, { kind: 'bare' }>): Promise<{ url: 
       return reply.code(401).send({ is_valid: false });
     }
   });
+  // The same check with the token in a JSON body, the request shape of validate_jwt_token.
+  app.post('/validate', async (req, reply) => {
+    const token = (req.body as { token?: unknown } | undefined)?.token;
+    try {
+      if (typeof token !== 'string') throw new Error('no token');
+      const { payload } = await jwtVerify(token, key, { issuer: spec.issuer, algorithms: [spec.alg] });
+      return { is_valid: true, claims: payload };
+    } catch {
+      return reply.code(401).send({ is_valid: false });
+    }
+  });
   await app.listen({ host: '127.0.0.1', port: 0 });
   const addr = app.server.address();
   return { url: `http://127.0.0.1:${typeof addr === 'object' && addr ? addr.port : 0}/verify`, close: () => app.close() };

@@ -7,6 +7,7 @@
  * writes. Two concurrent signups of one email therefore serialize and the second sees the first.
  */
 import { randomBytes } from 'node:crypto';
+import type { SqlEntityManager } from '@mikro-orm/knex';
 import { LRUCache } from 'lru-cache';
 import type { Config } from '../../core/config.js';
 import { ServiceError, notFound } from '../../core/errors.js';
@@ -29,6 +30,9 @@ const BY_ID_TTL_MS = 2_000;
 
 const now = (): number => Math.floor(Date.now() / 1000);
 
+/** BIGINT columns may arrive as strings (PostgreSQL, MySQL) when read without hydration. */
+const numOrNull = (v: number | string | null | undefined): number | null => (v === null || v === undefined ? null : Number(v));
+
 function toRecord(row: UserRow): UserRecord {
   let appData: Record<string, unknown> | null = null;
   if (row.appData) {
@@ -41,9 +45,9 @@ function toRecord(row: UserRow): UserRecord {
   return {
     id: row.id,
     email: row.email,
-    emailVerifiedAt: row.emailVerifiedAt,
+    emailVerifiedAt: numOrNull(row.emailVerifiedAt),
     phoneNumber: row.phoneNumber,
-    phoneNumberVerifiedAt: row.phoneNumberVerifiedAt,
+    phoneNumberVerifiedAt: numOrNull(row.phoneNumberVerifiedAt),
     password: row.password,
     signupMethods: splitList(row.signupMethods),
     givenName: row.givenName,
@@ -57,10 +61,11 @@ function toRecord(row: UserRow): UserRecord {
     roles: splitList(row.roles),
     createdAt: Number(row.createdAt),
     updatedAt: Number(row.updatedAt),
-    revokedTimestamp: row.revokedTimestamp === null ? null : Number(row.revokedTimestamp),
-    isMultiFactorAuthEnabled: row.isMultiFactorAuthEnabled,
-    hasSkippedMfaSetupAt: row.hasSkippedMfaSetupAt === null ? null : Number(row.hasSkippedMfaSetupAt),
-    mfaLockedAt: row.mfaLockedAt === null ? null : Number(row.mfaLockedAt),
+    revokedTimestamp: numOrNull(row.revokedTimestamp),
+    // Rows read without hydration carry the driver's value (0/1 on SQLite and MySQL).
+    isMultiFactorAuthEnabled: row.isMultiFactorAuthEnabled === null || row.isMultiFactorAuthEnabled === undefined ? null : Boolean(row.isMultiFactorAuthEnabled),
+    hasSkippedMfaSetupAt: numOrNull(row.hasSkippedMfaSetupAt),
+    mfaLockedAt: numOrNull(row.mfaLockedAt),
     appData,
   };
 }
@@ -105,8 +110,20 @@ export function createUsersService({ config, storage, memory, hooks }: UsersDeps
   // Avoid an unhandled rejection if nobody ever awaits the decoy.
   decoy.catch(() => {});
 
+  // Point lookups (every login, every uncached read) skip entity hydration and the identity map
+  // on SQL databases: a query builder returning plain rows costs a third of `em.findOne`
+  // (measured on SQLite: ~0.15 ms against ~0.4 ms, next to a ~10 ms password hash). Nothing is
+  // written through these rows; writes load entities with `em.findOne` as before.
   const findOne = async (where: Partial<UserRow>): Promise<UserRecord | null> => {
-    const row = (await storage.em().findOne(UserEntity, where as never)) as UserRow | null;
+    const em = storage.em();
+    if (storage.isSql) {
+      const row = (await (em as unknown as SqlEntityManager).createQueryBuilder(UserEntity).select('*').where(where as never).limit(1).execute('get')) as
+        | UserRow
+        | null
+        | undefined;
+      return row ? toRecord(row) : null;
+    }
+    const row = (await em.findOne(UserEntity, where as never)) as UserRow | null;
     return row ? toRecord(row) : null;
   };
   // Reads by id (every bearer `profile`, every refresh) hit a short per-process cache. Writes

@@ -11,7 +11,13 @@ import type { TestMemoryBackend } from '../../helpers/kernel.js';
 import { bootAccounts, call, PASSWORD, signup, type Auth } from './helpers.js';
 
 async function scenario(t: Test, kernel: Kernel): Promise<void> {
-  const a = await signup(kernel, 'Scenario@Example.com', { nickname: 'Scenic' });
+  const a = await signup(kernel, 'Scenario@Example.com', { nickname: 'Scenic', is_multi_factor_auth_enabled: true });
+  // Lookups read plain rows on SQL databases: the record still has JS numbers and booleans.
+  const byEmail = await kernel.service('users').findByEmail('scenario@example.com');
+  t.equal(typeof byEmail?.createdAt, 'number', 'createdAt is a number');
+  t.equal(byEmail?.isMultiFactorAuthEnabled, true, 'booleans stay booleans');
+  t.equal(byEmail?.emailVerifiedAt, null);
+  t.same(byEmail?.roles, ['user']);
   await t.rejects(signup(kernel, 'scenario@example.com'), { message: 'user with given email already exists' });
   const race = await Promise.allSettled(Array.from({ length: 4 }, () => signup(kernel, 'race@example.com')));
   t.equal(race.filter((r) => r.status === 'fulfilled').length, 1, 'one of four concurrent signups wins');
