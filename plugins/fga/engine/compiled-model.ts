@@ -31,6 +31,10 @@ export class CompiledModel {
    * from the user (resolver.ts, `reach`) instead of down a possibly wide userset tree.
    */
   readonly closedDirect = new Set<RelKey>();
+  /** The same relations as definitions (a lookup without building a key string: hot path). */
+  readonly closedDefs = new Set<RelationDef>();
+  /** Allowed user shapes per relation definition (the same sets as `fits`, keyed by object). */
+  readonly defShapes = new Map<RelationDef, Set<string>>();
   /** For a user shape (`user`, `user:*`, `group#member`): the closed direct relations admitting it. */
   readonly closedByShape = new Map<string, { type: string; relation: string }[]>();
   /** For a closed direct relation: the closed direct relations whose usersets can lead into it (itself included). */
@@ -43,7 +47,9 @@ export class CompiledModel {
   ) {
     for (const t of model.types.values()) {
       for (const r of t.relations.values()) {
-        this.shapes.set(`${t.name}#${r.name}`, new Set(r.directTypes.map(directTypeKey)));
+        const shapes = new Set(r.directTypes.map(directTypeKey));
+        this.shapes.set(`${t.name}#${r.name}`, shapes);
+        this.defShapes.set(r, shapes);
         for (const leaf of positiveLeaves(r.rewrite)) this.indexLeaf(t.name, r, leaf);
       }
     }
@@ -66,6 +72,8 @@ export class CompiledModel {
       }
     }
     for (const key of this.closedDirect) {
+      const [ct, cr] = key.split('#');
+      this.closedDefs.add(this.relation(ct, cr)!);
       const feeders = new Set<RelKey>([key]);
       const stack = [key];
       while (stack.length > 0) {

@@ -41,10 +41,6 @@ export class DepthExceededError extends ServiceError {
   }
 }
 
-interface Frame {
-  id: number;
-}
-
 interface TaintedAnswer {
   /** Stack height and frame id of the outermost open question this answer assumed false. */
   height: number;
@@ -52,10 +48,18 @@ interface TaintedAnswer {
 }
 
 export class Resolver {
-  private readonly memo = new Map<string, boolean>();
+  /**
+   * Answers by checked user, then by `object#relation` (the user is the same in every
+   * sub-question of one check, so the inner key is the same string the tuple index is asked
+   * with: built and hashed once per sub-question).
+   */
+  private readonly memos = new Map<string, Map<string, boolean>>();
+  private memo = new Map<string, boolean>();
+  /** Within one check (cleared at its start): answers that assumed an open question false. */
   private readonly tainted = new Map<string, TaintedAnswer>();
   private readonly open = new Map<string, number>();
-  private readonly frames: Frame[] = [];
+  /** Ids of the open frames, by stack height. */
+  private readonly frames: number[] = [];
   private nextFrame = 1;
   /** Lowest stack height of an open question hit by the evaluation in progress. */
   private taint = Infinity;
@@ -66,6 +70,9 @@ export class Resolver {
   private readonly reached = new Map<string, Set<string>>();
 
   private readonly smallTree: number;
+  private userShape = '';
+  private userIsSet = false;
+  private userWildcard = '';
 
   constructor(
     readonly model: CompiledModel,
@@ -79,15 +86,23 @@ export class Resolver {
   /** Entry point; `object` is `type:id`, `user` any tuple user form. Inputs must be validated. */
   check(object: string, relation: string, user: string): boolean {
     this.taint = Infinity;
+    // The checked user is the same in every sub-question: its shape and wildcard once.
+    this.userShape = shapeOf(user);
+    this.userIsSet = user.includes('#');
+    this.userWildcard = this.userIsSet ? '' : `${user.slice(0, user.indexOf(':'))}:*`;
+    let memo = this.memos.get(user);
+    if (!memo) this.memos.set(user, (memo = new Map()));
+    this.memo = memo;
+    this.tainted.clear();
     return this.resolve(object, relation, user, 0);
   }
 
   private resolve(object: string, relation: string, user: string, depth: number): boolean {
-    const key = `${object}#${relation}@${user}`;
+    const key = `${object}#${relation}`;
     const known = this.memo.get(key);
     if (known !== undefined) return known;
-    const t = this.tainted.get(key);
-    if (t && this.frames[t.height]?.id === t.frame) {
+    const t = this.tainted.size > 0 ? this.tainted.get(key) : undefined;
+    if (t && this.frames[t.height] === t.frame) {
       if (t.height < this.taint) this.taint = t.height;
       return false;
     }
@@ -99,30 +114,30 @@ export class Resolver {
     }
     if (depth > MAX_DEPTH) throw new DepthExceededError();
     // `group:x#member` has `member` on `group:x` by definition (OpenFGA self-defining userset).
-    if (user.length === key.length - user.length - 1 && key === `${user}@${user}`) return true;
+    if (key === user) return true;
     const type = object.slice(0, object.indexOf(':'));
     const def = this.model.relation(type, relation);
     if (!def) return false;
     // Without usersets below (height 0) the direct lookup of the top-down walk is cheaper.
-    if (this.heights && this.model.closedDirect.has(`${type}#${relation}`) && this.reader.usersetUsers(`${object}#${relation}`)) {
+    if (this.heights && this.model.closedDefs.has(def) && this.reader.usersetUsers(key)) {
       const h = this.heights.of(object, relation);
       // A small tree below is cheaper to walk down than the user's memberships up.
       if (depth + h <= MAX_DEPTH && this.heights.size(object, relation) > this.smallTree) {
         this.evaluations++;
-        const value = this.reach(user, `${type}#${relation}`).has(`${object}#${relation}`);
+        const value = this.reach(user, `${type}#${relation}`).has(key);
         this.memo.set(key, value);
         return value;
       }
     }
     const height = this.frames.length;
-    this.frames.push({ id: this.nextFrame++ });
+    this.frames.push(this.nextFrame++);
     this.open.set(key, height);
     const outerTaint = this.taint;
     this.taint = Infinity;
     let value: boolean;
     try {
       this.evaluations++;
-      value = this.rewrite(def.rewrite, def, type, object, user, depth);
+      value = this.rewrite(def.rewrite, def, type, object, key, user, depth);
     } finally {
       this.open.delete(key);
       this.frames.pop();
@@ -132,58 +147,65 @@ export class Resolver {
       this.memo.set(key, value);
       this.taint = outerTaint;
     } else {
-      this.tainted.set(key, { height: inner, frame: this.frames[inner].id });
+      this.tainted.set(key, { height: inner, frame: this.frames[inner] });
       this.taint = Math.min(outerTaint, inner);
     }
     return value;
   }
 
-  private rewrite(rw: Rewrite, def: RelationDef, type: string, object: string, user: string, depth: number): boolean {
+  /** `key` is `object#<def.name>`. */
+  private rewrite(rw: Rewrite, def: RelationDef, type: string, object: string, key: string, user: string, depth: number): boolean {
     switch (rw.kind) {
       case 'this':
-        return this.direct(def, type, object, user, depth);
+        return this.direct(def, key, user, depth);
       case 'computed':
         return this.resolve(object, rw.relation, user, depth + 1);
       case 'ttu': {
         const parents = this.reader.directUsers(`${object}#${rw.tupleset}`);
         if (!parents) return false;
+        const tupleset = this.model.relation(type, rw.tupleset);
+        const allowed = tupleset ? this.model.defShapes.get(tupleset) : undefined;
+        if (!allowed) return false;
         for (const parent of parents) {
-          if (!this.model.fits(type, rw.tupleset, parent)) continue;
+          // Tupleset relations admit plain objects only (model-validator.ts): a stored userset or
+          // wildcard left from an older model does not fit, and a plain parent's shape is its type.
+          if (parent.includes('#') || parent.endsWith(':*')) continue;
           const ptype = parent.slice(0, parent.indexOf(':'));
-          if (!this.model.relation(ptype, rw.computed)) continue;
+          if (!allowed.has(ptype) || !this.model.relation(ptype, rw.computed)) continue;
           if (this.resolve(parent, rw.computed, user, depth + 1)) return true;
         }
         return false;
       }
       case 'union':
-        for (const c of rw.children) if (this.rewrite(c, def, type, object, user, depth)) return true;
+        for (const c of rw.children) if (this.rewrite(c, def, type, object, key, user, depth)) return true;
         return false;
       case 'intersection':
-        for (const c of rw.children) if (!this.rewrite(c, def, type, object, user, depth)) return false;
+        for (const c of rw.children) if (!this.rewrite(c, def, type, object, key, user, depth)) return false;
         return true;
       case 'exclusion':
-        return this.rewrite(rw.base, def, type, object, user, depth) && !this.rewrite(rw.subtract, def, type, object, user, depth);
+        return this.rewrite(rw.base, def, type, object, key, user, depth) && !this.rewrite(rw.subtract, def, type, object, key, user, depth);
     }
   }
 
-  private direct(def: RelationDef, type: string, object: string, user: string, depth: number): boolean {
-    const key = `${object}#${def.name}`;
-    const isUserset = user.includes('#');
-    if (!isUserset) {
+  private direct(def: RelationDef, key: string, user: string, depth: number): boolean {
+    const allowed = this.model.defShapes.get(def)!;
+    if (!this.userIsSet) {
       const plain = this.reader.directUsers(key);
       if (plain) {
-        if (plain.has(user) && this.model.fits(type, def.name, user)) return true;
-        const wildcard = `${user.slice(0, user.indexOf(':'))}:*`;
-        if (wildcard !== user && plain.has(wildcard) && this.model.fits(type, def.name, wildcard)) return true;
+        if (plain.has(user) && allowed.has(this.userShape)) return true;
+        const wildcard = this.userWildcard;
+        if (wildcard !== user && plain.has(wildcard) && allowed.has(wildcard)) return true;
       }
     }
     const sets = this.reader.usersetUsers(key);
     if (!sets) return false;
-    if (isUserset && sets.has(user) && this.model.fits(type, def.name, user)) return true;
+    if (this.userIsSet && sets.has(user) && allowed.has(this.userShape)) return true;
     for (const u of sets) {
-      if (!this.model.fits(type, def.name, u)) continue;
       const h = u.lastIndexOf('#');
-      if (this.resolve(u.slice(0, h), u.slice(h + 1), user, depth + 1)) return true;
+      const object = u.slice(0, h);
+      const relation = u.slice(h + 1);
+      if (!allowed.has(`${object.slice(0, object.indexOf(':'))}#${relation}`)) continue;
+      if (this.resolve(object, relation, user, depth + 1)) return true;
     }
     return false;
   }
