@@ -66,6 +66,8 @@ export class Resolver {
   /** Sub-questions evaluated (not served from memory); exposed for tests and metrics. */
   evaluations = 0;
   private readonly heights: UsersetHeights | undefined;
+  /** The node's own index when reading it directly (no contextual tuples): one probe per direct step. */
+  private readonly index: TupleIndex | undefined;
   /** user -> the `type:id#relation` nodes of closed direct relations it reaches. */
   private readonly reached = new Map<string, Set<string>>();
 
@@ -80,7 +82,10 @@ export class Resolver {
     options: ResolverOptions = {},
   ) {
     this.smallTree = options.smallTree ?? SMALL_TREE;
-    if (reader instanceof TupleIndex && model.closedDirect.size > 0) this.heights = reader.usersetHeights(model, MAX_DEPTH);
+    if (reader instanceof TupleIndex) {
+      this.index = reader;
+      if (model.closedDirect.size > 0) this.heights = reader.usersetHeights(model, MAX_DEPTH);
+    }
   }
 
   /** Entry point; `object` is `type:id`, `user` any tuple user form. Inputs must be validated. */
@@ -120,9 +125,9 @@ export class Resolver {
     if (!def) return false;
     // Without usersets below (height 0) the direct lookup of the top-down walk is cheaper.
     if (this.heights && this.model.closedDefs.has(def) && this.reader.usersetUsers(key)) {
-      const h = this.heights.of(object, relation);
+      const h = this.heights.of(key);
       // A small tree below is cheaper to walk down than the user's memberships up.
-      if (depth + h <= MAX_DEPTH && this.heights.size(object, relation) > this.smallTree) {
+      if (depth + h <= MAX_DEPTH && this.heights.size(key) > this.smallTree) {
         this.evaluations++;
         const value = this.reach(user, `${type}#${relation}`).has(key);
         this.memo.set(key, value);
@@ -189,15 +194,22 @@ export class Resolver {
 
   private direct(def: RelationDef, key: string, user: string, depth: number): boolean {
     const allowed = this.model.defShapes.get(def)!;
-    if (!this.userIsSet) {
-      const plain = this.reader.directUsers(key);
-      if (plain) {
-        if (plain.has(user) && allowed.has(this.userShape)) return true;
-        const wildcard = this.userWildcard;
-        if (wildcard !== user && plain.has(wildcard) && allowed.has(wildcard)) return true;
-      }
+    let plain: ReadonlySet<string> | undefined;
+    let sets: ReadonlySet<string> | undefined;
+    if (this.index) {
+      const users = this.index.usersOf(key);
+      if (!users) return false;
+      plain = users.plain;
+      sets = users.sets;
+    } else {
+      plain = this.userIsSet ? undefined : this.reader.directUsers(key);
+      sets = this.reader.usersetUsers(key);
     }
-    const sets = this.reader.usersetUsers(key);
+    if (plain && !this.userIsSet) {
+      if (plain.has(user) && allowed.has(this.userShape)) return true;
+      const wildcard = this.userWildcard;
+      if (wildcard !== user && plain.has(wildcard) && allowed.has(wildcard)) return true;
+    }
     if (!sets) return false;
     if (this.userIsSet && sets.has(user) && allowed.has(this.userShape)) return true;
     for (const u of sets) {

@@ -26,9 +26,18 @@ function removeFrom(map: Map<string, Set<string>>, key: string, value: string): 
   return true;
 }
 
+/** The users of one `object#relation`: plain (and wildcard) users and usersets apart. */
+interface Users {
+  plain: Set<string> | undefined;
+  sets: Set<string> | undefined;
+}
+
 export class TupleIndex implements TupleReader {
-  private readonly plain = new Map<string, Set<string>>();
-  private readonly usersets = new Map<string, Set<string>>();
+  /**
+   * One entry per `object#relation` holding both kinds of users: the resolver asks for both in a
+   * row, and one probe of a big map is most of what a lookup costs.
+   */
+  private readonly forward = new Map<string, Users>();
   private readonly reverse = new Map<string, Set<string>>();
   private count = 0;
   /** Cached userset heights (userset-heights.ts); dropped when a userset tuple changes. */
@@ -41,36 +50,43 @@ export class TupleIndex implements TupleReader {
   add(t: Tuple): boolean {
     const i = t.object.indexOf(':');
     const fwd = `${t.object}#${t.relation}`;
+    let users = this.forward.get(fwd);
+    if (!users) this.forward.set(fwd, (users = { plain: undefined, sets: undefined }));
     const isSet = t.user.includes('#');
-    const added = addTo(isSet ? this.usersets : this.plain, fwd, t.user);
-    if (added) {
-      if (isSet) this.heights = undefined;
-      addTo(this.reverse, `${t.object.slice(0, i)}#${t.relation}@${t.user}`, t.object.slice(i + 1));
-      this.count++;
-    }
-    return added;
+    const set = isSet ? (users.sets ??= new Set()) : (users.plain ??= new Set());
+    if (set.has(t.user)) return false;
+    set.add(t.user);
+    if (isSet) this.heights = undefined;
+    addTo(this.reverse, `${t.object.slice(0, i)}#${t.relation}@${t.user}`, t.object.slice(i + 1));
+    this.count++;
+    return true;
   }
 
   remove(t: Tuple): boolean {
     const i = t.object.indexOf(':');
     const fwd = `${t.object}#${t.relation}`;
+    const users = this.forward.get(fwd);
     const isSet = t.user.includes('#');
-    const removed = removeFrom(isSet ? this.usersets : this.plain, fwd, t.user);
-    if (removed) {
-      if (isSet) this.heights = undefined;
-      removeFrom(this.reverse, `${t.object.slice(0, i)}#${t.relation}@${t.user}`, t.object.slice(i + 1));
-      this.count--;
+    const set = isSet ? users?.sets : users?.plain;
+    if (!users || !set || !set.delete(t.user)) return false;
+    if (set.size === 0) {
+      if (isSet) users.sets = undefined;
+      else users.plain = undefined;
+      if (!users.plain && !users.sets) this.forward.delete(fwd);
     }
-    return removed;
+    if (isSet) this.heights = undefined;
+    removeFrom(this.reverse, `${t.object.slice(0, i)}#${t.relation}@${t.user}`, t.object.slice(i + 1));
+    this.count--;
+    return true;
   }
 
   has(t: Tuple): boolean {
-    return (t.user.includes('#') ? this.usersets : this.plain).get(`${t.object}#${t.relation}`)?.has(t.user) ?? false;
+    const users = this.forward.get(`${t.object}#${t.relation}`);
+    return (t.user.includes('#') ? users?.sets : users?.plain)?.has(t.user) ?? false;
   }
 
   clear(): void {
-    this.plain.clear();
-    this.usersets.clear();
+    this.forward.clear();
     this.reverse.clear();
     this.count = 0;
     this.heights = undefined;
@@ -83,11 +99,16 @@ export class TupleIndex implements TupleReader {
   }
 
   directUsers(objectRelation: string): ReadonlySet<string> | undefined {
-    return this.plain.get(objectRelation);
+    return this.forward.get(objectRelation)?.plain;
   }
 
   usersetUsers(objectRelation: string): ReadonlySet<string> | undefined {
-    return this.usersets.get(objectRelation);
+    return this.forward.get(objectRelation)?.sets;
+  }
+
+  /** Both kinds at once (one probe): what the resolver's direct step needs. */
+  usersOf(objectRelation: string): Readonly<Users> | undefined {
+    return this.forward.get(objectRelation);
   }
 
   objectIds(type: string, relation: string, user: string): ReadonlySet<string> | undefined {

@@ -27,9 +27,12 @@ export class UsersetHeights {
     private readonly limit: number,
   ) {}
 
-  /** Height of `type:id#relation` (`type` and `id` as in `object`), Infinity past the limit. */
-  of(object: string, relation: string): number {
-    return this.height(`${object}#${relation}`, object.slice(0, object.indexOf(':')), relation, 0);
+  /** Height of the node `type:id#relation`, Infinity past the limit. */
+  of(node: string): number {
+    const known = this.memo.get(node);
+    if (known !== undefined) return known;
+    const h = node.lastIndexOf('#');
+    return this.height(node, node.slice(0, node.indexOf(':')), node.slice(h + 1), 0);
   }
 
   private height(node: string, type: string, relation: string, level: number): number {
@@ -61,7 +64,7 @@ export class UsersetHeights {
    * How many userset nodes the top-down walk may visit below `object#relation` (shared nodes
    * counted once per path: an upper bound). Call after `of()`.
    */
-  size(object: string, relation: string): number {
-    return this.sizes.get(`${object}#${relation}`) ?? 1;
+  size(node: string): number {
+    return this.sizes.get(node) ?? 1;
   }
 }
