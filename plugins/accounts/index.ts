@@ -14,12 +14,15 @@ export const accountsPlugin = definePlugin({
     { name: 'enable-basic-authentication', type: 'boolean', default: true, description: 'Email and password login.' },
     { name: 'enable-signup', type: 'boolean', default: true, description: 'Allow signup.' },
     { name: 'enable-mobile-basic-authentication', type: 'boolean', default: false, description: 'Phone number and password login.' },
+    // Also listed by the planned email plugin's placeholder (the first declaration wins; same meaning).
+    { name: 'enable-email-verification', type: 'boolean', default: false, description: 'Require email verification at signup.' },
   ],
   events: ['user.login', 'user.signup', 'user.created', 'user.deactivated'],
   meta: (config) => ({
     is_basic_authentication_enabled: config.bool('enable-basic-authentication', true),
     is_sign_up_enabled: config.bool('enable-signup', true),
     is_mobile_basic_authentication_enabled: config.bool('enable-mobile-basic-authentication'),
+    is_email_verification_enabled: config.bool('enable-email-verification'),
   }),
   operations: accountOperations,
 });

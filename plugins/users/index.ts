@@ -2,9 +2,11 @@
  * The users plugin: the user table and the `users` service (records, uniqueness, password hashing
  * and lockout, the User type). Login methods (password, magic link, social, SCIM) build on it.
  */
+import { availableParallelism } from 'node:os';
 import { definePlugin } from '../../core/plugin.js';
 import { dropStaleUniqueConstraints } from '../../storage/index.js';
 import { USERS_TABLE, UserEntity } from './entities.js';
+import { createHashWorkers } from './hash-workers.js';
 import { createUsersService } from './service.js';
 import { VerificationEntity } from './verification.js';
 import type { UsersService } from './types.js';
@@ -21,6 +23,7 @@ export const usersPlugin = definePlugin<UsersService>({
     { name: 'default-roles', type: 'list', default: ['user'], description: 'Roles given at signup when none are asked for.' },
     { name: 'protected-roles', type: 'list', default: [], description: 'Roles that cannot be chosen at signup (an admin may grant them).' },
     { name: 'enable-strong-password', type: 'boolean', default: false, description: 'Require upper, lower, digit and symbol in passwords.' },
+    { name: 'password-hash-threads', type: 'number', default: 0, description: 'Threads that hash passwords (0: as many as libuv\'s pool, 4, or one per core if more).' },
   ],
   validateConfig: (config) => {
     const allowed = new Set([...config.list('roles'), ...config.list('protected-roles')]);
@@ -32,11 +35,16 @@ export const usersPlugin = definePlugin<UsersService>({
   },
   entities: [UserEntity, VerificationEntity],
   meta: (config) => ({ is_strong_password_enabled: config.bool('enable-strong-password') }),
-  async setup({ config, storage, memory, hooks, logger }) {
+  async setup({ config, storage, memory, hooks, logger, onClose }) {
     // SPEC.md Versioning 5: uniqueness lives in the application now; an older schema's UNIQUE
     // rules on these columns would turn a race into a 500 instead of the contract's error.
     const dropped = await dropStaleUniqueConstraints(storage, USERS_TABLE, ['email', 'phone_number']);
     if (dropped.length > 0) logger.info({ table: USERS_TABLE, dropped }, 'dropped stale unique constraints');
-    return createUsersService({ config, storage, memory, hooks });
+    // As many hashing threads as libuv's pool has (the raw-hash ceiling of bench/accounts runs on
+    // that pool), and at least one per core.
+    const threads = config.number('password-hash-threads', 0);
+    const hashers = createHashWorkers(threads > 0 ? Math.min(threads, 64) : Math.max(4, availableParallelism()));
+    onClose(() => hashers.close());
+    return createUsersService({ config, storage, memory, hooks, hashers });
   },
 });

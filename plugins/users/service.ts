@@ -16,11 +16,11 @@ import type { MemoryStore } from '../../core/memory-store.js';
 import type { Storage } from '../../core/storage.js';
 import { newId } from '../../storage/index.js';
 import { UserEntity, type UserRow } from './entities.js';
-import { decoyHash, hashPassword, PRODUCTION_PARAMS, verifyPassword } from './password.js';
+import { hashPassword, PRODUCTION_PARAMS, verifyPassword } from './password.js';
 import { checkPasswordPolicy, joinList, normalizeEmail, normalizePhone, splitList } from './policy.js';
 import type { NewUser, PasswordCheck, UserDto, UserListQuery, UserPatch, UserRecord, UsersService } from './types.js';
 import { createVerificationRequests } from './verification.js';
-import { createLimiter } from './hash-limiter.js';
+import type { HashWorkers } from './hash-workers.js';
 
 export const DUPLICATE_USER = 'user with given email already exists';
 export const LOCKOUT_FAILURES = 5;
@@ -93,20 +93,22 @@ export interface UsersDeps {
   storage: Storage;
   memory: MemoryStore;
   hooks: HookBus;
+  /** Where password hashes run; default: libuv's pool via @node-rs/argon2's async calls. */
+  hashers?: HashWorkers;
 }
 
-export function createUsersService({ config, storage, memory, hooks }: UsersDeps): UsersService {
+export function createUsersService({ config, storage, memory, hooks, hashers }: UsersDeps): UsersService {
   const strong = config.bool('enable-strong-password');
   const roles = {
     allowed: config.list('roles'),
     defaults: config.list('default-roles'),
     protected: config.list('protected-roles'),
   };
-  // One Argon2id computation per core at a time (hash-limiter.ts explains why).
-  const hashing = createLimiter();
-  const hash = (password: string) => hashing(() => hashPassword(password, PRODUCTION_PARAMS));
-  const verifyHash = (stored: string, password: string) => hashing(() => verifyPassword(stored, password));
-  const decoy = decoyHash(PRODUCTION_PARAMS);
+  // Argon2id runs on dedicated worker threads when given (hash-workers.ts explains why), else on
+  // libuv's pool through the async calls.
+  const hash = (password: string) => (hashers ? hashers.hash(password, PRODUCTION_PARAMS) : hashPassword(password, PRODUCTION_PARAMS));
+  const verifyHash = (stored: string, password: string) => (hashers ? hashers.verify(stored, password) : verifyPassword(stored, password));
+  const decoy = hash(`decoy-${randomBytes(16).toString('base64url')}`);
   // Avoid an unhandled rejection if nobody ever awaits the decoy.
   decoy.catch(() => {});
 

@@ -1,0 +1,129 @@
+/**
+ * Password hashing on dedicated worker threads, not on libuv's thread pool.
+ *
+ * Why (measured with bench/accounts and CPU profiles): @node-rs/argon2's async calls run on the
+ * libuv pool, which is also where WebCrypto runs every JWT signature and verification (jose).
+ * Under a login load the pool's 4 threads were all busy with 10-40 ms hashes, so each login's two
+ * signatures (access and ID token) queued behind other logins' hashes, and while a login waited
+ * for its signatures no hash of its own was running: the pool was never fully used for hashing
+ * and logins reached ~60-75% of the raw hash ceiling. The async call also spends ~1.3 ms on the
+ * calling thread (the 19 MiB block) before the pool takes over. Here each worker runs the
+ * synchronous Argon2id call start to finish, at most one hash per worker, FIFO, so the event
+ * loop and the libuv pool stay free for the short work of the same requests.
+ *
+ * The worker source is inline CommonJS that loads @node-rs/argon2 by its resolved path, so it
+ * needs no TypeScript loader in the worker.
+ */
+import { createRequire } from 'node:module';
+import { Worker } from 'node:worker_threads';
+import type { HashParams } from './password.js';
+
+const ARGON2_PATH = createRequire(import.meta.url).resolve('@node-rs/argon2');
+
+const SOURCE = `
+const { parentPort, workerData } = require('node:worker_threads');
+const argon2 = require(workerData.argon2Path);
+parentPort.on('message', (job) => {
+  let reply;
+  try {
+    if (job.op === 'hash') reply = { id: job.id, value: argon2.hashSync(job.password, job.params) };
+    else {
+      let ok = false;
+      try { ok = argon2.verifySync(job.stored, job.password); } catch { ok = false; }
+      reply = { id: job.id, value: ok };
+    }
+  } catch (err) {
+    reply = { id: job.id, error: String((err && err.message) || err) };
+  }
+  parentPort.postMessage(reply);
+});
+`;
+
+type Job = { op: 'hash'; password: string; params: HashParams & { algorithm: number } } | { op: 'verify'; stored: string; password: string };
+
+interface Pending {
+  job: Job;
+  resolve(value: string | boolean): void;
+  reject(err: Error): void;
+}
+
+interface Slot {
+  worker: Worker;
+  current: (Pending & { id: number }) | null;
+}
+
+export interface HashWorkers {
+  hash(password: string, params: HashParams): Promise<string>;
+  /** False for a wrong password and for a malformed stored hash (never throws for those). */
+  verify(stored: string, password: string): Promise<boolean>;
+  close(): Promise<void>;
+}
+
+// Algorithm.Argon2id (see password.ts).
+const ARGON2ID = 2;
+
+export function createHashWorkers(size: number): HashWorkers {
+  const queue: Pending[] = [];
+  const slots: Slot[] = [];
+  let nextId = 1;
+  let closed = false;
+
+  const start = (): Slot => {
+    const slot: Slot = { worker: new Worker(SOURCE, { eval: true, workerData: { argon2Path: ARGON2_PATH } }), current: null };
+    slot.worker.unref();
+    slot.worker.on('message', (m: { id: number; value?: string | boolean; error?: string }) => {
+      const done = slot.current;
+      slot.current = null;
+      if (done && done.id === m.id) {
+        if (m.error !== undefined) done.reject(new Error(m.error));
+        else done.resolve(m.value as string | boolean);
+      }
+      pump();
+    });
+    // A worker that dies takes only its current job with it; a fresh one replaces it.
+    slot.worker.on('error', (err) => {
+      slot.current?.reject(err);
+      slot.current = null;
+    });
+    slot.worker.on('exit', () => {
+      const i = slots.indexOf(slot);
+      if (i >= 0) slots.splice(i, 1);
+      slot.current?.reject(new Error('password hashing worker stopped'));
+      slot.current = null;
+      if (!closed) {
+        slots.push(start());
+        pump();
+      }
+    });
+    return slot;
+  };
+
+  const pump = () => {
+    for (const slot of slots) {
+      if (slot.current || queue.length === 0) continue;
+      const next = queue.shift() as Pending;
+      const id = nextId++;
+      slot.current = { ...next, id };
+      slot.worker.postMessage({ id, ...next.job });
+    }
+  };
+
+  const run = (job: Job): Promise<string | boolean> =>
+    new Promise((resolve, reject) => {
+      if (closed) return reject(new Error('password hashing is shut down'));
+      queue.push({ job, resolve, reject });
+      pump();
+    });
+
+  for (let i = 0; i < Math.max(1, size); i++) slots.push(start());
+
+  return {
+    hash: async (password, params) => (await run({ op: 'hash', password, params: { ...params, algorithm: ARGON2ID } })) as string,
+    verify: async (stored, password) => (await run({ op: 'verify', stored, password })) === true,
+    async close() {
+      closed = true;
+      for (const p of queue.splice(0)) p.reject(new Error('password hashing is shut down'));
+      await Promise.all(slots.map((s) => s.worker.terminate()));
+    },
+  };
+}

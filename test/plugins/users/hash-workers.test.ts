@@ -1,0 +1,37 @@
+/** Password hashing on worker threads: real Argon2id hashes, verified both ways, more jobs than workers, clean shutdown. */
+import t from 'tap';
+import { createHashWorkers } from '../../../plugins/users/hash-workers.js';
+import { verifyPassword } from '../../../plugins/users/password.js';
+
+const params = { memoryCost: 4096, timeCost: 1, parallelism: 1 };
+
+t.test('hash and verify; a wrong password or a malformed hash is false', async (t) => {
+  const w = createHashWorkers(2);
+  t.teardown(() => w.close());
+  const stored = await w.hash('Secret-123', params);
+  t.match(stored, /^\$argon2id\$v=19\$m=4096,t=1,p=1\$/, 'a PHC Argon2id string');
+  t.equal(await verifyPassword(stored, 'Secret-123'), true, 'the libuv path accepts it too');
+  t.equal(await w.verify(stored, 'Secret-123'), true);
+  t.equal(await w.verify(stored, 'secret-123'), false);
+  t.equal(await w.verify('not-a-hash', 'Secret-123'), false);
+});
+
+t.test('more jobs than workers all complete, each with its own answer', async (t) => {
+  const w = createHashWorkers(2);
+  t.teardown(() => w.close());
+  const passwords = Array.from({ length: 7 }, (_, i) => `pw-${i}-long-enough`);
+  const hashes = await Promise.all(passwords.map((p) => w.hash(p, params)));
+  t.equal(new Set(hashes).size, 7, 'distinct salts');
+  const checks = await Promise.all(hashes.map((h, i) => w.verify(h, passwords[(i + 1) % 7])));
+  t.same(checks, Array(7).fill(false), 'each hash only matches its own password');
+  t.same(await Promise.all(hashes.map((h, i) => w.verify(h, passwords[i]))), Array(7).fill(true));
+});
+
+t.test('close rejects queued work and refuses new work', async (t) => {
+  const w = createHashWorkers(1);
+  const jobs = Array.from({ length: 3 }, (_, i) => w.hash(`pw-${i}-long-enough`, params).then(() => 'done', (e: Error) => e.message));
+  await w.close();
+  const outcomes = await Promise.all(jobs);
+  t.ok(outcomes.some((o) => o !== 'done'), 'queued jobs are rejected');
+  await t.rejects(w.hash('late-password', params), { message: 'password hashing is shut down' });
+});
