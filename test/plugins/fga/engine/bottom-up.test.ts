@@ -66,6 +66,9 @@ t.test('a wide group tree: bottom-up and top-down agree, and bottom-up visits li
   up.check('group:g1', 'member', 'user:nobody');
   down.check('group:g1', 'member', 'user:nobody');
   t.ok(up.evaluations < 5 && down.evaluations > 80, `bottom-up evaluated ${up.evaluations} questions, top-down ${down.evaluations}`);
+  const capped = new Resolver(model, index, { reachCap: 2 });
+  t.equal(capped.check('group:g0', 'member', 'user:u340'), true, 'a user reaching more than the cap is answered top-down, rightly');
+  t.ok(capped.evaluations > 80, `(it evaluated ${capped.evaluations} questions)`);
   t.ok(compared > 40);
 });
 

@@ -127,15 +127,16 @@ t.test('check agrees with a brute-force evaluator; list objects equals the allow
       const universe = [...users, ...TYPES.flatMap((ty) => IDS.flatMap((id) => ['r0', 'r1', 'r2', 'r3'].map((r) => `${ty}:${id}#${r}`)))];
       const truth = bruteForce(model, tuples, [...new Set(universe)]);
       // Both ways of answering closed direct relations: top-down, and bottom-up from the user.
-      for (const [u, smallTree] of users.flatMap((x) => [[x, undefined], [x, 0]] as const)) {
-        const resolver = new Resolver(model, index, { smallTree });
+      // (reachCap 1: the walk up gives up at once and the check goes on top-down.)
+      for (const [u, smallTree, reachCap] of users.flatMap((x) => [[x, Number.MAX_SAFE_INTEGER, undefined], [x, 0, undefined], [x, 0, 1]] as const)) {
+        const resolver = new Resolver(model, index, { smallTree, reachCap });
         for (const ty of TYPES) {
           for (const r of ['r0', 'r1', 'r2', 'r3']) {
             let expected: string[];
             try {
               const got = IDS.filter((id) => resolver.check(`${ty}:${id}`, r, u));
               expected = IDS.filter((id) => `${ty}:${id}#${r}` === u || truth.has(`${ty}:${id}|${r}|${u}`));
-              if (got.join() !== expected.join()) throw new Error(`check ${u} ${r} ${ty} (smallTree ${smallTree}): got [${got}] expected [${expected}]\n${dsl}\n${JSON.stringify(tuples)}`);
+              if (got.join() !== expected.join()) throw new Error(`check ${u} ${r} ${ty} (smallTree ${smallTree}, reachCap ${reachCap}): got [${got}] expected [${expected}]\n${dsl}\n${JSON.stringify(tuples)}`);
               const listed = listObjects(new Resolver(model, index), ty, r, u, 1000).ids.sort();
               if (listed.join() !== expected.join()) throw new Error(`list objects ${u} ${r} ${ty}: got [${listed}] expected [${expected}]\n${dsl}\n${JSON.stringify(tuples)}`);
               compared++;
