@@ -14,7 +14,6 @@ export const SOCIAL_PROVIDERS = ['google', 'github', 'facebook', 'linkedin', 'ap
 
 const groups: Record<string, FlagDeclaration[]> = {
   email: [
-    bool('enable-email-verification', 'Require email verification at signup.'),
     str('smtp-host', 'SMTP host.'),
     { name: 'smtp-port', type: 'number', description: 'SMTP port.', default: 587 },
     str('smtp-username', 'SMTP user.'),
