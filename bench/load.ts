@@ -10,14 +10,14 @@ export interface LoadResult {
 export const DURATION_S = Number(process.env.BENCH_DURATION ?? 5);
 export const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 32);
 
-export async function httpLoad(opts: { url: string; method?: 'GET' | 'POST'; headers?: Record<string, string>; body?: string }): Promise<LoadResult> {
+export async function httpLoad(opts: { url: string; method?: 'GET' | 'POST'; headers?: Record<string, string>; body?: string; durationS?: number }): Promise<LoadResult> {
   const result = await autocannon({
     url: opts.url,
     method: opts.method ?? 'GET',
     headers: opts.headers,
     body: opts.body,
     connections: CONNECTIONS,
-    duration: DURATION_S,
+    duration: opts.durationS ?? DURATION_S,
   });
   return { rps: result.requests.average, p99ms: result.latency.p99, errors: result.errors + result.non2xx };
 }

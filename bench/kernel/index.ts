@@ -4,7 +4,8 @@
  * same Meta object, and a bare grpc-js method answering the same bytes. Every server runs in a
  * child process of its own; the load generator runs here (autocannon for HTTP; h2load for gRPC
  * when installed, else grpc-js's own client in this process, which then is the ceiling for both).
- * Each pair is measured A-B-B-A and averaged, so drift on a shared machine hits both sides.
+ * Each pair is warmed up, then measured A-B-B-A and averaged, so drift on a shared machine hits
+ * both sides.
  *
  * Two numbers per row: the rate, and the server's CPU time per request (from /proc). On a 2-core
  * machine the load generator and the server share the cores, so the rate ratio understates a
@@ -49,8 +50,9 @@ async function measure<T>(child: BenchChild<T>, load: Load): Promise<Measured | 
   return { ...r, cpuUs: (cpu * 1e6) / Math.max(1, r.rps * DURATION_S) };
 }
 
-/** A-B-B-A, averaged. */
-async function pair<A, B>(a: [BenchChild<A>, Load], b: [BenchChild<B>, Load]): Promise<[Measured, Measured] | null> {
+/** A-B-B-A, averaged, after a warm-up of both (JIT and caches: the first seconds run slower). */
+async function pair<A, B>(a: [BenchChild<A>, Load], b: [BenchChild<B>, Load], warmUp?: [() => Promise<unknown>, () => Promise<unknown>]): Promise<[Measured, Measured] | null> {
+  if (warmUp) for (const w of warmUp) await w();
   const a1 = await measure(...a);
   const b1 = await measure(...b);
   const b2 = await measure(...b);
@@ -91,14 +93,22 @@ export async function runKernelBench(): Promise<Row[]> {
     children.push(bare);
     const rows: Row[] = [];
 
-    const rest = await pair([bare, () => httpLoad({ url: `${bare.info.base}/v1/meta` })], [lk, () => httpLoad({ url: `${lk.info.base}/v1/meta` })]);
+    const warm = (url: string, extra: Partial<Parameters<typeof httpLoad>[0]> = {}) => () => httpLoad({ url, durationS: 2, ...extra });
+    const gqlBody = JSON.stringify({ query: '{ meta { version client_id is_sign_up_enabled is_basic_authentication_enabled is_google_login_enabled } }' });
+    const gqlPost = { method: 'POST' as const, headers: { 'content-type': 'application/json', origin: lk.info.origin }, body: gqlBody };
+    const rest = await pair([bare, () => httpLoad({ url: `${bare.info.base}/v1/meta` })], [lk, () => httpLoad({ url: `${lk.info.base}/v1/meta` })], [
+      warm(`${bare.info.base}/v1/meta`),
+      warm(`${lk.info.base}/v1/meta`),
+    ]);
     const [bareHttp, lkRest] = rest!;
     rows.push({ section: S, name: 'bare Fastify GET /v1/meta (object)', value: bareHttp.rps, unit: 'req/s', note: note(bareHttp) });
     rows.push(compared('REST GET /v1/meta', lkRest, 'bare Fastify', bareHttp, '80%'));
 
-    const gqlBody = JSON.stringify({ query: '{ meta { version client_id is_sign_up_enabled is_basic_authentication_enabled is_google_login_enabled } }' });
-    const gqlLoad = () => httpLoad({ url: `${lk.info.base}/graphql`, method: 'POST', headers: { 'content-type': 'application/json', origin: lk.info.origin }, body: gqlBody });
-    const [bareHttp2, lkGql] = (await pair([bare, () => httpLoad({ url: `${bare.info.base}/v1/meta` })], [lk, gqlLoad]))!;
+    const gqlLoad = () => httpLoad({ url: `${lk.info.base}/graphql`, ...gqlPost });
+    const [bareHttp2, lkGql] = (await pair([bare, () => httpLoad({ url: `${bare.info.base}/v1/meta` })], [lk, gqlLoad], [
+      warm(bare.info.graphql, gqlPost),
+      warm(`${lk.info.base}/graphql`, gqlPost),
+    ]))!;
     rows.push(compared('GraphQL meta', lkGql, 'bare Fastify', bareHttp2, '60%'));
     const bareGqlLoad = () => httpLoad({ url: bare.info.graphql, method: 'POST', headers: { 'content-type': 'application/json' }, body: gqlBody });
     const [bareGql, lkGql2] = (await pair([bare, bareGqlLoad], [lk, gqlLoad]))!;
@@ -108,7 +118,9 @@ export async function runKernelBench(): Promise<Row[]> {
     // A real call first: h2load sees HTTP status only, so a broken method must fail here.
     const client = grpcClient(lk.info.grpc, defaultOperationTable(basePlugins));
     await client.call('meta');
-    const h2 = await pair([bare, () => grpcLoad({ address: bare.info.grpc, path: '/bench.Bare/Meta' })], [lk, () => grpcLoad({ address: lk.info.grpc, path: '/latchkey.v1.AuthorizerService/Meta' })]);
+    const bareRpc = () => grpcLoad({ address: bare.info.grpc, path: '/bench.Bare/Meta' });
+    const lkRpc = () => grpcLoad({ address: lk.info.grpc, path: '/latchkey.v1.AuthorizerService/Meta' });
+    const h2 = await pair([bare, bareRpc], [lk, lkRpc], [bareRpc, lkRpc]);
     if (h2) {
       const [bareGrpc, lkGrpc] = h2;
       client.close();
