@@ -14,19 +14,6 @@ export const VERIFICATION_TABLE = 'latchkey_verification_requests';
 /** Lifetime of an emailed verification link. */
 export const VERIFICATION_TTL_SECONDS = 30 * 60;
 
-export interface VerificationRow {
-  id: string;
-  identifier: string;
-  tokenHash: string;
-  email: string;
-  userId: string | null;
-  expiresAt: number;
-  createdAt: number;
-  updatedAt: number;
-  nonce: string;
-  redirectUri: string | null;
-}
-
 export const VerificationEntity = defineEntity({
   name: 'LatchkeyVerificationRequest',
   tableName: VERIFICATION_TABLE,
@@ -57,6 +44,9 @@ export interface VerificationRecord {
   nonce: string;
   redirectUri: string | null;
 }
+
+/** A row as stored; drivers may hand the bigint columns back as strings, see toRecord. */
+type VerificationRow = VerificationRecord;
 
 export interface NewVerification {
   identifier: string;
