@@ -86,7 +86,8 @@ t.test('two kernels on one PostgreSQL database', async (t) => {
   return twoKernels(t, target);
 });
 
-t.test('the change log is pruned by age, keeping the newest entry; a node behind reloads', async (t) => {
+/** Two nodes without timers on one fresh SQLite store (each test syncs them by hand). */
+async function twoNodesOnSqlite(t: Test): Promise<{ store: SqlFgaStore; writer: FgaService; other: FgaService }> {
   const target = await sqliteTarget();
   const storage = await openStorage(new Config(target.flags), fgaEntities);
   const store = await SqlFgaStore.open(storage, false);
@@ -95,7 +96,12 @@ t.test('the change log is pruned by age, keeping the newest entry; a node behind
     await target.dispose();
   });
   const writer = await FgaService.open(store, { syncIntervalMs: 0, pruneIntervalMs: 0 });
-  const behind = await FgaService.open(store, { syncIntervalMs: 0, pruneIntervalMs: 0 });
+  const other = await FgaService.open(store, { syncIntervalMs: 0, pruneIntervalMs: 0 });
+  return { store, writer, other };
+}
+
+t.test('the change log is pruned by age, keeping the newest entry; a node behind reloads', async (t) => {
+  const { store, writer, other: behind } = await twoNodesOnSqlite(t);
   await writer.installModel(MODEL);
   await writer.writeTuples([{ user: 'user:anne', relation: 'viewer', object: 'doc:1' }]);
   await writer.writeTuples([{ user: 'user:beth', relation: 'viewer', object: 'doc:1' }]);
@@ -149,15 +155,7 @@ t.test('the kernel prunes at boot and stops the timer on close', async (t) => {
 });
 
 t.test('a bulk import logs one reload change; other nodes reload a snapshot', async (t) => {
-  const target = await sqliteTarget();
-  const storage = await openStorage(new Config(target.flags), fgaEntities);
-  const store = await SqlFgaStore.open(storage, false);
-  t.teardown(async () => {
-    await storage.close();
-    await target.dispose();
-  });
-  const writer = await FgaService.open(store, { syncIntervalMs: 0, pruneIntervalMs: 0 });
-  const other = await FgaService.open(store, { syncIntervalMs: 0, pruneIntervalMs: 0 });
+  const { store, writer, other } = await twoNodesOnSqlite(t);
   await writer.installModel(MODEL);
   await writer.writeTuples([{ user: 'user:anne', relation: 'viewer', object: 'doc:1' }]);
   const many = Array.from({ length: 2500 }, (_, i) => ({ user: `user:u${i}`, relation: 'member', object: `group:g${i % 7}` }));
