@@ -7,7 +7,7 @@
  * - `JsonMap` is a free-form object (GraphQL `Map`, gRPC JSON text);
  * - inputs reject unknown fields and bound every string and list.
  */
-import { Type, type TSchema, type TObject, type TProperties, type ObjectOptions } from '@sinclair/typebox';
+import { Type, type Static, type TSchema, type TObject, type TProperties, type ObjectOptions } from '@sinclair/typebox';
 
 export { Type };
 export type { TSchema, TObject, Static } from '@sinclair/typebox';
@@ -76,6 +76,21 @@ export const Pagination = OutputObject('Pagination', {
   offset: Int64(),
   total: Int64(),
 });
+
+/** Page size when a list request names none (SPEC.md Pagination: `{ page, limit }`). */
+export const DEFAULT_PAGE_LIMIT = 10;
+
+/** A page request resolved to numbers: page 1 and DEFAULT_PAGE_LIMIT unless the caller said. */
+export function pageOf(request: { page?: number; limit?: number } | undefined): { page: number; limit: number; offset: number } {
+  const page = request?.page ?? 1;
+  const limit = request?.limit ?? DEFAULT_PAGE_LIMIT;
+  return { page, limit, offset: (page - 1) * limit };
+}
+
+/** The Pagination answer for a resolved page and the total count. */
+export function paginationOf(page: { page: number; limit: number; offset: number }, total: number): Static<typeof Pagination> {
+  return { limit: page.limit, page: page.page, offset: page.offset, total };
+}
 
 /** Reads the scalar tag the projections use. */
 export function scalarTag(schema: TSchema): string | undefined {

@@ -6,7 +6,7 @@
 import type { RequestContext } from '../../core/context.js';
 import { invalidArgument, notFound } from '../../core/errors.js';
 import { defineOperation, type AnyOperation } from '../../core/operations.js';
-import { MessageResponse } from '../../core/schema.js';
+import { MessageResponse, pageOf, paginationOf } from '../../core/schema.js';
 import { UserSchema } from '../users/schemas.js';
 import type { UserPatch } from '../users/types.js';
 import {
@@ -19,8 +19,6 @@ import {
   Users,
   VerificationRequests,
 } from './schemas.js';
-
-const DEFAULT_LIMIT = 10;
 
 const deps = (ctx: RequestContext) => ({ users: ctx.kernel.service('users'), sessions: ctx.kernel.service('sessions') });
 
@@ -41,10 +39,9 @@ export const adminUserOperations: AnyOperation[] = [
     graphql: { required: false },
     handler: async (ctx, input) => {
       const { users } = deps(ctx);
-      const limit = input?.pagination?.limit ?? DEFAULT_LIMIT;
-      const page = input?.pagination?.page ?? 1;
-      const { users: list, total } = await users.list({ page, limit, query: input?.query });
-      return { pagination: { limit, page, offset: (page - 1) * limit, total }, users: list.map((u) => users.toUserDto(u)) };
+      const page = pageOf(input?.pagination);
+      const { users: list, total } = await users.list({ page: page.page, limit: page.limit, query: input?.query });
+      return { pagination: paginationOf(page, total), users: list.map((u) => users.toUserDto(u)) };
     },
   }),
   defineOperation({
@@ -156,11 +153,10 @@ export const adminUserOperations: AnyOperation[] = [
     graphql: { required: false },
     handler: async (ctx, input) => {
       const { users } = deps(ctx);
-      const limit = input?.pagination?.limit ?? DEFAULT_LIMIT;
-      const page = input?.pagination?.page ?? 1;
-      const { requests, total } = await users.verifications.list({ page, limit });
+      const page = pageOf(input?.pagination);
+      const { requests, total } = await users.verifications.list({ page: page.page, limit: page.limit });
       return {
-        pagination: { limit, page, offset: (page - 1) * limit, total },
+        pagination: paginationOf(page, total),
         verification_requests: requests.map((r) => ({
           id: r.id,
           identifier: r.identifier,

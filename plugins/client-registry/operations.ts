@@ -4,11 +4,10 @@
  */
 import type { RequestContext } from '../../core/context.js';
 import { defineOperation, type AnyOperation } from '../../core/operations.js';
-import { MessageResponse } from '../../core/schema.js';
+import { MessageResponse, pageOf, paginationOf } from '../../core/schema.js';
 import { Client, ClientRequest, Clients, CreateClientRequest, CreateClientResponse, ListClientsRequest, UpdateClientRequest } from './schemas.js';
 import type { OAuthClient } from './service.js';
 
-const DEFAULT_LIMIT = 10;
 
 export function clientView(c: OAuthClient) {
   return {
@@ -92,10 +91,9 @@ export const clientOperations: AnyOperation[] = [
     output: Clients,
     rest: { method: 'POST' },
     handler: async (ctx, input) => {
-      const limit = input.pagination?.limit ?? DEFAULT_LIMIT;
-      const page = input.pagination?.page ?? 1;
-      const { clients, total } = await registry(ctx).list(page, limit);
-      return { pagination: { limit, page, offset: (page - 1) * limit, total }, clients: clients.map(clientView) };
+      const page = pageOf(input.pagination);
+      const { clients, total } = await registry(ctx).list(page.page, page.limit);
+      return { pagination: paginationOf(page, total), clients: clients.map(clientView) };
     },
   }),
 ];
