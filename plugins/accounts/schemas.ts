@@ -1,8 +1,7 @@
 /** Input and output types of the account operations (CONTRACT.md names, `$id` = type name). */
 import { Bool, InputObject, Int64, JsonMap, OptBool, OptJsonMap, OptStr, OptStrList, OutputObject, Str, Type } from '../../core/schema.js';
-import { UserSchema } from '../users/schemas.js';
+import { profileInput, UserSchema } from '../users/schemas.js';
 
-const name = () => OptStr({ max: 256 });
 const password = () => Str({ max: 1024 });
 const roles = () => OptStrList({ maxItems: 50, maxLength: 64 });
 const scope = () => OptStrList({ maxItems: 50, maxLength: 128 });
@@ -14,15 +13,10 @@ export const FgaRelationInput = InputObject('FgaRelationInput', {
 const relations = () => Type.Optional(Type.Array(FgaRelationInput, { maxItems: 100 }));
 
 export const SignUpRequest = InputObject('SignUpRequest', {
-  email: OptStr({ max: 320 }),
-  given_name: name(),
-  family_name: name(),
-  middle_name: name(),
-  nickname: name(),
-  gender: OptStr({ max: 64 }),
-  birthdate: OptStr({ max: 64 }),
-  phone_number: OptStr({ max: 32 }),
-  picture: OptStr({ max: 2048 }),
+  email: profileInput.email(),
+  ...profileInput.personal(),
+  phone_number: profileInput.phoneNumber(),
+  picture: profileInput.picture(),
   password: password(),
   confirm_password: password(),
   roles: roles(),
@@ -46,15 +40,10 @@ export const UpdateProfileRequest = InputObject('UpdateProfileRequest', {
   old_password: OptStr({ max: 1024 }),
   new_password: OptStr({ max: 1024 }),
   confirm_new_password: OptStr({ max: 1024 }),
-  email: OptStr({ max: 320 }),
-  given_name: name(),
-  family_name: name(),
-  middle_name: name(),
-  nickname: name(),
-  gender: OptStr({ max: 64 }),
-  birthdate: OptStr({ max: 64 }),
-  phone_number: OptStr({ max: 32 }),
-  picture: OptStr({ max: 2048 }),
+  email: profileInput.email(),
+  ...profileInput.personal(),
+  phone_number: profileInput.phoneNumber(),
+  picture: profileInput.picture(),
   is_multi_factor_auth_enabled: OptBool(),
   app_data: OptJsonMap(),
 });

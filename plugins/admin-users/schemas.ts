@@ -1,6 +1,6 @@
 /** Admin user management types (CONTRACT.md "Input types/Admin"). */
 import { InputObject, Int64, OptBool, OptJsonMap, OptStr, OptStrList, OutputObject, Pagination, PaginationRequest, Str, Type } from '../../core/schema.js';
-import { UserSchema } from '../users/schemas.js';
+import { profileInput, UserSchema } from '../users/schemas.js';
 
 export const ListUsersRequest = InputObject('ListUsersRequest', {
   pagination: Type.Optional(PaginationRequest),
@@ -9,20 +9,14 @@ export const ListUsersRequest = InputObject('ListUsersRequest', {
 
 export const GetUserRequest = InputObject('GetUserRequest', { id: OptStr({ max: 64 }), email: OptStr({ max: 320 }) });
 
-const name = () => OptStr({ max: 256 });
 export const UpdateUserRequest = InputObject('UpdateUserRequest', {
   id: Str({ max: 64, min: 1 }),
-  email: OptStr({ max: 320 }),
+  email: profileInput.email(),
   email_verified: OptBool(),
-  given_name: name(),
-  family_name: name(),
-  middle_name: name(),
-  nickname: name(),
-  gender: OptStr({ max: 64 }),
-  birthdate: OptStr({ max: 64 }),
-  phone_number: OptStr({ max: 32 }),
+  ...profileInput.personal(),
+  phone_number: profileInput.phoneNumber(),
   phone_number_verified: OptBool(),
-  picture: OptStr({ max: 2048 }),
+  picture: profileInput.picture(),
   roles: OptStrList({ maxItems: 50, maxLength: 64 }),
   is_multi_factor_auth_enabled: OptBool(),
   reset_mfa: OptBool(),
