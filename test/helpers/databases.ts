@@ -119,10 +119,13 @@ async function serverTarget(name: Exclude<DbName, 'sqlite'>, adminUrl: string): 
       return null;
     }
   }
-  const dbName = `lk_test_${Date.now().toString(36)}_${randomBytes(4).toString('hex')}`;
+  const dbName = testDatabaseName();
   await adminRun(name, adminUrl, async (orm) => {
     if (name === 'mongodb') return; // MongoDB creates databases on first write.
-    await sweepAbandoned(name, orm);
+    if (!swept.has(name)) {
+      swept.add(name);
+      await sweepAbandoned(name, orm);
+    }
     const q = name === 'postgres' ? `"${dbName}"` : `\`${dbName}\``;
     const charset = name === 'postgres' ? '' : ' character set utf8mb4 collate utf8mb4_unicode_ci';
     await orm.em.getConnection().execute(`create database ${q}${charset}`, [], 'run');
@@ -154,17 +157,23 @@ async function serverTarget(name: Exclude<DbName, 'sqlite'>, adminUrl: string): 
 
 /** Test databases older than this were left by a test process that died before `dispose()`. */
 const ABANDONED_AFTER_MS = 60 * 60 * 1000;
+/** Servers already swept by this test process (the first target created on each sweeps it). */
 const swept = new Set<string>();
+
+/** The name a test database gets; its base-36 stamp is what the sweep reads. */
+export const testDatabaseName = (createdAtMs = Date.now()) => `lk_test_${createdAtMs.toString(36)}_${randomBytes(4).toString('hex')}`;
+
+/** Sweeps one server now (tests of the sweep itself); targets do this once per process. */
+export async function sweepAbandonedDatabases(name: 'postgres' | 'mariadb'): Promise<void> {
+  await adminRun(name, name === 'postgres' ? POSTGRES_URL : MARIADB_URL, (orm) => sweepAbandoned(name, orm));
+}
 
 /**
  * Drops `lk_test_*` databases whose creation time (the base-36 stamp in the name) is more than an
  * hour old: a crashed or timed-out test file never reaches its teardown, and nothing else would
- * remove its database. Runs once per server per test process; a concurrent sweep dropping the
- * same database is harmless (`if exists`).
+ * remove its database. A concurrent sweep dropping the same database is harmless (`if exists`).
  */
 async function sweepAbandoned(name: 'postgres' | 'mariadb' | 'mysql', orm: MikroORM): Promise<void> {
-  if (swept.has(name)) return;
-  swept.add(name);
   const conn = orm.em.getConnection();
   const listSql =
     name === 'postgres'
