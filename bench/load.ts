@@ -1,4 +1,8 @@
-/** Load helpers: autocannon for HTTP, a closed-loop client for gRPC; both bounded in time. */
+/** Load helpers: autocannon for HTTP, h2load or a closed-loop client for gRPC; all bounded in time. */
+import { execFile } from 'node:child_process';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import autocannon from 'autocannon';
 
 export interface LoadResult {
@@ -52,10 +56,6 @@ export async function closedLoop(call: () => Promise<unknown>, concurrency = CON
  * header is added here). h2load reports the mean request time, not a p99: the row says so.
  */
 export async function grpcLoad(opts: { address: string; path: string; message?: Buffer }): Promise<(LoadResult & { meanMs: number }) | null> {
-  const { execFile } = await import('node:child_process');
-  const { mkdtemp, rm, writeFile } = await import('node:fs/promises');
-  const { tmpdir } = await import('node:os');
-  const { join } = await import('node:path');
   const message = opts.message ?? Buffer.alloc(0);
   const frame = Buffer.alloc(5 + message.length);
   frame.writeUInt32BE(message.length, 1);
