@@ -108,14 +108,19 @@ export function createHashWorkers(size: number): HashWorkers {
     }
   };
 
+  // Threads start with the first hash, not at boot: kernels that never hash (tests, embedders
+  // using other sign-in methods) pay nothing.
+  let started = false;
   const run = (job: Job): Promise<string | boolean> =>
     new Promise((resolve, reject) => {
       if (closed) return reject(new Error('password hashing is shut down'));
+      if (!started) {
+        started = true;
+        for (let i = 0; i < Math.max(1, size); i++) slots.push(start());
+      }
       queue.push({ job, resolve, reject });
       pump();
     });
-
-  for (let i = 0; i < Math.max(1, size); i++) slots.push(start());
 
   return {
     hash: async (password, params) => (await run({ op: 'hash', password, params: { ...params, algorithm: ARGON2ID } })) as string,

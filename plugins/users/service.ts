@@ -108,9 +108,16 @@ export function createUsersService({ config, storage, memory, hooks, hashers }: 
   // libuv's pool through the async calls.
   const hash = (password: string) => (hashers ? hashers.hash(password, PRODUCTION_PARAMS) : hashPassword(password, PRODUCTION_PARAMS));
   const verifyHash = (stored: string, password: string) => (hashers ? hashers.verify(stored, password) : verifyPassword(stored, password));
-  const decoy = hash(`decoy-${randomBytes(16).toString('base64url')}`);
-  // Avoid an unhandled rejection if nobody ever awaits the decoy.
-  decoy.catch(() => {});
+  // A hash of a random password, for accounts without one; made on first need, not at boot
+  // (every kernel, test kernels included, would otherwise pay a full Argon2id hash to start).
+  let decoy: Promise<string> | undefined;
+  const decoyHash = (): Promise<string> => {
+    if (!decoy) {
+      decoy = hash(`decoy-${randomBytes(16).toString('base64url')}`);
+      decoy.catch(() => (decoy = undefined)); // a failed hash is retried by the next caller
+    }
+    return decoy;
+  };
 
   // Point lookups (every login, every uncached read) skip entity hydration and the identity map
   // on SQL databases: one prepared statement per column (point-lookup.ts says why). Nothing is
@@ -333,7 +340,7 @@ export function createUsersService({ config, storage, memory, hooks, hashers }: 
       if (failures >= LOCKOUT_FAILURES) return 'locked';
       if (!user.password) {
         // Same work as a real check, so the answer's timing does not reveal the account type.
-        await verifyHash(await decoy, password);
+        await verifyHash(await decoyHash(), password);
         return 'no_password';
       }
       if (await verifyHash(user.password, password)) {
