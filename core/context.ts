@@ -5,6 +5,7 @@
  */
 import type { Kernel } from './kernel.js';
 import { ServiceError } from './errors.js';
+import { parseCookieHeader } from './cookies.js';
 
 export type TransportName = 'rest' | 'graphql' | 'grpc' | 'mcp' | 'http' | 'internal';
 
@@ -45,6 +46,7 @@ export interface RequestContextInit {
   transport: TransportName;
   ip: string;
   headers?: Record<string, string | undefined>;
+  /** Parsed cookies; when absent they are parsed from the `cookie` header on first use. */
   cookies?: Record<string, string | undefined>;
   userAgent?: string;
 }
@@ -54,7 +56,7 @@ export class RequestContext {
   readonly transport: TransportName;
   readonly ip: string;
   readonly headers: Readonly<Record<string, string | undefined>>;
-  readonly cookies: Readonly<Record<string, string | undefined>>;
+  private parsedCookies: Readonly<Record<string, string | undefined>> | undefined;
   readonly setCookies: CookieEffect[] = [];
   readonly responseHeaders: Record<string, string> = {};
   /** Set by the access check before the handler runs. */
@@ -67,7 +69,7 @@ export class RequestContext {
     this.transport = init.transport;
     this.ip = init.ip;
     this.headers = init.headers ?? {};
-    this.cookies = init.cookies ?? {};
+    this.parsedCookies = init.cookies;
   }
 
   header(name: string): string | undefined {
@@ -80,6 +82,11 @@ export class RequestContext {
     if (!h) return undefined;
     const m = /^Bearer\s+(\S+)\s*$/i.exec(h);
     return m ? m[1] : undefined;
+  }
+
+  /** Most requests never read a cookie, so the header is parsed only when one is asked for. */
+  get cookies(): Readonly<Record<string, string | undefined>> {
+    return (this.parsedCookies ??= parseCookieHeader(this.headers.cookie));
   }
 
   cookie(name: string): string | undefined {

@@ -12,7 +12,6 @@
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { buildSchema, NoSchemaIntrospectionCustomRule, parse, Kind, type ValidationRule } from 'graphql';
-import fastifyCookie from '@fastify/cookie';
 import mercurius, { type IResolvers, type MercuriusContext } from 'mercurius';
 import type { Kernel } from '../../core/kernel.js';
 import type { CompiledOperation } from '../../core/operations.js';
@@ -110,8 +109,6 @@ export async function registerGraphql(app: FastifyInstance, kernel: Kernel, ops:
     : [NoSchemaIntrospectionCustomRule];
   const playground = kernel.config.bool('enable-playground', false);
   void app.register(async function graphqlScope(scope) {
-    // Cookies in and Set-Cookie out need @fastify/cookie; the HTTP server normally has it already.
-    if (!scope.hasReplyDecorator('setCookie')) await scope.register(fastifyCookie);
     await scope.register(mercurius, {
       schema: sdl,
       resolvers: graphqlResolvers(kernel, ops),

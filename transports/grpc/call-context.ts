@@ -8,7 +8,7 @@ import { Metadata, type ServerUnaryCall } from '@grpc/grpc-js';
 import { RequestContext } from '../../core/context.js';
 import type { Kernel } from '../../core/kernel.js';
 import { clientIp, peerAddress, type Cidr } from './client-ip.js';
-import { parseCookieHeader, serializeSetCookie } from './cookies.js';
+import { serializeSetCookie } from '../../core/cookies.js';
 
 /** Text metadata as a header record; repeated keys joined the HTTP way (`; ` for cookies). */
 export function headersFromMetadata(metadata: Metadata): Record<string, string> {
@@ -28,7 +28,6 @@ export function contextFromCall(kernel: Kernel, call: ServerUnaryCall<unknown, u
     transport: 'grpc',
     ip: clientIp(peerAddress(call.getPeer()), headers['x-forwarded-for'], proxies),
     headers,
-    cookies: parseCookieHeader(headers.cookie),
     ...(headers['user-agent'] !== undefined ? { userAgent: headers['user-agent'] } : {}),
   });
 }

@@ -4,20 +4,19 @@
  * of plugins and GraphQL. Everything is registered inside the given encapsulated context, so a
  * host app's own routes and error handler are untouched (embedding, DESIGN.md §2).
  */
-import cookie from '@fastify/cookie';
-import cors from '@fastify/cors';
 import formbody from '@fastify/formbody';
 import type { FastifyError, FastifyInstance } from 'fastify';
 import { ServiceError } from '../../core/errors.js';
 import type { Kernel } from '../../core/kernel.js';
 import { registerGraphql } from '../graphql/register.js';
-import { csrfCheck } from './csrf.js';
+import { addCsrfCheck } from './csrf.js';
 import { clientErrorOf, sendError } from './errors.js';
 import type { HttpMetrics } from './metrics.js';
 import { IpRateLimiter, rateLimitHook } from './rate-limit.js';
 import { registerRawRoutes } from './raw-routes.js';
 import { registerRest } from './rest.js';
-import { addSecurityHeaders } from './security-headers.js';
+import { corsPolicy, registerPreflightRoute } from './cors.js';
+import { addResponseHeaders } from './security-headers.js';
 
 /** Request headers browsers may send cross-origin (CONTRACT.md "Transport rules"). */
 export const CORS_HEADERS = ['x-authorizer-url', 'x-authorizer-client-id', 'x-service-admin-secret', 'authorization', 'content-type'];
@@ -31,27 +30,24 @@ export async function mountKernel(app: FastifyInstance, { kernel, metrics }: Mou
   const config = kernel.config;
   const baseUrl = new URL(config.string('url') ?? 'http://localhost');
   const allowed = config.list('allowed-origins');
-  const anyOrigin = allowed.length === 0 || allowed.includes('*');
   const bodyLimit = config.number('body-limit', 1_048_576);
 
   app.addHook('onRoute', (route) => {
     route.bodyLimit ??= bodyLimit;
   });
-  await app.register(cookie);
   await app.register(formbody, { bodyLimit });
-  await app.register(cors, {
-    // With credentials a literal "*" is not allowed, so "*" reflects the caller's origin.
-    origin: anyOrigin ? true : allowed.map((o) => o.replace(/\/+$/, '')),
-    credentials: true,
+  const cors = corsPolicy({
+    allowedOrigins: allowed,
     allowedHeaders: CORS_HEADERS,
     methods: ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'],
-    maxAge: 600,
+    maxAgeSeconds: 600,
   });
   metrics?.instrument(app);
-  addSecurityHeaders(app, baseUrl.protocol === 'https:');
+  addResponseHeaders(app, baseUrl.protocol === 'https:', cors);
+  registerPreflightRoute(app, cors);
   const limit = config.number('rate-limit-per-minute', 600);
   if (limit > 0) app.addHook('onRequest', rateLimitHook(new IpRateLimiter(limit)));
-  app.addHook('preHandler', csrfCheck(baseUrl.origin, allowed));
+  addCsrfCheck(app, baseUrl.origin, allowed);
 
   app.setErrorHandler((err: FastifyError, _request, reply) => {
     if (err instanceof ServiceError) return sendError(reply, err);
@@ -60,7 +56,10 @@ export async function mountKernel(app: FastifyInstance, { kernel, metrics }: Mou
     kernel.logger.error({ err }, 'request failed');
     return reply.code(500).send({ code: 'internal', message: 'internal server error' });
   });
-  app.setNotFoundHandler((_request, reply) => reply.code(404).send({ code: 'not_found', message: 'route not found' }));
+  app.setNotFoundHandler((request, reply) => {
+    metrics?.countUnmatched(request.method, 404, reply.elapsedTime);
+    return reply.code(404).send({ code: 'not_found', message: 'route not found' });
+  });
 
   const ops = [...kernel.operations.values()];
   // SPEC.md "Transports": REST is mounted only when the gRPC server is enabled.

@@ -3,8 +3,8 @@
  * REST, GraphQL, raw routes and MCP all go through these two functions.
  */
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import '@fastify/cookie';
 import { RequestContext, type TransportName } from '../../core/context.js';
+import { serializeSetCookie } from '../../core/cookies.js';
 import type { Kernel } from '../../core/kernel.js';
 
 /**
@@ -26,25 +26,12 @@ export function contextFromRequest(kernel: Kernel, request: FastifyRequest, tran
     transport,
     // request.ip honours X-Forwarded-For only from --trusted-proxies (Fastify trustProxy).
     ip: request.ip,
+    // Cookies are parsed from the header by the context itself, only when an operation reads one.
     headers: headersOf(request),
-    cookies: (request as FastifyRequest & { cookies?: Record<string, string | undefined> }).cookies ?? {},
   });
 }
 
 export function applyEffects(ctx: RequestContext, reply: FastifyReply): void {
-  for (const c of ctx.setCookies) {
-    reply.setCookie(c.name, c.value, {
-      path: c.options.path ?? '/',
-      httpOnly: c.options.httpOnly ?? true,
-      ...(c.options.secure !== undefined ? { secure: c.options.secure } : {}),
-      ...(c.options.sameSite ? { sameSite: c.options.sameSite } : {}),
-      ...(c.options.domain ? { domain: c.options.domain } : {}),
-      ...(c.options.maxAge !== undefined
-        ? c.options.maxAge <= 0
-          ? { maxAge: 0, expires: new Date(0) }
-          : { maxAge: c.options.maxAge }
-        : {}),
-    });
-  }
+  if (ctx.setCookies.length > 0) reply.header('set-cookie', ctx.setCookies.map(serializeSetCookie));
   for (const [k, v] of Object.entries(ctx.responseHeaders)) reply.header(k, v);
 }

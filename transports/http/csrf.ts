@@ -4,9 +4,23 @@
  * (token endpoint, MCP, SCIM) declare themselves exempt. When --allowed-origins is a list, a
  * present Origin must be one of them or the service's own origin.
  */
-import type { FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest, HookHandlerDoneFunction, RouteOptions } from 'fastify';
 
 const SAFE = new Set(['GET', 'HEAD', 'OPTIONS']);
+
+/**
+ * Adds the check to each route that can change state as the route is registered: routes that
+ * only answer safe methods, and exempt ones, get no hook at all instead of a per-request test.
+ */
+export function addCsrfCheck(app: FastifyInstance, selfOrigin: string, allowed: string[]): void {
+  const check = csrfCheck(selfOrigin, allowed);
+  app.addHook('onRoute', (route: RouteOptions) => {
+    const methods = Array.isArray(route.method) ? route.method : [route.method];
+    if (methods.every((m) => SAFE.has(m))) return;
+    if ((route.config as { csrfExempt?: boolean } | undefined)?.csrfExempt) return;
+    route.preHandler = route.preHandler === undefined ? [check] : [check, ...(Array.isArray(route.preHandler) ? route.preHandler : [route.preHandler])];
+  });
+}
 
 export function csrfCheck(selfOrigin: string, allowed: string[]) {
   const anyOrigin = allowed.length === 0 || allowed.includes('*');
@@ -14,8 +28,6 @@ export function csrfCheck(selfOrigin: string, allowed: string[]) {
   // Callback style: this runs before every handler, and an async hook costs a promise per request.
   return (request: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction): void => {
     if (SAFE.has(request.method)) return done();
-    const cfg = request.routeOptions.config as { csrfExempt?: boolean } | undefined;
-    if (cfg?.csrfExempt) return done();
     const origin = request.headers.origin;
     const referer = request.headers.referer;
     if (!origin && !referer) return refuse(reply, 'missing Origin or Referer header');

@@ -2,7 +2,7 @@
  * Prometheus metrics (SPEC.md: `/metrics` only on --metrics-host:--metrics-port, never on the main
  * port). One registry per kernel: no module-level state, so embedded kernels do not collide.
  */
-import Fastify, { type FastifyInstance } from 'fastify';
+import Fastify, { type FastifyInstance, type onResponseHookHandler } from 'fastify';
 import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 
 export class HttpMetrics {
@@ -27,29 +27,51 @@ export class HttpMetrics {
     if (defaultMetrics) collectDefaultMetrics({ register: this.registry });
   }
 
+  /**
+   * Counts and times every request. Each route gets an onResponse hook of its own (added as the
+   * route is registered), closing over its label values and its histogram series: nothing is
+   * looked up or concatenated per request, and `request.routeOptions` (a fresh object on every
+   * read) is never built. Requests that match no route are counted by `countUnmatched`.
+   */
   instrument(app: FastifyInstance): void {
-    // prom-client hashes and validates the label object on every call; the label sets are few
-    // (method x route x status), so each one's child series is looked up once and kept.
-    const counters = new Map<string, { inc(): void }>();
+    app.addHook('onRoute', (route) => {
+      const hook = this.routeHook(route.url ?? route.path);
+      route.onResponse = route.onResponse === undefined ? [hook] : [...(Array.isArray(route.onResponse) ? route.onResponse : [route.onResponse]), hook];
+    });
+  }
+
+  /** Records one finished request that matched no route (the not-found handler calls it). */
+  countUnmatched(method: string, statusCode: number, elapsedMs: number): void {
+    this.requests.labels(method, 'unmatched', String(statusCode)).inc();
+    this.duration.labels(method, 'unmatched').observe(elapsedMs / 1000);
+  }
+
+  private routeHook(url: string): onResponseHookHandler {
+    // Series per method (a route may answer several) and status; both sets are tiny.
     const timers = new Map<string, { observe(v: number): void }>();
-    app.addHook('onResponse', (request, reply, done) => {
-      const route = request.routeOptions.url ?? 'unmatched';
-      const timerKey = `${request.method} ${route}`;
-      const counterKey = `${timerKey} ${reply.statusCode}`;
-      let counter = counters.get(counterKey);
-      if (!counter) {
-        counter = this.requests.labels(request.method, route, String(reply.statusCode));
-        counters.set(counterKey, counter);
+    const counters = new Map<string, Map<number, { inc(): void }>>();
+    return (request, reply, done) => {
+      const method = request.method;
+      let timer = timers.get(method);
+      if (timer === undefined) {
+        timer = this.duration.labels(method, url);
+        timers.set(method, timer);
       }
-      let timer = timers.get(timerKey);
-      if (!timer) {
-        timer = this.duration.labels(request.method, route);
-        timers.set(timerKey, timer);
+      let byStatus = counters.get(method);
+      if (byStatus === undefined) {
+        byStatus = new Map();
+        counters.set(method, byStatus);
+      }
+      const status = reply.statusCode;
+      let counter = byStatus.get(status);
+      if (counter === undefined) {
+        counter = this.requests.labels(method, url, String(status));
+        byStatus.set(status, counter);
       }
       counter.inc();
       timer.observe(reply.elapsedTime / 1000);
       done();
-    });
+    };
   }
 
   /** The dedicated metrics listener. */

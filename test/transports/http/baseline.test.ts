@@ -125,6 +125,22 @@ t.test('health, readiness and metrics on their own listener only', async (t) => 
   t.match(await m.text(), /latchkey_http_requests_total/);
 });
 
+t.test('metrics count requests by method, route and status, and time them', async (t) => {
+  const scrape = async () => (await fetch(`${server.metricsUrl}/metrics`)).text();
+  const count = (text: string, labels: string) => Number(new RegExp(`latchkey_http_requests_total\\{${labels}\\} (\\d+)`).exec(text)?.[1] ?? 0);
+  const before = await scrape();
+  for (let i = 0; i < 3; i++) await (await fetch(`${server.url}/v1/meta`)).text();
+  await (await fetch(`${server.url}/v1/meta`, { method: 'DELETE', headers: ORIGIN })).text();
+  await (await fetch(`${server.url}/no/such/route`)).text();
+  await (await post('/v1/admin/login', {}, {})).text(); // no Origin: refused by the CSRF check
+  const after = await scrape();
+  t.equal(count(after, 'method="GET",route="/v1/meta",status="200"') - count(before, 'method="GET",route="/v1/meta",status="200"'), 3);
+  t.equal(count(after, 'method="DELETE",route="/v1/meta",status="405"') - count(before, 'method="DELETE",route="/v1/meta",status="405"'), 1);
+  t.equal(count(after, 'method="GET",route="unmatched",status="404"') - count(before, 'method="GET",route="unmatched",status="404"'), 1);
+  t.equal(count(after, 'method="POST",route="/v1/admin/login",status="403"') - count(before, 'method="POST",route="/v1/admin/login",status="403"'), 1);
+  t.match(after, /latchkey_http_request_duration_seconds_count\{method="GET",route="\/v1\/meta"\} \d+/);
+});
+
 t.test('deprecated mutations fail with the exact texts', async (t) => {
   const expected: Record<string, string> = {
     _update_env: 'deprecated. please configure env via cli args',

@@ -1,9 +1,9 @@
 /**
- * Cookies over gRPC: the `cookie` request metadata is parsed like an HTTP Cookie header
- * (RFC 6265 §5.4) and the context's cookie effects leave as `set-cookie` response metadata
- * values in Set-Cookie syntax (RFC 6265 §4.1), so a client that talks both REST and gRPC keeps one jar.
+ * Cookies for every transport: a Cookie header (HTTP) or `cookie` metadata (gRPC) is parsed the
+ * same way (RFC 6265 §5.4), and the context's cookie effects leave in Set-Cookie syntax
+ * (RFC 6265 §4.1) as HTTP headers or gRPC metadata, so a client that talks both keeps one jar.
  */
-import type { CookieEffect } from '../../core/context.js';
+import type { CookieEffect } from './context.js';
 
 function decode(value: string): string {
   try {

@@ -1,0 +1,62 @@
+/**
+ * CORS against a real server (Fetch standard "CORS protocol"; SPEC.md --allowed-origins;
+ * CONTRACT.md request headers): any origin reflected with credentials, or only the listed ones.
+ */
+import t from 'tap';
+import { basePlugins } from '../../../plugins/default.js';
+import { startTestServer } from '../../helpers/server.js';
+
+const preflight = (url: string, origin: string | undefined, method: string | null = 'POST') =>
+  fetch(url, {
+    method: 'OPTIONS',
+    headers: { ...(origin ? { origin } : {}), ...(method ? { 'access-control-request-method': method } : {}), 'access-control-request-headers': 'content-type,authorization' },
+  });
+
+t.test('with --allowed-origins * every origin is reflected, never a literal *', async (t) => {
+  const server = await startTestServer({ plugins: basePlugins, flags: { 'allowed-origins': '*' } });
+  t.teardown(() => server.close());
+  const res = await fetch(`${server.url}/v1/meta`, { headers: { origin: 'https://anything.example' } });
+  t.equal(res.status, 200);
+  t.equal(res.headers.get('access-control-allow-origin'), 'https://anything.example');
+  t.equal(res.headers.get('access-control-allow-credentials'), 'true');
+  t.match(res.headers.get('vary') ?? '', /Origin/);
+
+  const plain = await fetch(`${server.url}/v1/meta`);
+  t.equal(plain.headers.get('access-control-allow-origin'), null, 'no Origin, no CORS answer');
+  t.match(plain.headers.get('vary') ?? '', /Origin/, 'caches still key on Origin');
+
+  const pre = await preflight(`${server.url}/v1/admin/login`, 'https://anything.example');
+  t.equal(pre.status, 204);
+  t.equal(pre.headers.get('content-length'), '0');
+  t.equal(pre.headers.get('access-control-allow-origin'), 'https://anything.example');
+  t.equal(pre.headers.get('access-control-max-age'), '600');
+  t.match(pre.headers.get('access-control-allow-methods') ?? '', /POST/);
+  const allowed = (pre.headers.get('access-control-allow-headers') ?? '').split(',').map((h) => h.trim());
+  for (const h of ['x-authorizer-url', 'x-authorizer-client-id', 'x-service-admin-secret', 'authorization', 'content-type']) t.ok(allowed.includes(h), h);
+});
+
+t.test('with a list only its origins (trailing slash ignored) get CORS headers', async (t) => {
+  const server = await startTestServer({ plugins: basePlugins, flags: { 'allowed-origins': 'https://app.example/,https://admin.example' } });
+  t.teardown(() => server.close());
+  for (const origin of ['https://app.example', 'https://admin.example']) {
+    const res = await fetch(`${server.url}/v1/meta`, { headers: { origin } });
+    t.equal(res.headers.get('access-control-allow-origin'), origin);
+    t.equal((await preflight(`${server.url}/graphql`, origin)).headers.get('access-control-allow-origin'), origin);
+  }
+  const other = await fetch(`${server.url}/v1/meta`, { headers: { origin: 'https://evil.example' } });
+  t.equal(other.status, 200, 'the request itself is served; the browser withholds the answer');
+  t.equal(other.headers.get('access-control-allow-origin'), null);
+  t.equal(other.headers.get('access-control-allow-credentials'), null);
+  const otherPre = await preflight(`${server.url}/graphql`, 'https://evil.example');
+  t.equal(otherPre.headers.get('access-control-allow-origin'), null);
+});
+
+t.test('an OPTIONS request that is not a preflight is a 400', async (t) => {
+  const server = await startTestServer({ plugins: basePlugins });
+  t.teardown(() => server.close());
+  const noMethod = await preflight(`${server.url}/v1/meta`, 'https://app.example', null);
+  t.equal(noMethod.status, 400);
+  t.equal(await noMethod.text(), 'Invalid Preflight Request');
+  t.equal((await preflight(`${server.url}/v1/meta`, undefined)).status, 400);
+  t.equal(noMethod.headers.get('x-content-type-options'), 'nosniff', 'security headers on every answer');
+});
