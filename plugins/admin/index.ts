@@ -5,7 +5,7 @@
 import { definePlugin } from '../../core/plugin.js';
 import { deprecatedOperations } from './deprecated.js';
 import { adminOperations } from './operations.js';
-import { ADMIN_COOKIE, adminSessionValid, secretMatches } from './session.js';
+import { ADMIN_COOKIE, adminSessionValid, secretMatcher } from './session.js';
 
 export const ADMIN_SECRET_MESSAGE = '--admin-secret is required and must not be empty.';
 
@@ -21,11 +21,11 @@ export const adminPlugin = definePlugin({
   validateConfig: (config) => (config.has('admin-secret') && (config.string('admin-secret') ?? '').length > 0 ? undefined : ADMIN_SECRET_MESSAGE),
   operations: [...adminOperations, ...deprecatedOperations],
   setup(ctx) {
-    const secret = ctx.config.string('admin-secret') ?? '';
+    const matchesSecret = secretMatcher(ctx.config.string('admin-secret') ?? '');
     const headerAllowed = !ctx.config.bool('disable-admin-header-auth');
     ctx.authenticate('admin', async (req) => {
       const header = req.header('x-service-admin-secret');
-      if (headerAllowed && header !== undefined && secretMatches(secret, header)) {
+      if (headerAllowed && header !== undefined && matchesSecret(header)) {
         return { kind: 'admin', subject: 'admin:super' };
       }
       if (await adminSessionValid(ctx.memory, req.cookie(ADMIN_COOKIE))) return { kind: 'admin', subject: 'admin:super' };

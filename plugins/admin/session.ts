@@ -3,7 +3,7 @@
  * admin secret for an opaque `service-admin` cookie backed by the memory store, so logout ends it
  * everywhere. The cookie never contains the secret.
  */
-import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { createHash, hash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { MemoryStore } from '../../core/memory-store.js';
 
 export const ADMIN_COOKIE = 'service-admin';
@@ -11,12 +11,18 @@ export const ADMIN_SESSION_TTL_MS = 24 * 60 * 60 * 1000;
 
 const keyOf = (token: string): string => `admin-session:${createHash('sha256').update(token).digest('base64url')}`;
 
+/**
+ * A constant-time check of a given secret against `expected`. Both sides are compared as SHA-256
+ * digests, so the comparison takes the same time whatever the lengths; the expected digest is
+ * computed once, since the header check runs on every admin request.
+ */
+export function secretMatcher(expected: string): (given: string | undefined) => boolean {
+  const want = hash('sha256', expected, 'buffer');
+  return (given) => given !== undefined && given.length > 0 && timingSafeEqual(want, hash('sha256', given, 'buffer'));
+}
+
 export function secretMatches(expected: string, given: string | undefined): boolean {
-  if (!given) return false;
-  // Hash both sides first so the comparison is constant-time whatever the lengths.
-  const a = createHash('sha256').update(expected).digest();
-  const b = createHash('sha256').update(given).digest();
-  return timingSafeEqual(a, b);
+  return secretMatcher(expected)(given);
 }
 
 export async function startAdminSession(memory: MemoryStore): Promise<string> {
