@@ -32,6 +32,22 @@ interface RunResult {
   rows?: Row[];
 }
 
+/** The values a hot statement takes, by name (see `statement`). */
+interface Params {
+  key?: string;
+  value?: string;
+  expiresAt?: number;
+  now?: number;
+}
+type ParamName = keyof Params;
+/** Stand-ins given to knex once, recognised again in the compiled bindings. */
+const SENTINELS: Record<ParamName, string | number> = { key: '\u0000key', value: '\u0000value', expiresAt: -1_000_001, now: -1_000_002 };
+
+interface Statement {
+  sql: string;
+  params: ParamName[];
+}
+
 export interface DatabaseMemoryOptions {
   now?: () => number;
   sweepIntervalMs?: number;
@@ -44,6 +60,7 @@ export class DatabaseMemoryStore implements MemoryStore {
   private readonly now: () => number;
   private readonly sweeper: NodeJS.Timeout;
   private closed = false;
+  private readonly statements = new Map<string, Statement>();
 
   constructor(storage: Storage, options: DatabaseMemoryOptions = {}) {
     if (!storage.isSql) throw new Error('DatabaseMemoryStore needs a SQL database');
@@ -70,6 +87,32 @@ export class DatabaseMemoryStore implements MemoryStore {
     return this.conn.execute<Row[]>(qb, [], 'all', trx as never);
   }
 
+  /**
+   * The statements every request runs (get, set, delete), compiled by knex once and then run as
+   * SQL text: building and compiling a knex query per call measured as the larger part of a
+   * memory-store read on the request path (the same reason as plugins/users/point-lookup.ts).
+   */
+  private statement(name: string, build: (p: typeof SENTINELS) => Knex.QueryBuilder): Statement {
+    let st = this.statements.get(name);
+    if (!st) {
+      const { sql, bindings } = build(SENTINELS).toSQL();
+      const params = bindings.map((b) => {
+        const found = (Object.keys(SENTINELS) as ParamName[]).find((n) => SENTINELS[n] === b);
+        if (!found) throw new Error(`memory store: unexpected binding in ${name}`);
+        return found;
+      });
+      st = { sql, params };
+      this.statements.set(name, st);
+    }
+    return st;
+  }
+
+  private runStatement(st: Statement, method: 'run', p: Params): Promise<RunResult>;
+  private runStatement(st: Statement, method: 'all', p: Params): Promise<Row[]>;
+  private runStatement(st: Statement, method: 'all' | 'run', p: Params): Promise<RunResult | Row[]> {
+    return this.conn.execute<RunResult | Row[]>(st.sql, st.params.map((n) => p[n]), method);
+  }
+
   /** Deletes expired rows; returns how many. */
   async sweep(): Promise<number> {
     if (this.closed) return 0;
@@ -78,9 +121,8 @@ export class DatabaseMemoryStore implements MemoryStore {
   }
 
   private async liveRow(key: string): Promise<Row | undefined> {
-    const rows = await this.all(
-      this.table().select('key', 'value', 'expires_at').where('key', key).andWhere('expires_at', '>', this.now()),
-    );
+    const st = this.statement('live-row', (p) => this.table().select('key', 'value', 'expires_at').where('key', p.key).andWhere('expires_at', '>', p.now));
+    const rows = await this.runStatement(st, 'all', { key, now: this.now() });
     return rows[0];
   }
 
@@ -102,10 +144,8 @@ export class DatabaseMemoryStore implements MemoryStore {
 
   async set(key: string, value: string, ttlMs: number): Promise<void> {
     checkKey(key);
-    const expiresAt = this.now() + ttl(ttlMs);
-    await this.run(
-      this.table().insert({ key, value, expires_at: expiresAt }).onConflict('key').merge(['value', 'expires_at']),
-    );
+    const st = this.statement('set', (p) => this.table().insert({ key: p.key, value: p.value, expires_at: p.expiresAt }).onConflict('key').merge(['value', 'expires_at']));
+    await this.runStatement(st, 'run', { key, value, expiresAt: this.now() + ttl(ttlMs) });
   }
 
   async setIfAbsent(key: string, value: string, ttlMs: number): Promise<boolean> {
@@ -131,7 +171,7 @@ export class DatabaseMemoryStore implements MemoryStore {
 
   async delete(key: string): Promise<void> {
     checkKey(key);
-    await this.run(this.table().where('key', key).delete());
+    await this.runStatement(this.statement('delete', (p) => this.table().where('key', p.key).delete()), 'run', { key });
   }
 
   async increment(key: string, ttlMs: number): Promise<number> {
