@@ -98,14 +98,33 @@ export function pascalCase(name: string): string {
  * variables; proto3 has no null). Removing them here keeps one validation rule for all.
  */
 export function stripNulls(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(stripNulls);
-  if (value !== null && typeof value === 'object') {
-    const out: Record<string, unknown> = {};
-    for (const [k, v] of Object.entries(value as Record<string, unknown>)) {
-      if (v === null || v === undefined) continue;
-      out[k] = stripNulls(v);
+  // Copy on write: most inputs carry no null at all, and then the very same value comes back
+  // without an allocation (this runs on every call of every operation).
+  if (Array.isArray(value)) {
+    let out: unknown[] | undefined;
+    for (let i = 0; i < value.length; i++) {
+      const v = stripNulls(value[i]);
+      if (v !== value[i] && !out) out = value.slice(0, i);
+      if (out) out.push(v);
     }
-    return out;
+    return out ?? value;
+  }
+  if (value !== null && typeof value === 'object') {
+    const source = value as Record<string, unknown>;
+    let out: Record<string, unknown> | undefined;
+    const keys = Object.keys(source);
+    for (let i = 0; i < keys.length; i++) {
+      const k = keys[i];
+      const before = source[k];
+      const dropped = before === null || before === undefined;
+      const v = dropped ? undefined : stripNulls(before);
+      if ((dropped || v !== before) && !out) {
+        out = {};
+        for (let j = 0; j < i; j++) out[keys[j]] = source[keys[j]];
+      }
+      if (out && v !== undefined) out[k] = v;
+    }
+    return out ?? value;
   }
   return value;
 }

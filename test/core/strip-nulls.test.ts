@@ -1,0 +1,22 @@
+/** Null means "not given" on every transport: stripNulls removes nulls at any depth, copying only what it changes. */
+import t from 'tap';
+import { stripNulls } from '../../core/operations.js';
+
+t.test('nulls and undefined values are removed at every depth', async (t) => {
+  const input = { a: 1, b: null, c: { d: null, e: 'x', f: [1, null, { g: null, h: 2 }] }, i: undefined, j: [null] };
+  t.strictSame(stripNulls(input), { a: 1, c: { e: 'x', f: [1, null, { h: 2 }] }, j: [null] }, 'array items stay in place (an item is never removed)');
+  t.strictSame(input.c.f[2], { g: null, h: 2 }, 'the input itself is left as it was');
+});
+
+t.test('a value without nulls comes back as the same object, and changed parts only are copied', async (t) => {
+  const clean = { a: 1, list: [{ b: 'x' }, 2], nested: { c: true } };
+  t.equal(stripNulls(clean), clean);
+  const mixed = { keep: { same: 1 }, change: { gone: null, stay: 2 } };
+  const out = stripNulls(mixed) as typeof mixed;
+  t.not(out, mixed);
+  t.equal(out.keep, mixed.keep, 'an untouched branch is shared');
+  t.strictSame(out.change, { stay: 2 });
+  t.strictSame(Object.keys(out), ['keep', 'change'], 'key order is kept');
+  t.equal(stripNulls(null), null);
+  t.equal(stripNulls('s'), 's');
+});
