@@ -21,6 +21,7 @@ import type { KeysService } from '../keys/index.js';
 import type { SessionRecord, SessionsService } from '../sessions/types.js';
 import type { UserRecord, UsersService } from '../users/types.js';
 import { compileCustomizer, RESERVED_CLAIMS } from './custom-claims.js';
+import { hmacJws, isHmacAlg, type HmacJws } from './hmac-jws.js';
 import type { IssueRequest, IssuedTokens, RefreshResult, TokenType, TokensService, VerifiedToken, VerifyOptions } from './types.js';
 
 export const ACCESS_TTL_SECONDS = 30 * 60;
@@ -133,12 +134,18 @@ export async function createTokensService({ config, memory, keys, sessions, user
   const current = await usable(keys.current);
   const byKid = new Map<string, Usable<VerificationKey>>();
   for (const k of keys.verifiers) byKid.set(k.kid, k.kid === current.kid ? current : await usable(k));
+  // HS* tokens are signed and checked synchronously (hmac-jws.ts explains why), per key id.
+  const hmacByKid = new Map<string, HmacJws>();
+  for (const k of keys.verifiers) {
+    if (isHmacAlg(k.alg) && k.verifyKey instanceof Uint8Array) hmacByKid.set(k.kid, hmacJws(k.alg, k.verifyKey, k.kid, issuer));
+  }
+  const currentHmac = hmacByKid.get(current.kid);
 
   const sign = async (claims: Record<string, unknown>, ttlSeconds: number): Promise<string> => {
     const iat = Math.floor(Date.now() / 1000);
-    return new SignJWT({ ...claims, iss: issuer, iat, exp: iat + ttlSeconds } as JWTPayload)
-      .setProtectedHeader({ alg: current.alg, kid: current.kid, typ: 'JWT' })
-      .sign(current.signKey);
+    const payload = { ...claims, iss: issuer, iat, exp: iat + ttlSeconds };
+    if (currentHmac) return currentHmac.sign(payload);
+    return new SignJWT(payload as JWTPayload).setProtectedHeader({ alg: current.alg, kid: current.kid, typ: 'JWT' }).sign(current.signKey);
   };
 
   /**
@@ -165,7 +172,11 @@ export async function createTokensService({ config, memory, keys, sessions, user
     try {
       const { kid } = decodeProtectedHeader(token);
       const key = (kid ? byKid.get(kid) : undefined) ?? current;
-      const { payload } = await jwtVerify(token, key.verifyKey, { issuer, algorithms: [key.alg] });
+      const hmac = hmacByKid.get(key.kid);
+      const payload: JWTPayload | null = hmac
+        ? (hmac.verify(token, Math.floor(now)) as JWTPayload | null)
+        : (await jwtVerify(token, key.verifyKey, { issuer, algorithms: [key.alg] })).payload;
+      if (!payload) return null;
       // Only tokens with an expiry and no future `nbf` (jose already refused those) are kept.
       if (typeof payload.exp === 'number') verified.set(token, payload, { ttl: Math.max(1, Math.ceil((payload.exp - now) * 1000)) });
       return payload;
