@@ -12,6 +12,21 @@ export type DatabaseType = (typeof DATABASE_TYPES)[number];
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 export type EntityDefinition = EntitySchema<any, any>;
 
+export type StatementMethod = 'get' | 'all' | 'run';
+export type StatementResult<M extends StatementMethod> = M extends 'get'
+  ? Record<string, unknown> | undefined
+  : M extends 'all'
+    ? Record<string, unknown>[]
+    : { affectedRows: number };
+
+/**
+ * Fixed SQL text with `?` parameters, run as a kept prepared statement where the driver allows.
+ * Rows are the driver's objects: the selected columns, possibly with driver metadata fields.
+ */
+export interface StatementRunner {
+  run<M extends StatementMethod>(sql: string, params: unknown[], method: M): Promise<StatementResult<M>>;
+}
+
 export interface Storage {
   readonly type: DatabaseType;
   /** True for the SQL family (drives FGA availability, SPEC.md "Startup configuration"). */
@@ -19,6 +34,8 @@ export interface Storage {
   readonly orm: MikroORM;
   /** A fresh EntityManager fork for one unit of work. */
   em(): EntityManager;
+  /** Hot, fixed SQL statements (SQL databases only; see storage/sqlite-statements.ts). */
+  readonly statements: StatementRunner;
   /** True when the database answers a trivial query (used by /healthz). */
   ping(): Promise<boolean>;
   close(): Promise<void>;

@@ -6,8 +6,9 @@
 import { mkdir } from 'node:fs/promises';
 import { MikroORM, type EntityManager } from '@mikro-orm/core';
 import type { Config } from '../core/config.js';
-import type { DatabaseType, EntityDefinition, Storage, StorageOpener } from '../core/storage.js';
+import type { DatabaseType, EntityDefinition, StatementRunner, Storage, StorageOpener } from '../core/storage.js';
 import { driverOptions } from './drivers.js';
+import { statementRunner } from './sqlite-statements.js';
 import { memoryEntryEntity } from './entities/memory-entry.js';
 import { syncSchema } from './schema/sync.js';
 import { redact, resolveDatabaseSettings, type DatabaseSettings } from './settings.js';
@@ -16,6 +17,7 @@ const PING_TIMEOUT_MS = 2_000;
 
 class MikroStorage implements Storage {
   readonly isSql: boolean;
+  readonly statements: StatementRunner;
   private closed = false;
 
   constructor(
@@ -23,6 +25,7 @@ class MikroStorage implements Storage {
     readonly orm: MikroORM,
   ) {
     this.isSql = type !== 'mongodb';
+    this.statements = statementRunner(orm, type === 'sqlite' || type === 'libsql');
   }
 
   em(): EntityManager {

@@ -6,19 +6,20 @@
  * rarely (once per login) to leave V8's baseline tier. The statement text never changes, so it is
  * built once from the entity's metadata (quoted names per platform) and the row comes back with
  * property names as aliases; `toRecord` already normalizes driver values (BIGINT strings, 0/1).
- * Nothing is written through these rows.
+ * Nothing is written through these rows, so the lookup needs no unit of work (no EntityManager
+ * fork), and on SQLite the statement is compiled once (storage/sqlite-statements.ts).
  */
-import type { EntityManager } from '@mikro-orm/core';
+import type { Storage } from '../../core/storage.js';
 import type { UserRow } from './entities.js';
 
 type LookupColumn = 'id' | 'email' | 'phoneNumber';
 
-export function sqlPointLookup(em: () => EntityManager, entityName: string) {
+export function sqlPointLookup(storage: Storage, entityName: string) {
   const statements = new Map<LookupColumn, string>();
   const statementFor = (by: LookupColumn): string => {
     let sql = statements.get(by);
     if (sql) return sql;
-    const manager = em();
+    const manager = storage.orm.em;
     const meta = manager.getMetadata().get(entityName);
     const platform = manager.getPlatform();
     const q = (name: string) => platform.quoteIdentifier(name);
@@ -32,7 +33,7 @@ export function sqlPointLookup(em: () => EntityManager, entityName: string) {
     return sql;
   };
   return async (by: LookupColumn, value: string): Promise<UserRow | null> => {
-    const row = (await em().getConnection().execute(statementFor(by), [value], 'get')) as UserRow | undefined | null;
+    const row = (await storage.statements.run(statementFor(by), [value], 'get')) as UserRow | undefined;
     return row ?? null;
   };
 }

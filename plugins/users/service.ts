@@ -122,7 +122,7 @@ export function createUsersService({ config, storage, memory, hooks, hashers }: 
   // Point lookups (every login, every uncached read) skip entity hydration and the identity map
   // on SQL databases: one prepared statement per column (point-lookup.ts says why). Nothing is
   // written through these rows; writes load entities with `em.findOne` as before.
-  const pointLookup = storage.isSql ? sqlPointLookup(() => storage.em(), UserEntity.meta.className) : null;
+  const pointLookup = storage.isSql ? sqlPointLookup(storage, UserEntity.meta.className) : null;
   const findOne = async (by: 'id' | 'email' | 'phoneNumber', value: string): Promise<UserRecord | null> => {
     if (pointLookup) {
       const row = await pointLookup(by, value);

@@ -56,6 +56,7 @@ export interface DatabaseMemoryOptions {
 export class DatabaseMemoryStore implements MemoryStore {
   readonly backend = 'database' as const;
   private readonly conn: AbstractSqlConnection;
+  private readonly storage: Storage;
   private readonly type: DatabaseType;
   private readonly now: () => number;
   private readonly sweeper: NodeJS.Timeout;
@@ -64,6 +65,7 @@ export class DatabaseMemoryStore implements MemoryStore {
 
   constructor(storage: Storage, options: DatabaseMemoryOptions = {}) {
     if (!storage.isSql) throw new Error('DatabaseMemoryStore needs a SQL database');
+    this.storage = storage;
     this.conn = storage.orm.em.getConnection() as unknown as AbstractSqlConnection;
     this.type = storage.type;
     this.now = options.now ?? Date.now;
@@ -89,8 +91,9 @@ export class DatabaseMemoryStore implements MemoryStore {
 
   /**
    * The statements every request runs (get, set, delete), compiled by knex once and then run as
-   * SQL text: building and compiling a knex query per call measured as the larger part of a
-   * memory-store read on the request path (the same reason as plugins/users/point-lookup.ts).
+   * fixed SQL text with bound values (kept prepared statements on SQLite, see
+   * storage/sqlite-statements.ts): building and compiling a knex query per call measured as the
+   * larger part of a memory-store read on the request path.
    */
   private statement(name: string, build: (p: typeof SENTINELS) => Knex.QueryBuilder): Statement {
     let st = this.statements.get(name);
@@ -107,10 +110,12 @@ export class DatabaseMemoryStore implements MemoryStore {
     return st;
   }
 
-  private runStatement(st: Statement, method: 'run', p: Params): Promise<RunResult>;
-  private runStatement(st: Statement, method: 'all', p: Params): Promise<Row[]>;
-  private runStatement(st: Statement, method: 'all' | 'run', p: Params): Promise<RunResult | Row[]> {
-    return this.conn.execute<RunResult | Row[]>(st.sql, st.params.map((n) => p[n]), method);
+  private async runStatement(st: Statement, method: 'run', p: Params): Promise<RunResult>;
+  private async runStatement(st: Statement, method: 'all', p: Params): Promise<Row[]>;
+  private async runStatement(st: Statement, method: 'all' | 'run', p: Params): Promise<RunResult | Row[]> {
+    const values = st.params.map((n) => p[n]);
+    if (method === 'all') return (await this.storage.statements.run(st.sql, values, 'all')) as unknown as Row[];
+    return this.storage.statements.run(st.sql, values, 'run');
   }
 
   /** Deletes expired rows; returns how many. */

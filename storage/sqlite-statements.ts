@@ -1,0 +1,73 @@
+/**
+ * Prepared statements kept per SQLite connection, for the few queries every request runs (the
+ * user point lookup at login, memory-store reads and writes of sessions).
+ *
+ * Why: MikroORM's `execute` inlines the parameter values into the SQL text and hands SQLite a new
+ * statement to compile on every call; for a one-row read the compile was most of the cost
+ * (~80 µs of ~130 µs measured in process, against ~30 µs with a kept statement). Here the SQL
+ * text is fixed, the values are bound, and the statement is compiled once per connection. The
+ * connection is borrowed from and returned to the ORM's own pool for each call, so a
+ * transaction holding it is waited for, as for any other query. Only the libsql driver
+ * (`sqlite`, `libsql`) takes this path; other databases run the same SQL through MikroORM.
+ */
+import type { MikroORM } from '@mikro-orm/core';
+
+interface LibsqlStatement {
+  get(params: unknown[]): unknown;
+  all(params: unknown[]): unknown[];
+  run(params: unknown[]): { changes: number };
+}
+interface LibsqlConnection {
+  prepare(sql: string): LibsqlStatement;
+}
+interface KnexClient {
+  acquireConnection(): Promise<LibsqlConnection>;
+  releaseConnection(connection: LibsqlConnection): Promise<void>;
+}
+
+import type { StatementMethod, StatementRunner } from '../core/storage.js';
+
+/** The runner for this ORM: kept statements on SQLite, MikroORM's `execute` elsewhere. */
+export function statementRunner(orm: MikroORM, usesLibsql: boolean): StatementRunner {
+  const connection = () => orm.em.getConnection() as unknown as {
+    execute(sql: string, params: unknown[], method: StatementMethod): Promise<unknown>;
+    getKnex(): { client: KnexClient };
+  };
+  if (!usesLibsql) {
+    return {
+      run: async (sql, params, method) => {
+        const out = await connection().execute(sql, params, method);
+        if (method === 'run') return { affectedRows: (out as { affectedRows: number }).affectedRows } as never;
+        return (method === 'get' ? (out ?? undefined) : out) as never;
+      },
+    };
+  }
+  const kept = new WeakMap<LibsqlConnection, Map<string, LibsqlStatement>>();
+  const statementOn = (db: LibsqlConnection, sql: string): LibsqlStatement => {
+    let byText = kept.get(db);
+    if (!byText) {
+      byText = new Map();
+      kept.set(db, byText);
+    }
+    let st = byText.get(sql);
+    if (!st) {
+      st = db.prepare(sql);
+      byText.set(sql, st);
+    }
+    return st;
+  };
+  return {
+    async run(sql, params, method) {
+      const client = connection().getKnex().client;
+      const db = await client.acquireConnection();
+      try {
+        const st = statementOn(db, sql);
+        if (method === 'get') return (st.get(params) ?? undefined) as never;
+        if (method === 'all') return st.all(params) as never;
+        return { affectedRows: st.run(params).changes } as never;
+      } finally {
+        await client.releaseConnection(db);
+      }
+    },
+  };
+}
