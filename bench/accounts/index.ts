@@ -28,9 +28,12 @@
  *   this machine could do if a login cost nothing but its hash. (On a shared machine either can
  *   win: the OS shares CPU per thread.) The server hashes on 4 worker threads of its own
  *   (plugins/users/hash-workers.ts), as many threads as the ceiling's pool, and additionally
- *   needs its event loop for HTTP, the user lookup, two JWT signatures and the cookie per login
- *   (~3 ms of CPU per login under this load, against ~11 ms per hash): that share is what keeps
- *   login below the ceiling on two cores. Logins are driven by a closed loop of fetch calls
+ *   needs its event loop for HTTP, the user lookup, two JWT signatures and the cookie per login.
+ *   Per-thread CPU from /proc under this load (2026-11-21, a 2-core machine where one hash costs
+ *   ~21 ms): main thread ~1.7 ms per login (was ~2.8 ms before HMAC tokens moved off WebCrypto
+ *   and the user lookup got a kept statement), V8's helper threads ~0.4 ms, the four hash
+ *   workers ~20.7 ms. That share, plus the client's CPU on the same two cores, is what keeps
+ *   login below the ceiling. Logins are driven by a closed loop of fetch calls
  *   in this process, 8 in flight, counted like the ceiling (loginLoad); the client's own CPU at
  *   ~100 requests/s is small and is not charged to the ceiling, so the ratio slightly favours it.
  * - The peer is better-auth (npm, email and password on SQLite, defaults: scrypt N=16384 r=16

@@ -21,6 +21,7 @@ import type { KeysService } from '../keys/index.js';
 import type { SessionRecord, SessionsService } from '../sessions/types.js';
 import type { UserRecord, UsersService } from '../users/types.js';
 import { compileCustomizer, RESERVED_CLAIMS } from './custom-claims.js';
+import { asymmetricSigner, isAsymmetricAlg } from './asymmetric-sign.js';
 import { hmacJws, isHmacAlg, type HmacJws } from './hmac-jws.js';
 import type { IssueRequest, IssuedTokens, RefreshResult, TokenType, TokensService, VerifiedToken, VerifyOptions } from './types.js';
 
@@ -140,11 +141,13 @@ export async function createTokensService({ config, memory, keys, sessions, user
     if (isHmacAlg(k.alg) && k.verifyKey instanceof Uint8Array) hmacByKid.set(k.kid, hmacJws(k.alg, k.verifyKey, k.kid, issuer));
   }
   const currentHmac = hmacByKid.get(current.kid);
+  const currentAsymmetric = !currentHmac && isAsymmetricAlg(current.alg) ? asymmetricSigner(current.alg, current.signKey, current.kid) : null;
 
   const sign = async (claims: Record<string, unknown>, ttlSeconds: number): Promise<string> => {
     const iat = Math.floor(Date.now() / 1000);
     const payload = { ...claims, iss: issuer, iat, exp: iat + ttlSeconds };
     if (currentHmac) return currentHmac.sign(payload);
+    if (currentAsymmetric) return currentAsymmetric(payload);
     return new SignJWT(payload as JWTPayload).setProtectedHeader({ alg: current.alg, kid: current.kid, typ: 'JWT' }).sign(current.signKey);
   };
 
