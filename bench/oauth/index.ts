@@ -11,11 +11,12 @@
  * the token load, summarized by the last row of this section; plus each server's CPU time per
  * request from /proc): a token costs ~0.55-0.6 ms of server CPU, and the RS256 signature (one
  * 2048-bit RSA private-key operation, ~0.25 ms measured alone on this machine) is the largest
- * single part. jose signs through WebCrypto, whose job runs on libuv's pool; on 2 shared cores the
- * main thread is preempted right after dispatching it, so the profile books ~half its samples on
- * the dispatching frame (node:internal/crypto/util jobPromise): that is the RSA work, not JS.
- * The rest is Node's HTTP stack (parser, socket writev ~7%), jose's JWT assembly (~6%), Fastify
- * (~5%) and GC; the oauth-server, tokens and client-registry code together are under 5%.
+ * single part. The token is assembled here and signed with node:crypto's asynchronous sign
+ * (plugins/tokens/asymmetric-sign.ts), whose RSA work runs on libuv's pool. On 2026-11-21 (2-core
+ * VM where one RS256 signature costs ~0.78 ms of CPU): ~1.25 ms of server CPU per token for
+ * Latchkey against ~1.8 ms for oidc-provider; Latchkey's main thread ~0.32 ms per token, of
+ * which socket writev ~18%, the sign dispatch ~9%, Fastify ~7%, and the oauth-server, tokens and
+ * client-registry code together ~15% (jose's SignJWT cost ~15% of the main thread before).
  * Client authentication is cheap by design: generated 256-bit client secrets are stored as a
  * SHA-256 digest (a slow password hash adds nothing against guessing a 256-bit random value and
  * would cost more than the signature, per request) and client rows are cached for 5 s, so there

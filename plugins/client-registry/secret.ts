@@ -4,7 +4,7 @@
  * client_credentials issuance cheap. Only the digest is stored; comparison is constant-time
  * (DESIGN.md §5).
  */
-import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { hash, randomBytes, timingSafeEqual } from 'node:crypto';
 
 export const SECRET_PREFIX = 'lks_';
 
@@ -16,8 +16,11 @@ export function newClientId(): string {
   return randomBytes(16).toString('hex');
 }
 
+const DOMAIN = 'latchkey client secret v1\0';
+
 export function digestSecret(secret: string): string {
-  return 'sha256$' + createHash('sha256').update('latchkey client secret v1\0').update(secret, 'utf8').digest('base64url');
+  // One-shot hash of the domain-separated secret (the same bytes as before, without a Hash object).
+  return 'sha256$' + hash('sha256', DOMAIN + secret, 'base64url');
 }
 
 export function secretMatches(digest: string, given: string): boolean {
