@@ -10,7 +10,7 @@
  * context's hooks into a child scope when the child loads, which is after the caller's plugin body
  * has finished, so hooks added to the context before or after this call both apply.
  */
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify';
 import { buildSchema, NoSchemaIntrospectionCustomRule, parse, Kind, type ValidationRule } from 'graphql';
 import mercurius, { type IResolvers, type MercuriusContext } from 'mercurius';
 import type { Kernel } from '../../core/kernel.js';
@@ -89,15 +89,17 @@ class GraphqlRequestError extends Error {
 
 /**
  * Runs before Mercurius's handler: a non-string `query` would reach graphql-js as if it were a
- * parsed document and fail as a 500 inside validation, so it is refused here.
+ * parsed document and fail as a 500 inside validation, so it is refused here. Callback style:
+ * it runs on every GraphQL request, and an async hook costs a promise per request.
  */
-async function prepareRequest(request: FastifyRequest, _reply: FastifyReply): Promise<void> {
+function prepareRequest(request: FastifyRequest, _reply: FastifyReply, done: HookHandlerDoneFunction): void {
   const payload = request.method === 'GET' ? request.query : request.body;
   if (payload !== null && typeof payload === 'object' && !Array.isArray(payload)) {
     const query = (payload as { query?: unknown }).query;
-    if (query !== undefined && query !== null && typeof query !== 'string') throw new GraphqlRequestError('query must be a string');
+    if (query !== undefined && query !== null && typeof query !== 'string') return done(new GraphqlRequestError('query must be a string'));
   }
   relaxOperationName(payload);
+  done();
 }
 
 export async function registerGraphql(app: FastifyInstance, kernel: Kernel, ops: CompiledOperation[]): Promise<void> {
