@@ -292,6 +292,17 @@ t.test('GraphQL under an embedding prefix', async (t) => {
     t.same(crashed.body.errors?.map((e) => [e.message, e.extensions?.code]), [['internal server error', 'INTERNAL']], 'without its detail');
   });
 
+  t.test('a query that is not a string is a 400, not a fault', async (t) => {
+    for (const query of [42, { kind: 'Document' }, ['{ meta { version } }']]) {
+      const res = await post(app, { query });
+      t.equal(res.statusCode, 400, JSON.stringify(query));
+      const body = res.json() as GqlBody;
+      t.match(body.errors?.[0]?.message ?? '', /query must be a string/);
+    }
+    const ok = await post(app, { query: '{ meta { version } }', operationName: 'SomeClientLabel' });
+    t.equal(ok.statusCode, 200, 'a stray operationName on a one-operation document is dropped');
+  });
+
   t.test('the playground is off by default', async (t) => {
     const res = await app.inject({ method: 'GET', url: '/auth/graphiql' });
     t.equal(res.statusCode, 404);
