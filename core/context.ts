@@ -61,8 +61,7 @@ export class RequestContext {
   readonly responseHeaders: Record<string, string> = {};
   /** Set by the access check before the handler runs. */
   principal: Principal | undefined;
-  /** Per-request memo (authenticators cache their work here). */
-  readonly locals = new Map<string, unknown>();
+  private localsMap: Map<string, unknown> | undefined;
 
   constructor(init: RequestContextInit) {
     this.kernel = init.kernel;
@@ -82,6 +81,11 @@ export class RequestContext {
     if (!h) return undefined;
     const m = /^Bearer\s+(\S+)\s*$/i.exec(h);
     return m ? m[1] : undefined;
+  }
+
+  /** Per-request memo (authenticators cache their work here); made on first use. */
+  get locals(): Map<string, unknown> {
+    return (this.localsMap ??= new Map());
   }
 
   /** Most requests never read a cookie, so the header is parsed only when one is asked for. */
