@@ -25,6 +25,12 @@ export interface RestProjection {
   method?: 'GET' | 'POST';
   /** Path under /v1 without the leading slash, e.g. `admin/fga/model`. */
   path?: string;
+  /**
+   * The output is the same on every successful call of this process (it depends only on the
+   * configuration, as Meta does): REST serializes it once and sends the same JSON text after
+   * that. The operation itself still runs on every call.
+   */
+  constantOutput?: boolean;
 }
 
 export interface OperationDefinition<I extends TSchema | undefined = TSchema | undefined, O extends TSchema = TSchema> {

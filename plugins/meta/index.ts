@@ -25,7 +25,8 @@ export const metaPlugin = definePlugin({
         kind: 'query',
         access: 'public',
         description: 'Feature flags and provider availability.',
-        rest: { method: 'GET' },
+        // Meta depends only on the configuration (see the handler), so REST sends one JSON text.
+        rest: { method: 'GET', constantOutput: true },
         mcp: true,
         output: metaSchema(extra),
         handler: async (ctx) => {

@@ -20,6 +20,8 @@ export function registerRest(app: FastifyInstance, kernel: Kernel, ops: readonly
   }
   for (const [path, pathOps] of byPath) {
     for (const op of pathOps) {
+      const constant = op.def.rest !== false && op.def.rest?.constantOutput === true;
+      let serialized: string | undefined;
       app.route({
         method: op.restMethod,
         url: path,
@@ -29,7 +31,9 @@ export function registerRest(app: FastifyInstance, kernel: Kernel, ops: readonly
           try {
             const out = await kernel.invokeCompiled(op, ctx, input);
             applyEffects(ctx, reply);
-            return reply.send(out);
+            if (!constant) return reply.send(out);
+            serialized ??= JSON.stringify(out);
+            return reply.type('application/json; charset=utf-8').send(serialized);
           } catch (err) {
             applyEffects(ctx, reply);
             return sendError(reply, err as ServiceError);
