@@ -10,6 +10,9 @@
  * - over REST: POST /v1/check_permissions with one check on the real server (a child process on
  *   the same database) beside a bare Fastify route parsing the same body and answering the same
  *   shape, A-B-B-A under autocannon (target REST >= 50% of bare), plus one-connection latency;
+ *   twice: 500 checks repeated (after the first pass the server's check-answer cache answers
+ *   them) and all distinct (each connection and run its own slice, ~190k checks, every one a
+ *   miss), so the cache's effect and the engine's own cost are both on the table;
  * - propagation: a write on this node until the server (another node, polling every 250 ms)
  *   answers it over REST.
  *
@@ -88,6 +91,48 @@ async function pair(a: BenchChild<ServerInfo>, b: BenchChild<ServerInfo>, bodies
     cpuUs: (x.cpuUs + y.cpuUs) / 2,
   });
   return [mean(a1, a2), mean(b1, b2)];
+}
+
+/**
+ * Every check distinct, so the server's check-answer cache never helps: connection k of run r
+ * cycles through its own slice of `bodies` (autocannon would otherwise start every connection at
+ * the same body), and no slice is used twice across the four runs of an A-B-B-A pair.
+ */
+async function pairDistinct(a: BenchChild<ServerInfo>, b: BenchChild<ServerInfo>, bodies: string[], headers: Record<string, string>): Promise<[HttpRun, HttpRun]> {
+  const per = Math.floor(bodies.length / (4 * CONNECTIONS));
+  let run = 0;
+  const loadOnce = async (child: BenchChild<ServerInfo>): Promise<HttpRun> => {
+    const r0 = run++;
+    let k = 0;
+    const cpu0 = child.cpuSeconds();
+    const r = await (autocannon as unknown as AutocannonRaw)({
+      url: child.info.base,
+      connections: CONNECTIONS,
+      duration: DURATION_S,
+      requests: [{ method: 'POST', path: '/v1/check_permissions', headers, body: bodies[0] }],
+      setupClient: (client: { setRequests(r: unknown[]): void }) => {
+        const start = (r0 * CONNECTIONS + k++) * per;
+        client.setRequests(bodies.slice(start, start + per).map((body) => ({ method: 'POST', path: '/v1/check_permissions', headers, body })));
+      },
+    });
+    const cpu = child.cpuSeconds() - cpu0;
+    return { rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, errors: r.errors + r.non2xx, cpuUs: (cpu * 1e6) / Math.max(1, r.requests.total) };
+  };
+  const a1 = await loadOnce(a);
+  const b1 = await loadOnce(b);
+  const b2 = await loadOnce(b);
+  const a2 = await loadOnce(a);
+  const mean = (x: HttpRun, y: HttpRun): HttpRun => ({ rps: (x.rps + y.rps) / 2, p50: (x.p50 + y.p50) / 2, p99: Math.max(x.p99, y.p99), errors: x.errors + y.errors, cpuUs: (x.cpuUs + y.cpuUs) / 2 });
+  return [mean(a1, a2), mean(b1, b2)];
+}
+
+/** Distinct single-check bodies: every (user, object) pair once, users and documents of the data set. */
+function distinctBodies(count: number, users: number, documents: number): string[] {
+  const out: string[] = [];
+  for (let i = 0; out.length < count; i++) {
+    out.push(JSON.stringify({ user: `user:u${i % users}`, checks: [{ relation: 'can_view', object: `document:d${Math.floor(i / users) % Math.max(1, documents)}` }] }));
+  }
+  return out;
 }
 
 /** One request at a time: the latency of a single check over HTTP, no queueing. */
@@ -226,12 +271,26 @@ async function measureOne(
   rows.push({ section: S, name: `${tag}: bare Fastify POST /v1/check_permissions`, value: bareRun.rps, unit: 'req/s', note: `p50 ${bareRun.p50} ms, p99 ${bareRun.p99} ms, server CPU ${bareRun.cpuUs.toFixed(0)} µs/req` });
   rows.push({
     section: S,
-    name: `${tag}: REST check_permissions (1 check)`,
+    name: `${tag}: REST check_permissions (1 check, 500 repeated)`,
     value: restRun.rps,
     unit: 'req/s',
     reference: 'bare Fastify',
     ratio: restRun.rps / bareRun.rps,
     note: `target >= 50%: ${met(restRun.rps / bareRun.rps >= 0.5)}; p50 ${restRun.p50} ms, p99 ${restRun.p99} ms; server CPU ${restRun.cpuUs.toFixed(0)} µs/req (CPU ratio ${((100 * bareRun.cpuUs) / restRun.cpuUs).toFixed(0)}%)`,
+  });
+
+  // The same, every check distinct: what the engine costs when the check-answer cache cannot help.
+  const distinct = distinctBodies(4 * CONNECTIONS * 1500, users, documents);
+  const [bareDistinct, restDistinct] = await pairDistinct(bare, server, distinct, headers);
+  if (restDistinct.errors > 0) throw new Error(`REST check_permissions (distinct) had ${restDistinct.errors} errors under load`);
+  rows.push({
+    section: S,
+    name: `${tag}: REST check_permissions (1 check, all distinct)`,
+    value: restDistinct.rps,
+    unit: 'req/s',
+    reference: 'bare Fastify',
+    ratio: restDistinct.rps / bareDistinct.rps,
+    note: `target >= 50%: ${met(restDistinct.rps / bareDistinct.rps >= 0.5)}; every check a cache miss; bare ${Math.round(bareDistinct.rps)} req/s; server CPU ${restDistinct.cpuUs.toFixed(0)} µs/req (CPU ratio ${((100 * bareDistinct.cpuUs) / restDistinct.cpuUs).toFixed(0)}%)`,
   });
 
   // Propagation: write here, ask the server (its own index, polling the log every 250 ms).

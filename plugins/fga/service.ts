@@ -12,6 +12,7 @@
  *   A write is therefore visible everywhere within one interval plus one small query.
  */
 import { ServiceError } from '../../core/errors.js';
+import { CheckCache } from './engine/check-cache.js';
 import { CompiledModel } from './engine/compiled-model.js';
 import { ModelError } from './engine/dsl-error.js';
 import { checkMany, expandOf, listObjectsOf, listUsersOf, requireObjectRelation, type CheckQuery } from './engine/queries.js';
@@ -35,6 +36,8 @@ export const SYNC_INTERVAL_MS = 250;
 export const CHANGE_RETENTION_MS = 60 * 60 * 1000;
 /** How often a node prunes the log (also once at start). Every node may do it: it is idempotent. */
 export const PRUNE_INTERVAL_MS = 5 * 60 * 1000;
+/** Default bound of the check-answer cache (engine/check-cache.ts); about 10 MB when full. */
+export const CHECK_CACHE_SIZE = 100_000;
 
 export interface FgaServiceOptions {
   /** How often to pull the change log written by other nodes; 0 turns polling off. */
@@ -43,6 +46,8 @@ export interface FgaServiceOptions {
   changeRetentionMs?: number;
   /** How often to prune; 0 turns the timer off (pruning at start still happens). */
   pruneIntervalMs?: number;
+  /** How many check answers to remember (engine/check-cache.ts); 0 turns the cache off. */
+  checkCacheSize?: number;
 }
 
 export interface Permission {
@@ -66,6 +71,9 @@ export class FgaService {
   private pruneTimer: NodeJS.Timeout | undefined;
   private pruning: Promise<number> | null = null;
   private retentionMs = CHANGE_RETENTION_MS;
+  /** Counts every change applied to the index or the model; cached answers name theirs. */
+  private generation = 0;
+  private checkCache: CheckCache | null = null;
   /** When the last successful pull finished (ms since epoch). */
   lastSyncAt = 0;
 
@@ -74,6 +82,8 @@ export class FgaService {
   static async open(store: FgaStore, options: FgaServiceOptions = {}): Promise<FgaService> {
     const service = new FgaService(store);
     service.retentionMs = options.changeRetentionMs ?? CHANGE_RETENTION_MS;
+    const cacheSize = options.checkCacheSize ?? CHECK_CACHE_SIZE;
+    if (cacheSize > 0) service.checkCache = new CheckCache(cacheSize);
     await service.prune();
     await service.reload();
     const interval = options.syncIntervalMs ?? (store.kind === 'memory' ? 0 : SYNC_INTERVAL_MS);
@@ -110,6 +120,7 @@ export class FgaService {
   }
 
   private setModel(m: StoredModel | null): void {
+    this.generation++;
     // A stored model always compiled when installed; an empty DSL is what a reset leaves.
     this.model = m && m.dsl ? CompiledModel.fromDsl(m.id, m.dsl) : CompiledModel.empty();
   }
@@ -117,6 +128,7 @@ export class FgaService {
   /** Loads everything afresh (start, or after falling behind the log). */
   async reload(): Promise<void> {
     const snap = await this.store.snapshot();
+    this.generation++;
     this.index.clear();
     for (const t of snap.tuples) this.index.add(t);
     this.setModel(snap.model);
@@ -147,6 +159,7 @@ export class FgaService {
   }
 
   private apply(c: Exclude<Change, { op: 'reload' }>): void {
+    this.generation++;
     if (c.op === 'write') this.index.add(c.tuple);
     else if (c.op === 'delete') this.index.remove(c.tuple);
     else if (c.op === 'model') this.setModel(c.model);
@@ -215,7 +228,30 @@ export class FgaService {
   /** Answers checks in order (reads this node's index; see the header on freshness). */
   check(queries: readonly CheckQuery[]): boolean[] {
     this.requireModel();
-    return checkMany(this.model, this.index, queries);
+    const cache = this.checkCache;
+    if (!cache) return checkMany(this.model, this.index, queries);
+    // Synchronous from here on: the index cannot change between the lookups and the stores.
+    const generation = this.generation;
+    const out: boolean[] = new Array<boolean>(queries.length);
+    const keys: (string | null)[] = new Array<string | null>(queries.length);
+    let missed: number[] | undefined;
+    for (let i = 0; i < queries.length; i++) {
+      const q = queries[i];
+      const key = q.contextualTuples && q.contextualTuples.length > 0 ? null : CheckCache.key(q);
+      keys[i] = key;
+      const hit = key === null ? undefined : cache.get(generation, key);
+      if (hit === undefined) (missed ??= []).push(i);
+      else out[i] = hit;
+    }
+    if (missed) {
+      const answers = checkMany(this.model, this.index, missed.map((i) => queries[i]));
+      missed.forEach((i, j) => {
+        out[i] = answers[j];
+        const key = keys[i];
+        if (key !== null) cache.set(generation, key, answers[j]);
+      });
+    }
+    return out;
   }
 
   /** True when `subject` holds every relation (the `required_relations` rule); false when FGA lacks the model. */

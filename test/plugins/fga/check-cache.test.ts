@@ -1,0 +1,97 @@
+/**
+ * The check-answer cache (plugins/fga/engine/check-cache.ts): answers are reused only while the
+ * node's tuples and model are unchanged, on the writing node and on a node that pulls the change
+ * log; contextual checks and invalid questions are never cached.
+ */
+import t from 'tap';
+import { Config } from '../../../core/config.js';
+import { CheckCache } from '../../../plugins/fga/engine/check-cache.js';
+import { FgaService } from '../../../plugins/fga/service.js';
+import { MemoryFgaStore } from '../../../plugins/fga/store/memory-store.js';
+import { fgaEntities } from '../../../plugins/fga/store/sql-entities.js';
+import { SqlFgaStore } from '../../../plugins/fga/store/sql-store.js';
+import { openStorage } from '../../../storage/index.js';
+import { sqliteTarget } from '../../helpers/databases.js';
+
+const MODEL = `model
+  schema 1.1
+type user
+type group
+  relations
+    define member: [user, group#member]
+type doc
+  relations
+    define viewer: [user, group#member]
+    define blocked: [user]
+    define can_view: viewer but not blocked
+`;
+const anne = { user: 'user:anne', relation: 'can_view', object: 'doc:1' };
+
+t.test('CheckCache: an answer is only returned for the generation it was computed in', async (t) => {
+  const cache = new CheckCache(2);
+  const k = CheckCache.key(anne);
+  t.equal(cache.get(1, k), undefined);
+  cache.set(1, k, true);
+  t.equal(cache.get(1, k), true);
+  t.equal(cache.get(2, k), undefined, 'a newer generation does not see it');
+  cache.set(2, k, false);
+  t.equal(cache.get(2, k), false);
+  cache.set(2, 'a', true);
+  cache.set(2, 'b', true);
+  t.equal(cache.size, 2, 'bounded');
+  t.not(CheckCache.key({ user: 'user:a', relation: 'bc', object: 'd:e' }), CheckCache.key({ user: 'user:ab', relation: 'c', object: 'd:e' }), 'fields stay apart');
+});
+
+t.test('every change on this node is seen by the next check', async (t) => {
+  const svc = await FgaService.open(new MemoryFgaStore(), { checkCacheSize: 1000 });
+  t.teardown(() => svc.close());
+  await svc.installModel(MODEL);
+  t.same(svc.check([anne]), [false]);
+  t.same(svc.check([anne]), [false], 'again (cached)');
+  await svc.writeTuples([{ user: 'user:anne', relation: 'viewer', object: 'doc:1' }]);
+  t.same(svc.check([anne]), [true], 'a write');
+  t.same(svc.check([anne, anne]), [true, true]);
+  await svc.writeTuples([{ user: 'user:anne', relation: 'blocked', object: 'doc:1' }]);
+  t.same(svc.check([anne]), [false], 'an exclusion written');
+  await svc.deleteTuples([{ user: 'user:anne', relation: 'blocked', object: 'doc:1' }]);
+  t.same(svc.check([anne]), [true], 'a delete');
+  await svc.installModel(MODEL.replace('define can_view: viewer but not blocked', 'define can_view: blocked'));
+  t.same(svc.check([anne]), [false], 'a new model');
+  t.same(
+    svc.check([{ ...anne, contextualTuples: [{ user: 'user:anne', relation: 'blocked', object: 'doc:1' }] }, anne]),
+    [true, false],
+    'a contextual check is answered on its own and leaves the plain one alone',
+  );
+  t.same(svc.check([anne]), [false], 'the contextual answer was not cached');
+  t.throws(() => svc.check([{ user: 'user:anne', relation: 'nope', object: 'doc:1' }]), /relation/);
+  t.throws(() => svc.check([{ user: 'user:anne', relation: 'nope', object: 'doc:1' }]), /relation/, 'an invalid question fails every time');
+});
+
+t.test('a node that pulls the change log drops its older answers', async (t) => {
+  const target = await sqliteTarget();
+  const storage = await openStorage(new Config(target.flags), fgaEntities);
+  const store = await SqlFgaStore.open(storage, false);
+  const writer = await FgaService.open(store, { syncIntervalMs: 0, pruneIntervalMs: 0 });
+  const reader = await FgaService.open(store, { syncIntervalMs: 0, pruneIntervalMs: 0, checkCacheSize: 1000 });
+  t.teardown(async () => {
+    await writer.close();
+    await reader.close();
+    await storage.close();
+    await target.dispose();
+  });
+  await writer.installModel(MODEL);
+  await reader.sync();
+  t.same(reader.check([anne]), [false]);
+  await writer.writeTuples([{ user: 'user:anne', relation: 'viewer', object: 'doc:1' }]);
+  t.same(reader.check([anne]), [false], 'not pulled yet: the same answer as an uncached read would give');
+  await reader.sync();
+  t.same(reader.check([anne]), [true], 'pulled: the write is seen');
+});
+
+t.test('size 0 turns the cache off', async (t) => {
+  const svc = await FgaService.open(new MemoryFgaStore(), { checkCacheSize: 0 });
+  t.teardown(() => svc.close());
+  await svc.installModel(MODEL);
+  await svc.writeTuples([{ user: 'user:anne', relation: 'viewer', object: 'doc:1' }]);
+  t.same(svc.check([anne, anne]), [true, true]);
+});
