@@ -25,12 +25,6 @@ export interface RestProjection {
   method?: 'GET' | 'POST';
   /** Path under /v1 without the leading slash, e.g. `admin/fga/model`. */
   path?: string;
-  /**
-   * The output is the same on every successful call of this process (it depends only on the
-   * configuration, as Meta does): REST serializes it once and sends the same JSON text after
-   * that. The operation itself still runs on every call.
-   */
-  constantOutput?: boolean;
 }
 
 export interface OperationDefinition<I extends TSchema | undefined = TSchema | undefined, O extends TSchema = TSchema> {
@@ -44,6 +38,12 @@ export interface OperationDefinition<I extends TSchema | undefined = TSchema | u
   graphql?: GraphqlProjection | false;
   rest?: RestProjection | false;
   grpc?: { method?: string } | false;
+  /**
+   * The output is the same on every successful call of this process (it depends only on the
+   * configuration, as Meta does): REST and gRPC serialize it once and send the same bytes after
+   * that. The operation itself still runs on every call (its checks and effects apply).
+   */
+  constantOutput?: boolean;
   /** Offered as an MCP tool (SPEC.md "MCP server"). */
   mcp?: boolean;
   /** Deprecated operations stay in the schema and always fail (SPEC.md Versioning 7). */

@@ -25,8 +25,9 @@ export const metaPlugin = definePlugin({
         kind: 'query',
         access: 'public',
         description: 'Feature flags and provider availability.',
-        // Meta depends only on the configuration (see the handler), so REST sends one JSON text.
-        rest: { method: 'GET', constantOutput: true },
+        // Meta depends only on the configuration (see the handler), so REST and gRPC send bytes made once.
+        rest: { method: 'GET' },
+        constantOutput: true,
         mcp: true,
         output: metaSchema(extra),
         handler: async (ctx) => {

@@ -1,56 +1,36 @@
 /**
- * Builds the kernel's RequestContext for a gRPC call (DESIGN.md §3) and applies its effects:
- * metadata plays the part of HTTP headers (`authorization`, `x-service-admin-secret`, `cookie`,
- * `origin`, `user-agent`), the caller's IP comes from the connection (see client-ip.ts), cookie
- * effects leave as `set-cookie` initial metadata.
+ * Builds the kernel's RequestContext for a gRPC call (DESIGN.md §3) and turns its effects into
+ * response headers: metadata plays the part of HTTP headers (`authorization`,
+ * `x-service-admin-secret`, `cookie`, `origin`, `user-agent`), the caller's IP comes from the
+ * connection (see client-ip.ts), cookie effects leave as `set-cookie` initial metadata.
  */
-import { Metadata, type ServerUnaryCall } from '@grpc/grpc-js';
+import type { IncomingHttpHeaders, OutgoingHttpHeaders } from 'node:http2';
 import { RequestContext } from '../../core/context.js';
-import type { Kernel } from '../../core/kernel.js';
-import { clientIp, peerAddress, type Cidr } from './client-ip.js';
 import { serializeSetCookie } from '../../core/cookies.js';
+import type { Kernel } from '../../core/kernel.js';
+import { clientIp, type Cidr } from './client-ip.js';
+import { addMetadata, requestMetadata } from './wire/metadata.js';
 
-/** Text metadata as a header record; repeated keys joined the HTTP way (`; ` for cookies). */
-export function headersFromMetadata(metadata: Metadata): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const [key, values] of Object.entries(metadata.toJSON())) {
-    if (key.endsWith('-bin')) continue;
-    const texts = values.filter((v): v is string => typeof v === 'string');
-    if (texts.length > 0) out[key] = texts.join(key === 'cookie' ? '; ' : ', ');
-  }
-  return out;
-}
-
-export function contextFromCall(kernel: Kernel, call: ServerUnaryCall<unknown, unknown>, proxies: readonly Cidr[]): RequestContext {
-  const headers = headersFromMetadata(call.metadata);
+export function contextFromCall(kernel: Kernel, headers: IncomingHttpHeaders, remoteAddress: string, proxies: readonly Cidr[]): RequestContext {
+  const metadata = requestMetadata(headers);
+  const forwarded = metadata['x-forwarded-for'];
   return new RequestContext({
     kernel,
     transport: 'grpc',
-    ip: clientIp(peerAddress(call.getPeer()), headers['x-forwarded-for'], proxies),
-    headers,
-    ...(headers['user-agent'] !== undefined ? { userAgent: headers['user-agent'] } : {}),
+    ip: forwarded === undefined ? remoteAddress : clientIp(remoteAddress, forwarded, proxies),
+    headers: metadata,
+    ...(metadata['user-agent'] !== undefined ? { userAgent: metadata['user-agent'] } : {}),
   });
 }
 
-function addSafely(md: Metadata, key: string, value: string): void {
-  try {
-    md.add(key.toLowerCase(), value);
-  } catch {
-    // A header name or value gRPC cannot carry (non-ASCII) is dropped rather than failing the call.
-  }
+/** The first header block of a gRPC response. */
+export function responseHead(): OutgoingHttpHeaders {
+  return { ':status': 200, 'content-type': 'application/grpc' };
 }
 
-/** The context's cookie and header effects as response metadata. */
-export function effectsMetadata(ctx: RequestContext): Metadata {
-  const md = new Metadata();
-  for (const c of ctx.setCookies) addSafely(md, 'set-cookie', serializeSetCookie(c));
-  for (const [k, v] of Object.entries(ctx.responseHeaders)) addSafely(md, k, v);
-  return md;
-}
-
-/** Headers an error asks for (for example `www-authenticate`), sent as trailing metadata. */
-export function headersMetadata(headers: Readonly<Record<string, string>> | undefined): Metadata {
-  const md = new Metadata();
-  for (const [k, v] of Object.entries(headers ?? {})) addSafely(md, k, v);
-  return md;
+/** The context's cookie and header effects added to a response header block. */
+export function addEffects(head: OutgoingHttpHeaders, ctx: RequestContext): OutgoingHttpHeaders {
+  for (const c of ctx.setCookies) addMetadata(head, 'set-cookie', serializeSetCookie(c));
+  for (const [k, v] of Object.entries(ctx.responseHeaders)) addMetadata(head, k, v);
+  return head;
 }

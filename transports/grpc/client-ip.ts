@@ -13,18 +13,9 @@ function normalize(ip: string): string {
   return /^::ffff:\d+\.\d+\.\d+\.\d+$/i.test(ip) ? ip.slice(7) : ip;
 }
 
-/**
- * The address part of grpc-js `call.getPeer()`: `host:port`, with IPv6 hosts not bracketed
- * (`::1:51234`), or a unix socket path, or `unknown`.
- */
-export function peerAddress(peer: string): string {
-  const s = peer.replace(/^ipv[46]:/, '');
-  const bracketed = /^\[([^\]]+)\](?::\d+)?$/.exec(s);
-  if (bracketed) return normalize(bracketed[1]);
-  if (isIP(s)) return normalize(s);
-  const cut = s.lastIndexOf(':');
-  if (cut > 0 && isIP(s.slice(0, cut))) return normalize(s.slice(0, cut));
-  return s || 'unknown';
+/** A socket's remote address as the client IP: IPv4 clients of a dual-stack listener are plain IPv4. */
+export function socketAddress(remote: string | undefined): string {
+  return remote ? normalize(remote) : 'unknown';
 }
 
 export function parseTrustedProxies(list: readonly string[]): Cidr[] {

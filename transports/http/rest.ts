@@ -20,7 +20,7 @@ export function registerRest(app: FastifyInstance, kernel: Kernel, ops: readonly
   }
   for (const [path, pathOps] of byPath) {
     for (const op of pathOps) {
-      const constant = op.def.rest !== false && op.def.rest?.constantOutput === true;
+      const constant = op.def.constantOutput === true;
       let serialized: string | undefined;
       app.route({
         method: op.restMethod,

@@ -1,8 +1,11 @@
 /**
  * Kernel bench child: the references. A bare Fastify route returning the same Meta object
- * (serialized per request, as the real route does), the same GraphQL query on bare Mercurius, and a bare grpc-js method answering the same
- * JSON bytes with no protobuf and no kernel: what each stack costs by itself.
+ * (serialized per request, as the real route does), the same GraphQL query on bare Mercurius, and
+ * the same JSON bytes answered as a gRPC call with no protobuf and no kernel, twice: by a bare
+ * grpc-js method and by node:http2 alone (the stack Latchkey's gRPC server is built on): what
+ * each stack costs by itself.
  */
+import { createServer as createHttp2Server } from 'node:http2';
 import { Server, ServerCredentials, type ServiceDefinition } from '@grpc/grpc-js';
 import Fastify from 'fastify';
 import mercurius from 'mercurius';
@@ -35,7 +38,32 @@ grpc.addService(service, { Meta: (_call: unknown, cb: (err: null, value: Buffer)
 const grpcPort = await new Promise<number>((resolve, reject) =>
   grpc.bindAsync('127.0.0.1:0', ServerCredentials.createInsecure(), (err, p) => (err ? reject(err) : resolve(p))),
 );
-serveUntilStdinCloses({ base: `http://127.0.0.1:${httpPort}`, graphql: `http://127.0.0.1:${gqlPort}/graphql`, grpc: `127.0.0.1:${grpcPort}` }, async () => {
-  grpc.forceShutdown();
-  await Promise.all([app.close(), gql.close()]);
+
+// The same bytes as a gRPC answer from node:http2 alone: headers, one framed message, grpc-status 0.
+const framed = Buffer.alloc(5 + payload.length);
+framed.writeUInt32BE(payload.length, 1);
+payload.copy(framed, 5);
+const h2 = createHttp2Server();
+h2.on('stream', (stream) => {
+  stream.on('error', () => {});
+  stream.resume();
+  stream.on('end', () => {
+    stream.respond({ ':status': 200, 'content-type': 'application/grpc' }, { waitForTrailers: true });
+    stream.once('wantTrailers', () => stream.sendTrailers({ 'grpc-status': '0' }));
+    stream.end(framed);
+  });
 });
+const h2Port = await new Promise<number>((resolve) =>
+  h2.listen(0, '127.0.0.1', () => {
+    const a = h2.address();
+    resolve(typeof a === 'object' && a ? a.port : 0);
+  }),
+);
+serveUntilStdinCloses(
+  { base: `http://127.0.0.1:${httpPort}`, graphql: `http://127.0.0.1:${gqlPort}/graphql`, grpc: `127.0.0.1:${grpcPort}`, http2: `127.0.0.1:${h2Port}` },
+  async () => {
+    grpc.forceShutdown();
+    h2.close();
+    await Promise.all([app.close(), gql.close()]);
+  },
+);

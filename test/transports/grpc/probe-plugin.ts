@@ -1,7 +1,7 @@
 /**
  * A plugin whose operations exercise every shape the gRPC projection maps: no input, nested
  * objects with and without `$id`, lists of scalars and of objects, `Map` fields, a list result,
- * union-of-literal strings, an error of any code, a crash, cookie effects and `grpc: false`.
+ * union-of-literal strings, an error of any code, a crash, a non-ASCII message, a slow answer, cookie effects and `grpc: false`.
  * Its handlers echo what the context saw, so the tests observe the transport, not the plugin.
  */
 import { ERROR_CODES, ServiceError } from '../../../core/errors.js';
@@ -92,14 +92,27 @@ export const probePlugin = definePlugin({
       access: 'public',
       description: 'Fails with the given code, or crashes with an internal detail that must not leak.',
       input: InputObject('ProbeFailRequest', {
-        code: Type.Union([...ERROR_CODES, 'crash'].map((c) => Type.Literal(c))),
+        code: Type.Union([...ERROR_CODES, 'crash', 'unicode'].map((c) => Type.Literal(c))),
       }),
       output: MessageResponse,
       handler: async (_ctx, input) => {
         if (input.code === 'crash') throw new Error('SELECT * FROM secrets -- internal detail');
+        if (input.code === 'unicode') throw new ServiceError('invalid_argument', 'naïve 100% ✓ fails');
         throw new ServiceError(input.code as (typeof ERROR_CODES)[number], `probe failed with ${input.code}`, {
           'www-authenticate': 'Bearer realm="probe"',
         });
+      },
+    }),
+    defineOperation({
+      name: 'probe_wait',
+      kind: 'query',
+      access: 'public',
+      description: 'Answers after the given number of milliseconds (deadlines).',
+      input: InputObject('ProbeWaitRequest', { ms: Int64({ min: 0, max: 5000 }) }),
+      output: MessageResponse,
+      handler: async (_ctx, input) => {
+        await new Promise((resolve) => setTimeout(resolve, input.ms));
+        return { message: 'waited' };
       },
     }),
     defineOperation({
