@@ -4,7 +4,7 @@
  * the stream and carries the status itself. A stream the peer has already reset or closed is left
  * alone: the answer has nowhere to go.
  */
-import { constants, type OutgoingHttpHeaders, type ServerHttp2Stream } from 'node:http2';
+import { constants, type OutgoingHttpHeaders, type ServerHttp2Stream, type ServerStreamResponseOptions } from 'node:http2';
 import { ServiceError } from '../../core/errors.js';
 import type { Logger } from '../../core/logger.js';
 import { GrpcFailure } from './wire/failure.js';
@@ -12,6 +12,14 @@ import { encodeStatusMessage, GRPC_STATUS } from './wire/status.js';
 import { addMetadata } from './wire/metadata.js';
 
 const OK_TRAILERS: OutgoingHttpHeaders = { 'grpc-status': '0' };
+
+/**
+ * gRPC has no use for a Date header. Node's `respond` adds one unless `sendDate` is false (an
+ * option its implementation reads but its type declarations leave out).
+ */
+type ResponseOptions = ServerStreamResponseOptions & { sendDate: false };
+const WITH_TRAILERS: ResponseOptions = { waitForTrailers: true, sendDate: false };
+const TRAILERS_ONLY: ResponseOptions = { endStream: true, sendDate: false };
 
 function sendOkTrailers(this: ServerHttp2Stream): void {
   this.sendTrailers(OK_TRAILERS);
@@ -22,7 +30,7 @@ export const gone = (stream: ServerHttp2Stream): boolean => stream.destroyed || 
 /** A unary success: the header block, one framed message, then `grpc-status: 0`. */
 export function sendUnary(stream: ServerHttp2Stream, head: OutgoingHttpHeaders, frame: Buffer): void {
   if (gone(stream)) return;
-  stream.respond(head, { waitForTrailers: true, sendDate: false });
+  stream.respond(head, WITH_TRAILERS);
   stream.on('wantTrailers', sendOkTrailers); // emitted once per stream
   stream.end(frame);
 }
@@ -62,6 +70,6 @@ export function statusHeaders(into: OutgoingHttpHeaders, answer: StatusAnswer): 
  */
 export function sendStatusOnly(stream: ServerHttp2Stream, head: OutgoingHttpHeaders, answer: StatusAnswer): void {
   if (gone(stream)) return;
-  stream.respond(statusHeaders(head, answer), { endStream: true, sendDate: false });
+  stream.respond(statusHeaders(head, answer), TRAILERS_ONLY);
   if (!stream.readableEnded) stream.close(constants.NGHTTP2_NO_ERROR);
 }

@@ -23,7 +23,7 @@ import { PROTO_PACKAGE, buildProtoModel } from './proto-model.js';
 import { reflectionMethods } from './reflection.js';
 import { sendStatusOnly, statusOf } from './respond.js';
 import { serveStream, type StreamingMethod } from './stream-call.js';
-import { serveUnary, type CallEnvironment, type UnaryRoute } from './unary-call.js';
+import { REQUEST_READ_TIMEOUT_MS, serveUnary, type CallEnvironment, type UnaryRoute } from './unary-call.js';
 import { checkEncoding } from './wire/compression.js';
 import { GrpcFailure } from './wire/failure.js';
 import { GRPC_STATUS } from './wire/status.js';
@@ -34,6 +34,8 @@ export interface GrpcServerOptions {
   port: number;
   /** How long close() lets in-flight calls finish before cutting them off; default 2000 ms. */
   shutdownGraceMs?: number;
+  /** How long a unary request may take to arrive in full; default REQUEST_READ_TIMEOUT_MS (30 s). */
+  requestReadTimeoutMs?: number;
 }
 
 export interface GrpcServerHandle {
@@ -48,7 +50,7 @@ type Route = { kind: 'unary'; unary: UnaryRoute } | { kind: 'stream'; stream: St
 /** Streams one connection may have open at once (SETTINGS_MAX_CONCURRENT_STREAMS, RFC 9113 §6.5.2). */
 const MAX_CONCURRENT_STREAMS = 1000;
 
-function routeTable(ops: CompiledOperation[]): { env: Omit<CallEnvironment, 'kernel' | 'proxies' | 'limit'>; routes: Map<string, Route> } {
+function routeTable(ops: CompiledOperation[]): { env: Omit<CallEnvironment, 'kernel' | 'proxies' | 'limit' | 'readTimeoutMs'>; routes: Map<string, Route> } {
   const model = buildProtoModel(ops);
   const definition = loadProtoText(renderProto(model));
   const opByName = new Map(ops.map((op) => [op.def.name, op]));
@@ -91,6 +93,7 @@ export async function startGrpcServer(kernel: Kernel, ops: CompiledOperation[], 
     proxies: parseTrustedProxies(kernel.config.list('trusted-proxies')),
     // The same request size bound as the HTTP body limit (DESIGN.md §5: bad input is a clear 4xx).
     limit: kernel.config.number('body-limit', 1_048_576),
+    readTimeoutMs: opts.requestReadTimeoutMs ?? REQUEST_READ_TIMEOUT_MS,
   };
   /** Open connections and their peer address (read once per connection, not per call). */
   const sessions = new Map<ServerHttp2Session, string>();

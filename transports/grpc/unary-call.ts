@@ -25,6 +25,13 @@ import { GRPC_STATUS } from './wire/status.js';
 
 type WireObject = Record<string, unknown>;
 
+/**
+ * How long a unary request may take to arrive in full, deadline or not: a peer that opens calls
+ * and trickles their bytes would otherwise hold each one open for good (the HTTP transport bounds
+ * the same with Node's request timeout).
+ */
+export const REQUEST_READ_TIMEOUT_MS = 30_000;
+
 export interface UnaryRoute {
   op: CompiledOperation;
   method: ProtoMethod;
@@ -40,6 +47,8 @@ export interface CallEnvironment {
   proxies: readonly Cidr[];
   /** Largest request message accepted, in bytes (`--body-limit`). */
   limit: number;
+  /** How long a request may take to arrive in full (REQUEST_READ_TIMEOUT_MS unless a test says less). */
+  readTimeoutMs: number;
 }
 
 class UnaryCall {
@@ -48,6 +57,7 @@ class UnaryCall {
   private ctx: RequestContext | undefined = undefined;
   private done = false;
   private timer: NodeJS.Timeout | undefined = undefined;
+  private readTimer: NodeJS.Timeout | undefined = undefined;
 
   constructor(
     private readonly env: CallEnvironment,
@@ -74,6 +84,7 @@ class UnaryCall {
 
   /** The request is complete: steps 2 and 3, decode and invoke. */
   requestEnded(): void {
+    clearTimeout(this.readTimer);
     if (this.done) return;
     if (this.reader.partial) return this.fail(new GrpcFailure(GRPC_STATUS.INVALID_ARGUMENT, 'request ended inside a message'));
     if (this.request === undefined) return this.fail(new GrpcFailure(GRPC_STATUS.INVALID_ARGUMENT, 'a unary call takes exactly one request message'));
@@ -131,7 +142,12 @@ class UnaryCall {
     if (this.done) return false;
     this.done = true;
     if (this.timer) clearTimeout(this.timer);
+    clearTimeout(this.readTimer);
     return true;
+  }
+
+  startReadTimer(ms: number): void {
+    this.readTimer = setTimeout(() => this.fail(new GrpcFailure(GRPC_STATUS.DEADLINE_EXCEEDED, `request not received within ${ms} ms`)), ms);
   }
 
   startDeadline(ms: number): void {
@@ -141,8 +157,16 @@ class UnaryCall {
   }
 }
 
-export function serveUnary(env: CallEnvironment, route: UnaryRoute, stream: ServerHttp2Stream, headers: IncomingHttpHeaders, remoteAddress: string, timeoutMs: number | undefined): void {
+export function serveUnary(
+  env: CallEnvironment,
+  route: UnaryRoute,
+  stream: ServerHttp2Stream,
+  headers: IncomingHttpHeaders,
+  remoteAddress: string,
+  timeoutMs: number | undefined,
+): void {
   const call = new UnaryCall(env, route, stream, headers, remoteAddress);
+  call.startReadTimer(env.readTimeoutMs);
   stream.on('data', (chunk: Buffer) => call.receive(chunk));
   stream.on('end', () => call.requestEnded());
   if (timeoutMs !== undefined) call.startDeadline(timeoutMs);

@@ -20,7 +20,8 @@ const LIMIT = 2048;
 const booted = await bootTestKernel({ plugins: [metaPlugin, probePlugin], flags: { 'admin-secret': 'wire-secret', 'body-limit': String(LIMIT) } });
 const { kernel } = booted;
 const ops = [...kernel.operations.values()];
-const server = await startGrpcServer(kernel, ops, { host: '127.0.0.1', port: 0, shutdownGraceMs: 300 });
+const READ_TIMEOUT_MS = 400;
+const server = await startGrpcServer(kernel, ops, { host: '127.0.0.1', port: 0, shutdownGraceMs: 300, requestReadTimeoutMs: READ_TIMEOUT_MS });
 const session: ClientHttp2Session = connect(`http://127.0.0.1:${server.port}`);
 session.on('error', () => {});
 t.teardown(async () => {
@@ -88,6 +89,7 @@ t.test('a well-formed call answers headers, one message and grpc-status 0 in the
   const a = await send(PING.path, [frame(PING.requestSerialize({}))]);
   t.equal(a.status, 200);
   t.equal(a.headers['content-type'], 'application/grpc');
+  t.equal(a.headers.date, undefined, 'no Date header: gRPC has no use for it');
   t.equal(a.grpcStatus, 0);
   t.equal(a.trailers['grpc-status'], '0', 'status in the trailers, not the headers');
   t.equal(a.body.readUInt32BE(1), a.body.length - 5, 'one length-prefixed message');
@@ -180,6 +182,19 @@ t.test('grpc-timeout: a call that outlives its deadline is DEADLINE_EXCEEDED; a 
   const bad = await send(WAIT.path, [frame(WAIT.requestSerialize({ ms: 0 }))], { 'grpc-timeout': 'soon' });
   t.equal(bad.grpcStatus, 3);
   t.match(bad.grpcMessage, /invalid grpc-timeout/);
+});
+
+t.test('a request that never finishes arriving is ended after the read timeout, deadline or not', async (t) => {
+  const ping = frame(PING.requestSerialize({}));
+  const started = Date.now();
+  // Half a message, and the request left open: a peer trickling bytes (or gone silent).
+  const a = await send(PING.path, [ping.subarray(0, 3)], {}, { end: false });
+  const waited = Date.now() - started;
+  t.equal(a.grpcStatus, 4);
+  t.equal(a.grpcMessage, `request not received within ${READ_TIMEOUT_MS} ms`);
+  t.ok(waited >= READ_TIMEOUT_MS - 20 && waited < READ_TIMEOUT_MS + 1000, `ended after ${waited} ms`);
+  const slowHandler = await send(WAIT.path, [frame(WAIT.requestSerialize({ ms: READ_TIMEOUT_MS + 200 }))]);
+  t.equal(slowHandler.grpcStatus, 0, 'the bound is on receiving the request, not on the handler');
 });
 
 t.test('a status message outside printable ASCII is percent-encoded UTF-8, and grpc-js reads it back', async (t) => {
