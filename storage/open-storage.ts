@@ -12,6 +12,7 @@ import { statementRunner } from './sqlite-statements.js';
 import { memoryEntryEntity } from './entities/memory-entry.js';
 import { syncSchema } from './schema/sync.js';
 import { redact, resolveDatabaseSettings, type DatabaseSettings } from './settings.js';
+import { releaseOrmAsyncContextsWhenIdle } from './orm-async-context.js';
 
 const PING_TIMEOUT_MS = 2_000;
 
@@ -58,6 +59,7 @@ class MikroStorage implements Storage {
 }
 
 export const openStorage: StorageOpener = async (config: Config, entities: EntityDefinition[]) => {
+  releaseOrmAsyncContextsWhenIdle();
   const settings = resolveDatabaseSettings(config);
   if (settings.folder) await mkdir(settings.folder, { recursive: true });
   const orm = await connect(settings, [...entities, memoryEntryEntity(settings.type)]);
