@@ -167,18 +167,14 @@ export class Kernel {
     return this.metaCache;
   }
 
-  /** Runs the authenticators of an access level; the first principal wins. */
-  async authenticate(access: Access, ctx: RequestContext, input: unknown): Promise<Principal | null> {
+  /**
+   * Runs the authenticators of an access level in order; the first principal wins. When every
+   * authenticator that ran answered without a promise, so does this (await works on either).
+   */
+  authenticate(access: Access, ctx: RequestContext, input: unknown): Promise<Principal | null> | Principal | null {
     if (access === 'public') return null;
-    const chains: Authenticator[][] =
-      access === 'org-admin' ? [this.authenticators.admin, this.authenticators['org-admin']] : [this.authenticators[access]];
-    for (const chain of chains) {
-      for (const fn of chain) {
-        const principal = await fn(ctx, input);
-        if (principal) return principal;
-      }
-    }
-    return null;
+    const chain = access === 'org-admin' ? [...this.authenticators.admin, ...this.authenticators['org-admin']] : this.authenticators[access];
+    return firstPrincipal(chain, 0, ctx, input);
   }
 
   /**
@@ -197,14 +193,11 @@ export class Kernel {
     let run: Promise<unknown>;
     try {
       const input = validateInput(op, rawInput);
-      run =
-        op.def.access === 'public'
-          ? Promise.resolve(op.def.handler(ctx, input))
-          : this.authenticate(op.def.access, ctx, input).then((principal) => {
-              if (!principal) throw new ServiceError('unauthenticated', 'unauthorized');
-              ctx.principal = principal;
-              return op.def.handler(ctx, input);
-            });
+      if (op.def.access === 'public') run = Promise.resolve(op.def.handler(ctx, input));
+      else {
+        const found = this.authenticate(op.def.access, ctx, input);
+        run = isPromise(found) ? found.then((principal) => admit(op, ctx, input, principal)) : Promise.resolve(admit(op, ctx, input, found));
+      }
     } catch (err) {
       run = Promise.reject(err);
     }
@@ -229,4 +222,23 @@ export class Kernel {
     await this.memoryRef?.close().catch(() => {});
     await this.storageRef?.close().catch(() => {});
   }
+}
+
+const isPromise = <T>(v: Promise<T> | T): v is Promise<T> => v instanceof Promise;
+
+/** The chain from `from` on: the first principal, synchronously as long as no authenticator waited. */
+function firstPrincipal(chain: readonly Authenticator[], from: number, ctx: RequestContext, input: unknown): Promise<Principal | null> | Principal | null {
+  for (let i = from; i < chain.length; i++) {
+    const found = chain[i](ctx, input);
+    if (isPromise(found)) return found.then((principal) => principal ?? firstPrincipal(chain, i + 1, ctx, input));
+    if (found) return found;
+  }
+  return null;
+}
+
+/** An operation's call once its caller is known: refused without a principal, else its handler. */
+function admit(op: CompiledOperation, ctx: RequestContext, input: unknown, principal: Principal | null): Promise<unknown> {
+  if (!principal) throw new ServiceError('unauthenticated', 'unauthorized');
+  ctx.principal = principal;
+  return op.def.handler(ctx, input as never);
 }

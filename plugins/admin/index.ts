@@ -23,13 +23,14 @@ export const adminPlugin = definePlugin({
   setup(ctx) {
     const matchesSecret = secretMatcher(ctx.config.string('admin-secret') ?? '');
     const headerAllowed = !ctx.config.bool('disable-admin-header-auth');
-    ctx.authenticate('admin', async (req) => {
+    // The header is compared in memory, so a call carrying it is admitted without a promise; only
+    // the session cookie needs the memory store.
+    ctx.authenticate('admin', (req) => {
       const header = req.header('x-service-admin-secret');
-      if (headerAllowed && header !== undefined && matchesSecret(header)) {
-        return { kind: 'admin', subject: 'admin:super' };
-      }
-      if (await adminSessionValid(ctx.memory, req.cookie(ADMIN_COOKIE))) return { kind: 'admin', subject: 'admin:super' };
-      return null;
+      if (headerAllowed && header !== undefined && matchesSecret(header)) return { kind: 'admin', subject: 'admin:super' };
+      const cookie = req.cookie(ADMIN_COOKIE);
+      if (!cookie) return null;
+      return adminSessionValid(ctx.memory, cookie).then((valid) => (valid ? { kind: 'admin', subject: 'admin:super' } : null));
     });
   },
 });

@@ -2,7 +2,7 @@
  * FGA operations (SPEC.md "check_permissions", "list_permissions", admin `fga/*`; GraphQL names
  * from CONTRACT.md). Handlers only translate between wire shapes and the `fga` service.
  */
-import type { RequestContext } from '../../core/context.js';
+import type { Principal, RequestContext } from '../../core/context.js';
 import { ServiceError } from '../../core/errors.js';
 import { defineOperation, type AnyOperation } from '../../core/operations.js';
 import { MessageResponse } from '../../core/schema.js';
@@ -32,8 +32,20 @@ const fga = (ctx: RequestContext): FgaApi => ctx.kernel.service('fga');
  * an explicit `user` is honoured for super-admins), so they authenticate here, session first,
  * instead of through one access level.
  */
-async function authenticateCaller(ctx: RequestContext, input: unknown): Promise<void> {
-  const principal = (await ctx.kernel.authenticate('session', ctx, input)) ?? (await ctx.kernel.authenticate('admin', ctx, input));
+function authenticateCaller(ctx: RequestContext, input: unknown): Promise<void> | undefined {
+  const session = ctx.kernel.authenticate('session', ctx, input);
+  return session instanceof Promise ? session.then((found) => orAdmin(ctx, input, found)) : orAdmin(ctx, input, session);
+}
+
+/** Returns a promise only when an authenticator had to wait (the caller then awaits it). */
+function orAdmin(ctx: RequestContext, input: unknown, session: Principal | null): Promise<void> | undefined {
+  const principal = session ?? ctx.kernel.authenticate('admin', ctx, input);
+  if (principal instanceof Promise) return principal.then((found) => admitCaller(ctx, found));
+  admitCaller(ctx, principal);
+  return undefined;
+}
+
+function admitCaller(ctx: RequestContext, principal: Principal | null): void {
   if (!principal) throw new ServiceError('unauthenticated', 'unauthorized');
   ctx.principal = principal;
 }
@@ -49,7 +61,8 @@ export const fgaOperations: AnyOperation[] = [
     input: CheckPermissionsInput,
     output: CheckPermissionsResponse,
     handler: async (ctx, input) => {
-      await authenticateCaller(ctx, input);
+      const waiting = authenticateCaller(ctx, input);
+      if (waiting) await waiting;
       const service = fga(ctx);
       const model = service.currentModel;
       const who = resolveSubjects(ctx, input.user, model.hasType('agent'));
@@ -77,7 +90,8 @@ export const fgaOperations: AnyOperation[] = [
     input: ListPermissionsInput,
     output: ListPermissionsResponse,
     handler: async (ctx, input) => {
-      await authenticateCaller(ctx, input);
+      const waiting = authenticateCaller(ctx, input);
+      if (waiting) await waiting;
       const service = fga(ctx);
       const who = resolveSubjects(ctx, input.user, service.currentModel.hasType('agent'));
       if (who.denyAll) return { objects: [], permissions: [], truncated: false };

@@ -4,6 +4,7 @@
  */
 import type { Principal, RequestContext } from '../../core/context.js';
 import type { Authenticator } from '../../core/plugin.js';
+import { SESSION_COOKIE, SESSION_DOMAIN_COOKIE } from '../sessions/cookies.js';
 import type { SessionRecord, SessionsService } from '../sessions/types.js';
 import type { TokensService } from './types.js';
 
@@ -27,22 +28,29 @@ function principalOf(session: SessionRecord, claims?: Record<string, unknown>): 
 export type RequestSessions = WeakMap<RequestContext, SessionRecord>;
 
 export function sessionAuthenticator(tokens: TokensService, sessions: SessionsService, seen: RequestSessions): Authenticator {
-  return async (ctx: RequestContext) => {
-    const bearer = ctx.bearer();
-    if (bearer) {
-      const verified = await tokens.verifyAccessToken(bearer);
-      if (!verified) return null;
-      seen.set(ctx, verified.session);
-      const p = principalOf(verified.session, verified.claims);
-      const scope = verified.claims.scope;
-      if (typeof scope === 'string') p.scopes = scope.split(' ').filter(Boolean);
-      const roles = verified.claims[tokens.roleClaim];
-      if (Array.isArray(roles)) p.roles = roles.filter((r): r is string => typeof r === 'string');
-      return p;
-    }
+  const fromBearer = async (ctx: RequestContext, bearer: string): Promise<Principal | null> => {
+    const verified = await tokens.verifyAccessToken(bearer);
+    if (!verified) return null;
+    seen.set(ctx, verified.session);
+    const p = principalOf(verified.session, verified.claims);
+    const scope = verified.claims.scope;
+    if (typeof scope === 'string') p.scopes = scope.split(' ').filter(Boolean);
+    const roles = verified.claims[tokens.roleClaim];
+    if (Array.isArray(roles)) p.roles = roles.filter((r): r is string => typeof r === 'string');
+    return p;
+  };
+  const fromCookie = async (ctx: RequestContext): Promise<Principal | null> => {
     const session = await sessions.fromRequest(ctx);
     if (!session) return null;
     seen.set(ctx, session);
     return principalOf(session);
+  };
+  return (ctx: RequestContext) => {
+    const bearer = ctx.bearer();
+    if (bearer) return fromBearer(ctx, bearer);
+    // Neither a token nor a session cookie: nothing to look up, and no promise to wait for (an
+    // admin calling with its header goes on to the next authenticator at once).
+    if (ctx.cookie(SESSION_COOKIE) === undefined && ctx.cookie(SESSION_DOMAIN_COOKIE) === undefined) return null;
+    return fromCookie(ctx);
   };
 }
