@@ -5,7 +5,7 @@
  * Why not jose here: jose 6 computes every MAC through WebCrypto, which queues a job on libuv's
  * thread pool and resolves a promise. For a MAC over a few hundred bytes that hand-off costs far
  * more than the MAC itself (it was ~10% of a login's main-thread time, two tokens per login).
- * Asymmetric algorithms keep jose: their private-key operation is worth moving off the thread.
+ * RS and ES tokens are signed in asymmetric-sign.ts (on libuv's pool) and verified with jose.
  *
  * What verification checks, as jose's jwtVerify does with `{ issuer, algorithms: [alg] }`:
  * a three-part compact JWS whose protected header is a JSON object naming exactly the expected

@@ -10,7 +10,7 @@
  * is its session (RFC 9700 §4.14.2, refresh token rotation with reuse detection).
  */
 import { createHash, randomBytes } from 'node:crypto';
-import { SignJWT, decodeProtectedHeader, jwtVerify, type JWTPayload } from 'jose';
+import { decodeProtectedHeader, jwtVerify, type JWTPayload } from 'jose';
 import { LRUCache } from 'lru-cache';
 import type { Config } from '../../core/config.js';
 import type { RequestContext } from '../../core/context.js';
@@ -22,7 +22,7 @@ import type { SessionRecord, SessionsService } from '../sessions/types.js';
 import type { UserRecord, UsersService } from '../users/types.js';
 import { compileCustomizer, RESERVED_CLAIMS } from './custom-claims.js';
 import { asymmetricSigner, isAsymmetricAlg } from './asymmetric-sign.js';
-import { hmacJws, isHmacAlg, type HmacJws } from './hmac-jws.js';
+import { hmacJws, isHmacAlg } from './hmac-jws.js';
 import type { IssueRequest, IssuedTokens, RefreshResult, TokenType, TokensService, VerifiedToken, VerifyOptions } from './types.js';
 
 export const ACCESS_TTL_SECONDS = 30 * 60;
@@ -107,21 +107,33 @@ export interface TokensDeps {
 /** At most this many verified tokens are remembered (see `verified` below). */
 export const VERIFIED_CACHE_MAX = 20_000;
 
-/** Key shapes as the keys service hands them out. */
-type SigningKeys = KeysService['current'];
 type VerificationKey = KeysService['verifiers'][number];
 
-type Usable<K extends VerificationKey> = Omit<K, 'verifyKey' | 'signKey'> & { verifyKey: CryptoKey } & (K extends SigningKeys ? { signKey: CryptoKey } : unknown);
+/** Checks one token against one key: the payload when valid (signature, alg, iss, exp, nbf), else null. */
+type TokenVerifier = (token: string, nowSeconds: number) => Promise<JWTPayload | null> | JWTPayload | null;
 
-const HMAC_HASH: Record<string, string> = { HS256: 'SHA-256', HS384: 'SHA-384', HS512: 'SHA-512' };
+/**
+ * HS* keys verify synchronously with node:crypto HMAC (hmac-jws.ts says why); RS and ES keys with
+ * jose, whose jwtVerify checks the same claims.
+ */
+function verifierFor(k: VerificationKey, issuer: string): TokenVerifier {
+  if (isHmacAlg(k.alg) && k.verifyKey instanceof Uint8Array) {
+    const hmac = hmacJws(k.alg, k.verifyKey, k.kid, issuer);
+    return (token, now) => hmac.verify(token, Math.floor(now)) as JWTPayload | null;
+  }
+  if (k.verifyKey instanceof Uint8Array) throw new Error(`raw key material for non-HMAC algorithm ${k.alg}`);
+  const key = k.verifyKey;
+  return async (token) => (await jwtVerify(token, key, { issuer, algorithms: [k.alg] })).payload;
+}
 
-/** CryptoKey form of a key: HMAC secrets (bytes) imported once for signing and verifying. */
-async function usable<K extends VerificationKey>(k: K): Promise<Usable<K>> {
-  if (!(k.verifyKey instanceof Uint8Array)) return k as unknown as Usable<K>;
-  const hash = HMAC_HASH[k.alg];
-  if (!hash) throw new Error(`raw key material for non-HMAC algorithm ${k.alg}`);
-  const key = await crypto.subtle.importKey('raw', new Uint8Array(k.verifyKey), { name: 'HMAC', hash }, false, ['sign', 'verify']);
-  return { ...k, verifyKey: key, ...('signKey' in k ? { signKey: key } : {}) } as unknown as Usable<K>;
+/** Signs a complete payload with the current key: HMAC synchronously, RS and ES on libuv's pool. */
+function signerFor(k: KeysService['current']): (payload: Record<string, unknown>) => Promise<string> | string {
+  if (isHmacAlg(k.alg) && k.signKey instanceof Uint8Array) {
+    const hmac = hmacJws(k.alg, k.signKey, k.kid, '');
+    return (payload) => hmac.sign(payload);
+  }
+  if (isAsymmetricAlg(k.alg) && !(k.signKey instanceof Uint8Array)) return asymmetricSigner(k.alg, k.signKey, k.kid);
+  throw new Error(`no signer for --jwt-type ${k.alg}`);
 }
 
 export async function createTokensService({ config, memory, keys, sessions, users, logger, requestSessions }: TokensDeps): Promise<TokensService> {
@@ -130,25 +142,15 @@ export async function createTokensService({ config, memory, keys, sessions, user
   const roleClaim = config.string('jwt-role-claim', 'role') || 'role';
   const mcp = issuer ? mcpAudience(issuer) : '';
   const customize = compileCustomizer(config.string('custom-access-token-script'), roleClaim, logger);
-  // HMAC secrets arrive as bytes; jose would import them into a CryptoKey on every call. Import
-  // each once (the keys never change after boot).
-  const current = await usable(keys.current);
-  const byKid = new Map<string, Usable<VerificationKey>>();
-  for (const k of keys.verifiers) byKid.set(k.kid, k.kid === current.kid ? current : await usable(k));
-  // HS* tokens are signed and checked synchronously (hmac-jws.ts explains why), per key id.
-  const hmacByKid = new Map<string, HmacJws>();
-  for (const k of keys.verifiers) {
-    if (isHmacAlg(k.alg) && k.verifyKey instanceof Uint8Array) hmacByKid.set(k.kid, hmacJws(k.alg, k.verifyKey, k.kid, issuer));
-  }
-  const currentHmac = hmacByKid.get(current.kid);
-  const currentAsymmetric = !currentHmac && isAsymmetricAlg(current.alg) ? asymmetricSigner(current.alg, current.signKey, current.kid) : null;
+  const current = keys.current;
+  const verifierByKid = new Map<string, TokenVerifier>();
+  for (const k of keys.verifiers) verifierByKid.set(k.kid, verifierFor(k, issuer));
+  const verifyWithCurrent = verifierByKid.get(current.kid) ?? verifierFor(current, issuer);
+  const signPayload = signerFor(current);
 
   const sign = async (claims: Record<string, unknown>, ttlSeconds: number): Promise<string> => {
     const iat = Math.floor(Date.now() / 1000);
-    const payload = { ...claims, iss: issuer, iat, exp: iat + ttlSeconds };
-    if (currentHmac) return currentHmac.sign(payload);
-    if (currentAsymmetric) return currentAsymmetric(payload);
-    return new SignJWT(payload as JWTPayload).setProtectedHeader({ alg: current.alg, kid: current.kid, typ: 'JWT' }).sign(current.signKey);
+    return signPayload({ ...claims, iss: issuer, iat, exp: iat + ttlSeconds });
   };
 
   /**
@@ -174,11 +176,8 @@ export async function createTokensService({ config, memory, keys, sessions, user
     }
     try {
       const { kid } = decodeProtectedHeader(token);
-      const key = (kid ? byKid.get(kid) : undefined) ?? current;
-      const hmac = hmacByKid.get(key.kid);
-      const payload: JWTPayload | null = hmac
-        ? (hmac.verify(token, Math.floor(now)) as JWTPayload | null)
-        : (await jwtVerify(token, key.verifyKey, { issuer, algorithms: [key.alg] })).payload;
+      const verify = (kid ? verifierByKid.get(kid) : undefined) ?? verifyWithCurrent;
+      const payload = await verify(token, now);
       if (!payload) return null;
       // Only tokens with an expiry and no future `nbf` (jose already refused those) are kept.
       if (typeof payload.exp === 'number') verified.set(token, payload, { ttl: Math.max(1, Math.ceil((payload.exp - now) * 1000)) });
