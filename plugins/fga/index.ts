@@ -37,7 +37,7 @@ export const fgaPlugin = definePlugin<FgaApi>({
       ctx.logger.info({ database: ctx.storage.type }, 'FGA is off: the main database is not SQL and --fga-store is not set');
       return disabledFga;
     }
-    const service = await FgaService.open(store, { checkCacheSize: Math.max(0, ctx.config.number('fga-check-cache-size', CHECK_CACHE_SIZE)) });
+    const service = await FgaService.open(store, { checkCacheSize: ctx.config.number('fga-check-cache-size', CHECK_CACHE_SIZE) });
     ctx.onClose(() => service.close());
     return service;
   },

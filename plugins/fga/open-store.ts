@@ -20,6 +20,8 @@ export function fgaConfigProblem(config: Config): string | undefined {
   if (store && !(FGA_STORES as readonly string[]).includes(store)) return `--fga-store must be one of ${FGA_STORES.join(', ')} (not a URI)`;
   if (url && !store) return '--fga-store-url needs --fga-store (sqlite, postgres or mysql)';
   if (store && store !== 'memory' && !url) return `--fga-store ${store} needs --fga-store-url`;
+  const cacheSize = config.number('fga-check-cache-size', 0);
+  if (!Number.isInteger(cacheSize) || cacheSize < 0) return '--fga-check-cache-size must be a whole number, 0 or more (0 turns the cache off)';
   return undefined;
 }
 

@@ -128,8 +128,7 @@ export class FgaService {
   /** Loads everything afresh (start, or after falling behind the log). */
   async reload(): Promise<void> {
     const snap = await this.store.snapshot();
-    this.generation++;
-    this.index.clear();
+    this.index.clear(); // setModel below starts a new generation
     for (const t of snap.tuples) this.index.add(t);
     this.setModel(snap.model);
     this.seq = snap.seq;
@@ -252,6 +251,11 @@ export class FgaService {
       });
     }
     return out;
+  }
+
+  /** How many check answers are remembered now (0 when the cache is off). */
+  get cachedAnswers(): number {
+    return this.checkCache?.size ?? 0;
   }
 
   /** True when `subject` holds every relation (the `required_relations` rule); false when FGA lacks the model. */

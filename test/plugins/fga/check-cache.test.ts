@@ -47,7 +47,9 @@ t.test('every change on this node is seen by the next check', async (t) => {
   t.teardown(() => svc.close());
   await svc.installModel(MODEL);
   t.same(svc.check([anne]), [false]);
+  t.equal(svc.cachedAnswers, 1, 'the answer is remembered');
   t.same(svc.check([anne]), [false], 'again (cached)');
+  t.equal(svc.cachedAnswers, 1);
   await svc.writeTuples([{ user: 'user:anne', relation: 'viewer', object: 'doc:1' }]);
   t.same(svc.check([anne]), [true], 'a write');
   t.same(svc.check([anne, anne]), [true, true]);
@@ -63,6 +65,7 @@ t.test('every change on this node is seen by the next check', async (t) => {
     'a contextual check is answered on its own and leaves the plain one alone',
   );
   t.same(svc.check([anne]), [false], 'the contextual answer was not cached');
+  t.equal(svc.cachedAnswers, 1, 'one entry for anne: contextual questions add none');
   t.throws(() => svc.check([{ user: 'user:anne', relation: 'nope', object: 'doc:1' }]), /relation/);
   t.throws(() => svc.check([{ user: 'user:anne', relation: 'nope', object: 'doc:1' }]), /relation/, 'an invalid question fails every time');
 });
@@ -94,4 +97,5 @@ t.test('size 0 turns the cache off', async (t) => {
   await svc.installModel(MODEL);
   await svc.writeTuples([{ user: 'user:anne', relation: 'viewer', object: 'doc:1' }]);
   t.same(svc.check([anne, anne]), [true, true]);
+  t.equal(svc.cachedAnswers, 0, 'nothing is remembered');
 });

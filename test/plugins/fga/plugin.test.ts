@@ -183,4 +183,12 @@ t.test('configuration rules', async (t) => {
   t.match(fgaPlugin.validateConfig!(new Config({ 'fga-store-url': 'postgres://x' })), /needs --fga-store/);
   t.match(fgaPlugin.validateConfig!(new Config({ 'fga-store': 'postgresql://x' })), /not a URI/);
   t.equal(fgaPlugin.validateConfig!(new Config({ 'fga-store': 'memory' })), undefined);
+  for (const bad of [-1, 2.5]) {
+    t.equal(
+      fgaPlugin.validateConfig!(new Config({ 'fga-check-cache-size': bad })),
+      '--fga-check-cache-size must be a whole number, 0 or more (0 turns the cache off)',
+      `cache size ${bad} refused at start, not silently turned off`,
+    );
+  }
+  t.equal(fgaPlugin.validateConfig!(new Config({ 'fga-check-cache-size': 0 })), undefined, '0 turns the cache off');
 });
