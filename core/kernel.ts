@@ -207,7 +207,6 @@ export class Kernel {
     });
   }
 
-
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;

@@ -11,6 +11,7 @@
  * (`sqlite`, `libsql`) takes this path; other databases run the same SQL through MikroORM.
  */
 import type { MikroORM } from '@mikro-orm/core';
+import type { StatementMethod, StatementRunner } from '../core/storage.js';
 
 interface LibsqlStatement {
   get(params: unknown[]): unknown;
@@ -24,8 +25,6 @@ interface KnexClient {
   acquireConnection(): Promise<LibsqlConnection>;
   releaseConnection(connection: LibsqlConnection): Promise<void>;
 }
-
-import type { StatementMethod, StatementRunner } from '../core/storage.js';
 
 /** The runner for this ORM: kept statements on SQLite, MikroORM's `execute` elsewhere. */
 export function statementRunner(orm: MikroORM, usesLibsql: boolean): StatementRunner {

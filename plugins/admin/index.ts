@@ -2,6 +2,7 @@
  * The admin plugin: the super-admin secret, its header and cookie authentication (SPEC.md
  * "Authentication/Super-admin"), admin session operations and the deprecated mutations.
  */
+import type { Principal } from '../../core/context.js';
 import { definePlugin } from '../../core/plugin.js';
 import { deprecatedOperations } from './deprecated.js';
 import { adminOperations } from './operations.js';
@@ -25,12 +26,13 @@ export const adminPlugin = definePlugin({
     const headerAllowed = !ctx.config.bool('disable-admin-header-auth');
     // The header is compared in memory, so a call carrying it is admitted without a promise; only
     // the session cookie needs the memory store.
+    const superAdmin = (): Principal => ({ kind: 'admin', subject: 'admin:super' });
     ctx.authenticate('admin', (req) => {
       const header = req.header('x-service-admin-secret');
-      if (headerAllowed && header !== undefined && matchesSecret(header)) return { kind: 'admin', subject: 'admin:super' };
+      if (headerAllowed && header !== undefined && matchesSecret(header)) return superAdmin();
       const cookie = req.cookie(ADMIN_COOKIE);
       if (!cookie) return null;
-      return adminSessionValid(ctx.memory, cookie).then((valid) => (valid ? { kind: 'admin', subject: 'admin:super' } : null));
+      return adminSessionValid(ctx.memory, cookie).then((valid) => (valid ? superAdmin() : null));
     });
   },
 });

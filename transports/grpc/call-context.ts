@@ -13,11 +13,10 @@ import { addMetadata, requestMetadata } from './wire/metadata.js';
 
 export function contextFromCall(kernel: Kernel, headers: IncomingHttpHeaders, remoteAddress: string, proxies: readonly Cidr[]): RequestContext {
   const metadata = requestMetadata(headers);
-  const forwarded = metadata['x-forwarded-for'];
   return new RequestContext({
     kernel,
     transport: 'grpc',
-    ip: forwarded === undefined ? remoteAddress : clientIp(remoteAddress, forwarded, proxies),
+    ip: clientIp(remoteAddress, metadata['x-forwarded-for'], proxies),
     headers: metadata,
     ...(metadata['user-agent'] !== undefined ? { userAgent: metadata['user-agent'] } : {}),
   });

@@ -19,7 +19,7 @@ import { responseHead } from './call-context.js';
 import { parseTrustedProxies, socketAddress } from './client-ip.js';
 import { loadProtoText } from './load.js';
 import { renderProto } from './proto.js';
-import { PROTO_PACKAGE, buildProtoModel } from './proto-model.js';
+import { PROTO_PACKAGE, buildProtoModel, type ProtoModel } from './proto-model.js';
 import { reflectionMethods } from './reflection.js';
 import { sendStatusOnly, statusOf } from './respond.js';
 import { serveStream, type StreamingMethod } from './stream-call.js';
@@ -50,7 +50,7 @@ type Route = { kind: 'unary'; unary: UnaryRoute } | { kind: 'stream'; stream: St
 /** Streams one connection may have open at once (SETTINGS_MAX_CONCURRENT_STREAMS, RFC 9113 §6.5.2). */
 const MAX_CONCURRENT_STREAMS = 1000;
 
-function routeTable(ops: CompiledOperation[]): { env: Omit<CallEnvironment, 'kernel' | 'proxies' | 'limit' | 'readTimeoutMs'>; routes: Map<string, Route> } {
+function routeTable(ops: CompiledOperation[]): { model: ProtoModel; routes: Map<string, Route> } {
   const model = buildProtoModel(ops);
   const definition = loadProtoText(renderProto(model));
   const opByName = new Map(ops.map((op) => [op.def.name, op]));
@@ -61,7 +61,7 @@ function routeTable(ops: CompiledOperation[]): { env: Omit<CallEnvironment, 'ker
     routes.set(def.path, { kind: 'unary', unary: { op, method, deserialize: def.requestDeserialize, serialize: def.responseSerialize } });
   }
   for (const stream of reflectionMethods(definition)) routes.set(stream.path, { kind: 'stream', stream });
-  return { env: { model }, routes };
+  return { model, routes };
 }
 
 /** A reset from the peer surfaces as an error on the stream; the call is simply over. */
@@ -86,9 +86,9 @@ function listen(server: ReturnType<typeof createServer>, host: string, port: num
 }
 
 export async function startGrpcServer(kernel: Kernel, ops: CompiledOperation[], opts: GrpcServerOptions): Promise<GrpcServerHandle> {
-  const { env: base, routes } = routeTable(ops);
+  const { model, routes } = routeTable(ops);
   const env: CallEnvironment = {
-    ...base,
+    model,
     kernel,
     proxies: parseTrustedProxies(kernel.config.list('trusted-proxies')),
     // The same request size bound as the HTTP body limit (DESIGN.md §5: bad input is a clear 4xx).

@@ -24,9 +24,20 @@ export interface CorsPolicy {
   preflight(request: FastifyRequest, reply: FastifyReply): FastifyReply;
 }
 
+/** --allowed-origins as CORS and CSRF read it: empty or `*` is any origin; entries compare without a trailing slash. */
+export interface OriginAllowList {
+  readonly any: boolean;
+  allows(origin: string): boolean;
+}
+
+export function originAllowList(allowed: readonly string[]): OriginAllowList {
+  const any = allowed.length === 0 || allowed.includes('*');
+  const listed = new Set(allowed.map((o) => o.replace(/\/+$/, '')));
+  return { any, allows: (origin) => any || listed.has(origin) };
+}
+
 export function corsPolicy(options: CorsOptions): CorsPolicy {
-  const any = options.allowedOrigins.length === 0 || options.allowedOrigins.includes('*');
-  const listed = new Set(options.allowedOrigins.map((o) => o.replace(/\/+$/, '')));
+  const origins = originAllowList(options.allowedOrigins);
   const preflightHeaders = {
     'access-control-allow-methods': options.methods.join(', '),
     'access-control-allow-headers': options.allowedHeaders.join(', '),
@@ -35,7 +46,7 @@ export function corsPolicy(options: CorsOptions): CorsPolicy {
   return {
     allowOrigin(origin) {
       if (!origin) return null;
-      return any || listed.has(origin) ? origin : null;
+      return origins.allows(origin) ? origin : null;
     },
     preflight(request, reply) {
       if (!request.headers.origin || !request.headers['access-control-request-method']) {

@@ -5,6 +5,7 @@
  * present Origin must be one of them or the service's own origin.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest, HookHandlerDoneFunction, RouteOptions } from 'fastify';
+import { originAllowList } from './cors.js';
 
 const SAFE = new Set(['GET', 'HEAD', 'OPTIONS']);
 
@@ -23,22 +24,21 @@ export function addCsrfCheck(app: FastifyInstance, selfOrigin: string, allowed: 
 }
 
 export function csrfCheck(selfOrigin: string, allowed: string[]) {
-  const anyOrigin = allowed.length === 0 || allowed.includes('*');
-  const allowedSet = new Set(allowed.map((o) => o.replace(/\/+$/, '')));
+  const origins = originAllowList(allowed);
   // Callback style: this runs before every handler, and an async hook costs a promise per request.
   return (request: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction): void => {
     if (SAFE.has(request.method)) return done();
     const origin = request.headers.origin;
     const referer = request.headers.referer;
     if (!origin && !referer) return refuse(reply, 'missing Origin or Referer header');
-    if (anyOrigin) return done();
+    if (origins.any) return done();
     let from: string;
     try {
       from = origin && origin !== 'null' ? new URL(origin).origin : new URL(referer ?? '').origin;
     } catch {
       return refuse(reply, 'invalid Origin or Referer header');
     }
-    if (from !== selfOrigin && !allowedSet.has(from)) return refuse(reply, 'origin not allowed');
+    if (from !== selfOrigin && !origins.allows(from)) return refuse(reply, 'origin not allowed');
     done();
   };
 }
