@@ -168,13 +168,19 @@ export class Kernel {
   }
 
   /**
-   * Runs the authenticators of an access level in order; the first principal wins. When every
+   * Runs the authenticators of an access level in order, or of several levels one after the
+   * other (org-admin is the admin chain, then its own); the first principal wins. When every
    * authenticator that ran answered without a promise, so does this (await works on either).
    */
-  authenticate(access: Access, ctx: RequestContext, input: unknown): Promise<Principal | null> | Principal | null {
-    if (access === 'public') return null;
-    const chain = access === 'org-admin' ? [...this.authenticators.admin, ...this.authenticators['org-admin']] : this.authenticators[access];
+  authenticate(access: Access | readonly Access[], ctx: RequestContext, input: unknown): Promise<Principal | null> | Principal | null {
+    const chain = typeof access === 'string' ? this.chainOf(access) : access.flatMap((level) => this.chainOf(level));
     return firstPrincipal(chain, 0, ctx, input);
+  }
+
+  private chainOf(level: Access): readonly Authenticator[] {
+    if (level === 'public') return [];
+    if (level === 'org-admin') return [...this.authenticators.admin, ...this.authenticators['org-admin']];
+    return this.authenticators[level];
   }
 
   /**

@@ -33,15 +33,9 @@ const fga = (ctx: RequestContext): FgaApi => ctx.kernel.service('fga');
  * instead of through one access level.
  */
 function authenticateCaller(ctx: RequestContext, input: unknown): Promise<void> | undefined {
-  const session = ctx.kernel.authenticate('session', ctx, input);
-  return session instanceof Promise ? session.then((found) => orAdmin(ctx, input, found)) : orAdmin(ctx, input, session);
-}
-
-/** Returns a promise only when an authenticator had to wait (the caller then awaits it). */
-function orAdmin(ctx: RequestContext, input: unknown, session: Principal | null): Promise<void> | undefined {
-  const principal = session ?? ctx.kernel.authenticate('admin', ctx, input);
-  if (principal instanceof Promise) return principal.then((found) => admitCaller(ctx, found));
-  admitCaller(ctx, principal);
+  const found = ctx.kernel.authenticate(['session', 'admin'], ctx, input);
+  if (found instanceof Promise) return found.then((principal) => admitCaller(ctx, principal));
+  admitCaller(ctx, found);
   return undefined;
 }
 

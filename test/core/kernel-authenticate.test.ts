@@ -1,7 +1,8 @@
 /**
  * The kernel's access check (DESIGN.md §3): authenticators of an access level run in the order
  * they were registered and the first principal wins; an authenticator may answer without a
- * promise, and then the call is admitted without waiting; org-admin tries the admin chain first.
+ * promise, and then the call is admitted without waiting; org-admin tries the admin chain first,
+ * and a list of levels runs their chains in turn.
  */
 import t from 'tap';
 import type { Principal, RequestContext } from '../../core/context.js';
@@ -71,6 +72,16 @@ t.test('org-admin tries the admin chain, then the org-admin chain', async (t) =>
   t.strictSame(calls, ['admin-sync']);
   t.strictSame(await call('probe_org', 'acme-admin'), { subject: 'org-admin:acme-admin' });
   t.strictSame(calls, ['admin-sync', 'org-async']);
+});
+
+t.test('several levels run one chain after the other (session callers, then admins)', async (t) => {
+  calls.length = 0;
+  const ctxOf = (value: string) => testContext(kernel, { headers: { 'x-who': value } });
+  t.strictSame(await kernel.authenticate(['session', 'admin'], ctxOf('root'), undefined), { kind: 'admin', subject: 'admin:root' });
+  t.strictSame(calls, ['session-sync', 'session-async', 'session-sync-late', 'admin-sync']);
+  calls.length = 0;
+  t.strictSame(await kernel.authenticate(['session', 'admin'], ctxOf('alice'), undefined), { kind: 'user', subject: 'user:alice' });
+  t.strictSame(calls, ['session-sync'], 'the first principal ends the search');
 });
 
 t.test('public access needs no authenticator', async (t) => {

@@ -1,6 +1,6 @@
 /** RS* and ES* JWTs signed with node:crypto (plugins/tokens/asymmetric-sign.ts) verify with jose against the public key. */
 import t from 'tap';
-import { decodeProtectedHeader, exportPKCS8, exportSPKI, generateKeyPair, importPKCS8, jwtVerify } from 'jose';
+import { decodeProtectedHeader, exportPKCS8, generateKeyPair, importPKCS8, jwtVerify } from 'jose';
 import { asymmetricSigner, type AsymmetricAlg } from '../../../plugins/tokens/asymmetric-sign.js';
 
 t.test('every asymmetric --jwt-type signs tokens that jose verifies', async (t) => {
@@ -14,7 +14,6 @@ t.test('every asymmetric --jwt-type signs tokens that jose verifies', async (t) 
     t.strictSame(decodeProtectedHeader(token), { alg, kid: 'kid-9', typ: 'JWT' }, `${alg} header`);
     const { payload } = await jwtVerify(token, publicKey, { issuer: 'https://auth.example', algorithms: [alg] });
     t.equal(payload.sub, 'u1', `${alg} verifies`);
-    t.ok((await exportSPKI(publicKey)).length > 0);
     const [h, , s] = token.split('.');
     const forged = `${h}.${Buffer.from(JSON.stringify({ sub: 'admin', iss: 'https://auth.example', exp: now + 60 })).toString('base64url')}.${s}`;
     await t.rejects(jwtVerify(forged, publicKey, { algorithms: [alg] }), `${alg}: the signature covers the payload`);

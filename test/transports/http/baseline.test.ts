@@ -25,7 +25,7 @@ t.test('GET /v1/meta returns Meta at the top level', async (t) => {
   t.equal(typeof meta.version, 'string');
   t.equal(meta.is_google_login_enabled, false);
   t.equal(meta.is_org_discovery_enabled, false);
-  // Meta is constant for the process: REST sends the same JSON text every time (constantOutput).
+  // Meta is sent as JSON text made once (constantOutput): it must still be labelled JSON and equal.
   const again = await fetch(`${server.url}/v1/meta`);
   t.match(again.headers.get('content-type') ?? '', /^application\/json/);
   t.strictSame(await again.json(), meta);
