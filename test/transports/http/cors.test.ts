@@ -56,7 +56,9 @@ t.test('an OPTIONS request that is not a preflight is a 400', async (t) => {
   t.teardown(() => server.close());
   const noMethod = await preflight(`${server.url}/v1/meta`, 'https://app.example', null);
   t.equal(noMethod.status, 400);
-  t.equal(await noMethod.text(), 'Invalid Preflight Request');
-  t.equal((await preflight(`${server.url}/v1/meta`, undefined)).status, 400);
+  t.strictSame(await noMethod.json(), { code: 'invalid_argument', message: 'not a CORS preflight: Origin and Access-Control-Request-Method are required' }, 'in the error envelope');
+  const noOrigin = await preflight(`${server.url}/v1/meta`, undefined);
+  t.equal(noOrigin.status, 400);
+  t.equal(((await noOrigin.json()) as { code: string }).code, 'invalid_argument');
   t.equal(noMethod.headers.get('x-content-type-options'), 'nosniff', 'security headers on every answer');
 });
