@@ -9,6 +9,13 @@
  * connection is borrowed from and returned to the ORM's own pool for each call, so a
  * transaction holding it is waited for, as for any other query. Only the libsql driver
  * (`sqlite`, `libsql`) takes this path; other databases run the same SQL through MikroORM.
+ *
+ * When the pool's connection is idle (nothing holds it, nobody waits for it), the statement runs
+ * on it directly, without the pool's acquire and release: libsql statements are synchronous, so
+ * no other code can take the connection between the check and the end of the statement, and a
+ * transaction always holds its connection through the pool until commit or rollback. Under a
+ * login load the acquire/release pair (tarn's promises and its acquire-timeout timer) cost about
+ * as much main-thread time as the SQLite read itself.
  */
 import type { MikroORM } from '@mikro-orm/core';
 import type { StatementMethod, StatementRunner } from '../core/storage.js';
@@ -24,6 +31,25 @@ interface LibsqlConnection {
 interface KnexClient {
   acquireConnection(): Promise<LibsqlConnection>;
   releaseConnection(connection: LibsqlConnection): Promise<void>;
+  /** knex's tarn pool; absent once the ORM is closed. */
+  pool?: TarnPool;
+}
+/** The parts of tarn's Pool (knex's pool) read here; `free` is its list of idle resources. */
+interface TarnPool {
+  numUsed(): number;
+  numPendingAcquires(): number;
+  numPendingCreates(): number;
+  free?: unknown;
+}
+
+/** The pool's only connection when it is idle: free, not held, and not waited for. */
+function idleConnection(pool: TarnPool | undefined): LibsqlConnection | undefined {
+  if (!pool || pool.numUsed() !== 0 || pool.numPendingAcquires() !== 0 || pool.numPendingCreates() !== 0) return undefined;
+  const free = pool.free;
+  if (!Array.isArray(free) || free.length !== 1) return undefined;
+  const db = (free[0] as { resource?: unknown } | undefined)?.resource as LibsqlConnection | undefined;
+  // Anything else (another tarn version's layout) takes the pool's own path.
+  return db && typeof db.prepare === 'function' ? db : undefined;
 }
 
 /** The runner for this ORM: kept statements on SQLite, MikroORM's `execute` elsewhere. */
@@ -55,15 +81,20 @@ export function statementRunner(orm: MikroORM, usesLibsql: boolean): StatementRu
     }
     return st;
   };
+  const runOn = (db: LibsqlConnection, sql: string, params: unknown[], method: StatementMethod): unknown => {
+    const st = statementOn(db, sql);
+    if (method === 'get') return st.get(params) ?? undefined;
+    if (method === 'all') return st.all(params);
+    return { affectedRows: st.run(params).changes };
+  };
   return {
     async run(sql, params, method) {
       const client = connection().getKnex().client;
+      const idle = idleConnection(client.pool);
+      if (idle) return runOn(idle, sql, params, method) as never;
       const db = await client.acquireConnection();
       try {
-        const st = statementOn(db, sql);
-        if (method === 'get') return (st.get(params) ?? undefined) as never;
-        if (method === 'all') return st.all(params) as never;
-        return { affectedRows: st.run(params).changes } as never;
+        return runOn(db, sql, params, method) as never;
       } finally {
         await client.releaseConnection(db);
       }
