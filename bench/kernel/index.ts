@@ -2,7 +2,7 @@
  * Kernel section (issue 2): GET /v1/meta, GraphQL `meta` and gRPC `Meta` on Latchkey (base
  * plugins, SQLite) beside references measured in the same run: a bare Fastify route returning the
  * same Meta object, and the same bytes answered as a gRPC call by bare grpc-js and by bare
- * node:http2 (the stack Latchkey's own gRPC server is built on). Every server runs in a
+ * node:http2 (the stack Latchkey's gRPC server was built on before it got its own HTTP/2). Every server runs in a
  * child process of its own; the load generator runs here (autocannon for HTTP; h2load for gRPC
  * when installed, else grpc-js's own client in this process, which then is the ceiling for both).
  * Each pair is warmed up, then measured A-B-B-A and averaged, so drift on a shared machine hits

@@ -4,14 +4,15 @@
  * `x-service-admin-secret`, `cookie`, `origin`, `user-agent`), the caller's IP comes from the
  * connection (see client-ip.ts), cookie effects leave as `set-cookie` initial metadata.
  */
-import type { IncomingHttpHeaders, OutgoingHttpHeaders } from 'node:http2';
 import { RequestContext } from '../../core/context.js';
 import { serializeSetCookie } from '../../core/cookies.js';
 import type { Kernel } from '../../core/kernel.js';
 import { clientIp, type Cidr } from './client-ip.js';
+import type { OutgoingHeaders } from './h2/hpack/encoder.js';
+import type { RequestHeaders } from './h2/stream.js';
 import { addMetadata, requestMetadata } from './wire/metadata.js';
 
-export function contextFromCall(kernel: Kernel, headers: IncomingHttpHeaders, remoteAddress: string, proxies: readonly Cidr[]): RequestContext {
+export function contextFromCall(kernel: Kernel, headers: RequestHeaders, remoteAddress: string, proxies: readonly Cidr[]): RequestContext {
   const metadata = requestMetadata(headers);
   return new RequestContext({
     kernel,
@@ -23,12 +24,12 @@ export function contextFromCall(kernel: Kernel, headers: IncomingHttpHeaders, re
 }
 
 /** The first header block of a gRPC response. */
-export function responseHead(): OutgoingHttpHeaders {
+export function responseHead(): OutgoingHeaders {
   return { ':status': 200, 'content-type': 'application/grpc' };
 }
 
 /** The context's cookie and header effects added to a response header block. */
-export function addEffects(head: OutgoingHttpHeaders, ctx: RequestContext): OutgoingHttpHeaders {
+export function addEffects(head: OutgoingHeaders, ctx: RequestContext): OutgoingHeaders {
   for (const c of ctx.setCookies) addMetadata(head, 'set-cookie', serializeSetCookie(c));
   for (const [k, v] of Object.entries(ctx.responseHeaders)) addMetadata(head, k, v);
   return head;

@@ -2,37 +2,26 @@
  * Writing a gRPC response on an HTTP/2 stream (PROTOCOL-HTTP2.md, "Responses"): either headers,
  * messages and trailers carrying `grpc-status`, or "Trailers-Only", one header block that ends
  * the stream and carries the status itself. A stream the peer has already reset or closed is left
- * alone: the answer has nowhere to go.
+ * alone: the answer has nowhere to go (H2Stream ignores writes then).
  */
-import { constants, type OutgoingHttpHeaders, type ServerHttp2Stream, type ServerStreamResponseOptions } from 'node:http2';
 import { ServiceError } from '../../core/errors.js';
 import type { Logger } from '../../core/logger.js';
+import { ERROR } from './h2/frames.js';
+import { encodeHeaders, type OutgoingHeaders } from './h2/hpack/encoder.js';
+import type { H2Stream } from './h2/stream.js';
 import { GrpcFailure } from './wire/failure.js';
-import { encodeStatusMessage, GRPC_STATUS } from './wire/status.js';
 import { addMetadata } from './wire/metadata.js';
+import { encodeStatusMessage, GRPC_STATUS } from './wire/status.js';
 
-const OK_TRAILERS: OutgoingHttpHeaders = { 'grpc-status': '0' };
-
-/**
- * gRPC has no use for a Date header. Node's `respond` adds one unless `sendDate` is false (an
- * option its implementation reads but its type declarations leave out).
- */
-type ResponseOptions = ServerStreamResponseOptions & { sendDate: false };
-const WITH_TRAILERS: ResponseOptions = { waitForTrailers: true, sendDate: false };
-const TRAILERS_ONLY: ResponseOptions = { endStream: true, sendDate: false };
-
-function sendOkTrailers(this: ServerHttp2Stream): void {
-  this.sendTrailers(OK_TRAILERS);
-}
-
-export const gone = (stream: ServerHttp2Stream): boolean => stream.destroyed || stream.closed;
+/** `grpc-status: 0`, the trailers of every successful call, encoded once. */
+const OK_TRAILERS = encodeHeaders({ 'grpc-status': '0' });
 
 /** A unary success: the header block, one framed message, then `grpc-status: 0`. */
-export function sendUnary(stream: ServerHttp2Stream, head: OutgoingHttpHeaders, frame: Buffer): void {
-  if (gone(stream)) return;
-  stream.respond(head, WITH_TRAILERS);
-  stream.on('wantTrailers', sendOkTrailers); // emitted once per stream
-  stream.end(frame);
+export function sendUnary(stream: H2Stream, head: OutgoingHeaders, frame: Buffer): void {
+  if (!stream.writable) return;
+  stream.respond(head, false);
+  stream.write(frame);
+  stream.end(OK_TRAILERS);
 }
 
 export interface StatusAnswer {
@@ -53,7 +42,7 @@ export function statusOf(err: unknown, logger: Logger, where: Record<string, unk
   return { status: GRPC_STATUS.INTERNAL, message: '' };
 }
 
-export function statusHeaders(into: OutgoingHttpHeaders, answer: StatusAnswer): OutgoingHttpHeaders {
+export function statusHeaders(into: OutgoingHeaders, answer: StatusAnswer): OutgoingHeaders {
   for (const [k, v] of Object.entries(answer.headers ?? {})) {
     if (k.startsWith('grpc-')) into[k] = v; // the transport's own (grpc-accept-encoding)
     else addMetadata(into, k, v);
@@ -68,8 +57,8 @@ export function statusHeaders(into: OutgoingHttpHeaders, answer: StatusAnswer): 
  * the request is still arriving (an oversized or malformed message), the stream is then reset with
  * NO_ERROR so the client stops sending (RFC 9113 §8.1: a complete response may precede it).
  */
-export function sendStatusOnly(stream: ServerHttp2Stream, head: OutgoingHttpHeaders, answer: StatusAnswer): void {
-  if (gone(stream)) return;
-  stream.respond(statusHeaders(head, answer), TRAILERS_ONLY);
-  if (!stream.readableEnded) stream.close(constants.NGHTTP2_NO_ERROR);
+export function sendStatusOnly(stream: H2Stream, head: OutgoingHeaders, answer: StatusAnswer): void {
+  if (!stream.writable) return;
+  stream.respond(statusHeaders(head, answer), true);
+  if (!stream.remoteEnded) stream.close(ERROR.NO_ERROR);
 }

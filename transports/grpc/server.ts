@@ -1,22 +1,25 @@
 /**
  * The gRPC transport (SPEC.md "Transports": `--grpc-port`, default 9091): the generated proto's
- * public and admin services plus server reflection, served over cleartext HTTP/2 (h2c) with
- * node:http2 following grpc/doc/PROTOCOL-HTTP2.md. Each generated method is one unary pipeline
- * (unary-call.ts); errors are the kernel's ServiceError mapped to a gRPC status with the message
- * as details; anything else is INTERNAL without detail (DESIGN.md §3).
+ * public and admin services plus server reflection, served over cleartext HTTP/2 (h2c) following
+ * grpc/doc/PROTOCOL-HTTP2.md. Each generated method is one unary pipeline (unary-call.ts); errors
+ * are the kernel's ServiceError mapped to a gRPC status with the message as details; anything else
+ * is INTERNAL without detail (DESIGN.md §3).
  *
- * Why not @grpc/grpc-js's Server (which DESIGN.md names): measured on the kernel bench, grpc-js
- * answering prebuilt bytes with no kernel at all reached only 44-50% of a bare Fastify route, below
- * the 60% the transport must reach; node:http2 alone answering the same reached 85-90%. The
- * protocol a unary server needs is small (framing, status trailers, metadata, deadlines,
- * compression), and grpc-js remains the client every test talks to this server with.
+ * Why not @grpc/grpc-js's Server (which DESIGN.md names), nor node:http2: measured on the kernel
+ * bench (see README, "Where the build departs from DESIGN.md"), grpc-js answering prebuilt bytes
+ * with no kernel at all reached 30-50% of a bare Fastify route and node:http2 alone 46-90%
+ * depending on the machine, against the 60% the transport must reach. Both spend most of a call
+ * on per-stream objects and crossings into native code. The HTTP/2 a gRPC server needs is small
+ * and is written here (h2/: framing, HPACK, flow control, limits); grpc-js remains the client
+ * every test talks to this server with, and node:http2's client drives the protocol-edge tests.
  */
-import { createServer, type IncomingHttpHeaders, type ServerHttp2Session, type ServerHttp2Stream } from 'node:http2';
 import type { MethodDefinition } from '@grpc/proto-loader';
 import type { Kernel } from '../../core/kernel.js';
 import type { CompiledOperation } from '../../core/operations.js';
 import { responseHead } from './call-context.js';
 import { parseTrustedProxies, socketAddress } from './client-ip.js';
+import { startH2Server } from './h2/server.js';
+import type { H2Stream } from './h2/stream.js';
 import { loadProtoText } from './load.js';
 import { renderProto } from './proto.js';
 import { PROTO_PACKAGE, buildProtoModel, type ProtoModel } from './proto-model.js';
@@ -49,6 +52,12 @@ type Route = { kind: 'unary'; unary: UnaryRoute } | { kind: 'stream'; stream: St
 
 /** Streams one connection may have open at once (SETTINGS_MAX_CONCURRENT_STREAMS, RFC 9113 §6.5.2). */
 const MAX_CONCURRENT_STREAMS = 1000;
+/** Request metadata bound (SETTINGS_MAX_HEADER_LIST_SIZE): 64 KiB, above grpc-js's own 8 KiB default. */
+const MAX_HEADER_LIST_SIZE = 65_536;
+/** A new connection must send its preface and SETTINGS within this time. */
+const HANDSHAKE_TIMEOUT_MS = 10_000;
+/** Response bytes a connection may leave unread before it is dropped. */
+const MAX_BUFFERED_BYTES = 16 * 1024 * 1024;
 
 function routeTable(ops: CompiledOperation[]): { model: ProtoModel; routes: Map<string, Route> } {
   const model = buildProtoModel(ops);
@@ -64,25 +73,10 @@ function routeTable(ops: CompiledOperation[]): { model: ProtoModel; routes: Map<
   return { model, routes };
 }
 
-/** A reset from the peer surfaces as an error on the stream; the call is simply over. */
-function ignoreStreamError(): void {}
-
 /** `application/grpc`, optionally `+proto` or with parameters; other `+format`s are not served. */
 function isProtobuf(contentType: string): boolean {
   const rest = contentType.slice('application/grpc'.length);
   return rest === '' || rest.startsWith('+proto') || rest.startsWith(';');
-}
-
-function listen(server: ReturnType<typeof createServer>, host: string, port: number): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const onError = (err: Error) => reject(new Error(`gRPC server cannot listen on ${host}:${port}: ${err.message}`));
-    server.once('error', onError);
-    server.listen(port, host, () => {
-      server.off('error', onError);
-      const address = server.address();
-      resolve(typeof address === 'object' && address ? address.port : port);
-    });
-  });
 }
 
 export async function startGrpcServer(kernel: Kernel, ops: CompiledOperation[], opts: GrpcServerOptions): Promise<GrpcServerHandle> {
@@ -95,58 +89,54 @@ export async function startGrpcServer(kernel: Kernel, ops: CompiledOperation[], 
     limit: kernel.config.number('body-limit', 1_048_576),
     readTimeoutMs: opts.requestReadTimeoutMs ?? REQUEST_READ_TIMEOUT_MS,
   };
-  /** Open connections and their peer address (read once per connection, not per call). */
-  const sessions = new Map<ServerHttp2Session, string>();
-  const server = createServer({ settings: { maxConcurrentStreams: MAX_CONCURRENT_STREAMS } });
-
-  server.on('session', (session: ServerHttp2Session) => {
-    sessions.set(session, socketAddress(session.socket?.remoteAddress));
-    session.on('close', () => sessions.delete(session));
-    session.on('error', (err) => kernel.logger.debug({ err, transport: 'grpc' }, 'gRPC connection error'));
+  const server = await startH2Server({
+    host: opts.host,
+    port: opts.port,
+    limits: {
+      maxConcurrentStreams: MAX_CONCURRENT_STREAMS,
+      maxHeaderListSize: MAX_HEADER_LIST_SIZE,
+      handshakeTimeoutMs: HANDSHAKE_TIMEOUT_MS,
+      maxBufferedBytes: MAX_BUFFERED_BYTES,
+    },
+    onStream: (stream) => route(stream),
+    addressOf: socketAddress,
+    onProblem: (err) => kernel.logger.debug({ err, transport: 'grpc' }, 'gRPC connection error'),
+  }).catch((err: Error) => {
+    throw new Error(`gRPC server cannot listen on ${opts.host}:${opts.port}: ${err.message}`);
   });
-  server.on('stream', (stream: ServerHttp2Stream, headers: IncomingHttpHeaders) => {
-    stream.on('error', ignoreStreamError);
+
+  function route(stream: H2Stream): void {
+    const headers = stream.headers;
     if (headers[':method'] !== 'POST') {
-      stream.respond({ ':status': 405, allow: 'POST' }, { endStream: true });
+      stream.respond({ ':status': 405, allow: 'POST' }, true);
+      if (!stream.remoteEnded) stream.close(0);
       return;
     }
     const contentType = headers['content-type'];
     if (typeof contentType !== 'string' || !contentType.startsWith('application/grpc')) {
       // PROTOCOL-HTTP2.md: a request that is not gRPC at all gets HTTP 415.
-      stream.respond({ ':status': 415 }, { endStream: true });
+      stream.respond({ ':status': 415 }, true);
+      if (!stream.remoteEnded) stream.close(0);
       return;
     }
-    const path = headers[':path'] ?? '';
+    const path = headers[':path'] as string;
     try {
       if (!isProtobuf(contentType)) throw new GrpcFailure(GRPC_STATUS.UNIMPLEMENTED, `unsupported content-type ${contentType}`);
       checkEncoding(headers['grpc-encoding']);
       const timeoutMs = parseTimeout(headers['grpc-timeout']);
-      const route = routes.get(path);
-      if (!route) throw new GrpcFailure(GRPC_STATUS.UNIMPLEMENTED, `unknown method ${path}`);
-      if (route.kind === 'unary') serveUnary(env, route.unary, stream, headers, sessions.get(stream.session as ServerHttp2Session) ?? 'unknown', timeoutMs);
-      else serveStream(route.stream, stream, headers, env.limit, kernel.logger, timeoutMs);
+      const found = routes.get(path);
+      if (!found) throw new GrpcFailure(GRPC_STATUS.UNIMPLEMENTED, `unknown method ${path}`);
+      if (found.kind === 'unary') serveUnary(env, found.unary, stream, timeoutMs);
+      else serveStream(found.stream, stream, headers, env.limit, kernel.logger, timeoutMs);
     } catch (err) {
       sendStatusOnly(stream, responseHead(), statusOf(err, kernel.logger, { path }));
     }
-  });
+  }
 
-  const port = await listen(server, opts.host, opts.port);
   let closing: Promise<void> | undefined;
-  const shutdown = (graceMs: number) =>
-    new Promise<void>((resolve) => {
-      // Stop accepting connections; ask each open one to finish its calls (GOAWAY), then cut off
-      // whatever is still running when the grace period ends.
-      const force = setTimeout(() => {
-        for (const session of sessions.keys()) session.destroy();
-      }, graceMs);
-      server.close(() => {
-        clearTimeout(force);
-        resolve();
-      });
-      for (const session of sessions.keys()) session.close();
-    });
   return {
-    port,
-    close: () => (closing ??= shutdown(opts.shutdownGraceMs ?? 2000)),
+    port: server.port,
+    // Stop accepting; ask each connection to finish its calls (GOAWAY), then cut off what is left.
+    close: () => (closing ??= server.close(opts.shutdownGraceMs ?? 2000)),
   };
 }

@@ -5,10 +5,10 @@
  * `end`. Responses are written as they come; the status goes in the trailers at the end.
  */
 import { EventEmitter } from 'node:events';
-import type { IncomingHttpHeaders, ServerHttp2Stream } from 'node:http2';
 import type { Logger } from '../../core/logger.js';
 import { responseHead } from './call-context.js';
-import { gone, sendStatusOnly, statusHeaders, statusOf, type StatusAnswer } from './respond.js';
+import type { H2Stream, RequestHeaders } from './h2/stream.js';
+import { sendStatusOnly, statusHeaders, statusOf, type StatusAnswer } from './respond.js';
 import { messageBytes } from './wire/compression.js';
 import { GrpcFailure } from './wire/failure.js';
 import { frameMessage, MessageReader } from './wire/messages.js';
@@ -26,23 +26,22 @@ const OK: StatusAnswer = { status: GRPC_STATUS.OK, message: '' };
 export class StreamCall extends EventEmitter {
   private headSent = false;
   private ended = false;
-  private closing: StatusAnswer = OK;
 
   constructor(
-    private readonly stream: ServerHttp2Stream,
+    private readonly stream: H2Stream,
     private readonly serialize: (value: unknown) => Buffer,
   ) {
     super();
-    stream.on('wantTrailers', () => stream.sendTrailers(statusHeaders({}, this.closing)));
   }
 
   write(message: unknown): boolean {
-    if (this.ended || gone(this.stream)) return false;
+    if (this.ended || !this.stream.writable) return false;
     if (!this.headSent) {
       this.headSent = true;
-      this.stream.respond(responseHead(), { waitForTrailers: true });
+      this.stream.respond(responseHead(), false);
     }
-    return this.stream.write(frameMessage(this.serialize(message)));
+    this.stream.write(frameMessage(this.serialize(message)));
+    return true;
   }
 
   /** Ends the call with OK, or with the given status. */
@@ -53,12 +52,11 @@ export class StreamCall extends EventEmitter {
       sendStatusOnly(this.stream, responseHead(), answer);
       return;
     }
-    this.closing = answer;
-    if (!gone(this.stream)) this.stream.end();
+    this.stream.end(statusHeaders({}, answer));
   }
 }
 
-export function serveStream(method: StreamingMethod, stream: ServerHttp2Stream, headers: IncomingHttpHeaders, limit: number, logger: Logger, timeoutMs: number | undefined): void {
+export function serveStream(method: StreamingMethod, stream: H2Stream, headers: RequestHeaders, limit: number, logger: Logger, timeoutMs: number | undefined): void {
   const call = new StreamCall(stream, method.serialize);
   const fail = (err: unknown) => call.end(statusOf(err, logger, { method: method.path }));
   const reader = new MessageReader(limit);
@@ -68,20 +66,20 @@ export function serveStream(method: StreamingMethod, stream: ServerHttp2Stream, 
     fail(err);
     return;
   }
-  stream.on('data', (chunk: Buffer) => {
+  stream.onData = (chunk: Buffer) => {
     try {
       for (const message of reader.push(chunk)) call.emit('data', method.deserialize(messageBytes(message, headers['grpc-encoding'], limit)));
     } catch (err) {
       fail(err instanceof GrpcFailure ? err : new GrpcFailure(GRPC_STATUS.INVALID_ARGUMENT, 'request message could not be decoded'));
     }
-  });
-  stream.on('end', () => {
+  };
+  stream.onEnd = () => {
     if (reader.partial) fail(new GrpcFailure(GRPC_STATUS.INVALID_ARGUMENT, 'request ended inside a message'));
     else call.emit('end');
-  });
+  };
   if (timeoutMs !== undefined) {
     const timer = setTimeout(() => fail(new GrpcFailure(GRPC_STATUS.DEADLINE_EXCEEDED, 'deadline exceeded')), timeoutMs);
-    stream.on('close', () => clearTimeout(timer));
+    stream.onClose = () => clearTimeout(timer);
   }
 }
 

@@ -9,12 +9,12 @@
  *
  * A class rather than closures: one object per call, its steps shared on the prototype.
  */
-import type { IncomingHttpHeaders, ServerHttp2Stream } from 'node:http2';
 import type { RequestContext } from '../../core/context.js';
 import type { Kernel } from '../../core/kernel.js';
 import type { CompiledOperation } from '../../core/operations.js';
 import { addEffects, contextFromCall, responseHead } from './call-context.js';
 import type { Cidr } from './client-ip.js';
+import type { H2Stream, RequestHeaders } from './h2/stream.js';
 import { decodeRequest, encodeResponse } from './codec.js';
 import type { ProtoMethod, ProtoModel } from './proto-model.js';
 import { sendStatusOnly, sendUnary, statusOf } from './respond.js';
@@ -62,9 +62,8 @@ class UnaryCall {
   constructor(
     private readonly env: CallEnvironment,
     private readonly route: UnaryRoute,
-    private readonly stream: ServerHttp2Stream,
-    private readonly headers: IncomingHttpHeaders,
-    private readonly remoteAddress: string,
+    private readonly stream: H2Stream,
+    private readonly headers: RequestHeaders,
   ) {
     this.reader = new MessageReader(env.limit);
   }
@@ -94,7 +93,7 @@ class UnaryCall {
     } catch (err) {
       return this.fail(err);
     }
-    this.ctx = contextFromCall(this.env.kernel, this.headers, this.remoteAddress, this.env.proxies);
+    this.ctx = contextFromCall(this.env.kernel, this.headers, this.stream.remoteAddress, this.env.proxies);
     this.env.kernel.invokeCompiled(this.route.op, this.ctx, input).then(
       (output) => this.succeed(output),
       (err: unknown) => this.fail(err),
@@ -152,22 +151,20 @@ class UnaryCall {
 
   startDeadline(ms: number): void {
     this.timer = setTimeout(() => this.fail(new GrpcFailure(GRPC_STATUS.DEADLINE_EXCEEDED, 'deadline exceeded')), ms);
-    // Reset or closed by the peer (a cancelled call): the deadline no longer matters.
-    this.stream.on('close', () => this.finish());
   }
 }
 
 export function serveUnary(
   env: CallEnvironment,
   route: UnaryRoute,
-  stream: ServerHttp2Stream,
-  headers: IncomingHttpHeaders,
-  remoteAddress: string,
+  stream: H2Stream,
   timeoutMs: number | undefined,
 ): void {
-  const call = new UnaryCall(env, route, stream, headers, remoteAddress);
+  const call = new UnaryCall(env, route, stream, stream.headers);
   call.startReadTimer(env.readTimeoutMs);
-  stream.on('data', (chunk: Buffer) => call.receive(chunk));
-  stream.on('end', () => call.requestEnded());
+  stream.onData = (chunk: Buffer) => call.receive(chunk);
+  stream.onEnd = () => call.requestEnded();
+  // Reset by the peer (a cancelled call) or answered: the timers no longer matter.
+  stream.onClose = () => call.finish();
   if (timeoutMs !== undefined) call.startDeadline(timeoutMs);
 }

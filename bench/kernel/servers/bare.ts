@@ -2,7 +2,7 @@
  * Kernel bench child: the references. A bare Fastify route returning the same Meta object
  * (serialized per request, as the real route does), the same GraphQL query on bare Mercurius, and
  * the same JSON bytes answered as a gRPC call with no protobuf and no kernel, twice: by a bare
- * grpc-js method and by node:http2 alone (the stack Latchkey's gRPC server is built on): what
+ * grpc-js method and by node:http2 alone (what Latchkey's gRPC server ran on before its own HTTP/2): what
  * each stack costs by itself.
  */
 import { createServer as createHttp2Server } from 'node:http2';

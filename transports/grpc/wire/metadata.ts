@@ -5,11 +5,12 @@
  * Responses: entries are sent only when HTTP/2 can carry them; a name or value gRPC cannot carry
  * (non-ASCII, reserved) is dropped rather than failing the call.
  */
-import type { IncomingHttpHeaders, OutgoingHttpHeaders } from 'node:http2';
+import type { OutgoingHeaders } from '../h2/hpack/encoder.js';
+import type { RequestHeaders } from '../h2/stream.js';
 
 const PROTOCOL_HEADERS = new Set(['content-type', 'te', 'grpc-timeout', 'grpc-encoding', 'grpc-accept-encoding', 'content-length']);
 
-export function requestMetadata(headers: IncomingHttpHeaders): Record<string, string> {
+export function requestMetadata(headers: RequestHeaders): Record<string, string> {
   const out: Record<string, string> = {};
   for (const key in headers) {
     if (key.charCodeAt(0) === 58 /* ':' */ || PROTOCOL_HEADERS.has(key) || key.endsWith('-bin')) continue;
@@ -29,7 +30,7 @@ function carriable(name: string, value: string): boolean {
 }
 
 /** Adds response metadata to an HTTP/2 header block; `set-cookie` may repeat, others join with `, `. */
-export function addMetadata(into: OutgoingHttpHeaders, name: string, value: string): void {
+export function addMetadata(into: OutgoingHeaders, name: string, value: string): void {
   const key = name.toLowerCase();
   if (!carriable(key, value)) return;
   const prior = into[key];

@@ -1,0 +1,203 @@
+/**
+ * The HTTP/2 server against a peer that breaks the rules (RFC 9113 §5.4, §6, §8, §10.5): each
+ * connection error ends in GOAWAY with the code the RFC names, each stream error in RST_STREAM,
+ * and each limit holds.
+ */
+import t, { type Test } from 'tap';
+import { ERROR, FLAG, FRAME, SETTING } from '../../../../transports/grpc/h2/frames.js';
+import { RawPeer } from './raw-peer.js';
+import { echo, testServer } from './test-server.js';
+
+type Server = Awaited<ReturnType<typeof testServer>>;
+
+async function peerOf(t: Test, server: Server, settings: [number, number][] = []): Promise<RawPeer> {
+  const peer = (await RawPeer.connect(server.port)).hello(settings);
+  t.teardown(() => peer.close());
+  return peer;
+}
+
+async function echoServer(t: Test, limits = {}): Promise<Server> {
+  const server = await testServer(echo, limits);
+  t.teardown(() => server.close(100));
+  return server;
+}
+
+const END = FLAG.END_STREAM | FLAG.END_HEADERS;
+
+t.test('the server speaks first with its SETTINGS, acknowledges the peer\'s, and answers PING', async (t) => {
+  const peer = await peerOf(t, await echoServer(t));
+  const settings = await peer.waitFor((f) => f.type === FRAME.SETTINGS && f.flags === 0);
+  t.equal(settings.payload.readUInt16BE(0), SETTING.MAX_CONCURRENT_STREAMS);
+  t.equal(settings.payload.readUInt32BE(2), 100);
+  await peer.waitFor((f) => f.type === FRAME.SETTINGS && f.flags === FLAG.ACK);
+  peer.frame(FRAME.PING, 0, 0, Buffer.from('12345678'));
+  const pong = await peer.waitFor((f) => f.type === FRAME.PING);
+  t.equal(pong.flags, FLAG.ACK);
+  t.equal(pong.payload.toString(), '12345678');
+});
+
+t.test('a request on a raw connection is answered, trailers last', async (t) => {
+  const peer = await peerOf(t, await echoServer(t));
+  peer.request(1, END, { 'x-a': 'b' });
+  const head = await peer.waitFor((f) => f.type === FRAME.HEADERS && f.stream === 1);
+  t.equal(head.fields?.[':status'], '200');
+  const trailers = await peer.waitFor((f) => f.type === FRAME.HEADERS && f.stream === 1 && (f.flags & FLAG.END_STREAM) !== 0);
+  t.equal(trailers.fields?.['x-done'], 'yes');
+});
+
+t.test('connection errors end in GOAWAY with the code RFC 9113 names', async (t) => {
+  const cases: [string, (p: RawPeer) => void, number][] = [
+    ['DATA on stream 0', (p) => p.frame(FRAME.DATA, 0, 0, Buffer.from('x')), ERROR.PROTOCOL_ERROR],
+    ['DATA on an idle stream', (p) => p.frame(FRAME.DATA, 0, 9, Buffer.from('x')), ERROR.PROTOCOL_ERROR],
+    ['a stream id that is even', (p) => p.request(2, END), ERROR.PROTOCOL_ERROR],
+    ['a stream id going backwards', (p) => p.request(5, END).request(3, END), ERROR.STREAM_CLOSED],
+    ['PUSH_PROMISE from a client', (p) => p.frame(FRAME.PUSH_PROMISE, 0, 1, Buffer.alloc(4)), ERROR.PROTOCOL_ERROR],
+    ['a PING of 7 bytes', (p) => p.frame(FRAME.PING, 0, 0, Buffer.alloc(7)), ERROR.FRAME_SIZE_ERROR],
+    ['SETTINGS on a stream', (p) => p.frame(FRAME.SETTINGS, 0, 1), ERROR.PROTOCOL_ERROR],
+    ['a frame above 16384 bytes', (p) => p.frame(FRAME.DATA, 0, 1, Buffer.alloc(16385)), ERROR.FRAME_SIZE_ERROR],
+    ['a header block HPACK cannot decode', (p) => p.frame(FRAME.HEADERS, END, 1, Buffer.from([0x80])), ERROR.COMPRESSION_ERROR],
+    ['CONTINUATION without HEADERS', (p) => p.frame(FRAME.CONTINUATION, FLAG.END_HEADERS, 1, Buffer.from([0x82])), ERROR.PROTOCOL_ERROR],
+    ['a header block interrupted by another frame', (p) => p.frame(FRAME.HEADERS, 0, 1, Buffer.from([0x82])).frame(FRAME.PING, 0, 0, Buffer.alloc(8)), ERROR.PROTOCOL_ERROR],
+    ['a window grown past 2^31-1', (p) => p.frame(FRAME.WINDOW_UPDATE, 0, 0, Buffer.from([0x7f, 0xff, 0xff, 0xff])), ERROR.FLOW_CONTROL_ERROR],
+    ['a connection window update of 0', (p) => p.frame(FRAME.WINDOW_UPDATE, 0, 0, Buffer.alloc(4)), ERROR.PROTOCOL_ERROR],
+    ['SETTINGS_ENABLE_PUSH of 2', (p) => p.frame(FRAME.SETTINGS, 0, 0, Buffer.from([0, 2, 0, 0, 0, 2])), ERROR.PROTOCOL_ERROR],
+    ['SETTINGS_MAX_FRAME_SIZE below 16384', (p) => p.frame(FRAME.SETTINGS, 0, 0, Buffer.from([0, 5, 0, 0, 0x10, 0])), ERROR.PROTOCOL_ERROR],
+  ];
+  const server = await echoServer(t);
+  for (const [what, act, code] of cases) {
+    const peer = await peerOf(t, server);
+    act(peer);
+    t.equal(await peer.goAwayCode(), code, what);
+    await peer.closed;
+  }
+});
+
+t.test('a connection that does not start with the preface is dropped', async (t) => {
+  const server = await echoServer(t);
+  const peer = await RawPeer.connect(server.port);
+  peer.send(Buffer.from('GET / HTTP/1.1\r\nhost: x\r\n\r\n'));
+  await peer.closed;
+  t.pass('closed');
+  const second = await RawPeer.connect(server.port);
+  second.send(Buffer.from('PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n')).frame(FRAME.PING, 0, 0, Buffer.alloc(8));
+  t.equal(await second.goAwayCode(), ERROR.PROTOCOL_ERROR, 'the first frame must be SETTINGS');
+});
+
+t.test('a peer that never finishes its preface is dropped after the handshake timeout', async (t) => {
+  const server = await echoServer(t, { handshakeTimeoutMs: 150 });
+  const peer = await RawPeer.connect(server.port);
+  peer.send(Buffer.from('PRI * HTTP'));
+  const started = Date.now();
+  await peer.closed;
+  t.ok(Date.now() - started < 2000);
+});
+
+t.test('malformed requests are reset with PROTOCOL_ERROR; the connection carries on', async (t) => {
+  const peer = await peerOf(t, await echoServer(t));
+  const cases: [number, Record<string, string>][] = [
+    [1, { 'X-Upper': 'a' }],
+    [3, { connection: 'keep-alive' }],
+    [5, { te: 'gzip' }],
+    [7, { 'x-a': 'line\nbreak' }],
+  ];
+  for (const [stream, extra] of cases) peer.request(stream, END, extra);
+  // Missing :path.
+  peer.frame(FRAME.HEADERS, END, 9, Buffer.from([0x83, 0x86]));
+  for (const stream of [1, 3, 5, 7, 9]) {
+    const rst = await peer.waitFor((f) => f.type === FRAME.RST_STREAM && f.stream === stream);
+    t.equal(rst.payload.readUInt32BE(0), ERROR.PROTOCOL_ERROR, `stream ${stream}`);
+  }
+  peer.request(11, END);
+  t.equal((await peer.waitFor((f) => f.type === FRAME.HEADERS && f.stream === 11)).fields?.[':status'], '200');
+});
+
+t.test('a header list above the limit is answered 431', async (t) => {
+  const peer = await peerOf(t, await echoServer(t, { maxHeaderListSize: 1000 }));
+  peer.request(1, END, { 'x-big': 'a'.repeat(1200) });
+  t.equal((await peer.waitFor((f) => f.type === FRAME.HEADERS && f.stream === 1)).fields?.[':status'], '431');
+  peer.request(3, END);
+  t.equal((await peer.waitFor((f) => f.type === FRAME.HEADERS && f.stream === 3)).fields?.[':status'], '200', 'the table stayed in step');
+});
+
+t.test('an endless run of CONTINUATION frames is cut off', async (t) => {
+  const peer = await peerOf(t, await echoServer(t));
+  peer.frame(FRAME.HEADERS, 0, 1, Buffer.from([0x83]));
+  for (let i = 0; i < 100; i++) peer.frame(FRAME.CONTINUATION, 0, 1);
+  t.equal(await peer.goAwayCode(), ERROR.ENHANCE_YOUR_CALM);
+});
+
+t.test('streams past SETTINGS_MAX_CONCURRENT_STREAMS are refused', async (t) => {
+  const peer = await peerOf(t, await echoServer(t, { maxConcurrentStreams: 2 }));
+  // Bodies never end, so the streams stay open.
+  peer.request(1, FLAG.END_HEADERS).request(3, FLAG.END_HEADERS).request(5, FLAG.END_HEADERS);
+  const rst = await peer.waitFor((f) => f.type === FRAME.RST_STREAM);
+  t.equal(rst.stream, 5);
+  t.equal(rst.payload.readUInt32BE(0), ERROR.REFUSED_STREAM);
+});
+
+t.test('opening and resetting streams at a flood rate ends the connection (rapid reset)', async (t) => {
+  const opened: number[] = [];
+  const server = await testServer((stream) => {
+    opened.push(stream.id);
+  }, { maxConcurrentStreams: 5000 });
+  t.teardown(() => server.close(100));
+  const peer = await peerOf(t, server);
+  for (let id = 1; id < 2 * 1100; id += 2) peer.request(id, FLAG.END_HEADERS).frame(FRAME.RST_STREAM, 0, id, Buffer.from([0, 0, 0, 8]));
+  t.equal(await peer.goAwayCode(), ERROR.ENHANCE_YOUR_CALM);
+  t.ok(opened.length >= 1000 && opened.length < 1100, `${opened.length} streams reached the handler`);
+});
+
+t.test('a reset from the peer closes the stream for its handler', async (t) => {
+  let closed = false;
+  const server = await testServer((stream) => {
+    stream.onClose = () => (closed = true);
+  });
+  t.teardown(() => server.close(100));
+  const peer = await peerOf(t, server);
+  peer.request(1, FLAG.END_HEADERS).frame(FRAME.RST_STREAM, 0, 1, Buffer.from([0, 0, 0, 8]));
+  await peer.waitFor((f) => f.type === FRAME.SETTINGS && f.flags === FLAG.ACK);
+  while (!closed) await new Promise((r) => setTimeout(r, 5));
+  t.pass('onClose ran');
+});
+
+t.test('a peer that stops reading is dropped once too much is queued for it', async (t) => {
+  const server = await testServer((stream) => {
+    stream.onEnd = () => {
+      stream.respond({ ':status': 200 }, false);
+      // Keep writing until the connection is dropped: the kernel's socket buffers take the first
+      // megabytes, then the bytes queue in the process.
+      const timer = setInterval(() => stream.write(Buffer.alloc(1024 * 1024)), 5);
+      stream.onClose = () => clearInterval(timer);
+    };
+  }, { maxBufferedBytes: 256 * 1024 });
+  t.teardown(() => server.close(100));
+  const peer = await RawPeer.connect(server.port);
+  t.teardown(() => peer.close());
+  // Windows as large as allowed, so flow control does not hold the data back; then stop reading.
+  peer.hello([[SETTING.INITIAL_WINDOW_SIZE, 2 ** 31 - 1]]).frame(FRAME.WINDOW_UPDATE, 0, 0, Buffer.from([0x7f, 0xff, 0x00, 0x00]));
+  peer.pause();
+  peer.request(1, END);
+  while (!server.problems.some((e) => /not reading/.test(e.message))) await new Promise((r) => setTimeout(r, 10));
+  // A paused socket notices nothing; reading again, it finds the connection gone.
+  peer.resume();
+  await peer.closed;
+  t.pass('dropped and logged');
+});
+
+t.test('after GOAWAY a new stream is refused', async (t) => {
+  const opened: number[] = [];
+  const server = await testServer((stream) => {
+    opened.push(stream.id);
+  });
+  const peer = await peerOf(t, server);
+  peer.request(1, FLAG.END_HEADERS);
+  while (opened.length === 0) await new Promise((r) => setTimeout(r, 5));
+  const closing = server.close(300);
+  await peer.waitFor((f) => f.type === FRAME.GOAWAY);
+  peer.request(3, END);
+  const rst = await peer.waitFor((f) => f.type === FRAME.RST_STREAM && f.stream === 3);
+  t.equal(rst.payload.readUInt32BE(0), ERROR.REFUSED_STREAM);
+  await closing;
+  await peer.closed;
+  t.strictSame(opened, [1]);
+});
