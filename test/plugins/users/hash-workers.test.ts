@@ -1,4 +1,4 @@
-/** Password hashing on worker threads: real Argon2id hashes, verified both ways, more jobs than workers, clean shutdown. */
+/** Password hashing on worker threads: real Argon2id hashes, verified both ways, more jobs than workers, a worker's next job queued with it, clean shutdown. */
 import t from 'tap';
 import { createHashWorkers } from '../../../plugins/users/hash-workers.js';
 import { verifyPassword } from '../../../plugins/users/password.js';
@@ -25,6 +25,29 @@ t.test('more jobs than workers all complete, each with its own answer', async (t
   const checks = await Promise.all(hashes.map((h, i) => w.verify(h, passwords[(i + 1) % 7])));
   t.same(checks, Array(7).fill(false), 'each hash only matches its own password');
   t.same(await Promise.all(hashes.map((h, i) => w.verify(h, passwords[i]))), Array(7).fill(true));
+});
+
+t.test('a worker already holds its next job: it does not wait for the event loop to hand it over', async (t) => {
+  const w = createHashWorkers(1);
+  t.teardown(() => w.close());
+  const stored = await w.hash('Secret-123', params);
+  let answered = 0;
+  const jobs = [w.verify(stored, 'Secret-123'), w.verify(stored, 'wrong-password')].map((p) =>
+    p.then((ok) => {
+      answered++;
+      return ok;
+    }),
+  );
+  // The event loop is stuck for far longer than two small hashes take. Had the worker been given
+  // one job at a time, the second would only start once the loop read the first answer.
+  const until = Date.now() + 1000;
+  while (Date.now() < until) {
+    // busy: no callback of this thread runs
+  }
+  await new Promise((resolve) => setTimeout(resolve, 0));
+  await new Promise((resolve) => setImmediate(resolve));
+  t.equal(answered, 2, 'both answers were waiting when the event loop came back');
+  t.same(await Promise.all(jobs), [true, false]);
 });
 
 t.test('close rejects queued work and refuses new work', async (t) => {
