@@ -28,6 +28,10 @@ function parse(raw: string | null): SessionRecord | null {
 }
 
 export function createSessionsService(config: Config, memory: MemoryStore, keys: KeysService): SessionsService {
+  // The cookie attributes depend only on flags: worked out once, not per login (each call
+  // parsed --url again to find the parent domain). setCookie copies them per effect.
+  const liveCookie = cookieOptions(config, Math.floor(SESSION_TTL_MS / 1000));
+  const clearedCookie = cookieOptions(config, 0);
   const store = async (s: SessionRecord) => memory.set(key(s.userId, s.id), JSON.stringify(s), Math.max(1, s.expiresAt - Date.now()));
 
   const get = async (userId: string, sessionId: string): Promise<SessionRecord | null> => {
@@ -87,14 +91,12 @@ export function createSessionsService(config: Config, memory: MemoryStore, keys:
     fromCookie,
     setCookies(ctx: RequestContext, session) {
       const value = service.cookieValue(session);
-      const opts = cookieOptions(config, Math.floor(SESSION_TTL_MS / 1000));
-      ctx.setCookie(SESSION_COOKIE, value, opts.host);
-      ctx.setCookie(SESSION_DOMAIN_COOKIE, value, opts.domain);
+      ctx.setCookie(SESSION_COOKIE, value, liveCookie.host);
+      ctx.setCookie(SESSION_DOMAIN_COOKIE, value, liveCookie.domain);
     },
     clearCookies(ctx: RequestContext) {
-      const opts = cookieOptions(config, 0);
-      ctx.clearCookie(SESSION_COOKIE, opts.host);
-      ctx.clearCookie(SESSION_DOMAIN_COOKIE, opts.domain);
+      ctx.clearCookie(SESSION_COOKIE, clearedCookie.host);
+      ctx.clearCookie(SESSION_DOMAIN_COOKIE, clearedCookie.domain);
     },
     async fromRequest(ctx: RequestContext) {
       return (await fromCookie(ctx.cookie(SESSION_COOKIE))) ?? (await fromCookie(ctx.cookie(SESSION_DOMAIN_COOKIE)));
