@@ -4,6 +4,7 @@
  */
 import { SignJWT, jwtVerify, type JWK } from 'jose';
 import { definePlugin } from '../../core/plugin.js';
+import { createRandomPool } from '../../core/random-pool.js';
 import { loadSecondaryKey, loadSigningKeys, type SigningKeys, type VerificationKey } from './load.js';
 import { checkKeyRules, JWT_TYPES, type JwtType } from './rules.js';
 import { deriveKey, open, seal } from './seal.js';
@@ -75,11 +76,12 @@ export const keysPlugin = definePlugin<KeysService>({
     const secondary = await loadSecondaryKey(alg, config.string('jwt-secondary-secret'), config.string('jwt-secondary-public-key'));
     if (secondary && secondary.kid === current.kid) throw new Error('the secondary key is the signing key itself; give the other key of the rotation');
     const verifiers: VerificationKey[] = secondary ? [current, secondary] : [current];
+    const random = createRandomPool();
     return {
       current,
       verifiers,
       jwks: () => ({ keys: verifiers.flatMap((k) => (k.publicJwk ? [k.publicJwk] : [])) }),
-      seal: (plaintext, purpose) => seal(key, plaintext, purpose),
+      seal: (plaintext, purpose) => seal(key, plaintext, purpose, random),
       open: (sealed, purpose) => open(key, sealed, purpose),
     };
   },

@@ -4,14 +4,16 @@
  * a purpose string bound as additional data so a value sealed for one use cannot be opened as
  * another.
  */
-import { createCipheriv, createDecipheriv, hkdfSync, randomBytes } from 'node:crypto';
+import { createCipheriv, createDecipheriv, hkdfSync } from 'node:crypto';
+import type { RandomPool } from '../../core/random-pool.js';
 
 export function deriveKey(secret: string, info: string): Buffer {
   return Buffer.from(hkdfSync('sha256', Buffer.from(secret, 'utf8'), Buffer.alloc(0), info, 32));
 }
 
-export function seal(key: Buffer, plaintext: string, purpose: string): string {
-  const iv = randomBytes(12);
+/** `random` supplies the 96-bit IV, a fresh random one per value (NIST SP 800-38D §8.2.2). */
+export function seal(key: Buffer, plaintext: string, purpose: string, random: RandomPool): string {
+  const iv = random.bytes(12);
   const cipher = createCipheriv('aes-256-gcm', key, iv);
   cipher.setAAD(Buffer.from(purpose, 'utf8'));
   const body = Buffer.concat([cipher.update(plaintext, 'utf8'), cipher.final()]);

@@ -3,10 +3,10 @@
  * prefix makes "end every session of this user" one `deletePrefix` (admin revoke, deactivation,
  * password change), on Redis, the database store and in-process alike.
  */
-import { randomBytes } from 'node:crypto';
 import type { Config } from '../../core/config.js';
 import type { RequestContext } from '../../core/context.js';
 import type { MemoryStore } from '../../core/memory-store.js';
+import { createRandomPool } from '../../core/random-pool.js';
 import type { KeysService } from '../keys/index.js';
 import { COOKIE_PURPOSE, cookieOptions, SESSION_COOKIE, SESSION_DOMAIN_COOKIE } from './cookies.js';
 import type { NewSession, SessionRecord, SessionsService } from './types.js';
@@ -14,7 +14,6 @@ import type { NewSession, SessionRecord, SessionsService } from './types.js';
 export const SESSION_TTL_MS = 24 * 60 * 60 * 1000;
 
 const key = (userId: string, sessionId: string) => `session:${userId}:${sessionId}`;
-const newSessionId = () => randomBytes(18).toString('base64url');
 const ID = /^[A-Za-z0-9_-]{1,64}$/;
 
 function parse(raw: string | null): SessionRecord | null {
@@ -32,6 +31,8 @@ export function createSessionsService(config: Config, memory: MemoryStore, keys:
   // parsed --url again to find the parent domain). setCookie copies them per effect.
   const liveCookie = cookieOptions(config, Math.floor(SESSION_TTL_MS / 1000));
   const clearedCookie = cookieOptions(config, 0);
+  const random = createRandomPool();
+  const newSessionId = () => random.id(18);
   const store = async (s: SessionRecord) => memory.set(key(s.userId, s.id), JSON.stringify(s), Math.max(1, s.expiresAt - Date.now()));
 
   const get = async (userId: string, sessionId: string): Promise<SessionRecord | null> => {

@@ -9,7 +9,7 @@
  * atomically and leaves a "spent" marker; presenting a spent token again revokes its family, which
  * is its session (RFC 9700 §4.14.2, refresh token rotation with reuse detection).
  */
-import { createHash, randomBytes } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import { decodeProtectedHeader, jwtVerify, type JWTPayload } from 'jose';
 import { LRUCache } from 'lru-cache';
 import type { Config } from '../../core/config.js';
@@ -17,6 +17,7 @@ import type { RequestContext } from '../../core/context.js';
 import { ServiceError } from '../../core/errors.js';
 import type { Logger } from '../../core/logger.js';
 import type { MemoryStore } from '../../core/memory-store.js';
+import { createRandomPool } from '../../core/random-pool.js';
 import type { KeysService } from '../keys/index.js';
 import type { SessionRecord, SessionsService } from '../sessions/types.js';
 import type { UserRecord, UsersService } from '../users/types.js';
@@ -153,6 +154,7 @@ export async function createTokensService({ config, memory, keys, sessions, user
   for (const k of keys.verifiers) verifierByKid.set(k.kid, verifierFor(k, issuer));
   const verifyWithCurrent = verifierByKid.get(current.kid) ?? verifierFor(current, issuer);
   const signPayload = signerFor(current);
+  const random = createRandomPool();
 
   const sign = async (claims: Record<string, unknown>, ttlSeconds: number): Promise<string> => {
     const iat = Math.floor(Date.now() / 1000);
@@ -208,7 +210,7 @@ export async function createTokensService({ config, memory, keys, sessions, user
     let access: Record<string, unknown> = {
       sub: user.id,
       aud: req.audience ?? clientId,
-      jti: randomBytes(16).toString('base64url'),
+      jti: random.id(16),
       sid: session.id,
       client_id: clientId,
       scope,
@@ -241,7 +243,7 @@ export async function createTokensService({ config, memory, keys, sessions, user
     const idToken = await sign(id, ttl);
     const out: IssuedTokens = { access_token: accessToken, id_token: idToken, expires_in: iat + ttl, lifetime: ttl, scope };
     if (req.refresh ?? req.scopes.includes('offline_access')) {
-      const jti = randomBytes(24).toString('base64url');
+      const jti = random.id(24);
       const record: RefreshRecord = {
         sid: session.id,
         userId: user.id,
