@@ -255,7 +255,11 @@ export class H2Connection {
       this.input = at === buf.length ? Buffer.alloc(0) : Buffer.from(buf.subarray(at));
     } catch (err) {
       if (err instanceof ConnectionError) this.fail(err);
-      else throw err;
+      else {
+        // A fault of ours while handling the peer's frames: end this connection, not the process.
+        this.onProblem(err as Error);
+        this.fail(new ConnectionError(ERROR.INTERNAL_ERROR, 'internal error'));
+      }
     }
     this.flush();
   }

@@ -201,3 +201,19 @@ t.test('after GOAWAY a new stream is refused', async (t) => {
   await peer.closed;
   t.strictSame(opened, [1]);
 });
+
+t.test('a handler that throws ends its connection with INTERNAL_ERROR, not the process', async (t) => {
+  const server = await testServer((stream) => {
+    stream.onEnd = () => {
+      throw new Error('handler bug');
+    };
+  });
+  t.teardown(() => server.close(100));
+  const peer = await peerOf(t, server);
+  peer.request(1, END);
+  t.equal(await peer.goAwayCode(), ERROR.INTERNAL_ERROR);
+  t.ok(server.problems.some((e) => e.message === 'handler bug'), 'logged');
+  const next = await peerOf(t, server);
+  next.frame(FRAME.PING, 0, 0, Buffer.alloc(8));
+  t.equal((await next.waitFor((f) => f.type === FRAME.PING)).flags, FLAG.ACK, 'the server still serves');
+});
