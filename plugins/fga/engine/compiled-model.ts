@@ -4,6 +4,7 @@
  * dependency edges list-objects walks. Built once per model version.
  */
 import { ServiceError } from '../../../core/errors.js';
+import { linkPlan, RelationPlan } from './check-plan.js';
 import { compileModel } from './model-validator.js';
 import { parseObject, parseUser, shapeOf, userShape, isRelationName } from './tuple-format.js';
 import { directTypeKey, EMPTY_MODEL, type AuthorizationModel, type RelationDef, type Rewrite, type Tuple } from './types.js';
@@ -31,14 +32,14 @@ export class CompiledModel {
    * from the user (resolver.ts, `reach`) instead of down a possibly wide userset tree.
    */
   readonly closedDirect = new Set<RelKey>();
-  /** The same relations as definitions (a lookup without building a key string: hot path). */
-  readonly closedDefs = new Set<RelationDef>();
   /** Allowed user shapes per relation definition (the same sets as `fits`, keyed by object). */
   readonly defShapes = new Map<RelationDef, Set<string>>();
   /** For a user shape (`user`, `user:*`, `group#member`): the closed direct relations admitting it. */
   readonly closedByShape = new Map<string, { type: string; relation: string }[]>();
   /** For a closed direct relation: the closed direct relations whose usersets can lead into it (itself included). */
   readonly closedFeeders = new Map<RelKey, Set<RelKey>>();
+  /** Per type and relation, what check needs of it, looked up once (check-plan.ts). */
+  private readonly plans = new Map<string, Map<string, RelationPlan>>();
 
   constructor(
     readonly id: string,
@@ -54,6 +55,32 @@ export class CompiledModel {
       }
     }
     this.findClosedDirect();
+    this.buildPlans();
+  }
+
+  private buildPlans(): void {
+    for (const t of this.model.types.values()) {
+      const byName = new Map<string, RelationPlan>();
+      for (const r of t.relations.values()) byName.set(r.name, new RelationPlan(t.name, r.name, r, this.defShapes.get(r)!));
+      this.plans.set(t.name, byName);
+    }
+    const lookup = (type: string, relation: string) => this.plan(type, relation);
+    for (const byName of this.plans.values()) for (const p of byName.values()) linkPlan(p, lookup);
+    for (const key of this.closedDirect) {
+      const [type, relation] = key.split('#');
+      const target = this.plan(type, relation)!;
+      target.closed = true;
+      const feeders = this.closedFeeders.get(key)!;
+      for (const [shape, rels] of this.closedByShape) {
+        const via = rels.filter((r) => feeders.has(`${r.type}#${r.relation}`)).map((r) => this.plan(r.type, r.relation)!);
+        if (via.length > 0) target.reachVia.set(shape, via);
+      }
+    }
+  }
+
+  /** What check needs of `type#relation` (check-plan.ts); undefined when the model lacks it. */
+  plan(type: string, relation: string): RelationPlan | undefined {
+    return this.plans.get(type)?.get(relation);
   }
 
   private findClosedDirect(): void {
@@ -72,8 +99,6 @@ export class CompiledModel {
       }
     }
     for (const key of this.closedDirect) {
-      const [ct, cr] = key.split('#');
-      this.closedDefs.add(this.relation(ct, cr)!);
       const feeders = new Set<RelKey>([key]);
       const stack = [key];
       while (stack.length > 0) {

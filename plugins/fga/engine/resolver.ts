@@ -20,12 +20,13 @@
  * depth limit nor meet a cycle (userset-heights.ts), so answers and errors stay the same.
  */
 import { ServiceError } from '../../../core/errors.js';
+import { COMPUTED, EXCLUSION, INTERSECTION, THIS, TTU, UNION, type RelationPlan, type Step } from './check-plan.js';
 import type { CompiledModel } from './compiled-model.js';
+import { DirectUsers } from './direct-users.js';
 import { TupleIndex } from './tuple-index.js';
 import type { TupleReader } from './tuple-reader.js';
 import { shapeOf } from './tuple-format.js';
 import type { UsersetHeights } from './userset-heights.js';
-import type { RelationDef, Rewrite } from './types.js';
 
 export const MAX_DEPTH = 25;
 /**
@@ -77,13 +78,15 @@ export class Resolver {
   /** Sub-questions evaluated (not served from memory); exposed for tests and metrics. */
   evaluations = 0;
   private readonly heights: UsersetHeights | undefined;
-  /** The node's own index when reading it directly (no contextual tuples): one probe per direct step. */
+  /** The node's own index when reading it directly (no contextual tuples): one probe per hop, parsed views kept. */
   private readonly index: TupleIndex | undefined;
-  /** user -> the `type:id#relation` nodes of closed direct relations it reaches. */
-  private readonly reached = new Map<string, Set<string> | null>();
+  /** user -> (closed direct relation -> the `type:id#relation` nodes leading into it that the user reaches). */
+  private readonly reached = new Map<string, Map<RelationPlan, Set<string> | null>>();
+  private reachedNow = new Map<RelationPlan, Set<string> | null>();
 
   private readonly smallTree: number;
   private readonly reachCap: number;
+  private user = '';
   private userShape = '';
   private userIsSet = false;
   private userWildcard = '';
@@ -105,17 +108,31 @@ export class Resolver {
   check(object: string, relation: string, user: string): boolean {
     this.taint = Infinity;
     // The checked user is the same in every sub-question: its shape and wildcard once.
+    this.user = user;
     this.userShape = shapeOf(user);
     this.userIsSet = user.includes('#');
     this.userWildcard = this.userIsSet ? '' : `${user.slice(0, user.indexOf(':'))}:*`;
     let memo = this.memos.get(user);
     if (!memo) this.memos.set(user, (memo = new Map()));
     this.memo = memo;
+    let reached = this.reached.get(user);
+    if (!reached) this.reached.set(user, (reached = new Map()));
+    this.reachedNow = reached;
     this.tainted.clear();
-    return this.resolve(object, relation, user, 0);
+    const plan = this.model.plan(object.slice(0, object.indexOf(':')), relation);
+    return this.resolve(object, relation, plan, 0);
   }
 
-  private resolve(object: string, relation: string, user: string, depth: number): boolean {
+  /** The users of `key` with their parsed views (the index's own entry, or built from the reader). */
+  private usersOf(key: string): DirectUsers | undefined {
+    if (this.index) return this.index.usersOf(key);
+    const plain = this.reader.directUsers(key);
+    const sets = this.reader.usersetUsers(key);
+    return plain || sets ? new DirectUsers(plain, sets) : undefined;
+  }
+
+  /** `plan` is the model's plan of `relation` on the object's type (undefined: the type lacks it). */
+  private resolve(object: string, relation: string, plan: RelationPlan | undefined, depth: number): boolean {
     const key = `${object}#${relation}`;
     const known = this.memo.get(key);
     if (known !== undefined) return known;
@@ -124,7 +141,7 @@ export class Resolver {
       if (t.height < this.taint) this.taint = t.height;
       return false;
     }
-    const openAt = this.open.get(key);
+    const openAt = this.open.size > 0 ? this.open.get(key) : undefined;
     if (openAt !== undefined) {
       // A cycle: this question is already being asked further up.
       if (openAt < this.taint) this.taint = openAt;
@@ -132,15 +149,13 @@ export class Resolver {
     }
     if (depth > MAX_DEPTH) throw new DepthExceededError();
     // `group:x#member` has `member` on `group:x` by definition (OpenFGA self-defining userset).
-    if (key === user) return true;
-    const type = object.slice(0, object.indexOf(':'));
-    const def = this.model.relation(type, relation);
-    if (!def) return false;
+    if (this.userIsSet && key === this.user) return true;
+    if (!plan) return false;
     // Without usersets below (height 0) the direct lookup of the top-down walk is cheaper.
-    if (this.heights && this.model.closedDefs.has(def) && this.reader.usersetUsers(key)) {
+    if (plan.closed && this.heights && this.index!.usersetUsers(key)) {
       const h = this.heights.of(key);
       // A small tree below is cheaper to walk down than the user's memberships up.
-      const reached = depth + h <= MAX_DEPTH && this.heights.size(key) > this.smallTree ? this.reach(user, `${type}#${relation}`) : null;
+      const reached = depth + h <= MAX_DEPTH && this.heights.size(key) > this.smallTree ? this.reach(plan) : null;
       if (reached) {
         this.evaluations++;
         const value = reached.has(key);
@@ -156,7 +171,7 @@ export class Resolver {
     let value: boolean;
     try {
       this.evaluations++;
-      value = this.rewrite(def.rewrite, def, type, object, key, user, depth);
+      value = this.rewrite(plan.rewrite, plan, object, key, depth);
     } finally {
       this.open.delete(key);
       this.frames.pop();
@@ -172,103 +187,93 @@ export class Resolver {
     return value;
   }
 
-  /** `key` is `object#<def.name>`. */
-  private rewrite(rw: Rewrite, def: RelationDef, type: string, object: string, key: string, user: string, depth: number): boolean {
-    switch (rw.kind) {
-      case 'this':
-        return this.direct(def, key, user, depth);
-      case 'computed':
-        return this.resolve(object, rw.relation, user, depth + 1);
-      case 'ttu': {
-        const parents = this.reader.directUsers(`${object}#${rw.tupleset}`);
+  /** `key` is `object#<plan.name>`. */
+  private rewrite(step: Step, plan: RelationPlan, object: string, key: string, depth: number): boolean {
+    switch (step.kind) {
+      case THIS:
+        return this.direct(plan, key, depth);
+      case COMPUTED: {
+        const target = step.target;
+        return target !== undefined && this.resolve(object, target.name, target, depth + 1);
+      }
+      case TTU: {
+        const parents = this.usersOf(`${object}#${step.tupleset}`);
         if (!parents) return false;
-        const tupleset = this.model.relation(type, rw.tupleset);
-        const allowed = tupleset ? this.model.defShapes.get(tupleset) : undefined;
-        if (!allowed) return false;
-        for (const parent of parents) {
-          // Tupleset relations admit plain objects only (model-validator.ts): a stored userset or
-          // wildcard left from an older model does not fit, and a plain parent's shape is its type.
-          if (parent.includes('#') || parent.endsWith(':*')) continue;
-          const ptype = parent.slice(0, parent.indexOf(':'));
-          if (!allowed.has(ptype) || !this.model.relation(ptype, rw.computed)) continue;
-          if (this.resolve(parent, rw.computed, user, depth + 1)) return true;
+        // Only plain objects of a type the tupleset admits and that defines the relation (check-plan.ts).
+        for (const p of parents.objects()) {
+          const computed = step.parents!.get(p.type);
+          if (computed !== undefined && this.resolve(p.object, computed.name, computed, depth + 1)) return true;
         }
         return false;
       }
-      case 'union':
-        for (const c of rw.children) if (this.rewrite(c, def, type, object, key, user, depth)) return true;
+      case UNION:
+        for (const c of step.children) if (this.rewrite(c, plan, object, key, depth)) return true;
         return false;
-      case 'intersection':
-        for (const c of rw.children) if (!this.rewrite(c, def, type, object, key, user, depth)) return false;
+      case INTERSECTION:
+        for (const c of step.children) if (!this.rewrite(c, plan, object, key, depth)) return false;
         return true;
-      case 'exclusion':
-        return this.rewrite(rw.base, def, type, object, key, user, depth) && !this.rewrite(rw.subtract, def, type, object, key, user, depth);
+      case EXCLUSION:
+        return this.rewrite(step.children[0], plan, object, key, depth) && !this.rewrite(step.children[1], plan, object, key, depth);
     }
+    return false;
   }
 
-  private direct(def: RelationDef, key: string, user: string, depth: number): boolean {
-    const allowed = this.model.defShapes.get(def)!;
-    let plain: ReadonlySet<string> | undefined;
-    let sets: ReadonlySet<string> | undefined;
-    if (this.index) {
-      const users = this.index.usersOf(key);
-      if (!users) return false;
-      plain = users.plain;
-      sets = users.sets;
-    } else {
-      plain = this.userIsSet ? undefined : this.reader.directUsers(key);
-      sets = this.reader.usersetUsers(key);
-    }
+  private direct(plan: RelationPlan, key: string, depth: number): boolean {
+    const users = this.usersOf(key);
+    if (!users) return false;
+    const allowed = plan.allowed;
+    const user = this.user;
+    const plain = users.plain;
     if (plain && !this.userIsSet) {
       if (plain.has(user) && allowed.has(this.userShape)) return true;
       const wildcard = this.userWildcard;
       if (wildcard !== user && plain.has(wildcard) && allowed.has(wildcard)) return true;
     }
+    const sets = users.sets;
     if (!sets) return false;
     if (this.userIsSet && sets.has(user) && allowed.has(this.userShape)) return true;
-    for (const u of sets) {
-      const h = u.lastIndexOf('#');
-      const object = u.slice(0, h);
-      const relation = u.slice(h + 1);
-      if (!allowed.has(`${object.slice(0, object.indexOf(':'))}#${relation}`)) continue;
-      if (this.resolve(object, relation, user, depth + 1)) return true;
+    for (const u of users.usersets()) {
+      const target = plan.usersets.get(u.shape);
+      if (target !== undefined && this.resolve(u.object, u.relation, target, depth + 1)) return true;
     }
     return false;
   }
 
   /**
-   * Every node of the closed direct relations leading into `target` (`type#relation`) that
-   * `user` holds, walking up from its own tuples (and its type's wildcard); null past the cap.
+   * Every node of the closed direct relations leading into `target` that the checked user holds,
+   * walking up from its own tuples (and its type's wildcard); null past the cap.
    */
-  private reach(user: string, target: string): Set<string> | null {
-    const memoKey = `${user} ${target}`;
-    const known = this.reached.get(memoKey);
+  private reach(target: RelationPlan): Set<string> | null {
+    const known = this.reachedNow.get(target);
     if (known !== undefined) return known;
     const nodes = new Set<string>();
-    const feeders = this.model.closedFeeders.get(target)!;
+    const user = this.user;
     const queue = [user];
-    const shape = shapeOf(user);
+    const shapes = [this.userShape];
     // A plain user also holds what `type:*` holds (direct(): wildcard tuples).
-    if (!user.includes('#') && !shape.endsWith(':*')) queue.push(`${shape}:*`);
+    if (!this.userIsSet && !this.userShape.endsWith(':*')) {
+      queue.push(this.userWildcard);
+      shapes.push(this.userWildcard);
+    }
     for (let i = 0; i < queue.length; i++) {
       const u = queue[i];
-      for (const rel of this.model.closedByShape.get(shapeOf(u)) ?? []) {
-        if (!feeders.has(`${rel.type}#${rel.relation}`)) continue;
-        const ids = this.reader.objectIds(rel.type, rel.relation, u);
+      for (const rel of target.reachVia.get(shapes[i]) ?? []) {
+        const ids = this.reader.objectIds(rel.type, rel.name, u);
         if (!ids) continue;
         for (const id of ids) {
-          const node = `${rel.type}:${id}#${rel.relation}`;
+          const node = `${rel.type}:${id}#${rel.name}`;
           if (nodes.has(node)) continue;
           nodes.add(node);
           queue.push(node);
+          shapes.push(rel.key);
           if (nodes.size > this.reachCap) {
-            this.reached.set(memoKey, null);
+            this.reachedNow.set(target, null);
             return null;
           }
         }
       }
     }
-    this.reached.set(memoKey, nodes);
+    this.reachedNow.set(target, nodes);
     return nodes;
   }
 }

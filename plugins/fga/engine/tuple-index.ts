@@ -4,6 +4,7 @@
  * overlay for contextual tuples.
  */
 import type { CompiledModel } from './compiled-model.js';
+import { DirectUsers } from './direct-users.js';
 import type { TupleReader } from './tuple-reader.js';
 import type { Tuple } from './types.js';
 import { UsersetHeights } from './userset-heights.js';
@@ -26,18 +27,12 @@ function removeFrom(map: Map<string, Set<string>>, key: string, value: string): 
   return true;
 }
 
-/** The users of one `object#relation`: plain (and wildcard) users and usersets apart. */
-interface Users {
-  plain: Set<string> | undefined;
-  sets: Set<string> | undefined;
-}
-
 export class TupleIndex implements TupleReader {
   /**
    * One entry per `object#relation` holding both kinds of users: the resolver asks for both in a
    * row, and one probe of a big map is most of what a lookup costs.
    */
-  private readonly forward = new Map<string, Users>();
+  private readonly forward = new Map<string, DirectUsers<Set<string>>>();
   private readonly reverse = new Map<string, Set<string>>();
   private count = 0;
   /** Cached userset heights (userset-heights.ts); dropped when a userset tuple changes. */
@@ -51,11 +46,12 @@ export class TupleIndex implements TupleReader {
     const i = t.object.indexOf(':');
     const fwd = `${t.object}#${t.relation}`;
     let users = this.forward.get(fwd);
-    if (!users) this.forward.set(fwd, (users = { plain: undefined, sets: undefined }));
+    if (!users) this.forward.set(fwd, (users = new DirectUsers<Set<string>>(undefined, undefined)));
     const isSet = t.user.includes('#');
     const set = isSet ? (users.sets ??= new Set()) : (users.plain ??= new Set());
     if (set.has(t.user)) return false;
     set.add(t.user);
+    users.changed(isSet);
     if (isSet) this.heights = undefined;
     addTo(this.reverse, `${t.object.slice(0, i)}#${t.relation}@${t.user}`, t.object.slice(i + 1));
     this.count++;
@@ -69,6 +65,7 @@ export class TupleIndex implements TupleReader {
     const isSet = t.user.includes('#');
     const set = isSet ? users?.sets : users?.plain;
     if (!users || !set || !set.delete(t.user)) return false;
+    users.changed(isSet);
     if (set.size === 0) {
       if (isSet) users.sets = undefined;
       else users.plain = undefined;
@@ -106,8 +103,8 @@ export class TupleIndex implements TupleReader {
     return this.forward.get(objectRelation)?.sets;
   }
 
-  /** Both kinds at once (one probe): what the resolver's direct step needs. */
-  usersOf(objectRelation: string): Readonly<Users> | undefined {
+  /** Both kinds at once (one probe), with their parsed views: what the resolver's hops read. */
+  usersOf(objectRelation: string): DirectUsers | undefined {
     return this.forward.get(objectRelation);
   }
 

@@ -1,0 +1,65 @@
+/**
+ * The users of one `object#relation`, plain (and wildcard) users and usersets apart, as the tuple
+ * index holds them, with the parsed views the resolver's hops need: the plain users that are
+ * objects with their types (tuple-to-userset parents), and the usersets split into object,
+ * relation and shape. A view is built on first use and kept until that side of the entry
+ * changes (the index calls `changed`), so a hop taken again by later checks parses nothing.
+ */
+
+/** A plain object among the users: a tuple-to-userset parent candidate. */
+export interface ObjectUser {
+  object: string;
+  type: string;
+}
+
+/** A userset user `type:id#relation` taken apart. */
+export interface UsersetUser {
+  /** `type:id#relation`, as stored. */
+  user: string;
+  object: string;
+  relation: string;
+  /** `type#relation`: what a direct type restriction names. */
+  shape: string;
+}
+
+/** `S` is `Set<string>` in the index, which changes the sets in place. */
+export class DirectUsers<S extends ReadonlySet<string> = ReadonlySet<string>> {
+  private objectsView: readonly ObjectUser[] | undefined;
+  private usersetsView: readonly UsersetUser[] | undefined;
+
+  constructor(
+    public plain: S | undefined,
+    public sets: S | undefined,
+  ) {}
+
+  /** The plain users that are objects (not `type:*`), in insertion order. */
+  objects(): readonly ObjectUser[] {
+    if (this.objectsView) return this.objectsView;
+    const out: ObjectUser[] = [];
+    for (const u of this.plain ?? []) {
+      // A userset or a wildcard is no parent (model-validator.ts: tuplesets admit plain types only).
+      if (u.includes('#') || u.endsWith(':*')) continue;
+      out.push({ object: u, type: u.slice(0, u.indexOf(':')) });
+    }
+    return (this.objectsView = out);
+  }
+
+  /** The userset users taken apart, in insertion order. */
+  usersets(): readonly UsersetUser[] {
+    if (this.usersetsView) return this.usersetsView;
+    const out: UsersetUser[] = [];
+    for (const u of this.sets ?? []) {
+      const h = u.lastIndexOf('#');
+      const object = u.slice(0, h);
+      const relation = u.slice(h + 1);
+      out.push({ user: u, object, relation, shape: `${object.slice(0, object.indexOf(':'))}#${relation}` });
+    }
+    return (this.usersetsView = out);
+  }
+
+  /** Drops the view of the side that changed. */
+  changed(usersets: boolean): void {
+    if (usersets) this.usersetsView = undefined;
+    else this.objectsView = undefined;
+  }
+}
