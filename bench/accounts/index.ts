@@ -32,7 +32,14 @@
  *   Per-thread CPU from /proc under this load (2026-11-21, a 2-core machine where one hash costs
  *   ~21 ms): main thread ~1.7 ms per login (was ~2.8 ms before HMAC tokens moved off WebCrypto
  *   and the user lookup got a kept statement), V8's helper threads ~0.4 ms, the four hash
- *   workers ~20.7 ms. That share, plus the client's CPU on the same two cores, is what keeps
+ *   workers ~20.7 ms. On 2026-11-22 (one hash ~10 ms of worker CPU, user+system), old and new
+ *   server measured in turn with the same client: main thread 1.41-1.58 -> 1.19-1.32 ms per
+ *   login (lookup without the pool's acquire, hash workers holding their next job, pooled random
+ *   bytes, cookie options once), helpers ~0.2 ms. Most of the main thread's time is the hashes'
+ *   doing: with cheap hashes the same login costs it ~0.16 ms; with Argon2id on both cores its
+ *   caches are cold at every wake-up. A bare Fastify route answering the same bytes after the
+ *   same worker hash costs 0.65-0.86 ms there, so that much is HTTP and the hand-off, not
+ *   Latchkey. That share, plus the client's CPU on the same two cores, is what keeps
  *   login below the ceiling. Logins are driven by a closed loop in this process, 8 in flight,
  *   counted like the ceiling (loginLoad), over a keep-alive undici Pool. The client's CPU is
  *   not small: with the hashes running it was 1.6-2.3 ms per login through `fetch` (WHATWG
