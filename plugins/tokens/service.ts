@@ -156,10 +156,16 @@ export async function createTokensService({ config, memory, keys, sessions, user
   const signPayload = signerFor(current);
   const random = createRandomPool();
 
-  const sign = async (claims: Record<string, unknown>, ttlSeconds: number): Promise<string> => {
+  /** Adds iss, iat and exp to a payload built here for this one token, and signs it. */
+  const signOwn = (claims: Record<string, unknown>, ttlSeconds: number): Promise<string> | string => {
     const iat = Math.floor(Date.now() / 1000);
-    return signPayload({ ...claims, iss: issuer, iat, exp: iat + ttlSeconds });
+    claims.iss = issuer;
+    claims.iat = iat;
+    claims.exp = iat + ttlSeconds;
+    return signPayload(claims);
   };
+  /** Callers' claims are copied, never changed. */
+  const sign = async (claims: Record<string, unknown>, ttlSeconds: number): Promise<string> => signOwn({ ...claims }, ttlSeconds);
 
   /**
    * Tokens whose signature, algorithm and issuer were verified, until their `exp`. A JWS check is
@@ -207,6 +213,8 @@ export async function createTokensService({ config, memory, keys, sessions, user
     const ttl = req.accessTtlSeconds ?? ACCESS_TTL_SECONDS;
     const scope = req.scopes.join(' ');
     const iat = Math.floor(Date.now() / 1000);
+    // Payloads are built by assignment, in the order the claims appear in the token: a computed
+    // key and conditional spreads in one literal make V8 build it slowly, on every login.
     let access: Record<string, unknown> = {
       sub: user.id,
       aud: req.audience ?? clientId,
@@ -215,10 +223,10 @@ export async function createTokensService({ config, memory, keys, sessions, user
       client_id: clientId,
       scope,
       token_type: 'access_token',
-      [roleClaim]: req.roles,
-      ...(req.nonce ? { nonce: req.nonce } : {}),
-      login_method: session.amr.join(' '),
     };
+    access[roleClaim] = req.roles;
+    if (req.nonce) access.nonce = req.nonce;
+    access.login_method = session.amr.join(' ');
     if (req.extraClaims) {
       for (const [k, v] of Object.entries(req.extraClaims)) {
         if (RESERVED_CLAIMS.has(k) && k !== 'act') throw new Error(`extraClaims may not set reserved claim ${k}`);
@@ -226,21 +234,20 @@ export async function createTokensService({ config, memory, keys, sessions, user
       }
     }
     if (customize) access = { ...customize({ ...profileClaims(user), id: user.id, roles: user.roles }, { ...access }), ...access };
-    const accessToken = await sign(access, ttl);
-    const id: Record<string, unknown> = {
-      ...(req.idTokenClaimsByScope ? scopedProfileClaims(user, req.scopes) : profileClaims(user)),
-      sub: user.id,
-      aud: clientId,
-      sid: session.id,
-      auth_time: session.authTime,
-      amr: session.amr,
-      at_hash: halfHash(accessToken, current.alg),
-      token_type: 'id_token',
-      [roleClaim]: req.roles,
-      ...(req.nonce ? { nonce: req.nonce } : {}),
-      ...(req.code ? { c_hash: halfHash(req.code, current.alg) } : {}),
-    };
-    const idToken = await sign(id, ttl);
+    // `access` may be the customizer's merge, a fresh object either way: signed as it is.
+    const accessToken = await signOwn(access, ttl);
+    const id = req.idTokenClaimsByScope ? scopedProfileClaims(user, req.scopes) : profileClaims(user);
+    id.sub = user.id;
+    id.aud = clientId;
+    id.sid = session.id;
+    id.auth_time = session.authTime;
+    id.amr = session.amr;
+    id.at_hash = halfHash(accessToken, current.alg);
+    id.token_type = 'id_token';
+    id[roleClaim] = req.roles;
+    if (req.nonce) id.nonce = req.nonce;
+    if (req.code) id.c_hash = halfHash(req.code, current.alg);
+    const idToken = await signOwn(id, ttl);
     const out: IssuedTokens = { access_token: accessToken, id_token: idToken, expires_in: iat + ttl, lifetime: ttl, scope };
     if (req.refresh ?? req.scopes.includes('offline_access')) {
       const jti = random.id(24);
@@ -256,7 +263,7 @@ export async function createTokensService({ config, memory, keys, sessions, user
       await memory.set(refreshKey(user.id, jti), JSON.stringify(record), REFRESH_TTL_SECONDS * 1000);
       // The session must outlive its refresh token, or the rotated tokens would be born dead.
       await sessions.extend(session, Date.now() + REFRESH_TTL_SECONDS * 1000);
-      out.refresh_token = await sign(
+      out.refresh_token = await signOwn(
         { sub: user.id, aud: clientId, jti, sid: session.id, scope, token_type: 'refresh_token' },
         REFRESH_TTL_SECONDS,
       );
