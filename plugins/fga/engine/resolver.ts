@@ -151,16 +151,21 @@ export class Resolver {
     // `group:x#member` has `member` on `group:x` by definition (OpenFGA self-defining userset).
     if (this.userIsSet && key === this.user) return true;
     if (!plan) return false;
-    // Without usersets below (height 0) the direct lookup of the top-down walk is cheaper.
-    if (plan.closed && this.heights && this.index!.usersetUsers(key)) {
-      const h = this.heights.of(key);
-      // A small tree below is cheaper to walk down than the user's memberships up.
-      const reached = depth + h <= MAX_DEPTH && this.heights.size(key) > this.smallTree ? this.reach(plan) : null;
-      if (reached) {
-        this.evaluations++;
-        const value = reached.has(key);
-        this.memo.set(key, value);
-        return value;
+    // A closed relation's users, looked up once for both the walk up and the top-down step.
+    let users: DirectUsers | undefined | null = null;
+    if (plan.closed && this.heights) {
+      users = this.index!.usersOf(key);
+      // Without usersets below (height 0) the direct lookup of the top-down walk is cheaper.
+      if (users?.sets) {
+        const below = this.heights.of(key);
+        // A small tree below is cheaper to walk down than the user's memberships up.
+        const reached = depth + below.height <= MAX_DEPTH && below.size > this.smallTree ? this.reach(plan) : null;
+        if (reached) {
+          this.evaluations++;
+          const value = reached.has(key);
+          this.memo.set(key, value);
+          return value;
+        }
       }
     }
     const height = this.frames.length;
@@ -171,7 +176,8 @@ export class Resolver {
     let value: boolean;
     try {
       this.evaluations++;
-      value = this.rewrite(plan.rewrite, plan, object, key, depth);
+      // A closed relation's rewrite is its direct step (compiled-model.ts).
+      value = users !== null ? this.direct(plan, users, depth) : this.rewrite(plan.rewrite, plan, object, key, depth);
     } finally {
       this.open.delete(key);
       this.frames.pop();
@@ -191,7 +197,7 @@ export class Resolver {
   private rewrite(step: Step, plan: RelationPlan, object: string, key: string, depth: number): boolean {
     switch (step.kind) {
       case THIS:
-        return this.direct(plan, key, depth);
+        return this.direct(plan, this.usersOf(key), depth);
       case COMPUTED: {
         const target = step.target;
         return target !== undefined && this.resolve(object, target.name, target, depth + 1);
@@ -218,8 +224,7 @@ export class Resolver {
     return false;
   }
 
-  private direct(plan: RelationPlan, key: string, depth: number): boolean {
-    const users = this.usersOf(key);
+  private direct(plan: RelationPlan, users: DirectUsers | undefined, depth: number): boolean {
     if (!users) return false;
     const allowed = plan.allowed;
     const user = this.user;

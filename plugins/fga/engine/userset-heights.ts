@@ -16,9 +16,15 @@ import type { TupleReader } from './tuple-reader.js';
 /** Above this many nodes below, walking up from the user is cheaper than walking down. */
 const SIZE_CAP = 1 << 20;
 
+/** A node's height, and how many userset nodes the top-down walk may visit below it (shared nodes counted once per path: an upper bound). */
+export interface NodeHeight {
+  height: number;
+  size: number;
+}
+
 export class UsersetHeights {
-  private readonly memo = new Map<string, number>();
-  private readonly sizes = new Map<string, number>();
+  /** One entry per node: the resolver asks for both numbers at once, with one probe. */
+  private readonly memo = new Map<string, NodeHeight>();
   private readonly onStack = new Set<string>();
 
   constructor(
@@ -27,17 +33,18 @@ export class UsersetHeights {
     private readonly limit: number,
   ) {}
 
-  /** Height of the node `type:id#relation`, Infinity past the limit. */
-  of(node: string): number {
+  /** Height (Infinity past the limit) and size of the node `type:id#relation`. */
+  of(node: string): NodeHeight {
     const known = this.memo.get(node);
     if (known !== undefined) return known;
     const h = node.lastIndexOf('#');
-    return this.height(node, node.slice(0, node.indexOf(':')), node.slice(h + 1), 0);
+    this.height(node, node.slice(0, node.indexOf(':')), node.slice(h + 1), 0);
+    return this.memo.get(node) ?? { height: Infinity, size: 1 };
   }
 
   private height(node: string, type: string, relation: string, level: number): number {
     const known = this.memo.get(node);
-    if (known !== undefined) return known;
+    if (known !== undefined) return known.height;
     // Past the limit below the first node asked, or a cycle: not ours to answer (see header).
     if (level > this.limit || this.onStack.has(node)) return Infinity;
     const sets = this.reader.usersetUsers(node);
@@ -50,21 +57,12 @@ export class UsersetHeights {
         const hash = u.lastIndexOf('#');
         h = Math.max(h, 1 + this.height(u, u.slice(0, u.indexOf(':')), u.slice(hash + 1), level + 1));
         if (h === Infinity) break;
-        size = Math.min(SIZE_CAP, size + (this.sizes.get(u) ?? 1));
+        size = Math.min(SIZE_CAP, size + (this.memo.get(u)?.size ?? 1));
       }
       this.onStack.delete(node);
     }
     if (h > this.limit) h = Infinity;
-    this.memo.set(node, h);
-    this.sizes.set(node, size);
+    this.memo.set(node, { height: h, size });
     return h;
-  }
-
-  /**
-   * How many userset nodes the top-down walk may visit below `object#relation` (shared nodes
-   * counted once per path: an upper bound). Call after `of()`.
-   */
-  size(node: string): number {
-    return this.sizes.get(node) ?? 1;
   }
 }
