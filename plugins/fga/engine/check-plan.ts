@@ -42,6 +42,10 @@ export class RelationPlan {
   readonly usersets = new Map<string, RelationPlan>();
   /** A closed direct relation (compiled-model.ts): may be answered bottom-up. */
   closed = false;
+  /** This relation's place among its type's relations: the resolver keeps one state per place and object. */
+  slot = 0;
+  /** One 0 per relation of the type: the resolver's fresh states for an object of this type. */
+  blank: readonly number[] = [];
   /**
    * Closed relations only: for a user shape, the closed relations admitting it that can lead into
    * this one (the walk up from a user, resolver.ts `reach`).

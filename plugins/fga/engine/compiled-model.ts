@@ -61,7 +61,13 @@ export class CompiledModel {
   private buildPlans(): void {
     for (const t of this.model.types.values()) {
       const byName = new Map<string, RelationPlan>();
-      for (const r of t.relations.values()) byName.set(r.name, new RelationPlan(t.name, r.name, r, this.defShapes.get(r)!));
+      const blank = [...t.relations.keys()].map(() => 0);
+      for (const r of t.relations.values()) {
+        const plan = new RelationPlan(t.name, r.name, r, this.defShapes.get(r)!);
+        plan.slot = byName.size;
+        plan.blank = blank;
+        byName.set(r.name, plan);
+      }
       this.plans.set(t.name, byName);
     }
     const lookup = (type: string, relation: string) => this.plan(type, relation);

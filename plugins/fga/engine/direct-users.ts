@@ -5,14 +5,19 @@
  * relation and shape. A view is built on first use and kept until that side of the entry
  * changes (the index calls `changed`), so a hop taken again by later checks parses nothing.
  */
+import type { ObjectTuples } from './tuple-index.js';
 
-/** A plain object among the users: a tuple-to-userset parent candidate. */
+/**
+ * A plain object among the users: a tuple-to-userset parent candidate. `tuples` is the tuple
+ * index's entry for the object, remembered by the index (tuple-index.ts `tuplesAt`).
+ */
 export interface ObjectUser {
   object: string;
   type: string;
+  tuples?: ObjectTuples | undefined;
 }
 
-/** A userset user `type:id#relation` taken apart. */
+/** A userset user `type:id#relation` taken apart; `tuples` as in ObjectUser. */
 export interface UsersetUser {
   /** `type:id#relation`, as stored. */
   user: string;
@@ -20,6 +25,7 @@ export interface UsersetUser {
   relation: string;
   /** `type#relation`: what a direct type restriction names. */
   shape: string;
+  tuples?: ObjectTuples | undefined;
 }
 
 /** `S` is `Set<string>` in the index, which changes the sets in place. */
@@ -39,7 +45,7 @@ export class DirectUsers<S extends ReadonlySet<string> = ReadonlySet<string>> {
     for (const u of this.plain ?? []) {
       // A userset or a wildcard is no parent (model-validator.ts: tuplesets admit plain types only).
       if (u.includes('#') || u.endsWith(':*')) continue;
-      out.push({ object: u, type: u.slice(0, u.indexOf(':')) });
+      out.push({ object: u, type: u.slice(0, u.indexOf(':')), tuples: undefined });
     }
     return (this.objectsView = out);
   }
@@ -52,7 +58,7 @@ export class DirectUsers<S extends ReadonlySet<string> = ReadonlySet<string>> {
       const h = u.lastIndexOf('#');
       const object = u.slice(0, h);
       const relation = u.slice(h + 1);
-      out.push({ user: u, object, relation, shape: `${object.slice(0, object.indexOf(':'))}#${relation}` });
+      out.push({ user: u, object, relation, shape: `${object.slice(0, object.indexOf(':'))}#${relation}`, tuples: undefined });
     }
     return (this.usersetsView = out);
   }

@@ -23,7 +23,7 @@ import { ServiceError } from '../../../core/errors.js';
 import { COMPUTED, EXCLUSION, INTERSECTION, THIS, TTU, UNION, type RelationPlan, type Step } from './check-plan.js';
 import type { CompiledModel } from './compiled-model.js';
 import { DirectUsers } from './direct-users.js';
-import { TupleIndex } from './tuple-index.js';
+import { TupleIndex, type ObjectTuples } from './tuple-index.js';
 import type { TupleReader } from './tuple-reader.js';
 import { shapeOf } from './tuple-format.js';
 import type { UsersetHeights } from './userset-heights.js';
@@ -59,17 +59,22 @@ interface TaintedAnswer {
   frame: number;
 }
 
+/** Per object and relation slot (check-plan.ts): not asked yet, answered, or open at stack height `state - OPEN`. */
+const UNKNOWN = 0;
+const FALSE = 1;
+const TRUE = 2;
+const OPEN = 3;
+
 export class Resolver {
   /**
-   * Answers by checked user, then by `object#relation` (the user is the same in every
-   * sub-question of one check, so the inner key is the same string the tuple index is asked
-   * with: built and hashed once per sub-question).
+   * What is known by checked user, then by object: one state per relation of the object's type
+   * (`RelationPlan.slot`). Keyed by the object string as given or as kept in the index's views,
+   * whose hash is computed once, instead of an `object#relation` string built per sub-question.
    */
-  private readonly memos = new Map<string, Map<string, boolean>>();
-  private memo = new Map<string, boolean>();
-  /** Within one check (cleared at its start): answers that assumed an open question false. */
+  private readonly memos = new Map<string, Map<string, number[]>>();
+  private memo = new Map<string, number[]>();
+  /** Within one check (cleared at its start): answers that assumed an open question false, by `object#relation`. */
   private readonly tainted = new Map<string, TaintedAnswer>();
-  private readonly open = new Map<string, number>();
   /** Ids of the open frames, by stack height. */
   private readonly frames: number[] = [];
   private nextFrame = 1;
@@ -78,7 +83,7 @@ export class Resolver {
   /** Sub-questions evaluated (not served from memory); exposed for tests and metrics. */
   evaluations = 0;
   private readonly heights: UsersetHeights | undefined;
-  /** The node's own index when reading it directly (no contextual tuples): one probe per hop, parsed views kept. */
+  /** The node's own index when reading it directly (no contextual tuples): one probe per object, parsed views kept. */
   private readonly index: TupleIndex | undefined;
   /** user -> (closed direct relation -> the `type:id#relation` nodes leading into it that the user reaches). */
   private readonly reached = new Map<string, Map<RelationPlan, Set<string> | null>>();
@@ -90,6 +95,9 @@ export class Resolver {
   private userShape = '';
   private userIsSet = false;
   private userWildcard = '';
+  /** For a userset user `type:id#relation`: its object and relation (the self-defining userset). */
+  private userObject = '';
+  private userRelation = '';
 
   constructor(
     readonly model: CompiledModel,
@@ -112,6 +120,9 @@ export class Resolver {
     this.userShape = shapeOf(user);
     this.userIsSet = user.includes('#');
     this.userWildcard = this.userIsSet ? '' : `${user.slice(0, user.indexOf(':'))}:*`;
+    const h = user.lastIndexOf('#');
+    this.userObject = this.userIsSet ? user.slice(0, h) : '';
+    this.userRelation = this.userIsSet ? user.slice(h + 1) : '';
     let memo = this.memos.get(user);
     if (!memo) this.memos.set(user, (memo = new Map()));
     this.memo = memo;
@@ -120,106 +131,116 @@ export class Resolver {
     this.reachedNow = reached;
     this.tainted.clear();
     const plan = this.model.plan(object.slice(0, object.indexOf(':')), relation);
-    return this.resolve(object, relation, plan, 0);
+    return this.resolve(object, relation, plan, 0, this.index?.tuplesOf(object));
   }
 
-  /** The users of `key` with their parsed views (the index's own entry, or built from the reader). */
-  private usersOf(key: string): DirectUsers | undefined {
-    if (this.index) return this.index.usersOf(key);
+  /**
+   * The users of `object#relation` with their parsed views: from the object's entry in the index
+   * (`tuples`, which callers pass along so an object is looked up once), or built from the reader.
+   */
+  private usersOf(object: string, relation: string, tuples: ObjectTuples | undefined): DirectUsers | undefined {
+    if (this.index) return tuples?.relations.get(relation);
+    const key = `${object}#${relation}`;
     const plain = this.reader.directUsers(key);
     const sets = this.reader.usersetUsers(key);
     return plain || sets ? new DirectUsers(plain, sets) : undefined;
   }
 
-  /** `plan` is the model's plan of `relation` on the object's type (undefined: the type lacks it). */
-  private resolve(object: string, relation: string, plan: RelationPlan | undefined, depth: number): boolean {
-    const key = `${object}#${relation}`;
-    const known = this.memo.get(key);
-    if (known !== undefined) return known;
-    const t = this.tainted.size > 0 ? this.tainted.get(key) : undefined;
+  /**
+   * `plan` is the model's plan of `relation` on the object's type (undefined: the type lacks it);
+   * `tuples` the object's entry in the index (undefined without one, or when reading another reader).
+   */
+  private resolve(object: string, relation: string, plan: RelationPlan | undefined, depth: number, tuples: ObjectTuples | undefined): boolean {
+    let states = plan && this.memo.get(object);
+    const state = states ? states[plan!.slot] : UNKNOWN;
+    if (state === TRUE) return true;
+    if (state === FALSE) return false;
+    const t = this.tainted.size > 0 ? this.tainted.get(`${object}#${relation}`) : undefined;
     if (t && this.frames[t.height] === t.frame) {
       if (t.height < this.taint) this.taint = t.height;
       return false;
     }
-    const openAt = this.open.size > 0 ? this.open.get(key) : undefined;
-    if (openAt !== undefined) {
+    if (state >= OPEN) {
       // A cycle: this question is already being asked further up.
+      const openAt = state - OPEN;
       if (openAt < this.taint) this.taint = openAt;
       return false;
     }
     if (depth > MAX_DEPTH) throw new DepthExceededError();
     // `group:x#member` has `member` on `group:x` by definition (OpenFGA self-defining userset).
-    if (this.userIsSet && key === this.user) return true;
+    if (this.userIsSet && relation === this.userRelation && object === this.userObject) return true;
     if (!plan) return false;
+    if (!states) this.memo.set(object, (states = plan.blank.slice()));
+    const slot = plan.slot;
     // A closed relation's users, looked up once for both the walk up and the top-down step.
     let users: DirectUsers | undefined | null = null;
     if (plan.closed && this.heights) {
-      users = this.index!.usersOf(key);
+      users = tuples?.relations.get(relation);
       // Without usersets below (height 0) the direct lookup of the top-down walk is cheaper.
       if (users?.sets) {
+        const key = `${object}#${relation}`;
         const below = this.heights.of(key);
         // A small tree below is cheaper to walk down than the user's memberships up.
         const reached = depth + below.height <= MAX_DEPTH && below.size > this.smallTree ? this.reach(plan) : null;
         if (reached) {
           this.evaluations++;
           const value = reached.has(key);
-          this.memo.set(key, value);
+          states[slot] = value ? TRUE : FALSE;
           return value;
         }
       }
     }
     const height = this.frames.length;
     this.frames.push(this.nextFrame++);
-    this.open.set(key, height);
+    states[slot] = OPEN + height;
     const outerTaint = this.taint;
     this.taint = Infinity;
     let value: boolean;
     try {
       this.evaluations++;
       // A closed relation's rewrite is its direct step (compiled-model.ts).
-      value = users !== null ? this.direct(plan, users, depth) : this.rewrite(plan.rewrite, plan, object, key, depth);
+      value = users !== null ? this.direct(plan, users, depth) : this.rewrite(plan.rewrite, plan, object, tuples, depth);
     } finally {
-      this.open.delete(key);
+      states[slot] = UNKNOWN;
       this.frames.pop();
     }
     const inner = this.taint;
     if (value || inner >= height) {
-      this.memo.set(key, value);
+      states[slot] = value ? TRUE : FALSE;
       this.taint = outerTaint;
     } else {
-      this.tainted.set(key, { height: inner, frame: this.frames[inner] });
+      this.tainted.set(`${object}#${relation}`, { height: inner, frame: this.frames[inner] });
       this.taint = Math.min(outerTaint, inner);
     }
     return value;
   }
 
-  /** `key` is `object#<plan.name>`. */
-  private rewrite(step: Step, plan: RelationPlan, object: string, key: string, depth: number): boolean {
+  private rewrite(step: Step, plan: RelationPlan, object: string, tuples: ObjectTuples | undefined, depth: number): boolean {
     switch (step.kind) {
       case THIS:
-        return this.direct(plan, this.usersOf(key), depth);
+        return this.direct(plan, this.usersOf(object, plan.name, tuples), depth);
       case COMPUTED: {
         const target = step.target;
-        return target !== undefined && this.resolve(object, target.name, target, depth + 1);
+        return target !== undefined && this.resolve(object, target.name, target, depth + 1, tuples);
       }
       case TTU: {
-        const parents = this.usersOf(`${object}#${step.tupleset}`);
+        const parents = this.usersOf(object, step.tupleset, tuples);
         if (!parents) return false;
         // Only plain objects of a type the tupleset admits and that defines the relation (check-plan.ts).
         for (const p of parents.objects()) {
           const computed = step.parents!.get(p.type);
-          if (computed !== undefined && this.resolve(p.object, computed.name, computed, depth + 1)) return true;
+          if (computed !== undefined && this.resolve(p.object, computed.name, computed, depth + 1, this.index?.tuplesAt(p))) return true;
         }
         return false;
       }
       case UNION:
-        for (const c of step.children) if (this.rewrite(c, plan, object, key, depth)) return true;
+        for (const c of step.children) if (this.rewrite(c, plan, object, tuples, depth)) return true;
         return false;
       case INTERSECTION:
-        for (const c of step.children) if (!this.rewrite(c, plan, object, key, depth)) return false;
+        for (const c of step.children) if (!this.rewrite(c, plan, object, tuples, depth)) return false;
         return true;
       case EXCLUSION:
-        return this.rewrite(step.children[0], plan, object, key, depth) && !this.rewrite(step.children[1], plan, object, key, depth);
+        return this.rewrite(step.children[0], plan, object, tuples, depth) && !this.rewrite(step.children[1], plan, object, tuples, depth);
     }
     return false;
   }
@@ -239,7 +260,7 @@ export class Resolver {
     if (this.userIsSet && sets.has(user) && allowed.has(this.userShape)) return true;
     for (const u of users.usersets()) {
       const target = plan.usersets.get(u.shape);
-      if (target !== undefined && this.resolve(u.object, u.relation, target, depth + 1)) return true;
+      if (target !== undefined && this.resolve(u.object, u.relation, target, depth + 1, this.index?.tuplesAt(u))) return true;
     }
     return false;
   }

@@ -27,13 +27,33 @@ function removeFrom(map: Map<string, Set<string>>, key: string, value: string): 
   return true;
 }
 
+/**
+ * The tuples whose object is one `type:id`, by relation. The resolver reaches it once per object
+ * and reads every relation it needs from it; parsed views remember it (`ObjectRef.tuples`), so a
+ * hop to a parent or a userset's object needs no lookup in the big map. `live` turns false when
+ * the index drops it (its last tuple deleted, or a reload): a view then looks the object up again.
+ */
+export class ObjectTuples {
+  readonly relations = new Map<string, DirectUsers<Set<string>>>();
+  live = true;
+}
+
+/** Something naming an object, with room to remember its tuples (direct-users.ts views). */
+export interface ObjectRef {
+  object: string;
+  tuples?: ObjectTuples | undefined;
+}
+
 export class TupleIndex implements TupleReader {
   /**
-   * One entry per `object#relation` holding both kinds of users: the resolver asks for both in a
-   * row, and one probe of a big map is most of what a lookup costs.
+   * By object, then relation, both kinds of users in one entry: a check asks several relations
+   * of the same object (computed ones, the direct step, the tupleset), and one probe of a big
+   * map is most of what a lookup costs.
    */
-  private readonly forward = new Map<string, DirectUsers<Set<string>>>();
+  private readonly objects = new Map<string, ObjectTuples>();
   private readonly reverse = new Map<string, Set<string>>();
+  /** One string per relation name, so the per-object maps share their keys (compared in cache). */
+  private readonly names = new Map<string, string>();
   private count = 0;
   /** Cached userset heights (userset-heights.ts); dropped when a userset tuple changes. */
   private heights: UsersetHeights | undefined;
@@ -44,9 +64,14 @@ export class TupleIndex implements TupleReader {
 
   add(t: Tuple): boolean {
     const i = t.object.indexOf(':');
-    const fwd = `${t.object}#${t.relation}`;
-    let users = this.forward.get(fwd);
-    if (!users) this.forward.set(fwd, (users = new DirectUsers<Set<string>>(undefined, undefined)));
+    let tuples = this.objects.get(t.object);
+    if (!tuples) this.objects.set(t.object, (tuples = new ObjectTuples()));
+    let users = tuples.relations.get(t.relation);
+    if (!users) {
+      let name = this.names.get(t.relation);
+      if (name === undefined) this.names.set(t.relation, (name = t.relation));
+      tuples.relations.set(name, (users = new DirectUsers<Set<string>>(undefined, undefined)));
+    }
     const isSet = t.user.includes('#');
     const set = isSet ? (users.sets ??= new Set()) : (users.plain ??= new Set());
     if (set.has(t.user)) return false;
@@ -60,16 +85,20 @@ export class TupleIndex implements TupleReader {
 
   remove(t: Tuple): boolean {
     const i = t.object.indexOf(':');
-    const fwd = `${t.object}#${t.relation}`;
-    const users = this.forward.get(fwd);
+    const tuples = this.objects.get(t.object);
+    const users = tuples?.relations.get(t.relation);
     const isSet = t.user.includes('#');
     const set = isSet ? users?.sets : users?.plain;
-    if (!users || !set || !set.delete(t.user)) return false;
+    if (!tuples || !users || !set || !set.delete(t.user)) return false;
     users.changed(isSet);
     if (set.size === 0) {
       if (isSet) users.sets = undefined;
       else users.plain = undefined;
-      if (!users.plain && !users.sets) this.forward.delete(fwd);
+      if (!users.plain && !users.sets) tuples.relations.delete(t.relation);
+      if (tuples.relations.size === 0) {
+        this.objects.delete(t.object);
+        tuples.live = false;
+      }
     }
     if (isSet) this.heights = undefined;
     removeFrom(this.reverse, `${t.object.slice(0, i)}#${t.relation}@${t.user}`, t.object.slice(i + 1));
@@ -78,12 +107,13 @@ export class TupleIndex implements TupleReader {
   }
 
   has(t: Tuple): boolean {
-    const users = this.forward.get(`${t.object}#${t.relation}`);
+    const users = this.objects.get(t.object)?.relations.get(t.relation);
     return (t.user.includes('#') ? users?.sets : users?.plain)?.has(t.user) ?? false;
   }
 
   clear(): void {
-    this.forward.clear();
+    for (const tuples of this.objects.values()) tuples.live = false;
+    this.objects.clear();
     this.reverse.clear();
     this.count = 0;
     this.heights = undefined;
@@ -95,17 +125,30 @@ export class TupleIndex implements TupleReader {
     return this.heights;
   }
 
+  /** `objectRelation` is `type:id#relation` (ids and relations never contain '#'). */
+  private entry(objectRelation: string): DirectUsers<Set<string>> | undefined {
+    const h = objectRelation.lastIndexOf('#');
+    return this.objects.get(objectRelation.slice(0, h))?.relations.get(objectRelation.slice(h + 1));
+  }
+
   directUsers(objectRelation: string): ReadonlySet<string> | undefined {
-    return this.forward.get(objectRelation)?.plain;
+    return this.entry(objectRelation)?.plain;
   }
 
   usersetUsers(objectRelation: string): ReadonlySet<string> | undefined {
-    return this.forward.get(objectRelation)?.sets;
+    return this.entry(objectRelation)?.sets;
   }
 
-  /** Both kinds at once (one probe), with their parsed views: what the resolver's hops read. */
-  usersOf(objectRelation: string): DirectUsers | undefined {
-    return this.forward.get(objectRelation);
+  /** Every relation's users of `object` (one probe), with their parsed views: what the resolver reads. */
+  tuplesOf(object: string): ObjectTuples | undefined {
+    return this.objects.get(object);
+  }
+
+  /** The tuples of the object `ref` names, remembered in `ref` while they stay in the index. */
+  tuplesAt(ref: ObjectRef): ObjectTuples | undefined {
+    const known = ref.tuples;
+    if (known !== undefined && known.live) return known;
+    return (ref.tuples = this.objects.get(ref.object));
   }
 
   objectIds(type: string, relation: string, user: string): ReadonlySet<string> | undefined {

@@ -72,3 +72,27 @@ t.test('views: parents are plain objects only, usersets taken apart, both in ins
   users.changed(true);
   t.not(users.usersets(), before, 'a change of the userset side drops it');
 });
+
+t.test('an object whose tuples all went and came back is followed to its new entry', async (t) => {
+  const index = new TupleIndex();
+  index.add(tuple('folder:b', 'parent', 'doc:d'));
+  index.add(tuple('user:ann', 'viewer', 'folder:b'));
+  index.add(tuple('group:g#member', 'viewer', 'folder:f'));
+  index.add(tuple('user:cid', 'member', 'group:g'));
+  const doc = (user: string) => new Resolver(model, index).check('doc:d', 'viewer', user);
+  const folder = (user: string) => new Resolver(model, index).check('folder:f', 'viewer', user);
+  t.equal(doc('user:ann'), true, 'through the parent (its entry now remembered by the view)');
+  t.equal(folder('user:cid'), true, 'through the userset (likewise)');
+  index.remove(tuple('user:ann', 'viewer', 'folder:b'));
+  index.remove(tuple('user:cid', 'member', 'group:g'));
+  t.equal(doc('user:ann'), false, 'the parent has no tuples left');
+  t.equal(folder('user:cid'), false, 'the group has no members left');
+  index.add(tuple('user:ann', 'viewer', 'folder:b'));
+  index.add(tuple('user:cid', 'member', 'group:g'));
+  t.equal(doc('user:ann'), true, 'the parent has tuples again');
+  t.equal(folder('user:cid'), true, 'the group has a member again');
+  index.clear();
+  for (const x of [tuple('folder:b', 'parent', 'doc:d'), tuple('user:bob', 'viewer', 'folder:b')]) index.add(x);
+  t.equal(doc('user:ann'), false, 'after a reload, only the new tuples count');
+  t.equal(doc('user:bob'), true);
+});
