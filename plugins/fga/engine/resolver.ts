@@ -65,6 +65,9 @@ const FALSE = 1;
 const TRUE = 2;
 const OPEN = 3;
 
+/** The userset nodes a user reaches, as objects by relation (`type:id` strings, asked with the object at hand). */
+type Reached = Map<RelationPlan, Set<string>>;
+
 export class Resolver {
   /**
    * What is known by checked user, then by object: one state per relation of the object's type
@@ -85,9 +88,9 @@ export class Resolver {
   private readonly heights: UsersetHeights | undefined;
   /** The node's own index when reading it directly (no contextual tuples): one probe per object, parsed views kept. */
   private readonly index: TupleIndex | undefined;
-  /** user -> (closed direct relation -> the `type:id#relation` nodes leading into it that the user reaches). */
-  private readonly reached = new Map<string, Map<RelationPlan, Set<string> | null>>();
-  private reachedNow = new Map<RelationPlan, Set<string> | null>();
+  /** user -> (closed direct relation -> the nodes leading into it that the user reaches: see `reach`). */
+  private readonly reached = new Map<string, Map<RelationPlan, Reached | null>>();
+  private reachedNow = new Map<RelationPlan, Reached | null>();
 
   private readonly smallTree: number;
   private readonly reachCap: number;
@@ -178,13 +181,12 @@ export class Resolver {
       users = tuples?.relations.get(relation);
       // Without usersets below (height 0) the direct lookup of the top-down walk is cheaper.
       if (users?.sets) {
-        const key = `${object}#${relation}`;
-        const below = this.heights.of(key);
+        const below = this.heights.at(users, object, relation);
         // A small tree below is cheaper to walk down than the user's memberships up.
         const reached = depth + below.height <= MAX_DEPTH && below.size > this.smallTree ? this.reach(plan) : null;
         if (reached) {
           this.evaluations++;
-          const value = reached.has(key);
+          const value = reached.get(plan)?.has(object) ?? false;
           states[slot] = value ? TRUE : FALSE;
           return value;
         }
@@ -269,10 +271,11 @@ export class Resolver {
    * Every node of the closed direct relations leading into `target` that the checked user holds,
    * walking up from its own tuples (and its type's wildcard); null past the cap.
    */
-  private reach(target: RelationPlan): Set<string> | null {
+  private reach(target: RelationPlan): Reached | null {
     const known = this.reachedNow.get(target);
     if (known !== undefined) return known;
-    const nodes = new Set<string>();
+    const reached: Reached = new Map();
+    let count = 0;
     const user = this.user;
     const queue = [user];
     const shapes = [this.userShape];
@@ -286,20 +289,22 @@ export class Resolver {
       for (const rel of target.reachVia.get(shapes[i]) ?? []) {
         const ids = this.reader.objectIds(rel.type, rel.name, u);
         if (!ids) continue;
+        let objects = reached.get(rel);
+        if (!objects) reached.set(rel, (objects = new Set()));
         for (const id of ids) {
-          const node = `${rel.type}:${id}#${rel.name}`;
-          if (nodes.has(node)) continue;
-          nodes.add(node);
-          queue.push(node);
+          const object = `${rel.type}:${id}`;
+          if (objects.has(object)) continue;
+          objects.add(object);
+          queue.push(`${object}#${rel.name}`);
           shapes.push(rel.key);
-          if (nodes.size > this.reachCap) {
+          if (++count > this.reachCap) {
             this.reachedNow.set(target, null);
             return null;
           }
         }
       }
     }
-    this.reachedNow.set(target, nodes);
-    return nodes;
+    this.reachedNow.set(target, reached);
+    return reached;
   }
 }

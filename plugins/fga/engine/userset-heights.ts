@@ -11,6 +11,7 @@
  * whose cycle and depth rules are the reference).
  */
 import type { CompiledModel } from './compiled-model.js';
+import type { DirectUsers } from './direct-users.js';
 import type { TupleReader } from './tuple-reader.js';
 
 /** Above this many nodes below, walking up from the user is cheaper than walking down. */
@@ -40,6 +41,18 @@ export class UsersetHeights {
     const h = node.lastIndexOf('#');
     this.height(node, node.slice(0, node.indexOf(':')), node.slice(h + 1), 0);
     return this.memo.get(node) ?? { height: Infinity, size: 1 };
+  }
+
+  /**
+   * `of` for the node `object#relation` whose index entry is `users`, remembered on the entry
+   * until these heights are dropped (a check then builds no key string for it).
+   */
+  at(users: DirectUsers, object: string, relation: string): NodeHeight {
+    if (users.heightFrom === this && users.height) return users.height;
+    const h = this.of(`${object}#${relation}`);
+    users.heightFrom = this;
+    users.height = h;
+    return h;
   }
 
   private height(node: string, type: string, relation: string, level: number): number {

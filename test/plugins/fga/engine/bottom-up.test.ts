@@ -98,3 +98,10 @@ t.test('a userset tuple written after the first check is seen by the next', asyn
   index.remove({ user: 'group:extra#member', relation: 'member', object: 'group:g3' });
   t.same(both('group:g0', 'member', 'user:new'), [false, false], 'and again on delete');
 });
+
+t.test('a chain added below a node after a check counts toward the depth limit at once', async (t) => {
+  const { index, both } = setup(tree());
+  t.same(both('group:g0', 'member', 'user:nobody'), [false, false], 'first check: the heights are worked out (and remembered)');
+  for (let i = 1; i <= 30; i++) index.add({ user: `group:c${i}#member`, relation: 'member', object: i === 1 ? 'group:g0' : `group:c${i - 1}` });
+  t.same(both('group:g0', 'member', 'user:nobody'), ['depth', 'depth'], 'thirty hops below now: the old height is not used');
+});
