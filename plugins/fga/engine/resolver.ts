@@ -65,6 +65,12 @@ const FALSE = 1;
 const TRUE = 2;
 const OPEN = 3;
 
+/** What a resolver remembers of one checked user. */
+interface UserMemory {
+  memo: Map<string, number[]>;
+  reached: Map<RelationPlan, Reached | null> | undefined;
+}
+
 /** The userset nodes a user reaches, as objects by relation (`type:id` strings, asked with the object at hand). */
 type Reached = Map<RelationPlan, Set<string>>;
 
@@ -74,10 +80,11 @@ export class Resolver {
    * (`RelationPlan.slot`). Keyed by the object string as given or as kept in the index's views,
    * whose hash is computed once, instead of an `object#relation` string built per sub-question.
    */
-  private readonly memos = new Map<string, Map<string, number[]>>();
   private memo = new Map<string, number[]>();
+  /** The memories of the other users checked by this resolver (a batch may name several). */
+  private others: Map<string, UserMemory> | undefined;
   /** Within one check (cleared at its start): answers that assumed an open question false, by `object#relation`. */
-  private readonly tainted = new Map<string, TaintedAnswer>();
+  private tainted: Map<string, TaintedAnswer> | undefined;
   /** Ids of the open frames, by stack height. */
   private readonly frames: number[] = [];
   private nextFrame = 1;
@@ -88,13 +95,14 @@ export class Resolver {
   private readonly heights: UsersetHeights | undefined;
   /** The node's own index when reading it directly (no contextual tuples): one probe per object, parsed views kept. */
   private readonly index: TupleIndex | undefined;
-  /** user -> (closed direct relation -> the nodes leading into it that the user reaches: see `reach`). */
-  private readonly reached = new Map<string, Map<RelationPlan, Reached | null>>();
-  private reachedNow = new Map<RelationPlan, Reached | null>();
+  /** Closed direct relation -> the nodes leading into it that the checked user reaches (see `reach`). */
+  private reached: Map<RelationPlan, Reached | null> | undefined;
 
   private readonly smallTree: number;
   private readonly reachCap: number;
   private user = '';
+  /** Checks started so far (the first sets up its user). */
+  private checks = 0;
   private userShape = '';
   private userIsSet = false;
   private userWildcard = '';
@@ -118,7 +126,26 @@ export class Resolver {
   /** Entry point; `object` is `type:id`, `user` any tuple user form. Inputs must be validated. */
   check(object: string, relation: string, user: string): boolean {
     this.taint = Infinity;
-    // The checked user is the same in every sub-question: its shape and wildcard once.
+    const first = this.checks++ === 0;
+    if (first || user !== this.user) this.switchUser(user, first);
+    this.tainted?.clear();
+    const plan = this.model.plan(object.slice(0, object.indexOf(':')), relation);
+    return this.resolve(object, relation, plan, 0, this.index?.tuplesOf(object));
+  }
+
+  /**
+   * Sets up the memory of `user`: the checked user is the same in every sub-question, so its
+   * shape and wildcard are worked out once; a resolver usually serves one user, and keeps the
+   * others' memories aside only when a batch names several.
+   */
+  private switchUser(user: string, first: boolean): void {
+    if (!first) {
+      this.others ??= new Map();
+      this.others.set(this.user, { memo: this.memo, reached: this.reached });
+    }
+    const kept = this.others?.get(user);
+    this.memo = kept?.memo ?? new Map();
+    this.reached = kept?.reached;
     this.user = user;
     this.userShape = shapeOf(user);
     this.userIsSet = user.includes('#');
@@ -126,15 +153,6 @@ export class Resolver {
     const h = user.lastIndexOf('#');
     this.userObject = this.userIsSet ? user.slice(0, h) : '';
     this.userRelation = this.userIsSet ? user.slice(h + 1) : '';
-    let memo = this.memos.get(user);
-    if (!memo) this.memos.set(user, (memo = new Map()));
-    this.memo = memo;
-    let reached = this.reached.get(user);
-    if (!reached) this.reached.set(user, (reached = new Map()));
-    this.reachedNow = reached;
-    this.tainted.clear();
-    const plan = this.model.plan(object.slice(0, object.indexOf(':')), relation);
-    return this.resolve(object, relation, plan, 0, this.index?.tuplesOf(object));
   }
 
   /**
@@ -158,7 +176,7 @@ export class Resolver {
     const state = states ? states[plan!.slot] : UNKNOWN;
     if (state === TRUE) return true;
     if (state === FALSE) return false;
-    const t = this.tainted.size > 0 ? this.tainted.get(`${object}#${relation}`) : undefined;
+    const t = this.tainted !== undefined && this.tainted.size > 0 ? this.tainted.get(`${object}#${relation}`) : undefined;
     if (t && this.frames[t.height] === t.frame) {
       if (t.height < this.taint) this.taint = t.height;
       return false;
@@ -211,7 +229,7 @@ export class Resolver {
       states[slot] = value ? TRUE : FALSE;
       this.taint = outerTaint;
     } else {
-      this.tainted.set(`${object}#${relation}`, { height: inner, frame: this.frames[inner] });
+      (this.tainted ??= new Map()).set(`${object}#${relation}`, { height: inner, frame: this.frames[inner] });
       this.taint = Math.min(outerTaint, inner);
     }
     return value;
@@ -272,7 +290,7 @@ export class Resolver {
    * walking up from its own tuples (and its type's wildcard); null past the cap.
    */
   private reach(target: RelationPlan): Reached | null {
-    const known = this.reachedNow.get(target);
+    const known = this.reached?.get(target);
     if (known !== undefined) return known;
     const reached: Reached = new Map();
     let count = 0;
@@ -298,13 +316,13 @@ export class Resolver {
           queue.push(`${object}#${rel.name}`);
           shapes.push(rel.key);
           if (++count > this.reachCap) {
-            this.reachedNow.set(target, null);
+            (this.reached ??= new Map()).set(target, null);
             return null;
           }
         }
       }
     }
-    this.reachedNow.set(target, reached);
+    (this.reached ??= new Map()).set(target, reached);
     return reached;
   }
 }
