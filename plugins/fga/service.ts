@@ -232,23 +232,20 @@ export class FgaService {
     // Synchronous from here on: the index cannot change between the lookups and the stores.
     const generation = this.generation;
     const out: boolean[] = new Array<boolean>(queries.length);
-    const keys: (string | null)[] = new Array<string | null>(queries.length);
     let missed: number[] | undefined;
     for (let i = 0; i < queries.length; i++) {
       const q = queries[i];
-      const key = q.contextualTuples && q.contextualTuples.length > 0 ? null : CheckCache.key(q);
-      keys[i] = key;
-      const hit = key === null ? undefined : cache.get(generation, key);
+      const hit = q.contextualTuples && q.contextualTuples.length > 0 ? undefined : cache.get(generation, q);
       if (hit === undefined) (missed ??= []).push(i);
       else out[i] = hit;
     }
     if (missed) {
-      const answers = checkMany(this.model, this.index, missed.map((i) => queries[i]));
-      missed.forEach((i, j) => {
-        out[i] = answers[j];
-        const key = keys[i];
-        if (key !== null) cache.set(generation, key, answers[j]);
-      });
+      const answers = checkMany(this.model, this.index, missed.length === queries.length ? queries : missed.map((i) => queries[i]));
+      for (let j = 0; j < missed.length; j++) {
+        const q = queries[missed[j]];
+        out[missed[j]] = answers[j];
+        if (!q.contextualTuples || q.contextualTuples.length === 0) cache.set(generation, q, answers[j]);
+      }
     }
     return out;
   }

@@ -29,17 +29,43 @@ const anne = { user: 'user:anne', relation: 'can_view', object: 'doc:1' };
 
 t.test('CheckCache: an answer is only returned for the generation it was computed in', async (t) => {
   const cache = new CheckCache(2);
-  const k = CheckCache.key(anne);
-  t.equal(cache.get(1, k), undefined);
-  cache.set(1, k, true);
-  t.equal(cache.get(1, k), true);
-  t.equal(cache.get(2, k), undefined, 'a newer generation does not see it');
-  cache.set(2, k, false);
-  t.equal(cache.get(2, k), false);
-  cache.set(2, 'a', true);
-  cache.set(2, 'b', true);
+  t.equal(cache.get(1, anne), undefined);
+  cache.set(1, anne, true);
+  t.equal(cache.get(1, anne), true);
+  t.equal(cache.get(1, { ...anne }), true, 'the same question in other objects');
+  t.equal(cache.get(2, anne), undefined, 'a newer generation does not see it');
+  cache.set(2, anne, false);
+  t.equal(cache.get(2, anne), false);
+  t.equal(cache.size, 1, 'the same question takes the same slot');
+  for (let i = 0; i < 10; i++) cache.set(2, { ...anne, object: `doc:${i}` }, true);
   t.equal(cache.size, 2, 'bounded');
-  t.not(CheckCache.key({ user: 'user:a', relation: 'bc', object: 'd:e' }), CheckCache.key({ user: 'user:ab', relation: 'c', object: 'd:e' }), 'fields stay apart');
+  const split = new CheckCache(1000);
+  split.set(1, { user: 'user:a', relation: 'bc', object: 'd:e' }, true);
+  t.equal(split.get(1, { user: 'user:ab', relation: 'c', object: 'd:e' }), undefined, 'fields stay apart');
+  t.equal(split.get(1, { user: 'user:a', relation: 'bc', object: 'd:e' }), true);
+});
+
+t.test('CheckCache: a full table answers only what it holds, exactly', async (t) => {
+  const cache = new CheckCache(64);
+  const q = (i: number) => ({ user: `user:u${i}`, relation: 'can_view', object: `doc:${i % 7}` });
+  for (let i = 0; i < 1000; i++) cache.set(5, q(i), i % 3 === 0);
+  t.ok(cache.size <= 64, `at most the bound (${cache.size})`);
+  let held = 0;
+  for (let i = 0; i < 1000; i++) {
+    const got = cache.get(5, q(i));
+    if (got === undefined) continue;
+    held++;
+    if (got !== (i % 3 === 0)) t.fail(`wrong answer for ${i}`);
+  }
+  t.equal(held, cache.size, 'every stored answer is found, none invented');
+  t.ok(held > 32, `most slots in use (${held})`);
+  for (let i = 990; i < 1000; i++) t.not(cache.get(5, q(i)), undefined, `the newest answers are kept (${i})`);
+  const one = new CheckCache(1);
+  one.set(1, q(1), true);
+  one.set(1, q(2), false);
+  t.equal(one.size, 1);
+  t.equal(one.get(1, q(2)), false);
+  t.equal(one.get(1, q(1)), undefined);
 });
 
 t.test('every change on this node is seen by the next check', async (t) => {
