@@ -43,6 +43,16 @@ function admitCaller(ctx: RequestContext, principal: Principal | null): void {
   if (!principal) throw new ServiceError('unauthenticated', 'unauthorized');
   ctx.principal = principal;
 }
+
+/**
+ * The checks of one request for one subject. A module function, not a closure made per request:
+ * the tsx loader the server runs under names every named closure when it is created (a
+ * defineProperty per request, ~1% of a check_permissions request's server time in a profile).
+ */
+function askFor(service: FgaApi, user: string, checks: readonly { relation: string; object: string; contextual_tuples?: readonly Tuple[] }[]): boolean[] {
+  return service.check(checks.map((c) => ({ user, relation: c.relation, object: c.object, contextualTuples: c.contextual_tuples })));
+}
+
 const tuples = (list: readonly Tuple[]): Tuple[] => list.map((t) => ({ user: t.user, relation: t.relation, object: t.object }));
 
 export const fgaOperations: AnyOperation[] = [
@@ -60,10 +70,8 @@ export const fgaOperations: AnyOperation[] = [
       const service = fga(ctx);
       const model = service.currentModel;
       const who = resolveSubjects(ctx, input.user, model.hasType('agent'));
-      const ask = (user: string) =>
-        service.check(input.checks.map((c) => ({ user, relation: c.relation, object: c.object, contextualTuples: c.contextual_tuples })));
-      const userAnswers = ask(who.user);
-      const agentAnswers = who.agent ? ask(who.agent) : null;
+      const userAnswers = askFor(service, who.user, input.checks);
+      const agentAnswers = who.agent ? askFor(service, who.agent, input.checks) : null;
       return {
         results: input.checks.map((c, i) => ({
           relation: c.relation,
