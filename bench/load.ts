@@ -78,3 +78,37 @@ export async function grpcLoad(opts: { address: string; path: string; message?: 
     await rm(dir, { recursive: true, force: true });
   }
 }
+
+/**
+ * HTTP load from wrk (Debian `wrk`), a native load generator in a process of its own: a closed
+ * loop of `connections` keep-alive connections, one request in flight on each. Its CPU per
+ * request is a small fraction of a Node client's, which matters where the client shares the
+ * cores with a CPU-bound server (the login rows). Requests per second are completed requests over
+ * the run's duration (calls still in flight at the end are not counted, a bias against the
+ * server). Returns null when wrk is not installed.
+ */
+export async function wrkLoad(opts: { url: string; method: 'GET' | 'POST'; headers?: Record<string, string>; body?: string; connections: number; durationS: number }): Promise<LoadResult | null> {
+  const dir = await mkdtemp(join(tmpdir(), 'latchkey-wrk-'));
+  try {
+    const script = join(dir, 'request.lua');
+    const lines = [`wrk.method = ${JSON.stringify(opts.method)}`];
+    // A Lua long string at a bracket level no body contains.
+    if (opts.body !== undefined) lines.push(`wrk.body = [==[${opts.body}]==]`);
+    for (const [k, v] of Object.entries(opts.headers ?? {})) lines.push(`wrk.headers[${JSON.stringify(k)}] = ${JSON.stringify(v)}`);
+    await writeFile(script, `${lines.join('\n')}\n`);
+    const args = ['-t', '1', '-c', String(opts.connections), '-d', `${opts.durationS}s`, '--timeout', '10s', '--latency', '-s', script, opts.url];
+    const out = await new Promise<string | null>((resolve) =>
+      execFile('wrk', args, { timeout: (opts.durationS + 30) * 1000 }, (err, stdout) => resolve(err && !stdout ? null : stdout)),
+    );
+    if (out === null) return null;
+    const rps = Number(/Requests\/sec:\s+([\d.]+)/.exec(out)?.[1] ?? Number.NaN);
+    const p99 = /\s99%\s+([\d.]+)(us|ms|s)\b/.exec(out);
+    const p99ms = p99 ? Number(p99[1]) * (p99[2] === 'us' ? 0.001 : p99[2] === 's' ? 1000 : 1) : Number.NaN;
+    const non2xx = Number(/Non-2xx or 3xx responses:\s+(\d+)/.exec(out)?.[1] ?? 0);
+    const socket = /Socket errors: connect (\d+), read (\d+), write (\d+), timeout (\d+)/.exec(out);
+    const socketErrors = socket ? socket.slice(1).reduce((sum, n) => sum + Number(n), 0) : 0;
+    return { rps, p99ms, errors: non2xx + socketErrors };
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}

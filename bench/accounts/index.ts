@@ -5,8 +5,8 @@
  * How it is measured, and why (the machine has 2 cores shared with other work):
  * - Every measured party runs in its own child process (child.ts): each Latchkey server, each bare
  *   Fastify verifier, the raw Argon2id loop and the better-auth peer. The load generators
- *   (autocannon, a fetch loop for signup and an undici loop for login) run in this parent process for every HTTP
- *   party alike, so a subject and its
+ *   (autocannon, a fetch loop for signup, wrk or an undici loop for login) run outside the
+ *   measured processes, for every HTTP party alike, so a subject and its
  *   reference share the machine with the same client in the same way. (An earlier version ran
  *   autocannon inside the server's process, which took event-loop time from CPU-bound servers
  *   and made the comparison depend on where the client happened to live.)
@@ -40,13 +40,15 @@
  *   caches are cold at every wake-up. A bare Fastify route answering the same bytes after the
  *   same worker hash costs 0.65-0.86 ms there, so that much is HTTP and the hand-off, not
  *   Latchkey. That share, plus the client's CPU on the same two cores, is what keeps
- *   login below the ceiling. Logins are driven by a closed loop in this process, 8 in flight,
- *   counted like the ceiling (loginLoad), over a keep-alive undici Pool. The client's CPU is
- *   not small: with the hashes running it was 1.6-2.3 ms per login through `fetch` (WHATWG
- *   streams and a Response per call) against 0.5-0.9 ms through `Pool.request` (per-thread CPU
- *   from /proc, 2026-11-22), and it runs on the same two cores as the server's hashes. A client
- *   on another machine would cost the server nothing, so the cheaper client keeps the row
- *   closer to what the server itself costs; the peer's sign-ins use the same client.
+ *   login below the ceiling. Logins are driven by a closed loop, 8 in flight, counted like the
+ *   ceiling (loginLoad): from wrk (native, its own process) when it is installed, else from a
+ *   keep-alive undici Pool in this process. The client's CPU is not small: with the hashes
+ *   running it was 1.6-2.3 ms per login through `fetch` (WHATWG streams and a Response per call),
+ *   0.5-0.9 ms through `Pool.request` (per-thread CPU from /proc, 2026-11-22), and a minimal
+ *   native client costs a few hundredths of that; it runs on the same two cores as the server's
+ *   hashes. A client on another machine would cost the server nothing, so the cheapest client
+ *   keeps the row closest to what the server itself costs; the peer's sign-ins use the same
+ *   client, and the row's note names it.
  * - The peer is better-auth (npm, email and password on SQLite, defaults: scrypt N=16384 r=16
  *   p=1, i.e. 32 MiB per hash), installed on first use in bench/peers/better-auth. Its raw scrypt
  *   cost is measured as well, so the table shows what each side pays per login.
@@ -61,7 +63,7 @@ import { jwtVerify, SignJWT } from 'jose';
 import { Pool } from 'undici';
 import { VERIFIED_CACHE_MAX } from '../../plugins/tokens/service.js';
 import { hashPassword, PRODUCTION_PARAMS } from '../../plugins/users/password.js';
-import { closedLoop, type LoadResult } from '../load.js';
+import { closedLoop, wrkLoad, type LoadResult } from '../load.js';
 import { printTable, type Row } from '../table.js';
 import { httpRun, postJson } from './http.js';
 import { interleaved, startParty, type Party } from './parties.js';
@@ -84,21 +86,36 @@ const BASE_FLAGS = { 'rate-limit-per-minute': 0 };
 const COLD_TOKENS = VERIFIED_CACHE_MAX + 4_000;
 
 /**
- * Logins (and the peer's sign-ins) are counted the way the hash ceiling is: a closed loop with
- * LOGIN_IN_FLIGHT requests in flight, every completed call over the elapsed time including the
- * last ones. (autocannon's per-second average leaves out whatever is still in flight when the run
- * ends: with 32 connections on a ~10 req/s/connection endpoint that alone is ~8% of a 4 s run.)
- * One keep-alive connection per request in flight (the header comment says why not `fetch`).
+ * The client that drives logins and the peer's sign-ins: wrk (native, its own process) when it
+ * is installed, else a keep-alive undici Pool in this process. BENCH_LOGIN_CLIENT=undici forces
+ * the Pool. Why it matters: the client runs on the same two cores as the hashes, and every
+ * millisecond of its CPU per login is taken from them (the header comment has the numbers).
  */
+const LOGIN_CLIENT: 'wrk' | 'undici' = process.env.BENCH_LOGIN_CLIENT === 'undici' ? 'undici' : 'wrk';
+
+/**
+ * Logins (and the peer's sign-ins): a closed loop with LOGIN_IN_FLIGHT requests in flight, as the
+ * ceiling is run. With wrk, completed requests over the run (the last ones in flight are not
+ * counted: about 1% of a run, against the server). With the Pool, every completed call over the
+ * elapsed time including the last ones (autocannon's per-second average would leave out whatever
+ * is still in flight when the run ends: ~8% of a 4 s run at 32 connections).
+ */
+let loginClientUsed = '';
+
 async function loginLoad(url: string, body: string, headers: Record<string, string>): Promise<LoadResult> {
+  if (LOGIN_CLIENT === 'wrk') {
+    const r = await wrkLoad({ url, method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body, connections: LOGIN_IN_FLIGHT, durationS: RUN_S });
+    loginClientUsed = r ? 'wrk' : 'undici Pool (wrk not installed)';
+    if (r) return r;
+  } else loginClientUsed = 'undici Pool';
   const { origin, pathname } = new URL(url);
   const pool = new Pool(origin, { connections: LOGIN_IN_FLIGHT });
   const request = { path: pathname, method: 'POST' as const, headers: { 'content-type': 'application/json', ...headers }, body };
   try {
     return await closedLoop(async () => {
-      const r = await pool.request(request);
-      await r.body.arrayBuffer();
-      if (r.statusCode !== 200) throw new Error(`login ${r.statusCode}`);
+      const res = await pool.request(request);
+      await res.body.arrayBuffer();
+      if (res.statusCode !== 200) throw new Error(`login ${res.statusCode}`);
     }, LOGIN_IN_FLIGHT, RUN_S);
   } finally {
     await pool.close();
@@ -220,11 +237,11 @@ export async function runAccountsBench(): Promise<Row[]> {
     );
     const signupRow = rows.find((r) => r.name === 'signup (REST, SQLite)');
     if (signupRow) signupRow.ratio = signup.rps / hashRef.rps;
-    rows.push({ section: S, name: 'login (REST, SQLite)', value: login.rps, unit: 'req/s', reference: CEILING, ratio: login.rps / hashRef.rps, note: note(login, `${LOGIN_IN_FLIGHT} in flight, target 90%`) });
+    rows.push({ section: S, name: 'login (REST, SQLite)', value: login.rps, unit: 'req/s', reference: CEILING, ratio: login.rps / hashRef.rps, note: note(login, `${LOGIN_IN_FLIGHT} in flight from ${loginClientUsed}, target 90%`) });
 
     if (peer && peerSignup && peerLogin) {
       rows.push({ section: S, name: 'peer better-auth sign-up', value: peerSignup.rps, unit: 'req/s', note: note(peerSignup, 'SQLite, scrypt N=16384 r=16') });
-      rows.push({ section: S, name: 'peer better-auth sign-in', value: peerLogin.rps, unit: 'req/s', note: note(peerLogin, `${LOGIN_IN_FLIGHT} in flight`) });
+      rows.push({ section: S, name: 'peer better-auth sign-in', value: peerLogin.rps, unit: 'req/s', note: note(peerLogin, `${LOGIN_IN_FLIGHT} in flight from ${loginClientUsed}`) });
       rows.push({ section: S, name: 'login vs peer sign-in', value: login.rps / peerLogin.rps, unit: 'x', reference: 'peer better-auth sign-in', ratio: login.rps / peerLogin.rps, note: 'target >= 5x' });
       const salt = randomBytes(16).toString('hex');
       const sc = await closedLoop(() => peerScrypt(PASSWORD, salt), 8, RUN_S);
