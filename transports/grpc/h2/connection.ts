@@ -59,7 +59,11 @@ const RESET_RATE = 33;
 export class H2Connection {
   readonly streams = new Map<number, H2Stream>();
 
-  private input: Buffer = Buffer.alloc(0);
+  /** Bytes of an unfinished preface or frame, kept as they came until `needed` bytes are in. */
+  private parts: Buffer[] = [];
+  private partsBytes = 0;
+  /** Bytes required before parsing can go on: the preface, a frame header, or a whole frame. */
+  private needed = PREFACE.length;
   private prefaceSeen = false;
   private settingsSeen = false;
   private readonly decoder = new HpackDecoder();
@@ -225,15 +229,20 @@ export class H2Connection {
 
   private read(chunk: Buffer): void {
     if (this.dead) return;
-    let buf = this.input.length === 0 ? chunk : Buffer.concat([this.input, chunk]);
     try {
+      if (this.partsBytes + chunk.length < this.needed) {
+        // Not enough to go on: keep the chunk as it is. Joining on every read would copy a frame
+        // trickled in small pieces over and over, quadratic in its size.
+        this.parts.push(chunk);
+        this.partsBytes += chunk.length;
+        if (!this.prefaceSeen) this.checkPreface(Buffer.concat(this.parts));
+        return;
+      }
+      let buf = this.parts.length === 0 ? chunk : Buffer.concat([...this.parts, chunk]);
+      this.parts = [];
+      this.partsBytes = 0;
       if (!this.prefaceSeen) {
-        const n = Math.min(buf.length, PREFACE.length);
-        if (!buf.subarray(0, n).equals(PREFACE.subarray(0, n))) throw new ConnectionError(ERROR.PROTOCOL_ERROR, 'not an HTTP/2 connection preface');
-        if (buf.length < PREFACE.length) {
-          this.input = buf;
-          return;
-        }
+        this.checkPreface(buf);
         this.prefaceSeen = true;
         buf = buf.subarray(PREFACE.length);
       }
@@ -251,8 +260,14 @@ export class H2Connection {
         this.frame(type, flags, stream, payload);
         if (this.dead) return;
       }
-      // Keep an unfinished frame; copied so the rest of a large chunk is not held.
-      this.input = at === buf.length ? Buffer.alloc(0) : Buffer.from(buf.subarray(at));
+      this.needed = FRAME_HEADER;
+      if (at < buf.length) {
+        // Keep an unfinished frame, copied so the rest of a large chunk is not held.
+        const rest = Buffer.from(buf.subarray(at));
+        this.parts = [rest];
+        this.partsBytes = rest.length;
+        if (rest.length >= FRAME_HEADER) this.needed = FRAME_HEADER + ((rest[0]! << 16) | (rest[1]! << 8) | rest[2]!);
+      }
     } catch (err) {
       if (err instanceof ConnectionError) this.fail(err);
       else {
@@ -262,6 +277,12 @@ export class H2Connection {
       }
     }
     this.flush();
+  }
+
+  /** The bytes so far must be the start of the client preface (§3.4); anything else is not h2c. */
+  private checkPreface(buf: Buffer): void {
+    const n = Math.min(buf.length, PREFACE.length);
+    if (!buf.subarray(0, n).equals(PREFACE.subarray(0, n))) throw new ConnectionError(ERROR.PROTOCOL_ERROR, 'not an HTTP/2 connection preface');
   }
 
   private frame(type: number, flags: number, stream: number, payload: Buffer): void {

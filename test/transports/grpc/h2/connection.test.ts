@@ -4,8 +4,8 @@
  * and each limit holds.
  */
 import t, { type Test } from 'tap';
-import { ERROR, FLAG, FRAME, SETTING } from '../../../../transports/grpc/h2/frames.js';
-import { RawPeer } from './raw-peer.js';
+import { ERROR, FLAG, FRAME, frame as frameOf, SETTING } from '../../../../transports/grpc/h2/frames.js';
+import { helloBytes, RawPeer, requestBytes } from './raw-peer.js';
 import { echo, testServer } from './test-server.js';
 
 type Server = Awaited<ReturnType<typeof testServer>>;
@@ -216,4 +216,22 @@ t.test('a handler that throws ends its connection with INTERNAL_ERROR, not the p
   const next = await peerOf(t, server);
   next.frame(FRAME.PING, 0, 0, Buffer.alloc(8));
   t.equal((await next.waitFor((f) => f.type === FRAME.PING)).flags, FLAG.ACK, 'the server still serves');
+});
+
+t.test('a connection trickled one byte at a time is understood', async (t) => {
+  const server = await echoServer(t);
+  const whole = await RawPeer.connect(server.port);
+  t.teardown(() => whole.close());
+  // Everything a client sends for one request with a 20000-byte body (two DATA frames), in order.
+  const body = Buffer.alloc(20_000, 1);
+  const bytes = [
+    helloBytes(),
+    requestBytes(1, FLAG.END_HEADERS),
+    frameOf(FRAME.DATA, 0, 1, body.subarray(0, 16_384)),
+    frameOf(FRAME.DATA, FLAG.END_STREAM, 1, body.subarray(16_384)),
+  ];
+  const all = Buffer.concat(bytes);
+  for (let i = 0; i < all.length; i++) whole.send(all.subarray(i, i + 1));
+  const data = await whole.waitFor((f) => f.type === FRAME.DATA && f.stream === 1, 10_000);
+  t.equal((JSON.parse(data.payload.toString()) as { size: number }).size, 20_000);
 });

@@ -17,6 +17,22 @@ export interface SeenFrame {
   fields?: Record<string, string>;
 }
 
+/** The client preface and a SETTINGS frame (empty, or with the given settings). */
+export function helloBytes(settings: [number, number][] = []): Buffer {
+  const payload = Buffer.alloc(settings.length * 6);
+  settings.forEach(([id, value], i) => {
+    payload.writeUInt16BE(id, i * 6);
+    payload.writeUInt32BE(value, i * 6 + 2);
+  });
+  return Buffer.concat([PREFACE, frame(FRAME.SETTINGS, 0, 0, payload)]);
+}
+
+/** A HEADERS frame for a request on `stream`; `:method POST`, `:scheme http`, `:path /x` unless given. */
+export function requestBytes(stream: number, flags: number, extra: OutgoingHeaders = {}): Buffer {
+  const block = encodeHeaders({ ':method': 'POST', ':scheme': 'http', ':path': '/x', ':authority': 'localhost', ...extra });
+  return frame(FRAME.HEADERS, flags, stream, block);
+}
+
 export class RawPeer {
   readonly frames: SeenFrame[] = [];
   readonly closed: Promise<void>;
@@ -42,12 +58,7 @@ export class RawPeer {
 
   /** The client preface and an empty (or given) SETTINGS frame. */
   hello(settings: [number, number][] = []): this {
-    const payload = Buffer.alloc(settings.length * 6);
-    settings.forEach(([id, value], i) => {
-      payload.writeUInt16BE(id, i * 6);
-      payload.writeUInt32BE(value, i * 6 + 2);
-    });
-    return this.send(Buffer.concat([PREFACE, frame(FRAME.SETTINGS, 0, 0, payload)]));
+    return this.send(helloBytes(settings));
   }
 
   send(bytes: Buffer): this {
@@ -59,10 +70,9 @@ export class RawPeer {
     return this.send(frame(type, flags, stream, payload));
   }
 
-  /** A request header block on `stream`; `:method POST`, `:scheme http`, `:path /x` unless given. */
+  /** A request header block on `stream` (requestBytes). */
   request(stream: number, flags: number, extra: OutgoingHeaders = {}): this {
-    const block = encodeHeaders({ ':method': 'POST', ':scheme': 'http', ':path': '/x', ':authority': 'localhost', ...extra });
-    return this.frame(FRAME.HEADERS, flags, stream, block);
+    return this.send(requestBytes(stream, flags, extra));
   }
 
   /** Resolves with the first frame (already seen or coming) that matches, or fails after `ms`. */
