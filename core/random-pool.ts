@@ -13,7 +13,7 @@ import { randomFillSync } from 'node:crypto';
 const BATCH_BYTES = 4096;
 
 export interface RandomPool {
-  /** `size` fresh random bytes (a view of the current batch: copy it to keep it past the call). */
+  /** `size` fresh random bytes: a view of a batch that is never written again, safe to keep. */
   bytes(size: number): Buffer;
   /** `size` fresh random bytes as base64url text. */
   id(size: number): string;

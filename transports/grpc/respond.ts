@@ -6,7 +6,6 @@
  */
 import { ServiceError } from '../../core/errors.js';
 import type { Logger } from '../../core/logger.js';
-import { ERROR } from './h2/frames.js';
 import { encodeHeaders, type OutgoingHeaders } from './h2/hpack/encoder.js';
 import type { H2Stream } from './h2/stream.js';
 import { GrpcFailure } from './wire/failure.js';
@@ -53,12 +52,9 @@ export function statusHeaders(into: OutgoingHeaders, answer: StatusAnswer): Outg
 }
 
 /**
- * Trailers-Only: `head` (with any effects already in it) plus the status, ending the stream. When
- * the request is still arriving (an oversized or malformed message), the stream is then reset with
- * NO_ERROR so the client stops sending (RFC 9113 §8.1: a complete response may precede it).
+ * Trailers-Only: `head` (with any effects already in it) plus the status, ending the stream (when
+ * the request is still arriving, H2Stream then resets it with NO_ERROR so the client stops sending).
  */
 export function sendStatusOnly(stream: H2Stream, head: OutgoingHeaders, answer: StatusAnswer): void {
-  if (!stream.writable) return;
   stream.respond(statusHeaders(head, answer), true);
-  if (!stream.remoteEnded) stream.close(ERROR.NO_ERROR);
 }

@@ -109,14 +109,12 @@ export async function startGrpcServer(kernel: Kernel, ops: CompiledOperation[], 
     const headers = stream.headers;
     if (headers[':method'] !== 'POST') {
       stream.respond({ ':status': 405, allow: 'POST' }, true);
-      if (!stream.remoteEnded) stream.close(0);
       return;
     }
     const contentType = headers['content-type'];
     if (typeof contentType !== 'string' || !contentType.startsWith('application/grpc')) {
       // PROTOCOL-HTTP2.md: a request that is not gRPC at all gets HTTP 415.
       stream.respond({ ':status': 415 }, true);
-      if (!stream.remoteEnded) stream.close(0);
       return;
     }
     const path = headers[':path'] as string;
@@ -127,7 +125,7 @@ export async function startGrpcServer(kernel: Kernel, ops: CompiledOperation[], 
       const found = routes.get(path);
       if (!found) throw new GrpcFailure(GRPC_STATUS.UNIMPLEMENTED, `unknown method ${path}`);
       if (found.kind === 'unary') serveUnary(env, found.unary, stream, timeoutMs);
-      else serveStream(found.stream, stream, headers, env.limit, kernel.logger, timeoutMs);
+      else serveStream(found.stream, stream, env.limit, kernel.logger, timeoutMs);
     } catch (err) {
       sendStatusOnly(stream, responseHead(), statusOf(err, kernel.logger, { path }));
     }

@@ -7,7 +7,7 @@
 import { EventEmitter } from 'node:events';
 import type { Logger } from '../../core/logger.js';
 import { responseHead } from './call-context.js';
-import type { H2Stream, RequestHeaders } from './h2/stream.js';
+import type { H2Stream } from './h2/stream.js';
 import { sendStatusOnly, statusHeaders, statusOf, type StatusAnswer } from './respond.js';
 import { messageBytes } from './wire/compression.js';
 import { GrpcFailure } from './wire/failure.js';
@@ -56,7 +56,7 @@ export class StreamCall extends EventEmitter {
   }
 }
 
-export function serveStream(method: StreamingMethod, stream: H2Stream, headers: RequestHeaders, limit: number, logger: Logger, timeoutMs: number | undefined): void {
+export function serveStream(method: StreamingMethod, stream: H2Stream, limit: number, logger: Logger, timeoutMs: number | undefined): void {
   const call = new StreamCall(stream, method.serialize);
   const fail = (err: unknown) => call.end(statusOf(err, logger, { method: method.path }));
   const reader = new MessageReader(limit);
@@ -68,7 +68,7 @@ export function serveStream(method: StreamingMethod, stream: H2Stream, headers: 
   }
   stream.onData = (chunk: Buffer) => {
     try {
-      for (const message of reader.push(chunk)) call.emit('data', method.deserialize(messageBytes(message, headers['grpc-encoding'], limit)));
+      for (const message of reader.push(chunk)) call.emit('data', method.deserialize(messageBytes(message, stream.headers['grpc-encoding'], limit)));
     } catch (err) {
       fail(err instanceof GrpcFailure ? err : new GrpcFailure(GRPC_STATUS.INVALID_ARGUMENT, 'request message could not be decoded'));
     }

@@ -14,7 +14,7 @@ import type { Kernel } from '../../core/kernel.js';
 import type { CompiledOperation } from '../../core/operations.js';
 import { addEffects, contextFromCall, responseHead } from './call-context.js';
 import type { Cidr } from './client-ip.js';
-import type { H2Stream, RequestHeaders } from './h2/stream.js';
+import type { H2Stream } from './h2/stream.js';
 import { decodeRequest, encodeResponse } from './codec.js';
 import type { ProtoMethod, ProtoModel } from './proto-model.js';
 import { sendStatusOnly, sendUnary, statusOf } from './respond.js';
@@ -63,7 +63,6 @@ class UnaryCall {
     private readonly env: CallEnvironment,
     private readonly route: UnaryRoute,
     private readonly stream: H2Stream,
-    private readonly headers: RequestHeaders,
   ) {
     this.reader = new MessageReader(env.limit);
   }
@@ -74,7 +73,7 @@ class UnaryCall {
     try {
       for (const message of this.reader.push(chunk)) {
         if (this.request !== undefined) throw new GrpcFailure(GRPC_STATUS.INVALID_ARGUMENT, 'a unary call takes exactly one request message');
-        this.request = messageBytes(message, this.headers['grpc-encoding'], this.env.limit);
+        this.request = messageBytes(message, this.stream.headers['grpc-encoding'], this.env.limit);
       }
     } catch (err) {
       this.fail(err);
@@ -93,7 +92,7 @@ class UnaryCall {
     } catch (err) {
       return this.fail(err);
     }
-    this.ctx = contextFromCall(this.env.kernel, this.headers, this.stream.remoteAddress, this.env.proxies);
+    this.ctx = contextFromCall(this.env.kernel, this.stream.headers, this.stream.remoteAddress, this.env.proxies);
     this.env.kernel.invokeCompiled(this.route.op, this.ctx, input).then(
       (output) => this.succeed(output),
       (err: unknown) => this.fail(err),
@@ -160,7 +159,7 @@ export function serveUnary(
   stream: H2Stream,
   timeoutMs: number | undefined,
 ): void {
-  const call = new UnaryCall(env, route, stream, stream.headers);
+  const call = new UnaryCall(env, route, stream);
   call.startReadTimer(env.readTimeoutMs);
   stream.onData = (chunk: Buffer) => call.receive(chunk);
   stream.onEnd = () => call.requestEnded();

@@ -57,7 +57,7 @@ const RESET_BURST = 1000;
 const RESET_RATE = 33;
 
 export class H2Connection {
-  readonly streams = new Map<number, H2Stream>();
+  private readonly streams = new Map<number, H2Stream>();
 
   /** Bytes of an unfinished preface or frame, kept as they came until `needed` bytes are in. */
   private parts: Buffer[] = [];
@@ -420,7 +420,7 @@ export class H2Connection {
     if (decoded.oversized) {
       // §10.5.1: a request whose header list is too large gets 431.
       this.sendHeaders(id, encodeHeaders({ ':status': 431 }), true);
-      if (!end) this.resetStream(id, ERROR.NO_ERROR);
+      if (!end) this.resetStream(id, ERROR.NO_ERROR); // no stream object was made: §8.1 by hand
       return;
     }
     let headers: RequestHeaders;
@@ -432,6 +432,7 @@ export class H2Connection {
     }
     const stream = new H2Stream(this, id, headers, this.peerInitialWindow, DEFAULT_WINDOW);
     this.streams.set(id, stream);
+    if (end) stream.openedEnded();
     try {
       this.onStream(stream);
     } catch (err) {
@@ -439,7 +440,7 @@ export class H2Connection {
       stream.close(ERROR.INTERNAL_ERROR);
       return;
     }
-    if (end) stream.receiveEnd();
+    if (end) stream.deliverOpenedEnd();
   }
 
   private onReset(id: number, payload: Buffer): void {

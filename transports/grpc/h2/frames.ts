@@ -86,6 +86,8 @@ export function writeFrameHeader(buf: Buffer, offset: number, length: number, ty
   return offset + FRAME_HEADER;
 }
 
+const EMPTY = new Uint8Array(0);
+
 /** A whole frame with `payload`. */
 export function frame(type: number, flags: number, stream: number, payload: Uint8Array = EMPTY): Buffer {
   const out = Buffer.allocUnsafe(FRAME_HEADER + payload.length);
@@ -93,8 +95,6 @@ export function frame(type: number, flags: number, stream: number, payload: Uint
   out.set(payload, FRAME_HEADER);
   return out;
 }
-
-const EMPTY = new Uint8Array(0);
 
 /** A frame whose payload is one 32-bit value (RST_STREAM's error code, WINDOW_UPDATE's increment). */
 export function frame32(type: number, stream: number, value: number): Buffer {

@@ -8,6 +8,7 @@
  * once. Writing to a closed or ended stream does nothing: the answer has nowhere to go.
  */
 import type { H2Connection } from './connection.js';
+import { ERROR } from './frames.js';
 import { encodeHeaders, type OutgoingHeaders } from './hpack/encoder.js';
 
 /** Request headers: a name's repeated values joined (`; ` for cookie), `set-cookie` kept as a list. */
@@ -87,7 +88,7 @@ export class H2Stream {
     this.endLocally();
   }
 
-  /** Resets the stream (RST_STREAM, §6.4); NO_ERROR after a complete response stops the upload. */
+  /** Resets the stream (RST_STREAM, §6.4), ending it for both sides. */
   close(code: number): void {
     if (this.closed) return;
     this.connection.resetStream(this.id, code);
@@ -120,11 +121,24 @@ export class H2Stream {
     if (chunk.length > 0) this.onData?.(chunk);
   }
 
+  /** The peer sent END_STREAM on a DATA frame or on trailers. */
   receiveEnd(): void {
     if (this.remoteEnded) return;
     this.remoteEnded = true;
     this.onEnd?.();
-    if (this.localEnded && this.waiting.length === 0 && !this.waitingTrailers) this.finish();
+  }
+
+  /**
+   * The request's first HEADERS frame carried END_STREAM: the stream is known to be half-closed
+   * before the handler sees it (so an answer it gives at once needs no reset), and `onEnd` runs
+   * once the handler has set it.
+   */
+  openedEnded(): void {
+    this.remoteEnded = true;
+  }
+
+  deliverOpenedEnd(): void {
+    this.onEnd?.();
   }
 
   /** The peer reset the stream, or the connection is gone. */
@@ -137,9 +151,15 @@ export class H2Stream {
     this.connection.block(this);
   }
 
+  /**
+   * This side's END_STREAM is sent, so the stream is over for the handler. A complete response may
+   * come before the whole request (RFC 9113 §8.1, e.g. an oversized message refused at once): the
+   * stream is then reset with NO_ERROR so the peer stops sending.
+   */
   private endLocally(): void {
     this.localEnded = true;
-    if (this.remoteEnded) this.finish();
+    if (!this.remoteEnded) this.connection.resetStream(this.id, ERROR.NO_ERROR);
+    this.finish();
   }
 
   private finish(): void {
