@@ -6,7 +6,7 @@
  * changes (the index calls `changed`), so a hop taken again by later checks parses nothing.
  */
 import type { ObjectTuples } from './tuple-index.js';
-import type { NodeHeight, UsersetHeights } from './userset-heights.js';
+import type { NodeHeight } from './userset-heights.js';
 
 /**
  * A plain object among the users: a tuple-to-userset parent candidate. `tuples` is the tuple
@@ -31,9 +31,9 @@ export interface UsersetUser {
 
 /** `S` is `Set<string>` in the index, which changes the sets in place. */
 export class DirectUsers<S extends ReadonlySet<string> = ReadonlySet<string>> {
-  /** The node's userset height, from `heightFrom` (userset-heights.ts `at`): valid while those heights are. */
+  /** The node's userset height, from the heights whose `serial` is `heightFrom` (userset-heights.ts `at`): valid while those heights are. */
   height: NodeHeight | undefined;
-  heightFrom: UsersetHeights | undefined;
+  heightFrom = 0;
   private objectsView: readonly ObjectUser[] | undefined;
   private usersetsView: readonly UsersetUser[] | undefined;
 

@@ -23,7 +23,15 @@ export interface NodeHeight {
   size: number;
 }
 
+/** Serials of UsersetHeights instances: what index entries remember instead of the instance. */
+let serials = 0;
+
 export class UsersetHeights {
+  /**
+   * Told apart from every other instance. An index entry remembers this number, not the instance,
+   * so an entry not asked since holds no dropped heights (with their memo and model) alive.
+   */
+  readonly serial = ++serials;
   /** One entry per node: the resolver asks for both numbers at once, with one probe. */
   private readonly memo = new Map<string, NodeHeight>();
   private readonly onStack = new Set<string>();
@@ -48,9 +56,9 @@ export class UsersetHeights {
    * until these heights are dropped (a check then builds no key string for it).
    */
   at(users: DirectUsers, object: string, relation: string): NodeHeight {
-    if (users.heightFrom === this && users.height) return users.height;
+    if (users.heightFrom === this.serial && users.height) return users.height;
     const h = this.of(`${object}#${relation}`);
-    users.heightFrom = this;
+    users.heightFrom = this.serial;
     users.height = h;
     return h;
   }

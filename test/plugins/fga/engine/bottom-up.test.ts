@@ -105,3 +105,21 @@ t.test('a chain added below a node after a check counts toward the depth limit a
   for (let i = 1; i <= 30; i++) index.add({ user: `group:c${i}#member`, relation: 'member', object: i === 1 ? 'group:g0' : `group:c${i - 1}` });
   t.same(both('group:g0', 'member', 'user:nobody'), ['depth', 'depth'], 'thirty hops below now: the old height is not used');
 });
+
+t.test('heights dropped by a userset write are not kept alive by the entries that used them', async (t) => {
+  const { setFlagsFromString } = await import('node:v8');
+  const { runInNewContext } = await import('node:vm');
+  setFlagsFromString('--expose-gc');
+  const gc = runInNewContext('gc') as () => void;
+  const { index, both } = setup(tree());
+  both('group:g0', 'member', 'user:nobody');
+  // The instance the check used (same model, no change since), remembered on group:g0's entry.
+  const old = new WeakRef(index.usersetHeights(model, 25));
+  index.add({ user: 'group:elsewhere#member', relation: 'member', object: 'group:other' });
+  t.not(index.usersetHeights(model, 25), old.deref(), 'the write dropped them');
+  for (let i = 0; i < 3 && old.deref(); i++) {
+    await new Promise((resolve) => setImmediate(resolve));
+    gc();
+  }
+  t.equal(old.deref(), undefined, 'collected although group:g0 was not checked since');
+});
