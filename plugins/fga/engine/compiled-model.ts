@@ -32,12 +32,10 @@ export class CompiledModel {
    * from the user (resolver.ts, `reach`) instead of down a possibly wide userset tree.
    */
   readonly closedDirect = new Set<RelKey>();
-  /** Allowed user shapes per relation definition (the same sets as `fits`, keyed by object). */
-  readonly defShapes = new Map<RelationDef, Set<string>>();
-  /** For a user shape (`user`, `user:*`, `group#member`): the closed direct relations admitting it. */
-  readonly closedByShape = new Map<string, { type: string; relation: string }[]>();
-  /** For a closed direct relation: the closed direct relations whose usersets can lead into it (itself included). */
-  readonly closedFeeders = new Map<RelKey, Set<RelKey>>();
+  /** For a user shape (`user`, `user:*`, `group#member`): the closed direct relations admitting it (to build `reachVia`). */
+  private readonly closedByShape = new Map<string, { type: string; relation: string }[]>();
+  /** For a closed direct relation: the closed direct relations whose usersets can lead into it, itself included (to build `reachVia`). */
+  private readonly closedFeeders = new Map<RelKey, Set<RelKey>>();
   /** Per type and relation, what check needs of it, looked up once (check-plan.ts). */
   private readonly plans = new Map<string, Map<string, RelationPlan>>();
 
@@ -48,9 +46,7 @@ export class CompiledModel {
   ) {
     for (const t of model.types.values()) {
       for (const r of t.relations.values()) {
-        const shapes = new Set(r.directTypes.map(directTypeKey));
-        this.shapes.set(`${t.name}#${r.name}`, shapes);
-        this.defShapes.set(r, shapes);
+        this.shapes.set(`${t.name}#${r.name}`, new Set(r.directTypes.map(directTypeKey)));
         for (const leaf of positiveLeaves(r.rewrite)) this.indexLeaf(t.name, r, leaf);
       }
     }
@@ -63,7 +59,7 @@ export class CompiledModel {
       const byName = new Map<string, RelationPlan>();
       const blank = [...t.relations.keys()].map(() => 0);
       for (const r of t.relations.values()) {
-        const plan = new RelationPlan(t.name, r.name, r, this.defShapes.get(r)!);
+        const plan = new RelationPlan(t.name, r.name, r, this.shapes.get(`${t.name}#${r.name}`)!);
         plan.slot = byName.size;
         plan.blank = blank;
         byName.set(r.name, plan);
