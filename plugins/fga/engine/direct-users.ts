@@ -6,6 +6,7 @@
  * changes (the index calls `changed`), so a hop taken again by later checks parses nothing.
  */
 import type { ObjectTuples } from './tuple-index.js';
+import { shapeOf, typeOf } from './tuple-format.js';
 import type { NodeHeight } from './userset-heights.js';
 
 /**
@@ -49,7 +50,7 @@ export class DirectUsers<S extends ReadonlySet<string> = ReadonlySet<string>> {
     for (const u of this.plain ?? []) {
       // A userset or a wildcard is no parent (model-validator.ts: tuplesets admit plain types only).
       if (u.includes('#') || u.endsWith(':*')) continue;
-      out.push({ object: u, type: u.slice(0, u.indexOf(':')), tuples: undefined });
+      out.push({ object: u, type: typeOf(u), tuples: undefined });
     }
     return (this.objectsView = out);
   }
@@ -62,7 +63,7 @@ export class DirectUsers<S extends ReadonlySet<string> = ReadonlySet<string>> {
       const h = u.lastIndexOf('#');
       const object = u.slice(0, h);
       const relation = u.slice(h + 1);
-      out.push({ user: u, object, relation, shape: `${object.slice(0, object.indexOf(':'))}#${relation}`, tuples: undefined });
+      out.push({ user: u, object, relation, shape: shapeOf(u), tuples: undefined });
     }
     return (this.usersetsView = out);
   }

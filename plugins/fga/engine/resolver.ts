@@ -25,7 +25,7 @@ import type { CompiledModel } from './compiled-model.js';
 import { DirectUsers } from './direct-users.js';
 import { TupleIndex, type ObjectTuples } from './tuple-index.js';
 import type { TupleReader } from './tuple-reader.js';
-import { shapeOf } from './tuple-format.js';
+import { shapeOf, typeOf } from './tuple-format.js';
 import type { UsersetHeights } from './userset-heights.js';
 
 export const MAX_DEPTH = 25;
@@ -132,7 +132,7 @@ export class Resolver {
     const first = this.checks++ === 0;
     if (first || user !== this.user) this.switchUser(user, first);
     this.tainted?.clear();
-    const plan = this.model.plan(object.slice(0, object.indexOf(':')), relation);
+    const plan = this.model.plan(typeOf(object), relation);
     return this.resolve(object, relation, plan, 0, this.index?.tuplesOf(object));
   }
 
@@ -152,7 +152,7 @@ export class Resolver {
     this.user = user;
     this.userShape = shapeOf(user);
     this.userIsSet = user.includes('#');
-    this.userWildcard = this.userIsSet ? '' : `${user.slice(0, user.indexOf(':'))}:*`;
+    this.userWildcard = this.userIsSet ? '' : `${typeOf(user)}:*`;
     const h = user.lastIndexOf('#');
     this.userObject = this.userIsSet ? user.slice(0, h) : '';
     this.userRelation = this.userIsSet ? user.slice(h + 1) : '';
