@@ -12,6 +12,7 @@
  */
 import type { CompiledModel } from './compiled-model.js';
 import type { DirectUsers } from './direct-users.js';
+import { typeOf } from './tuple-format.js';
 import type { TupleReader } from './tuple-reader.js';
 
 /** Above this many nodes below, walking up from the user is cheaper than walking down. */
@@ -42,22 +43,17 @@ export class UsersetHeights {
     private readonly limit: number,
   ) {}
 
-  /** Height (Infinity past the limit) and size of the node `type:id#relation`. */
-  of(node: string): NodeHeight {
-    const known = this.memo.get(node);
-    if (known !== undefined) return known;
-    const h = node.lastIndexOf('#');
-    this.height(node, node.slice(0, node.indexOf(':')), node.slice(h + 1), 0);
-    return this.memo.get(node) ?? { height: Infinity, size: 1 };
-  }
-
   /**
-   * `of` for the node `object#relation` whose index entry is `users`, remembered on the entry
-   * until these heights are dropped (a check then builds no key string for it).
+   * Height (Infinity past the limit) and size of the node `object#relation` whose index entry is
+   * `users`, remembered on the entry until these heights are dropped (a check then builds no key
+   * string for it).
    */
   at(users: DirectUsers, object: string, relation: string): NodeHeight {
     if (users.heightFrom === this.serial && users.height) return users.height;
-    const h = this.of(`${object}#${relation}`);
+    const node = `${object}#${relation}`;
+    if (!this.memo.has(node)) this.height(node, typeOf(object), relation, 0);
+    // Asked at level 0 with nothing on the stack, height() always stores its answer.
+    const h = this.memo.get(node)!;
     users.heightFrom = this.serial;
     users.height = h;
     return h;
