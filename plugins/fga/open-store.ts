@@ -11,6 +11,9 @@ import { fgaEntities } from './store/sql-entities.js';
 import { SqlFgaStore } from './store/sql-store.js';
 import type { FgaStore } from './store/types.js';
 
+/** The largest --fga-check-cache-size accepted. */
+export const MAX_CHECK_CACHE_SIZE = 10_000_000;
+
 export const FGA_STORES = ['sqlite', 'postgres', 'mysql', 'memory'] as const;
 const MAIN_SQL = new Set(['sqlite', 'postgres', 'mysql', 'mariadb']);
 
@@ -22,6 +25,9 @@ export function fgaConfigProblem(config: Config): string | undefined {
   if (store && store !== 'memory' && !url) return `--fga-store ${store} needs --fga-store-url`;
   const cacheSize = config.number('fga-check-cache-size', 0);
   if (!Number.isInteger(cacheSize) || cacheSize < 0) return '--fga-check-cache-size must be a whole number, 0 or more (0 turns the cache off)';
+  // The cache allocates its table at start (check-cache.ts): a size past this would fail there
+  // with a bare RangeError, or take gigabytes; 10 million answers is ~0.5 GB of slots.
+  if (cacheSize > MAX_CHECK_CACHE_SIZE) return `--fga-check-cache-size must be at most ${MAX_CHECK_CACHE_SIZE}`;
   return undefined;
 }
 

@@ -191,4 +191,6 @@ t.test('configuration rules', async (t) => {
     );
   }
   t.equal(fgaPlugin.validateConfig!(new Config({ 'fga-check-cache-size': 0 })), undefined, '0 turns the cache off');
+  t.equal(fgaPlugin.validateConfig!(new Config({ 'fga-check-cache-size': 1e10 })), '--fga-check-cache-size must be at most 10000000', 'a size the table cannot be allocated for is refused at start');
+  t.equal(fgaPlugin.validateConfig!(new Config({ 'fga-check-cache-size': 10_000_000 })), undefined, 'the largest size is taken');
 });
