@@ -59,7 +59,10 @@ t.test('CheckCache: a full table answers only what it holds, exactly', async (t)
   }
   t.equal(held, cache.size, 'every stored answer is found, none invented');
   t.ok(held > 32, `most slots in use (${held})`);
-  for (let i = 990; i < 1000; i++) t.not(cache.get(5, q(i)), undefined, `the newest answers are kept (${i})`);
+  // Two slots per set: an answer is pushed out only by two newer ones in its set, so the two
+  // newest are always there whatever the seed. (The last ten were asserted before: true for this
+  // hash by luck of its low bits, not a promise of the table.)
+  for (let i = 998; i < 1000; i++) t.not(cache.get(5, q(i)), undefined, `the newest answers are kept (${i})`);
   const one = new CheckCache(1);
   one.set(1, q(1), true);
   one.set(1, q(2), false);
