@@ -3,7 +3,7 @@
  * admin secret for an opaque `service-admin` cookie backed by the memory store, so logout ends it
  * everywhere. The cookie never contains the secret.
  */
-import { createHash, hash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { MemoryStore } from '../../core/memory-store.js';
 
 export const ADMIN_COOKIE = 'service-admin';
@@ -12,13 +12,26 @@ export const ADMIN_SESSION_TTL_MS = 24 * 60 * 60 * 1000;
 const keyOf = (token: string): string => `admin-session:${createHash('sha256').update(token).digest('base64url')}`;
 
 /**
- * A constant-time check of a given secret against `expected`. Both sides are compared as SHA-256
- * digests, so the comparison takes the same time whatever the lengths; the expected digest is
- * computed once, since the header check runs on every admin request.
+ * A constant-time check of a given secret against `expected`, run on every admin request that
+ * carries the header. The given value is copied into a zeroed buffer of the expected byte length
+ * (cut or zero-padded) and that buffer is compared with timingSafeEqual; the byte lengths are
+ * compared too, and both results are combined only after both comparisons ran. The time taken
+ * depends on the expected length and on the given value's own length, never on how many bytes of
+ * a guess are right. (Hashing both sides did the same job at the cost of a SHA-256 per request:
+ * ~3% of an admin-authenticated FGA check's server time in a profile.)
  */
 export function secretMatcher(expected: string): (given: string | undefined) => boolean {
-  const want = hash('sha256', expected, 'buffer');
-  return (given) => given !== undefined && given.length > 0 && timingSafeEqual(want, hash('sha256', given, 'buffer'));
+  const want = Buffer.from(expected, 'utf8');
+  const scratch = Buffer.alloc(want.length);
+  return (given) => {
+    if (given === undefined || given.length === 0 || want.length === 0) return false;
+    scratch.fill(0);
+    const written = scratch.write(given, 'utf8');
+    const sameBytes = timingSafeEqual(scratch, want);
+    // `written` < byteLength when the given value is longer (or a character straddles the end).
+    const sameLength = written === want.length && Buffer.byteLength(given, 'utf8') === want.length;
+    return sameBytes && sameLength;
+  };
 }
 
 export function secretMatches(expected: string, given: string | undefined): boolean {
