@@ -12,7 +12,8 @@
  *   shape, A-B-B-A under autocannon (target REST >= 50% of bare), plus one-connection latency;
  *   twice: 500 checks repeated (after the first pass the server's check-answer cache answers
  *   them) and all distinct (each connection and run its own slice, ~190k checks, every one a
- *   miss), so the cache's effect and the engine's own cost are both on the table;
+ *   miss), so the cache's effect and the engine's own cost are both on the table; before them,
+ *   BENCH_FGA_WARM_UP seconds (default 3) of unmeasured load on each server;
  * - propagation: a write on this node until the server (another node, polling every 250 ms)
  *   answers it over REST.
  *
@@ -37,6 +38,8 @@ import { BENCH_MODEL, generate, prng } from './dataset.js';
 const SIZES = (process.env.BENCH_FGA_SIZES ?? process.env.FGA_BENCH_SIZES ?? '10000,100000,1000000').split(',').map(Number);
 const STORES = (process.env.BENCH_FGA_STORES ?? process.env.FGA_BENCH_STORES ?? 'sqlite,postgres').split(',') as DbName[];
 const S = 'fga';
+/** Seconds of unmeasured load on each server before the measured runs. */
+const WARM_UP_S = Number(process.env.BENCH_FGA_WARM_UP ?? 3);
 
 const pct = (xs: number[], p: number) => xs[Math.min(xs.length - 1, Math.floor(xs.length * p))];
 const label = (n: number) => (n >= 1e6 ? `${n / 1e6}M` : `${n / 1e3}k`);
@@ -65,12 +68,12 @@ const headersFor = (origin: string) => ({ 'content-type': 'application/json', 'x
 type AutocannonRaw = (o: Record<string, unknown>) => Promise<{ requests: { average: number; total: number }; latency: { p50: number; p99: number }; errors: number; non2xx: number }>;
 
 /** autocannon cycling through `bodies` on every connection; CPU of the server from /proc. */
-async function load(child: BenchChild<ServerInfo>, bodies: string[], headers: Record<string, string>): Promise<HttpRun> {
+async function load(child: BenchChild<ServerInfo>, bodies: string[], headers: Record<string, string>, durationS = DURATION_S): Promise<HttpRun> {
   const cpu0 = child.cpuSeconds();
   const r = await (autocannon as unknown as AutocannonRaw)({
     url: child.info.base,
     connections: CONNECTIONS,
-    duration: DURATION_S,
+    duration: durationS,
     requests: bodies.map((body) => ({ method: 'POST', path: '/v1/check_permissions', headers, body })),
   });
   const cpu = child.cpuSeconds() - cpu0;
@@ -257,6 +260,11 @@ async function measureOne(
     return JSON.stringify({ user: q.user, checks: [{ relation: q.relation, object: q.object }] });
   });
   const headers = headersFor(server.info.origin ?? server.info.base);
+  // Unmeasured warm-up under load, both sides: a server that has just read a million tuples still
+  // holds the garbage of that read, and its first major GC (hundreds of ms of marking at 1M) and
+  // the JIT's first compilations belong to start-up, not to the steady rate measured below.
+  await load(server, bodies, headers, WARM_UP_S);
+  await load(bare, bodies, headers, WARM_UP_S);
   const restSeq = await sequential(server.info.base, bodies, headers);
   const bareSeq = await sequential(bare.info.base, bodies, headers);
   rows.push({
