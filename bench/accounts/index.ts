@@ -35,7 +35,11 @@
  *   workers ~20.7 ms. On 2026-11-22 (one hash ~10 ms of worker CPU, user+system), old and new
  *   server measured in turn with the same client: main thread 1.41-1.58 -> 1.19-1.32 ms per
  *   login (lookup without the pool's acquire, hash workers holding their next job, pooled random
- *   bytes, cookie options once), helpers ~0.2 ms. Most of the main thread's time is the hashes'
+ *   bytes, cookie options once), helpers ~0.2 ms. On 2026-11-22 (session 6), a slower machine of
+ *   the same kind (one hash ~24 ms of worker CPU), logins from wrk for 15 s: main thread
+ *   1.74-2.02 ms per login, all threads 26-28 ms; in the main thread's profile the response's
+ *   socket writev alone was ~0.43 ms per login and the user lookup ~0.09 ms. Most of the main
+ *   thread's time is the hashes'
  *   doing: with cheap hashes the same login costs it ~0.16 ms; with Argon2id on both cores its
  *   caches are cold at every wake-up. A bare Fastify route answering the same bytes after the
  *   same worker hash costs 0.65-0.86 ms there, so that much is HTTP and the hand-off, not
