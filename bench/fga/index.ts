@@ -9,11 +9,12 @@
  *   (< 20 ms), list_permissions over documents for a user with 1000 visible ones p99 (< 50 ms);
  * - over REST: POST /v1/check_permissions with one check on the real server (a child process on
  *   the same database) beside a bare Fastify route parsing the same body and answering the same
- *   shape, A-B-B-A under autocannon (target REST >= 50% of bare), plus one-connection latency;
+ *   shape, BENCH_FGA_ROUNDS (default 2) rounds of A-B-B-A under autocannon, each round's ratio
+ *   in the row's note (target REST >= 50% of bare), plus one-connection latency;
  *   twice: 500 checks repeated (after the first pass the server's check-answer cache answers
- *   them) and all distinct (each connection and run its own slice, ~190k checks, every one a
- *   miss), so the cache's effect and the engine's own cost are both on the table; before them,
- *   BENCH_FGA_WARM_UP seconds (default 3) of unmeasured load on each server;
+ *   them) and all distinct (each connection and run its own slice of checks, ~190k per round,
+ *   every one a miss), so the cache's effect and the engine's own cost are both on the table;
+ *   before them, BENCH_FGA_WARM_UP seconds (default 3) of unmeasured load on each server;
  * - propagation: a write on this node until the server (another node, polling every 250 ms)
  *   answers it over REST.
  *
@@ -40,6 +41,8 @@ const STORES = (process.env.BENCH_FGA_STORES ?? process.env.FGA_BENCH_STORES ?? 
 const S = 'fga';
 /** Seconds of unmeasured load on each server before the measured runs. */
 const WARM_UP_S = Number(process.env.BENCH_FGA_WARM_UP ?? 3);
+/** Rounds of A-B-B-A per REST row (BENCH_FGA_ROUNDS). */
+const ROUNDS = Math.max(1, Number(process.env.BENCH_FGA_ROUNDS ?? 2));
 
 const pct = (xs: number[], p: number) => xs[Math.min(xs.length - 1, Math.floor(xs.length * p))];
 const label = (n: number) => (n >= 1e6 ? `${n / 1e6}M` : `${n / 1e3}k`);
@@ -80,29 +83,59 @@ async function load(child: BenchChild<ServerInfo>, bodies: string[], headers: Re
   return { rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, errors: r.errors + r.non2xx, cpuUs: (cpu * 1e6) / Math.max(1, r.requests.total) };
 }
 
-/** A-B-B-A, averaged: drift of the shared machine hits both sides. */
-async function pair(a: BenchChild<ServerInfo>, b: BenchChild<ServerInfo>, bodies: string[], headers: Record<string, string>): Promise<[HttpRun, HttpRun]> {
-  const a1 = await load(a, bodies, headers);
-  const b1 = await load(b, bodies, headers);
-  const b2 = await load(b, bodies, headers);
-  const a2 = await load(a, bodies, headers);
-  const mean = (x: HttpRun, y: HttpRun): HttpRun => ({
-    rps: (x.rps + y.rps) / 2,
-    p50: (x.p50 + y.p50) / 2,
-    p99: Math.max(x.p99, y.p99),
-    errors: x.errors + y.errors,
-    cpuUs: (x.cpuUs + y.cpuUs) / 2,
-  });
-  return [mean(a1, a2), mean(b1, b2)];
+interface PairResult {
+  a: HttpRun;
+  b: HttpRun;
+  /** b's rate over a's in each round, in order: how far one round is from the next. */
+  roundRatios: number[];
 }
+
+/** The mean of several runs of one side; p99 is the worst, errors add up. */
+function meanRun(runs: HttpRun[]): HttpRun {
+  const avg = (f: (r: HttpRun) => number) => runs.reduce((sum, r) => sum + f(r), 0) / runs.length;
+  return {
+    rps: avg((r) => r.rps),
+    p50: avg((r) => r.p50),
+    p99: Math.max(...runs.map((r) => r.p99)),
+    errors: runs.reduce((sum, r) => sum + r.errors, 0),
+    cpuUs: avg((r) => r.cpuUs),
+  };
+}
+
+/**
+ * ROUNDS rounds of A-B-B-A, averaged: drift of the shared machine hits both sides, and more than
+ * one round shows how much one round's ratio can be trusted (on the 2-core machine it moved by
+ * ±15% from one round to the next).
+ */
+async function rounds(a: BenchChild<ServerInfo>, b: BenchChild<ServerInfo>, once: (child: BenchChild<ServerInfo>) => Promise<HttpRun>): Promise<PairResult> {
+  const as: HttpRun[] = [];
+  const bs: HttpRun[] = [];
+  const roundRatios: number[] = [];
+  for (let i = 0; i < ROUNDS; i++) {
+    const a1 = await once(a);
+    const b1 = await once(b);
+    const b2 = await once(b);
+    const a2 = await once(a);
+    as.push(a1, a2);
+    bs.push(b1, b2);
+    roundRatios.push((b1.rps + b2.rps) / (a1.rps + a2.rps));
+  }
+  return { a: meanRun(as), b: meanRun(bs), roundRatios };
+}
+
+function pair(a: BenchChild<ServerInfo>, b: BenchChild<ServerInfo>, bodies: string[], headers: Record<string, string>): Promise<PairResult> {
+  return rounds(a, b, (child) => load(child, bodies, headers));
+}
+
+const roundsNote = (r: PairResult) => (r.roundRatios.length > 1 ? `; rounds ${r.roundRatios.map((x) => `${Math.round(x * 100)}%`).join(', ')}` : '');
 
 /**
  * Every check distinct, so the server's check-answer cache never helps: connection k of run r
  * cycles through its own slice of `bodies` (autocannon would otherwise start every connection at
- * the same body), and no slice is used twice across the four runs of an A-B-B-A pair.
+ * the same body), and no slice is used twice across the runs of every round.
  */
-async function pairDistinct(a: BenchChild<ServerInfo>, b: BenchChild<ServerInfo>, bodies: string[], headers: Record<string, string>): Promise<[HttpRun, HttpRun]> {
-  const per = Math.floor(bodies.length / (4 * CONNECTIONS));
+async function pairDistinct(a: BenchChild<ServerInfo>, b: BenchChild<ServerInfo>, bodies: string[], headers: Record<string, string>): Promise<PairResult> {
+  const per = Math.floor(bodies.length / (4 * ROUNDS * CONNECTIONS));
   let run = 0;
   const loadOnce = async (child: BenchChild<ServerInfo>): Promise<HttpRun> => {
     const r0 = run++;
@@ -121,12 +154,7 @@ async function pairDistinct(a: BenchChild<ServerInfo>, b: BenchChild<ServerInfo>
     const cpu = child.cpuSeconds() - cpu0;
     return { rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, errors: r.errors + r.non2xx, cpuUs: (cpu * 1e6) / Math.max(1, r.requests.total) };
   };
-  const a1 = await loadOnce(a);
-  const b1 = await loadOnce(b);
-  const b2 = await loadOnce(b);
-  const a2 = await loadOnce(a);
-  const mean = (x: HttpRun, y: HttpRun): HttpRun => ({ rps: (x.rps + y.rps) / 2, p50: (x.p50 + y.p50) / 2, p99: Math.max(x.p99, y.p99), errors: x.errors + y.errors, cpuUs: (x.cpuUs + y.cpuUs) / 2 });
-  return [mean(a1, a2), mean(b1, b2)];
+  return rounds(a, b, loadOnce);
 }
 
 /** Distinct single-check bodies: every (user, object) pair once, users and documents of the data set. */
@@ -274,7 +302,8 @@ async function measureOne(
     unit: 'µs',
     note: `p99 ${us(restSeq.p99)} µs; bare Fastify p50 ${us(bareSeq.p50)} µs, p99 ${us(bareSeq.p99)} µs`,
   });
-  const [bareRun, restRun] = await pair(bare, server, bodies, headers);
+  const repeated = await pair(bare, server, bodies, headers);
+  const [bareRun, restRun] = [repeated.a, repeated.b];
   if (restRun.errors > 0) throw new Error(`REST check_permissions had ${restRun.errors} errors under load`);
   rows.push({ section: S, name: `${tag}: bare Fastify POST /v1/check_permissions`, value: bareRun.rps, unit: 'req/s', note: `p50 ${bareRun.p50} ms, p99 ${bareRun.p99} ms, server CPU ${bareRun.cpuUs.toFixed(0)} µs/req` });
   rows.push({
@@ -284,12 +313,13 @@ async function measureOne(
     unit: 'req/s',
     reference: 'bare Fastify',
     ratio: restRun.rps / bareRun.rps,
-    note: `target >= 50%: ${met(restRun.rps / bareRun.rps >= 0.5)}; p50 ${restRun.p50} ms, p99 ${restRun.p99} ms; server CPU ${restRun.cpuUs.toFixed(0)} µs/req (CPU ratio ${((100 * bareRun.cpuUs) / restRun.cpuUs).toFixed(0)}%)`,
+    note: `target >= 50%: ${met(restRun.rps / bareRun.rps >= 0.5)}; p50 ${restRun.p50} ms, p99 ${restRun.p99} ms; server CPU ${restRun.cpuUs.toFixed(0)} µs/req (CPU ratio ${((100 * bareRun.cpuUs) / restRun.cpuUs).toFixed(0)}%)${roundsNote(repeated)}`,
   });
 
   // The same, every check distinct: what the engine costs when the check-answer cache cannot help.
-  const distinct = distinctBodies(4 * CONNECTIONS * 1500, users, documents);
-  const [bareDistinct, restDistinct] = await pairDistinct(bare, server, distinct, headers);
+  const distinct = distinctBodies(4 * ROUNDS * CONNECTIONS * 1500, users, documents);
+  const distinctRun = await pairDistinct(bare, server, distinct, headers);
+  const [bareDistinct, restDistinct] = [distinctRun.a, distinctRun.b];
   if (restDistinct.errors > 0) throw new Error(`REST check_permissions (distinct) had ${restDistinct.errors} errors under load`);
   rows.push({
     section: S,
@@ -298,7 +328,7 @@ async function measureOne(
     unit: 'req/s',
     reference: 'bare Fastify',
     ratio: restDistinct.rps / bareDistinct.rps,
-    note: `target >= 50%: ${met(restDistinct.rps / bareDistinct.rps >= 0.5)}; every check a cache miss; bare ${Math.round(bareDistinct.rps)} req/s; server CPU ${restDistinct.cpuUs.toFixed(0)} µs/req (CPU ratio ${((100 * bareDistinct.cpuUs) / restDistinct.cpuUs).toFixed(0)}%)`,
+    note: `target >= 50%: ${met(restDistinct.rps / bareDistinct.rps >= 0.5)}; every check a cache miss; bare ${Math.round(bareDistinct.rps)} req/s; server CPU ${restDistinct.cpuUs.toFixed(0)} µs/req (CPU ratio ${((100 * bareDistinct.cpuUs) / restDistinct.cpuUs).toFixed(0)}%)${roundsNote(distinctRun)}`,
   });
 
   // Propagation: write here, ask the server (its own index, polling the log every 250 ms).
