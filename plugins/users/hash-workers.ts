@@ -27,7 +27,8 @@ import type { HashParams } from './password.js';
 
 const ARGON2_PATH = createRequire(import.meta.url).resolve('@node-rs/argon2');
 
-const SOURCE = `
+/** The worker's program (exported for tests, which wrap it to make a worker die mid-job). */
+export const HASH_WORKER_SOURCE = `
 const { parentPort, workerData } = require('node:worker_threads');
 const argon2 = require(workerData.argon2Path);
 parentPort.on('message', (job) => {
@@ -73,14 +74,14 @@ export interface HashWorkers {
 // Algorithm.Argon2id (see password.ts).
 const ARGON2ID = 2;
 
-export function createHashWorkers(size: number): HashWorkers {
+export function createHashWorkers(size: number, workerSource: string = HASH_WORKER_SOURCE): HashWorkers {
   const queue: Pending[] = [];
   const slots: Slot[] = [];
   let nextId = 1;
   let closed = false;
 
   const start = (): Slot => {
-    const slot: Slot = { worker: new Worker(SOURCE, { eval: true, workerData: { argon2Path: ARGON2_PATH } }), assigned: [] };
+    const slot: Slot = { worker: new Worker(workerSource, { eval: true, workerData: { argon2Path: ARGON2_PATH } }), assigned: [] };
     slot.worker.unref();
     slot.worker.on('message', (m: { id: number; value?: string | boolean; error?: string }) => {
       const done = slot.assigned[0];
@@ -90,21 +91,30 @@ export function createHashWorkers(size: number): HashWorkers {
         else done.resolve(m.value as string | boolean);
       }
       pump();
+      if (slot.assigned.length === 0) slot.worker.unref();
     });
-    // A worker that dies takes only its own jobs with it; a fresh one replaces it.
-    const failAll = (err: Error) => {
-      for (const job of slot.assigned.splice(0)) job.reject(err);
-    };
-    slot.worker.on('error', failAll);
-    slot.worker.on('exit', () => {
+    // A worker that dies fails only the job it was running. The job waiting behind it (see
+    // PIPELINE_DEPTH) never started: it goes back to the front of the queue, for the other
+    // workers or the fresh one that replaces this one. 'error' is followed by 'exit'; the slot
+    // leaves `slots` at the first of them, so pump() hands it nothing more.
+    let dead = false;
+    const die = (err: Error) => {
+      if (dead) return;
+      dead = true;
       const i = slots.indexOf(slot);
       if (i >= 0) slots.splice(i, 1);
-      failAll(new Error('password hashing worker stopped'));
-      if (!closed) {
-        slots.push(start());
-        pump();
+      const [running, ...waiting] = slot.assigned.splice(0);
+      running?.reject(err);
+      queue.unshift(...waiting.map(({ job, resolve, reject }): Pending => ({ job, resolve, reject })));
+      if (closed) {
+        for (const p of queue.splice(0)) p.reject(new Error('password hashing is shut down'));
+        return;
       }
-    });
+      slots.push(start());
+      pump();
+    };
+    slot.worker.on('error', die);
+    slot.worker.on('exit', () => die(new Error('password hashing worker stopped')));
     return slot;
   };
 
@@ -117,6 +127,8 @@ export function createHashWorkers(size: number): HashWorkers {
       const next = queue.shift() as Pending;
       const id = nextId++;
       target.assigned.push({ job: next.job, resolve: next.resolve, reject: next.reject, id });
+      // A worker with work keeps the process alive until it answers; an idle one does not.
+      target.worker.ref();
       target.worker.postMessage({ id, ...next.job });
     }
   };

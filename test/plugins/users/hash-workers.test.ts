@@ -1,6 +1,6 @@
-/** Password hashing on worker threads: real Argon2id hashes, verified both ways, more jobs than workers, a worker's next job queued with it, clean shutdown. */
+/** Password hashing on worker threads: real Argon2id hashes, verified both ways, more jobs than workers, a worker's next job queued with it, a dying worker, clean shutdown. */
 import t from 'tap';
-import { createHashWorkers } from '../../../plugins/users/hash-workers.js';
+import { createHashWorkers, HASH_WORKER_SOURCE } from '../../../plugins/users/hash-workers.js';
 import { verifyPassword } from '../../../plugins/users/password.js';
 
 const params = { memoryCost: 4096, timeCost: 1, parallelism: 1 };
@@ -57,4 +57,22 @@ t.test('close rejects queued work and refuses new work', async (t) => {
   const outcomes = await Promise.all(jobs);
   t.ok(outcomes.some((o) => o !== 'done'), 'queued jobs are rejected');
   await t.rejects(w.hash('late-password', params), { message: 'password hashing is shut down' });
+});
+
+t.test('a worker that dies fails only the job it was running; the one queued behind it is hashed elsewhere', async (t) => {
+  // The real worker program, behind a listener that closes the thread's port when asked to hash
+  // "crash": the answer and the job waiting in the port are lost, and the thread ends.
+  const dying = `const port = require('node:worker_threads').parentPort; port.on('message', (job) => { if (job.password === 'crash') port.close(); });\n${HASH_WORKER_SOURCE}`;
+  const w = createHashWorkers(1, dying);
+  t.teardown(() => w.close());
+  const stored = await w.hash('Secret-123', params);
+  // One worker, two jobs: the crash runs, the verification waits in the same worker's port.
+  const crashed = w.hash('crash', params).then(
+    () => 'hashed',
+    (e: Error) => e.message,
+  );
+  const waiting = w.verify(stored, 'Secret-123');
+  t.equal(await crashed, 'password hashing worker stopped', 'the running job fails');
+  t.equal(await waiting, true, 'the job queued behind it is answered by the replacement worker');
+  t.equal(await w.verify(stored, 'wrong-password'), false, 'the pool keeps working');
 });
