@@ -52,6 +52,10 @@ const CONNECTION_WINDOW = 1 << 20;
 /** A header block (HEADERS plus CONTINUATIONs) may not grow past this many bytes or frames. */
 const MAX_BLOCK_BYTES = 128 * 1024;
 const MAX_CONTINUATIONS = 64;
+/** Reset stream ids remembered, so a late HEADERS on one is dropped rather than taken for a protocol error. */
+const RECENT_RESETS = 256;
+/** RFC 7541 §6.3: dynamic table size update to 0. */
+const TABLE_SIZE_ZERO = Buffer.from([0x20]);
 /** Streams the peer may reset before this side answered: a burst, then this many per second. */
 const RESET_BURST = 1000;
 const RESET_RATE = 33;
@@ -68,6 +72,10 @@ export class H2Connection {
   private settingsSeen = false;
   private readonly decoder = new HpackDecoder();
   private lastStreamId = 0;
+  /** Streams this side reset lately, oldest first (at most RECENT_RESETS): a late HEADERS on one is dropped. */
+  private readonly recentlyReset = new Set<number>();
+  /** The peer's SETTINGS named a header table size: the next header block starts with a size update (RFC 7541 §4.2). */
+  private tableSizeUpdate = false;
   private out: Buffer[] = [];
   private flushQueued = false;
   private dead = false;
@@ -155,6 +163,10 @@ export class H2Connection {
   /** A header block as HEADERS plus CONTINUATION frames no larger than the peer allows. */
   sendHeaders(stream: number, block: Buffer, endStream: boolean): void {
     if (this.dead) return;
+    if (this.tableSizeUpdate) {
+      this.tableSizeUpdate = false;
+      block = Buffer.concat([TABLE_SIZE_ZERO, block]);
+    }
     const max = this.peerMaxFrame;
     const frames = Math.max(1, Math.ceil(block.length / max));
     const out = Buffer.allocUnsafe(frames * FRAME_HEADER + block.length);
@@ -194,6 +206,9 @@ export class H2Connection {
 
   resetStream(stream: number, code: number): void {
     this.push(frame32(FRAME.RST_STREAM, stream, code));
+    // §5.1: frames the peer sent before it saw the reset must be ignored, trailers included.
+    this.recentlyReset.add(stream);
+    if (this.recentlyReset.size > RECENT_RESETS) this.recentlyReset.delete(this.recentlyReset.values().next().value as number);
   }
 
   block(stream: H2Stream): void {
@@ -414,7 +429,10 @@ export class H2Connection {
       return;
     }
     if (id % 2 === 0) throw new ConnectionError(ERROR.PROTOCOL_ERROR, `client stream ${id} is even`);
-    if (id <= this.lastStreamId) throw new ConnectionError(ERROR.STREAM_CLOSED, `stream ${id} is closed`);
+    if (id <= this.lastStreamId) {
+      if (this.recentlyReset.has(id)) return; // trailers in flight when this side reset the stream
+      throw new ConnectionError(ERROR.STREAM_CLOSED, `stream ${id} is closed`);
+    }
     this.lastStreamId = id;
     if (this.goingAway || this.streams.size >= this.limits.maxConcurrentStreams) return this.resetStream(id, ERROR.REFUSED_STREAM);
     if (decoded.oversized) {
@@ -487,7 +505,10 @@ export class H2Connection {
         if (value < DEFAULT_MAX_FRAME || value > MAX_FRAME_LIMIT) throw new ConnectionError(ERROR.PROTOCOL_ERROR, 'SETTINGS_MAX_FRAME_SIZE out of range');
         this.peerMaxFrame = value;
       }
-      // HEADER_TABLE_SIZE needs nothing: the encoder never uses the dynamic table.
+      // The encoder never uses the dynamic table, but a decoder told to shrink its table waits for
+      // the encoder to acknowledge the new limit: a size update to 0 (always within any limit)
+      // opens the next header block (RFC 7541 §4.2, §6.3).
+      if (setting === SETTING.HEADER_TABLE_SIZE) this.tableSizeUpdate = true;
     }
     if (!this.settingsSeen) {
       this.settingsSeen = true;

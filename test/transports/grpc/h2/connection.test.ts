@@ -5,6 +5,7 @@
  */
 import t, { type Test } from 'tap';
 import { ERROR, FLAG, FRAME, frame as frameOf, SETTING } from '../../../../transports/grpc/h2/frames.js';
+import { encodeHeaders } from '../../../../transports/grpc/h2/hpack/encoder.js';
 import { helloBytes, RawPeer, requestBytes } from './raw-peer.js';
 import { echo, testServer } from './test-server.js';
 
@@ -234,4 +235,19 @@ t.test('a connection trickled one byte at a time is understood', async (t) => {
   for (let i = 0; i < all.length; i++) whole.send(all.subarray(i, i + 1));
   const data = await whole.waitFor((f) => f.type === FRAME.DATA && f.stream === 1, 10_000);
   t.equal((JSON.parse(data.payload.toString()) as { size: number }).size, 20_000);
+});
+
+t.test('trailers the peer sent before it saw the server reset the stream are dropped, not a connection error (§5.1)', async (t) => {
+  // Answers at once, before the request body ends (a Trailers-Only answer): the server resets the stream with NO_ERROR.
+  const server = await testServer((stream) => stream.respond({ ':status': 200, 'grpc-status': '0' }, true));
+  t.teardown(() => server.close(100));
+  const peer = await peerOf(t, server);
+  peer.request(1, FLAG.END_HEADERS);
+  const reset = await peer.waitFor((f) => f.type === FRAME.RST_STREAM && f.stream === 1);
+  t.equal(reset.payload.readUInt32BE(0), ERROR.NO_ERROR);
+  peer.frame(FRAME.HEADERS, END, 1, encodeHeaders({ 'x-late': 'trailer' }));
+  peer.request(3, END);
+  const answer = await peer.waitFor((f) => f.type === FRAME.HEADERS && f.stream === 3);
+  t.equal(answer.fields?.[':status'], '200', 'the next stream is answered on the same connection');
+  t.notOk(peer.frames.some((f) => f.type === FRAME.GOAWAY), 'no GOAWAY');
 });

@@ -97,3 +97,17 @@ t.test('close lets a call in progress finish, then ends the connection', async (
   await closed;
   client.close();
 });
+
+t.test('a client that shrinks its header table is told so in the next header block (RFC 7541 §4.2)', async (t) => {
+  const server = await testServer(echo);
+  t.teardown(() => server.close(100));
+  for (const headerTableSize of [0, 1000]) {
+    const client = connect(`http://127.0.0.1:${server.port}`, { settings: { headerTableSize } });
+    const answer = await request(client, { 'x-table': String(headerTableSize) }, Buffer.from('hi'));
+    t.equal(answer.status, 200, `header table size ${headerTableSize}: answered`);
+    t.equal(answer.trailers['x-done'], 'yes', `header table size ${headerTableSize}: trailers read`);
+    const again = await request(client, { 'x-table': 'second' });
+    t.equal(again.status, 200, `header table size ${headerTableSize}: a second request on the same connection`);
+    client.close();
+  }
+});
