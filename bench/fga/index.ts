@@ -70,14 +70,20 @@ const headersFor = (origin: string) => ({ 'content-type': 'application/json', 'x
 
 type AutocannonRaw = (o: Record<string, unknown>) => Promise<{ requests: { average: number; total: number }; latency: { p50: number; p99: number }; errors: number; non2xx: number }>;
 
-/** autocannon cycling through `bodies` on every connection; CPU of the server from /proc. */
-async function load(child: BenchChild<ServerInfo>, bodies: string[], headers: Record<string, string>, durationS = DURATION_S): Promise<HttpRun> {
+/**
+ * autocannon on POST /v1/check_permissions, connection k cycling through `bodiesFor(k)`
+ * (autocannon would otherwise start every connection at the same body); CPU of the server from /proc.
+ */
+async function load(child: BenchChild<ServerInfo>, bodiesFor: (connection: number) => string[], headers: Record<string, string>, durationS = DURATION_S): Promise<HttpRun> {
+  const requests = (bodies: string[]) => bodies.map((body) => ({ method: 'POST', path: '/v1/check_permissions', headers, body }));
+  let k = 0;
   const cpu0 = child.cpuSeconds();
   const r = await (autocannon as unknown as AutocannonRaw)({
     url: child.info.base,
     connections: CONNECTIONS,
     duration: durationS,
-    requests: bodies.map((body) => ({ method: 'POST', path: '/v1/check_permissions', headers, body })),
+    requests: requests(bodiesFor(0)),
+    setupClient: (client: { setRequests(r: unknown[]): void }) => client.setRequests(requests(bodiesFor(k++))),
   });
   const cpu = child.cpuSeconds() - cpu0;
   return { rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, errors: r.errors + r.non2xx, cpuUs: (cpu * 1e6) / Math.max(1, r.requests.total) };
@@ -124,37 +130,23 @@ async function rounds(a: BenchChild<ServerInfo>, b: BenchChild<ServerInfo>, once
 }
 
 function pair(a: BenchChild<ServerInfo>, b: BenchChild<ServerInfo>, bodies: string[], headers: Record<string, string>): Promise<PairResult> {
-  return rounds(a, b, (child) => load(child, bodies, headers));
+  return rounds(a, b, (child) => load(child, () => bodies, headers));
 }
 
 const roundsNote = (r: PairResult) => (r.roundRatios.length > 1 ? `; rounds ${r.roundRatios.map((x) => `${Math.round(x * 100)}%`).join(', ')}` : '');
 
 /**
  * Every check distinct, so the server's check-answer cache never helps: connection k of run r
- * cycles through its own slice of `bodies` (autocannon would otherwise start every connection at
- * the same body), and no slice is used twice across the runs of every round.
+ * cycles through its own slice of `bodies`, and no slice is used twice across the runs of every
+ * round.
  */
 async function pairDistinct(a: BenchChild<ServerInfo>, b: BenchChild<ServerInfo>, bodies: string[], headers: Record<string, string>): Promise<PairResult> {
   const per = Math.floor(bodies.length / (4 * ROUNDS * CONNECTIONS));
   let run = 0;
-  const loadOnce = async (child: BenchChild<ServerInfo>): Promise<HttpRun> => {
-    const r0 = run++;
-    let k = 0;
-    const cpu0 = child.cpuSeconds();
-    const r = await (autocannon as unknown as AutocannonRaw)({
-      url: child.info.base,
-      connections: CONNECTIONS,
-      duration: DURATION_S,
-      requests: [{ method: 'POST', path: '/v1/check_permissions', headers, body: bodies[0] }],
-      setupClient: (client: { setRequests(r: unknown[]): void }) => {
-        const start = (r0 * CONNECTIONS + k++) * per;
-        client.setRequests(bodies.slice(start, start + per).map((body) => ({ method: 'POST', path: '/v1/check_permissions', headers, body })));
-      },
-    });
-    const cpu = child.cpuSeconds() - cpu0;
-    return { rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, errors: r.errors + r.non2xx, cpuUs: (cpu * 1e6) / Math.max(1, r.requests.total) };
-  };
-  return rounds(a, b, loadOnce);
+  return rounds(a, b, (child) => {
+    const first = run++ * CONNECTIONS;
+    return load(child, (k) => bodies.slice((first + k) * per, (first + k + 1) * per), headers);
+  });
 }
 
 /** Distinct single-check bodies: every (user, object) pair once, users and documents of the data set. */
@@ -291,8 +283,8 @@ async function measureOne(
   // Unmeasured warm-up under load, both sides: a server that has just read a million tuples still
   // holds the garbage of that read, and its first major GC (hundreds of ms of marking at 1M) and
   // the JIT's first compilations belong to start-up, not to the steady rate measured below.
-  await load(server, bodies, headers, WARM_UP_S);
-  await load(bare, bodies, headers, WARM_UP_S);
+  await load(server, () => bodies, headers, WARM_UP_S);
+  await load(bare, () => bodies, headers, WARM_UP_S);
   const restSeq = await sequential(server.info.base, bodies, headers);
   const bareSeq = await sequential(bare.info.base, bodies, headers);
   rows.push({
