@@ -233,18 +233,22 @@ export class FgaService {
     const generation = this.generation;
     const out: boolean[] = new Array<boolean>(queries.length);
     let missed: number[] | undefined;
+    // Per question: its cache hash, or -1 when it has contextual tuples (never cached).
+    const hashes: number[] = new Array<number>(queries.length);
     for (let i = 0; i < queries.length; i++) {
       const q = queries[i];
-      const hit = q.contextualTuples && q.contextualTuples.length > 0 ? undefined : cache.get(generation, q);
+      const hash = q.contextualTuples && q.contextualTuples.length > 0 ? -1 : cache.hash(q);
+      hashes[i] = hash;
+      const hit = hash < 0 ? undefined : cache.get(generation, q, hash);
       if (hit === undefined) (missed ??= []).push(i);
       else out[i] = hit;
     }
     if (missed) {
       const answers = checkMany(this.model, this.index, missed.length === queries.length ? queries : missed.map((i) => queries[i]));
       for (let j = 0; j < missed.length; j++) {
-        const q = queries[missed[j]];
-        out[missed[j]] = answers[j];
-        if (!q.contextualTuples || q.contextualTuples.length === 0) cache.set(generation, q, answers[j]);
+        const i = missed[j];
+        out[i] = answers[j];
+        if (hashes[i] >= 0) cache.set(generation, queries[i], answers[j], hashes[i]);
       }
     }
     return out;

@@ -67,9 +67,13 @@ export class CheckCache {
     return -1;
   }
 
-  /** The answer to `q` computed in `generation`, if there is one. */
-  get(generation: number, q: Question): boolean | undefined {
-    const hash = hashOf(this.seed, q);
+  /** The hash `get` and `set` take: worked out once per question, since a miss is followed by a store. */
+  hash(q: Question): number {
+    return hashOf(this.seed, q);
+  }
+
+  /** The answer to `q` (whose `hash` is given) computed in `generation`, if there is one. */
+  get(generation: number, q: Question, hash = this.hash(q)): boolean | undefined {
     const s = this.slotOf(q, hash, (hash % this.sets) * this.ways);
     if (s < 0) return undefined;
     const v = this.answers[s];
@@ -77,8 +81,7 @@ export class CheckCache {
     return v % 2 === 1;
   }
 
-  set(generation: number, q: Question, allowed: boolean): void {
-    const hash = hashOf(this.seed, q);
+  set(generation: number, q: Question, allowed: boolean, hash = this.hash(q)): void {
     const set = hash % this.sets;
     const first = set * this.ways;
     let s = this.slotOf(q, hash, first);

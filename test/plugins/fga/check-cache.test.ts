@@ -45,6 +45,22 @@ t.test('CheckCache: an answer is only returned for the generation it was compute
   t.equal(split.get(1, { user: 'user:a', relation: 'bc', object: 'd:e' }), true);
 });
 
+t.test('CheckCache: questions with the same hash are told apart by their fields (a collision is a miss)', async (t) => {
+  const cache = new CheckCache(2);
+  const anneDoc = { user: 'user:anne', relation: 'can_view', object: 'doc:1' };
+  const others = [
+    { user: 'user:bob', relation: 'can_view', object: 'doc:1' },
+    { user: 'user:anne', relation: 'viewer', object: 'doc:1' },
+    { user: 'user:anne', relation: 'can_view', object: 'doc:2' },
+  ];
+  // Every question forced onto the same hash, so only the full comparison can tell them apart.
+  cache.set(1, anneDoc, true, 7);
+  for (const q of others) t.equal(cache.get(1, q, 7), undefined, `${q.user} ${q.relation} ${q.object} is not served anne's answer`);
+  t.equal(cache.get(1, { ...anneDoc }, 7), true, 'the same question still is');
+  t.equal(cache.get(1, anneDoc), undefined, 'under its real hash it was never stored');
+  t.equal(cache.hash(anneDoc), cache.hash({ ...anneDoc }), 'the hash depends on the fields only');
+});
+
 t.test('CheckCache: a full table answers only what it holds, exactly', async (t) => {
   const cache = new CheckCache(64);
   const q = (i: number) => ({ user: `user:u${i}`, relation: 'can_view', object: `doc:${i % 7}` });
