@@ -101,7 +101,10 @@ export async function wrkLoad(opts: { url: string; method: 'GET' | 'POST'; heade
       execFile('wrk', args, { timeout: (opts.durationS + 30) * 1000 }, (err, stdout) => resolve(err && !stdout ? null : stdout)),
     );
     if (out === null) return null;
-    const rps = Number(/Requests\/sec:\s+([\d.]+)/.exec(out)?.[1] ?? Number.NaN);
+    const rate = /Requests\/sec:\s+([\d.]+)/.exec(out)?.[1];
+    // wrk cut short (timeout, crash) prints no summary: a failed run, not a row of NaN.
+    if (rate === undefined) throw new Error(`wrk printed no summary: ${out.slice(0, 300)}`);
+    const rps = Number(rate);
     const p99 = /\s99%\s+([\d.]+)(us|ms|s)\b/.exec(out);
     const p99ms = p99 ? Number(p99[1]) * (p99[2] === 'us' ? 0.001 : p99[2] === 's' ? 1000 : 1) : Number.NaN;
     const non2xx = Number(/Non-2xx or 3xx responses:\s+(\d+)/.exec(out)?.[1] ?? 0);
