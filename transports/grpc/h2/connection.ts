@@ -204,6 +204,11 @@ export class H2Connection {
     return allowed;
   }
 
+  /** A fault of a stream's handler, for the server's log. */
+  reportProblem(err: Error): void {
+    this.onProblem(err);
+  }
+
   resetStream(stream: number, code: number): void {
     this.push(frame32(FRAME.RST_STREAM, stream, code));
     // §5.1: frames the peer sent before it saw the reset must be ignored, trailers included.
@@ -454,6 +459,7 @@ export class H2Connection {
     try {
       this.onStream(stream);
     } catch (err) {
+      // The same rule as for the stream's own callbacks (stream.ts handlerFailed).
       this.onProblem(err as Error);
       stream.close(ERROR.INTERNAL_ERROR);
       return;

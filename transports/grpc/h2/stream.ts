@@ -118,14 +118,20 @@ export class H2Stream {
   }
 
   receiveData(chunk: Buffer): void {
-    if (chunk.length > 0) this.onData?.(chunk);
+    const onData = this.onData;
+    if (chunk.length === 0 || !onData) return;
+    try {
+      onData(chunk);
+    } catch (err) {
+      this.handlerFailed(err as Error);
+    }
   }
 
   /** The peer sent END_STREAM on a DATA frame or on trailers. */
   receiveEnd(): void {
     if (this.remoteEnded) return;
     this.remoteEnded = true;
-    this.onEnd?.();
+    this.deliverEnd();
   }
 
   /**
@@ -138,7 +144,26 @@ export class H2Stream {
   }
 
   deliverOpenedEnd(): void {
-    this.onEnd?.();
+    this.deliverEnd();
+  }
+
+  private deliverEnd(): void {
+    const onEnd = this.onEnd;
+    if (!onEnd) return;
+    try {
+      onEnd();
+    } catch (err) {
+      this.handlerFailed(err as Error);
+    }
+  }
+
+  /**
+   * A fault in this stream's handler ends this stream (RST_STREAM INTERNAL_ERROR) and is
+   * reported; the connection's other streams, which a gRPC client multiplexes over it, go on.
+   */
+  private handlerFailed(err: Error): void {
+    this.connection.reportProblem(err);
+    this.close(ERROR.INTERNAL_ERROR);
   }
 
   /** The peer reset the stream, or the connection is gone. */

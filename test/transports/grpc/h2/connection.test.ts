@@ -203,20 +203,33 @@ t.test('after GOAWAY a new stream is refused', async (t) => {
   t.strictSame(opened, [1]);
 });
 
-t.test('a handler that throws ends its connection with INTERNAL_ERROR, not the process', async (t) => {
+t.test('a handler that throws ends its stream with INTERNAL_ERROR, not the connection or the process', async (t) => {
   const server = await testServer((stream) => {
+    if (stream.headers[':path'] === '/ok') return echo(stream);
+    if (stream.headers[':path'] === '/throw-at-once') throw new Error('handler bug at once');
+    stream.onData = () => {
+      if (stream.headers[':path'] === '/throw-on-data') throw new Error('handler bug on data');
+    };
     stream.onEnd = () => {
-      throw new Error('handler bug');
+      throw new Error('handler bug at end');
     };
   });
   t.teardown(() => server.close(100));
   const peer = await peerOf(t, server);
-  peer.request(1, END);
-  t.equal(await peer.goAwayCode(), ERROR.INTERNAL_ERROR);
-  t.ok(server.problems.some((e) => e.message === 'handler bug'), 'logged');
-  const next = await peerOf(t, server);
-  next.frame(FRAME.PING, 0, 0, Buffer.alloc(8));
-  t.equal((await next.waitFor((f) => f.type === FRAME.PING)).flags, FLAG.ACK, 'the server still serves');
+  const resetOf = async (id: number) => (await peer.waitFor((f) => f.type === FRAME.RST_STREAM && f.stream === id)).payload.readUInt32BE(0);
+  peer.request(1, END, { ':path': '/throw-at-end' });
+  t.equal(await resetOf(1), ERROR.INTERNAL_ERROR, 'onEnd throwing resets its stream');
+  peer.request(3, FLAG.END_HEADERS, { ':path': '/throw-on-data' }).frame(FRAME.DATA, FLAG.END_STREAM, 3, Buffer.from('x'));
+  t.equal(await resetOf(3), ERROR.INTERNAL_ERROR, 'onData throwing resets its stream');
+  peer.request(5, END, { ':path': '/throw-at-once' });
+  t.equal(await resetOf(5), ERROR.INTERNAL_ERROR, 'the handler throwing at once resets its stream');
+  peer.request(7, END, { ':path': '/ok' });
+  const answer = await peer.waitFor((f) => f.type === FRAME.HEADERS && f.stream === 7);
+  t.equal(answer.fields?.[':status'], '200', 'the same connection still answers');
+  t.notOk(peer.frames.some((f) => f.type === FRAME.GOAWAY), 'no GOAWAY');
+  for (const message of ['handler bug at end', 'handler bug on data', 'handler bug at once']) {
+    t.ok(server.problems.some((e) => e.message === message), `logged: ${message}`);
+  }
 });
 
 t.test('a connection trickled one byte at a time is understood', async (t) => {
