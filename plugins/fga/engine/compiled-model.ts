@@ -18,6 +18,15 @@ export interface TtuEdge {
   tupleset: string;
 }
 
+/** The closed direct relations of a model, with what `reachVia` is built from. */
+interface ClosedDirect {
+  relations: Set<RelKey>;
+  /** For a user shape (`user`, `user:*`, `group#member`): the closed direct relations admitting it. */
+  byShape: Map<string, { type: string; relation: string }[]>;
+  /** For a closed direct relation: the closed direct relations whose usersets can lead into it, itself included. */
+  feeders: Map<RelKey, Set<RelKey>>;
+}
+
 export class CompiledModel {
   /** `object_type#relation` -> allowed user shapes. */
   private readonly shapes = new Map<RelKey, Set<string>>();
@@ -26,16 +35,10 @@ export class CompiledModel {
   readonly usersetDependents = new Map<RelKey, { type: string; relation: string }[]>();
   readonly ttuDependents = new Map<RelKey, TtuEdge[]>();
   /**
-   * "Closed direct" relations: defined only by direct tuples (`[...]`), whose userset types are
-   * closed direct too (like `member: [user, group#member]`). Holding one is exactly being
-   * reachable from the user through fitting tuples, which the resolver can answer by walking up
-   * from the user (resolver.ts, `reach`) instead of down a possibly wide userset tree.
+   * Whether the model has "closed direct" relations (findClosedDirect): only then does the
+   * resolver keep userset heights to answer them bottom-up.
    */
-  readonly closedDirect = new Set<RelKey>();
-  /** For a user shape (`user`, `user:*`, `group#member`): the closed direct relations admitting it (to build `reachVia`). */
-  private readonly closedByShape = new Map<string, { type: string; relation: string }[]>();
-  /** For a closed direct relation: the closed direct relations whose usersets can lead into it, itself included (to build `reachVia`). */
-  private readonly closedFeeders = new Map<RelKey, Set<RelKey>>();
+  readonly hasClosedDirect: boolean;
   /** Per type and relation, what check needs of it, looked up once (check-plan.ts). */
   private readonly plans = new Map<string, Map<string, RelationPlan>>();
 
@@ -50,11 +53,12 @@ export class CompiledModel {
         for (const leaf of positiveLeaves(r.rewrite)) this.indexLeaf(t.name, r, leaf);
       }
     }
-    this.findClosedDirect();
-    this.buildPlans();
+    const closed = this.findClosedDirect();
+    this.hasClosedDirect = closed.relations.size > 0;
+    this.buildPlans(closed);
   }
 
-  private buildPlans(): void {
+  private buildPlans(closed: ClosedDirect): void {
     for (const t of this.model.types.values()) {
       const byName = new Map<string, RelationPlan>();
       const blank = [...t.relations.keys()].map(() => 0);
@@ -68,12 +72,12 @@ export class CompiledModel {
     }
     const lookup = (type: string, relation: string) => this.plan(type, relation);
     for (const byName of this.plans.values()) for (const p of byName.values()) linkPlan(p, lookup);
-    for (const key of this.closedDirect) {
+    for (const key of closed.relations) {
       const [type, relation] = key.split('#');
       const target = this.plan(type, relation)!;
       target.closed = true;
-      const feeders = this.closedFeeders.get(key)!;
-      for (const [shape, rels] of this.closedByShape) {
+      const feeders = closed.feeders.get(key)!;
+      for (const [shape, rels] of closed.byShape) {
         const via = rels.filter((r) => feeders.has(`${r.type}#${r.relation}`)).map((r) => this.plan(r.type, r.relation)!);
         if (via.length > 0) target.reachVia.set(shape, via);
       }
@@ -85,22 +89,31 @@ export class CompiledModel {
     return this.plans.get(type)?.get(relation);
   }
 
-  private findClosedDirect(): void {
+  /**
+   * "Closed direct" relations: defined only by direct tuples (`[...]`), whose userset types are
+   * closed direct too (like `member: [user, group#member]`). Holding one is exactly being
+   * reachable from the user through fitting tuples, which the resolver can answer by walking up
+   * from the user (resolver.ts, `reach`) instead of down a possibly wide userset tree.
+   */
+  private findClosedDirect(): ClosedDirect {
+    const closedDirect = new Set<RelKey>();
+    const byShape = new Map<string, { type: string; relation: string }[]>();
+    const closedFeeders = new Map<RelKey, Set<RelKey>>();
     for (const t of this.model.types.values()) {
-      for (const r of t.relations.values()) if (r.rewrite.kind === 'this') this.closedDirect.add(`${t.name}#${r.name}`);
+      for (const r of t.relations.values()) if (r.rewrite.kind === 'this') closedDirect.add(`${t.name}#${r.name}`);
     }
     // Drop relations admitting usersets of relations that are not closed, until nothing changes.
     for (let changed = true; changed; ) {
       changed = false;
-      for (const key of this.closedDirect) {
+      for (const key of closedDirect) {
         const [type, name] = key.split('#');
-        if (this.relation(type, name)!.directTypes.some((d) => d.relation && !this.closedDirect.has(`${d.type}#${d.relation}`))) {
-          this.closedDirect.delete(key);
+        if (this.relation(type, name)!.directTypes.some((d) => d.relation && !closedDirect.has(`${d.type}#${d.relation}`))) {
+          closedDirect.delete(key);
           changed = true;
         }
       }
     }
-    for (const key of this.closedDirect) {
+    for (const key of closedDirect) {
       const feeders = new Set<RelKey>([key]);
       const stack = [key];
       while (stack.length > 0) {
@@ -113,15 +126,16 @@ export class CompiledModel {
           }
         }
       }
-      this.closedFeeders.set(key, feeders);
+      closedFeeders.set(key, feeders);
       const [type, relation] = key.split('#');
       for (const d of this.relation(type, relation)!.directTypes) {
         const shape = directTypeKey(d);
-        const list = this.closedByShape.get(shape) ?? [];
+        const list = byShape.get(shape) ?? [];
         list.push({ type, relation });
-        this.closedByShape.set(shape, list);
+        byShape.set(shape, list);
       }
     }
+    return { relations: closedDirect, byShape, feeders: closedFeeders };
   }
 
   static empty(): CompiledModel {

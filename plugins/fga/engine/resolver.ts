@@ -104,8 +104,6 @@ export class Resolver {
   private readonly smallTree: number;
   private readonly reachCap: number;
   private user = '';
-  /** Checks started so far (the first sets up its user). */
-  private checks = 0;
   private userShape = '';
   private userIsSet = false;
   private userWildcard = '';
@@ -122,14 +120,15 @@ export class Resolver {
     this.reachCap = options.reachCap ?? REACH_CAP;
     if (reader instanceof TupleIndex) {
       this.index = reader;
-      if (model.closedDirect.size > 0) this.heights = reader.usersetHeights(model, MAX_DEPTH);
+      if (model.hasClosedDirect) this.heights = reader.usersetHeights(model, MAX_DEPTH);
     }
   }
 
   /** Entry point; `object` is `type:id`, `user` any tuple user form. Inputs must be validated. */
   check(object: string, relation: string, user: string): boolean {
     this.taint = Infinity;
-    const first = this.checks++ === 0;
+    // Validated users are never empty: '' means no check has set one up yet.
+    const first = this.user === '';
     if (first || user !== this.user) this.switchUser(user, first);
     this.tainted?.clear();
     const plan = this.model.plan(typeOf(object), relation);
