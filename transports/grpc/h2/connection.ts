@@ -72,6 +72,8 @@ export class H2Connection {
   private settingsSeen = false;
   private readonly decoder = new HpackDecoder();
   private lastStreamId = 0;
+  /** Bytes held by streams for the peer's windows (`hold`). */
+  private held = 0;
   /** Streams this side reset lately, oldest first (at most RECENT_RESETS): a late HEADERS on one is dropped. */
   private readonly recentlyReset = new Set<number>();
   /** The peer's SETTINGS named a header table size: the next header block starts with a size update (RFC 7541 §4.2). */
@@ -154,10 +156,23 @@ export class H2Connection {
     if (out.length === 0 || this.dead) return;
     this.out = [];
     this.socket.write(out.length === 1 ? out[0]! : Buffer.concat(out));
-    if (this.socket.writableLength > this.limits.maxBufferedBytes) {
-      this.onProblem(new Error(`HTTP/2 peer ${this.remoteAddress} is not reading; connection dropped`));
-      this.destroy();
-    }
+    this.checkBuffered();
+  }
+
+  /**
+   * Response bytes of streams waiting for the peer's flow-control windows (stream.ts `wait`):
+   * with the socket's own queue, what a peer that does not read, or keeps its windows shut,
+   * makes this process hold. Both count against `maxBufferedBytes`.
+   */
+  hold(bytes: number): void {
+    this.held += bytes;
+    if (bytes > 0) this.checkBuffered();
+  }
+
+  private checkBuffered(): void {
+    if (this.dead || this.socket.writableLength + this.held <= this.limits.maxBufferedBytes) return;
+    this.onProblem(new Error(`HTTP/2 peer ${this.remoteAddress} is not reading; connection dropped`));
+    this.destroy();
   }
 
   /** A header block as HEADERS plus CONTINUATION frames no larger than the peer allows. */

@@ -69,6 +69,7 @@ export class H2Stream {
     if (!this.writable || !this.headersSent) return;
     if (this.waiting.length > 0) {
       this.waiting.push(data);
+      this.connection.hold(data.length);
       return;
     }
     const sent = this.connection.sendData(this, data);
@@ -102,6 +103,7 @@ export class H2Stream {
     while (this.waiting.length > 0 && !this.closed) {
       const data = this.waiting[0]!;
       const sent = this.connection.sendData(this, data);
+      this.connection.hold(-sent);
       if (sent < data.length) {
         this.waiting[0] = data.subarray(sent);
         return;
@@ -174,6 +176,7 @@ export class H2Stream {
   private wait(rest: Buffer): void {
     this.waiting.push(rest);
     this.connection.block(this);
+    this.connection.hold(rest.length);
   }
 
   /**
@@ -190,6 +193,9 @@ export class H2Stream {
   private finish(): void {
     if (this.closed) return;
     this.closed = true;
+    let held = 0;
+    for (const data of this.waiting) held += data.length;
+    this.connection.hold(-held);
     this.waiting = [];
     this.waitingTrailers = undefined;
     this.connection.forget(this);

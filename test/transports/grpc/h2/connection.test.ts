@@ -185,6 +185,29 @@ t.test('a peer that stops reading is dropped once too much is queued for it', as
   t.pass('dropped and logged');
 });
 
+t.test('a peer that keeps its windows shut is dropped once too much waits for them', async (t) => {
+  let written = 0;
+  const server = await testServer((stream) => {
+    stream.onEnd = () => {
+      stream.respond({ ':status': 200 }, false);
+      // Every byte waits: the peer's stream window is 0, so nothing reaches the socket.
+      const timer = setInterval(() => {
+        stream.write(Buffer.alloc(64 * 1024));
+        written += 64 * 1024;
+      }, 2);
+      stream.onClose = () => clearInterval(timer);
+    };
+  }, { maxBufferedBytes: 256 * 1024 });
+  t.teardown(() => server.close(100));
+  const peer = await RawPeer.connect(server.port);
+  t.teardown(() => peer.close());
+  peer.hello([[SETTING.INITIAL_WINDOW_SIZE, 0]]);
+  peer.request(1, END);
+  await peer.closed;
+  t.ok(server.problems.some((e) => /not reading/.test(e.message)), 'dropped and logged');
+  t.ok(written <= 512 * 1024, `stopped soon after the limit (${written} bytes written by the handler)`);
+});
+
 t.test('after GOAWAY a new stream is refused', async (t) => {
   const opened: number[] = [];
   const server = await testServer((stream) => {
