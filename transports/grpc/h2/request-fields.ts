@@ -10,13 +10,16 @@ export class MalformedRequest extends Error {}
 const PSEUDO = new Set([':method', ':scheme', ':authority', ':path']);
 /** §8.2.2: connection-specific fields have no place in HTTP/2. */
 const CONNECTION_SPECIFIC = new Set(['connection', 'keep-alive', 'proxy-connection', 'transfer-encoding', 'upgrade']);
-const UPPERCASE = /[A-Z]/;
+/** §8.2.1: a name has no control character, space, uppercase letter, DEL or byte above 0x7f. */
+const FORBIDDEN_IN_NAME = /[^\x21-\x40\x5b-\x7e]/;
 /** §8.2.1: no NUL, CR or LF in a value. */
 const FORBIDDEN_IN_VALUE = /[\0\r\n]/;
+/** §8.2.1: a regular field's value neither starts nor ends with a space or a tab. */
+const EDGE_WHITESPACE = /^[ \t]|[ \t]$/;
 
 function checkField(name: string, value: string): void {
-  if (name.length === 0 || UPPERCASE.test(name)) throw new MalformedRequest(`field name ${JSON.stringify(name)}`);
-  if (FORBIDDEN_IN_VALUE.test(value)) throw new MalformedRequest(`field ${name} has a forbidden character`);
+  if (name.length === 0 || FORBIDDEN_IN_NAME.test(name)) throw new MalformedRequest(`field name ${JSON.stringify(name)}`);
+  if (FORBIDDEN_IN_VALUE.test(value) || EDGE_WHITESPACE.test(value)) throw new MalformedRequest(`field ${name} has a forbidden character`);
   if (CONNECTION_SPECIFIC.has(name)) throw new MalformedRequest(`connection-specific field ${name}`);
   if (name === 'te' && value !== 'trailers') throw new MalformedRequest('te other than trailers');
 }

@@ -100,16 +100,20 @@ t.test('malformed requests are reset with PROTOCOL_ERROR; the connection carries
     [3, { connection: 'keep-alive' }],
     [5, { te: 'gzip' }],
     [7, { 'x-a': 'line\nbreak' }],
+    [11, { 'x a': 'space in the name' }],
+    [13, { 'x-\u007f': 'DEL in the name' }],
+    [15, { 'x-b': ' leading space' }],
+    [17, { 'x-c': 'trailing tab\t' }],
   ];
   for (const [stream, extra] of cases) peer.request(stream, END, extra);
   // Missing :path.
-  peer.frame(FRAME.HEADERS, END, 9, Buffer.from([0x83, 0x86]));
-  for (const stream of [1, 3, 5, 7, 9]) {
+  peer.frame(FRAME.HEADERS, END, 19, Buffer.from([0x83, 0x86]));
+  for (const stream of [1, 3, 5, 7, 11, 13, 15, 17, 19]) {
     const rst = await peer.waitFor((f) => f.type === FRAME.RST_STREAM && f.stream === stream);
     t.equal(rst.payload.readUInt32BE(0), ERROR.PROTOCOL_ERROR, `stream ${stream}`);
   }
-  peer.request(11, END);
-  t.equal((await peer.waitFor((f) => f.type === FRAME.HEADERS && f.stream === 11)).fields?.[':status'], '200');
+  peer.request(21, END, { 'x-d': 'inner spaces and\ttabs are fine' });
+  t.equal((await peer.waitFor((f) => f.type === FRAME.HEADERS && f.stream === 21)).fields?.[':status'], '200');
 });
 
 t.test('a header list above the limit is answered 431', async (t) => {
