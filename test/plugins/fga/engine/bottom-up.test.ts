@@ -5,7 +5,7 @@
  * answers, same depth errors, cycles still false, and a new userset tuple is seen at once.
  */
 import t from 'tap';
-import { CompiledModel, DepthExceededError, Resolver, TupleIndex, type TupleReader } from '../../../../plugins/fga/engine/index.js';
+import { CompiledModel, DepthExceededError, MAX_DEPTH, Resolver, TupleIndex, type TupleReader } from '../../../../plugins/fga/engine/index.js';
 
 const MODEL = `model
   schema 1.1
@@ -114,9 +114,9 @@ t.test('heights dropped by a userset write are not kept alive by the entries tha
   const { index, both } = setup(tree());
   both('group:g0', 'member', 'user:nobody');
   // The instance the check used (same model, no change since), remembered on group:g0's entry.
-  const old = new WeakRef(index.usersetHeights(model, 25));
+  const old = new WeakRef(index.usersetHeights(model, MAX_DEPTH));
   index.add({ user: 'group:elsewhere#member', relation: 'member', object: 'group:other' });
-  t.not(index.usersetHeights(model, 25), old.deref(), 'the write dropped them');
+  t.not(index.usersetHeights(model, MAX_DEPTH), old.deref(), 'the write dropped them');
   for (let i = 0; i < 3 && old.deref(); i++) {
     await new Promise((resolve) => setImmediate(resolve));
     gc();
