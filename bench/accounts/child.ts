@@ -5,9 +5,13 @@
  * and no party loses CPU to a client living on its own event loop.
  *
  * Protocol (IPC): the child sends `{ ready: true, url? }`; the parent may send
- * `{ run: seconds, concurrency? }` (raw hash loop only; answered with `{ result }`) and finally `'close'`.
+ * `{ run: seconds, concurrency?, threads? }` (raw hash only: `concurrency` calls in flight on
+ * libuv's pool, or with `threads` that many worker threads hashing back to back; answered with
+ * `{ result }`) and finally `'close'`.
  * With BENCH_CPU_PROF=<dir> the parent starts children with `--cpu-prof` into that directory.
  */
+import { createRequire } from 'node:module';
+import { Worker } from 'node:worker_threads';
 import Fastify from 'fastify';
 import { importSPKI, jwtVerify } from 'jose';
 import { verifyPassword } from '../../plugins/users/password.js';
@@ -19,7 +23,46 @@ export type ChildSpec =
   | { kind: 'bare'; alg: 'HS256' | 'RS256'; secret?: string; publicPem?: string; issuer: string }
   | { kind: 'argon2'; stored: string; password: string; concurrency: number };
 
-type Message = 'close' | { run: number; concurrency?: number } | { mint: number; email: string };
+type Message = 'close' | { run: number; concurrency?: number; threads?: boolean } | { mint: number; email: string };
+
+/**
+ * A worker that verifies the stored hash synchronously, back to back, from 'go' until `seconds`
+ * later, then posts how many it did and each one's milliseconds.
+ */
+const HASH_LOOP_SOURCE = `
+const { parentPort, workerData } = require('node:worker_threads');
+const argon2 = require(workerData.argon2Path);
+parentPort.postMessage('ready');
+parentPort.once('message', () => {
+  const end = performance.now() + workerData.seconds * 1000;
+  const lat = [];
+  let errors = 0;
+  while (performance.now() < end) {
+    const s = performance.now();
+    if (!argon2.verifySync(workerData.stored, workerData.password)) errors++;
+    lat.push(performance.now() - s);
+  }
+  parentPort.postMessage({ lat, errors });
+});
+`;
+
+/**
+ * The raw hash with no event loop in the way: \`threads\` worker threads, each verifying back to
+ * back (what the server's hash workers do when logins queue; plugins/users/hash-workers.ts).
+ */
+async function hashThreads(stored: string, password: string, threads: number, seconds: number): Promise<LoadResult> {
+  const argon2Path = createRequire(import.meta.url).resolve('@node-rs/argon2');
+  const workers = Array.from({ length: threads }, () => new Worker(HASH_LOOP_SOURCE, { eval: true, workerData: { argon2Path, stored, password, seconds } }));
+  await Promise.all(workers.map((w) => new Promise((resolve) => w.once('message', resolve))));
+  const done = workers.map((w) => new Promise<{ lat: number[]; errors: number }>((resolve) => w.once('message', resolve)));
+  const t0 = performance.now();
+  for (const w of workers) w.postMessage('go');
+  const results = await Promise.all(done);
+  const elapsedS = (performance.now() - t0) / 1000;
+  await Promise.all(workers.map((w) => w.terminate()));
+  const lat = results.flatMap((r) => r.lat).sort((a, b) => a - b);
+  return { rps: lat.length / elapsedS, p99ms: lat[Math.min(lat.length - 1, Math.floor(lat.length * 0.99))] ?? 0, errors: results.reduce((n, r) => n + r.errors, 0) };
+}
 
 const send = (m: unknown) => process.send?.(m);
 
@@ -60,7 +103,7 @@ async function bare(spec: Extract<ChildSpec, { kind: 'bare' }>): Promise<{ url: 
 async function main(): Promise<void> {
   const spec = JSON.parse(process.argv[2] ?? '{}') as ChildSpec;
   let close: () => Promise<void> = async () => {};
-  let run: ((seconds: number, concurrency?: number) => Promise<LoadResult>) | undefined;
+  let run: ((seconds: number, concurrency?: number, threads?: boolean) => Promise<LoadResult>) | undefined;
   let mint: ((n: number, email: string) => Promise<string[]>) | undefined;
   if (spec.kind === 'latchkey') {
     const server = await startTestServer({ flags: spec.flags });
@@ -82,7 +125,10 @@ async function main(): Promise<void> {
     close = () => b.close();
     send({ ready: true, url: b.url });
   } else {
-    run = (seconds, concurrency) => closedLoop(() => verifyPassword(spec.stored, spec.password), concurrency ?? spec.concurrency, seconds);
+    run = (seconds, concurrency, threads) =>
+      threads
+        ? hashThreads(spec.stored, spec.password, concurrency ?? spec.concurrency, seconds)
+        : closedLoop(() => verifyPassword(spec.stored, spec.password), concurrency ?? spec.concurrency, seconds);
     send({ ready: true });
   }
   process.on('message', (m: Message) => {
@@ -91,7 +137,7 @@ async function main(): Promise<void> {
     } else if ('mint' in m) {
       void mint?.(m.mint, m.email).then((tokens) => send({ tokens }));
     } else if (run) {
-      void run(m.run, m.concurrency).then((result) => send({ result }));
+      void run(m.run, m.concurrency, m.threads).then((result) => send({ result }));
     }
   });
 }

@@ -15,8 +15,8 @@ export interface Party {
   url: string;
   /** The `--url` of a Latchkey party (Origin header for the CSRF rule). */
   origin: string;
-  /** Raw hash loop only: runs it for `seconds` in the child, `concurrency` in flight. */
-  run(seconds: number, concurrency?: number): Promise<LoadResult>;
+  /** Raw hash only: runs it for `seconds` in the child, `concurrency` in flight on libuv's pool, or on that many threads back to back. */
+  run(seconds: number, concurrency?: number, threads?: boolean): Promise<LoadResult>;
   /** Latchkey only: `n` distinct access tokens of one new session of the user. */
   mint(n: number, email: string): Promise<string[]>;
   close(): Promise<void>;
@@ -61,10 +61,10 @@ export function partyOf(child: ChildProcess, ready: Record<string, unknown>): Pa
     pid: child.pid ?? 0,
     url: String(ready.url ?? ''),
     origin: String(ready.origin ?? ready.url ?? ''),
-    run: (seconds, concurrency) =>
+    run: (seconds, concurrency, threads) =>
       new Promise((resolve) => {
         child.once('message', (m: { result: LoadResult }) => resolve(m.result));
-        child.send({ run: seconds, ...(concurrency ? { concurrency } : {}) });
+        child.send({ run: seconds, ...(concurrency ? { concurrency } : {}), ...(threads ? { threads } : {}) });
       }),
     mint: (n, email) =>
       new Promise((resolve) => {

@@ -23,7 +23,7 @@ export const usersPlugin = definePlugin<UsersService>({
     { name: 'default-roles', type: 'list', default: ['user'], description: 'Roles given at signup when none are asked for.' },
     { name: 'protected-roles', type: 'list', default: [], description: 'Roles that cannot be chosen at signup (an admin may grant them).' },
     { name: 'enable-strong-password', type: 'boolean', default: false, description: 'Require upper, lower, digit and symbol in passwords.' },
-    { name: 'password-hash-threads', type: 'number', default: 0, description: 'Threads that hash passwords (0: as many as libuv\'s pool, 4, or one per core if more).' },
+    { name: 'password-hash-threads', type: 'number', default: 0, description: 'Threads that hash passwords (0: one per core).' },
   ],
   validateConfig: (config) => {
     const allowed = new Set([...config.list('roles'), ...config.list('protected-roles')]);
@@ -40,10 +40,13 @@ export const usersPlugin = definePlugin<UsersService>({
     // rules on these columns would turn a race into a 500 instead of the contract's error.
     const dropped = await dropStaleUniqueConstraints(storage, USERS_TABLE, ['email', 'phone_number']);
     if (dropped.length > 0) logger.info({ table: USERS_TABLE, dropped }, 'dropped stale unique constraints');
-    // As many hashing threads as libuv's pool has (the raw-hash ceiling of bench/accounts runs on
-    // that pool), and at least one per core.
+    // One hashing thread per core. Each Argon2id hash walks a 19 MiB block, so two hashes sharing
+    // a core evict each other's cache lines at every switch: on a 2-core machine (2026-11-22,
+    // logins from wrk, 8 in flight, 15 s runs in turn) 2 threads did 133-135 logins/s at ~13.1 ms
+    // of hash CPU per login, 4 threads 124-129 logins/s at ~14.0 ms. Jobs queue in the workers
+    // (hash-workers.ts), so fewer threads leave no core idle while logins wait.
     const threads = config.number('password-hash-threads', 0);
-    const hashers = createHashWorkers(threads > 0 ? Math.min(threads, 64) : Math.max(4, availableParallelism()));
+    const hashers = createHashWorkers(threads > 0 ? Math.min(threads, 64) : availableParallelism());
     onClose(() => hashers.close());
     return createUsersService({ config, storage, memory, hooks, hashers });
   },
