@@ -32,7 +32,7 @@ import {
 import { HpackDecoder, HpackError } from './hpack/decoder.js';
 import { encodeHeaders } from './hpack/encoder.js';
 import { H2Stream, type RequestHeaders } from './stream.js';
-import { checkRequestFields, checkTrailerFields, MalformedRequest } from './request-fields.js';
+import { checkRequestFields, checkTrailerFields, contentLengthOf, MalformedRequest } from './request-fields.js';
 
 export interface ConnectionLimits {
   /** SETTINGS_MAX_CONCURRENT_STREAMS advertised and enforced. */
@@ -52,7 +52,11 @@ const CONNECTION_WINDOW = 1 << 20;
 /** A header block (HEADERS plus CONTINUATIONs) may not grow past this many bytes or frames. */
 const MAX_BLOCK_BYTES = 128 * 1024;
 const MAX_CONTINUATIONS = 64;
-/** Reset stream ids remembered, so a late HEADERS on one is dropped rather than taken for a protocol error. */
+/**
+ * Stream ids remembered after they end (each kind): those this side reset, so frames the peer
+ * sent before it saw the reset are dropped (§5.1), and those that closed, so a new header block
+ * on one is told apart from a stream id going backwards (§5.1.1).
+ */
 const RECENT_RESETS = 256;
 /** RFC 7541 §6.3: dynamic table size update to 0. */
 const TABLE_SIZE_ZERO = Buffer.from([0x20]);
@@ -76,6 +80,8 @@ export class H2Connection {
   private held = 0;
   /** Streams this side reset lately, oldest first (at most RECENT_RESETS): a late HEADERS on one is dropped. */
   private readonly recentlyReset = new Set<number>();
+  /** Streams that were open and have closed, lately (at most RECENT_RESETS). */
+  private readonly recentlyClosed = new Set<number>();
   /** The peer's SETTINGS named a header table size: the next header block starts with a size update (RFC 7541 §4.2). */
   private tableSizeUpdate = false;
   private out: Buffer[] = [];
@@ -95,6 +101,8 @@ export class H2Connection {
   // A header block being received across CONTINUATION frames.
   private blockStream = 0;
   private blockFlags = 0;
+  /** The block's HEADERS frame made the stream depend on itself (§5.3.1). */
+  private blockSelfDependent = false;
   private blockParts: Buffer[] = [];
   private blockBytes = 0;
   private blockFrames = 0;
@@ -227,8 +235,7 @@ export class H2Connection {
   resetStream(stream: number, code: number): void {
     this.push(frame32(FRAME.RST_STREAM, stream, code));
     // §5.1: frames the peer sent before it saw the reset must be ignored, trailers included.
-    this.recentlyReset.add(stream);
-    if (this.recentlyReset.size > RECENT_RESETS) this.recentlyReset.delete(this.recentlyReset.values().next().value as number);
+    remember(this.recentlyReset, stream);
   }
 
   block(stream: H2Stream): void {
@@ -241,6 +248,7 @@ export class H2Connection {
 
   forget(stream: H2Stream): void {
     this.streams.delete(stream.id);
+    remember(this.recentlyClosed, stream.id);
     this.blocked.delete(stream);
     this.endIfIdle();
   }
@@ -334,7 +342,10 @@ export class H2Connection {
         case FRAME.PRIORITY:
           if (stream === 0) throw new ConnectionError(ERROR.PROTOCOL_ERROR, 'PRIORITY on stream 0');
           if (payload.length !== 5) throw new StreamError(ERROR.FRAME_SIZE_ERROR, 'PRIORITY frame size');
-          return; // priorities are advisory and this server has nothing to order (§5.3)
+          // §5.3.1: a stream cannot depend on itself. Otherwise priorities are advisory, and this
+          // server has nothing to order.
+          if ((payload.readUInt32BE(0) & 0x7fffffff) === stream) throw new StreamError(ERROR.PROTOCOL_ERROR, 'stream depends on itself');
+          return;
         case FRAME.RST_STREAM:
           return this.onReset(stream, payload);
         case FRAME.SETTINGS:
@@ -369,7 +380,7 @@ export class H2Connection {
 
   private onData(flags: number, id: number, payload: Buffer): void {
     if (id === 0) throw new ConnectionError(ERROR.PROTOCOL_ERROR, 'DATA on stream 0');
-    if (id > this.lastStreamId) throw new ConnectionError(ERROR.PROTOCOL_ERROR, 'DATA on an idle stream');
+    if (this.isIdle(id)) throw new ConnectionError(ERROR.PROTOCOL_ERROR, 'DATA on an idle stream');
     // Flow control counts the whole payload, padding included (§6.9.1).
     this.recvWindow -= payload.length;
     if (this.recvWindow < 0) throw new ConnectionError(ERROR.FLOW_CONTROL_ERROR, 'connection window exceeded');
@@ -380,13 +391,22 @@ export class H2Connection {
       this.recvConsumed = 0;
     }
     const stream = this.streams.get(id);
-    // A stream this side has reset or finished: frames already in flight are dropped (§5.1).
-    if (!stream) return;
+    if (!stream) {
+      // A stream this side reset: frames the peer sent before it saw the reset are dropped (§5.1).
+      if (this.recentlyReset.has(id)) return;
+      // Closed after both sides ended it, or an id the peer skipped (closed by §5.1.1): §6.1.
+      throw new StreamError(ERROR.STREAM_CLOSED, 'DATA on a closed stream');
+    }
     if (stream.remoteEnded) throw new StreamError(ERROR.STREAM_CLOSED, 'DATA after END_STREAM');
     stream.recvWindow -= payload.length;
     if (stream.recvWindow < 0) throw new StreamError(ERROR.FLOW_CONTROL_ERROR, 'stream window exceeded');
     const data = this.unpadded(flags, payload);
     const end = (flags & FLAG.END_STREAM) !== 0;
+    // §8.1.1: a body longer than its content-length, or ending shorter, is malformed.
+    stream.receivedBytes += data.length;
+    if (stream.declaredLength >= 0 && (stream.receivedBytes > stream.declaredLength || (end && stream.receivedBytes !== stream.declaredLength))) {
+      throw new StreamError(ERROR.PROTOCOL_ERROR, 'body length differs from content-length');
+    }
     stream.recvConsumed += payload.length;
     if (!end && stream.recvConsumed >= DEFAULT_WINDOW / 2) {
       this.push(frame32(FRAME.WINDOW_UPDATE, id, stream.recvConsumed));
@@ -400,8 +420,11 @@ export class H2Connection {
   private onHeaders(flags: number, id: number, payload: Buffer): void {
     if (id === 0) throw new ConnectionError(ERROR.PROTOCOL_ERROR, 'HEADERS on stream 0');
     let fragment = this.unpadded(flags, payload);
+    this.blockSelfDependent = false;
     if (flags & FLAG.PRIORITY) {
       if (fragment.length < 5) throw new ConnectionError(ERROR.FRAME_SIZE_ERROR, 'HEADERS priority fields missing');
+      // §5.3.1: a stream error, raised once the block is decoded (the HPACK state must follow it).
+      this.blockSelfDependent = (fragment.readUInt32BE(0) & 0x7fffffff) === id;
       fragment = fragment.subarray(5);
     }
     this.blockFlags = flags;
@@ -437,6 +460,7 @@ export class H2Connection {
     const end = (flags & FLAG.END_STREAM) !== 0;
     const existing = this.streams.get(id);
     if (existing) {
+      if (this.blockSelfDependent) throw new StreamError(ERROR.PROTOCOL_ERROR, 'stream depends on itself');
       // Trailers (§8.1): they end the request and carry no pseudo-header.
       if (!end || existing.remoteEnded) throw new StreamError(ERROR.PROTOCOL_ERROR, 'second header block without END_STREAM');
       try {
@@ -445,15 +469,22 @@ export class H2Connection {
         if (err instanceof MalformedRequest) throw new StreamError(ERROR.PROTOCOL_ERROR, err.message);
         throw err;
       }
+      // §8.1.1: trailers end the body; it must be as long as the content-length said.
+      if (existing.declaredLength >= 0 && existing.receivedBytes !== existing.declaredLength) {
+        throw new StreamError(ERROR.PROTOCOL_ERROR, 'body length differs from content-length');
+      }
       existing.receiveEnd();
       return;
     }
     if (id % 2 === 0) throw new ConnectionError(ERROR.PROTOCOL_ERROR, `client stream ${id} is even`);
     if (id <= this.lastStreamId) {
       if (this.recentlyReset.has(id)) return; // trailers in flight when this side reset the stream
-      throw new ConnectionError(ERROR.STREAM_CLOSED, `stream ${id} is closed`);
+      // A stream that was open and has closed (§5.1), or a new stream id below the last (§5.1.1).
+      if (this.recentlyClosed.has(id)) throw new ConnectionError(ERROR.STREAM_CLOSED, `stream ${id} is closed`);
+      throw new ConnectionError(ERROR.PROTOCOL_ERROR, `stream ${id} is below the last stream opened (${this.lastStreamId})`);
     }
     this.lastStreamId = id;
+    if (this.blockSelfDependent) return this.resetStream(id, ERROR.PROTOCOL_ERROR);
     if (this.goingAway || this.streams.size >= this.limits.maxConcurrentStreams) return this.resetStream(id, ERROR.REFUSED_STREAM);
     if (decoded.oversized) {
       // §10.5.1: a request whose header list is too large gets 431.
@@ -462,13 +493,18 @@ export class H2Connection {
       return;
     }
     let headers: RequestHeaders;
+    let declaredLength: number;
     try {
       headers = checkRequestFields(decoded.fields);
+      declaredLength = contentLengthOf(headers);
     } catch (err) {
       if (err instanceof MalformedRequest) return this.resetStream(id, ERROR.PROTOCOL_ERROR); // §8.1.1
       throw err;
     }
+    // §8.1.1: a request that ends with its headers has an empty body.
+    if (end && declaredLength > 0) return this.resetStream(id, ERROR.PROTOCOL_ERROR);
     const stream = new H2Stream(this, id, headers, this.peerInitialWindow, DEFAULT_WINDOW);
+    stream.declaredLength = declaredLength;
     this.streams.set(id, stream);
     if (end) stream.openedEnded();
     try {
@@ -485,11 +521,19 @@ export class H2Connection {
   private onReset(id: number, payload: Buffer): void {
     if (id === 0) throw new ConnectionError(ERROR.PROTOCOL_ERROR, 'RST_STREAM on stream 0');
     if (payload.length !== 4) throw new ConnectionError(ERROR.FRAME_SIZE_ERROR, 'RST_STREAM frame size');
-    if (id > this.lastStreamId) throw new ConnectionError(ERROR.PROTOCOL_ERROR, 'RST_STREAM on an idle stream');
+    if (this.isIdle(id)) throw new ConnectionError(ERROR.PROTOCOL_ERROR, 'RST_STREAM on an idle stream');
     const stream = this.streams.get(id);
     if (!stream) return;
     if (!this.takeResetToken()) throw new ConnectionError(ERROR.ENHANCE_YOUR_CALM, 'too many streams reset');
     stream.abort();
+  }
+
+  /**
+   * §5.1: a stream the peer has not opened. Ids above the last one opened are idle; so is every
+   * even id, since only this side could open those (§5.1.1) and it opens none (no push).
+   */
+  private isIdle(id: number): boolean {
+    return id > this.lastStreamId || id % 2 === 0;
   }
 
   private takeResetToken(): boolean {
@@ -564,7 +608,7 @@ export class H2Connection {
       this.flushBlocked();
       return;
     }
-    if (id > this.lastStreamId) throw new ConnectionError(ERROR.PROTOCOL_ERROR, 'WINDOW_UPDATE on an idle stream');
+    if (this.isIdle(id)) throw new ConnectionError(ERROR.PROTOCOL_ERROR, 'WINDOW_UPDATE on an idle stream');
     const stream = this.streams.get(id);
     if (!stream) return;
     if (increment === 0) throw new StreamError(ERROR.PROTOCOL_ERROR, 'WINDOW_UPDATE of 0');
@@ -596,6 +640,12 @@ export class H2Connection {
     for (const stream of [...this.streams.values()]) stream.abort();
     this.onGone(this);
   }
+}
+
+/** Adds `id` to a set of recent stream ids, dropping the oldest past RECENT_RESETS. */
+function remember(recent: Set<number>, id: number): void {
+  recent.add(id);
+  if (recent.size > RECENT_RESETS) recent.delete(recent.values().next().value as number);
 }
 
 function flushLater(connection: H2Connection): void {

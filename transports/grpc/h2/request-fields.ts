@@ -48,6 +48,19 @@ export function checkRequestFields(fields: readonly string[]): RequestHeaders {
   return headers;
 }
 
+/**
+ * The body length a request declares (§8.1.1), or -1 without a content-length. Repeated fields
+ * arrive joined with ", " and are malformed unless they agree (RFC 9110 §8.6 lets a recipient
+ * take identical values as one).
+ */
+export function contentLengthOf(headers: RequestHeaders): number {
+  const value = headers['content-length'];
+  if (value === undefined) return -1;
+  const values = (value as string).split(', ');
+  if (!values.every((v) => v === values[0]) || !/^[0-9]{1,15}$/.test(values[0]!)) throw new MalformedRequest('content-length is not a length');
+  return Number(values[0]);
+}
+
 /** Trailers carry no pseudo-header (§8.1) and follow the same field rules. */
 export function checkTrailerFields(fields: readonly string[]): void {
   for (let i = 0; i < fields.length; i += 2) {

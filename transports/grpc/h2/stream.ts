@@ -29,6 +29,10 @@ export class H2Stream {
   recvWindow: number;
   /** Bytes received since the last WINDOW_UPDATE this side sent for the stream. */
   recvConsumed = 0;
+  /** The request's content-length, or -1 without one (§8.1.1; checked by the connection). */
+  declaredLength = -1;
+  /** Body bytes received so far, padding left out. */
+  receivedBytes = 0;
 
   private headersSent = false;
   /** END_STREAM is sent, or queued behind data waiting for window. */

@@ -51,7 +51,10 @@ t.test('connection errors end in GOAWAY with the code RFC 9113 names', async (t)
     ['DATA on stream 0', (p) => p.frame(FRAME.DATA, 0, 0, Buffer.from('x')), ERROR.PROTOCOL_ERROR],
     ['DATA on an idle stream', (p) => p.frame(FRAME.DATA, 0, 9, Buffer.from('x')), ERROR.PROTOCOL_ERROR],
     ['a stream id that is even', (p) => p.request(2, END), ERROR.PROTOCOL_ERROR],
-    ['a stream id going backwards', (p) => p.request(5, END).request(3, END), ERROR.STREAM_CLOSED],
+    ['a stream id going backwards (§5.1.1)', (p) => p.request(5, END).request(3, END), ERROR.PROTOCOL_ERROR],
+    ['DATA on an even stream, which only the server could open', (p) => p.request(3, END).frame(FRAME.DATA, 0, 2, Buffer.from('x')), ERROR.PROTOCOL_ERROR],
+    ['WINDOW_UPDATE on an even stream', (p) => p.request(3, END).frame(FRAME.WINDOW_UPDATE, 0, 2, Buffer.from([0, 0, 0, 1])), ERROR.PROTOCOL_ERROR],
+    ['RST_STREAM on an even stream', (p) => p.request(3, END).frame(FRAME.RST_STREAM, 0, 2, Buffer.from([0, 0, 0, 8])), ERROR.PROTOCOL_ERROR],
     ['PUSH_PROMISE from a client', (p) => p.frame(FRAME.PUSH_PROMISE, 0, 1, Buffer.alloc(4)), ERROR.PROTOCOL_ERROR],
     ['a PING of 7 bytes', (p) => p.frame(FRAME.PING, 0, 0, Buffer.alloc(7)), ERROR.FRAME_SIZE_ERROR],
     ['SETTINGS on a stream', (p) => p.frame(FRAME.SETTINGS, 0, 1), ERROR.PROTOCOL_ERROR],
@@ -289,5 +292,74 @@ t.test('trailers the peer sent before it saw the server reset the stream are dro
   peer.request(3, END);
   const answer = await peer.waitFor((f) => f.type === FRAME.HEADERS && f.stream === 3);
   t.equal(answer.fields?.[':status'], '200', 'the next stream is answered on the same connection');
+  t.notOk(peer.frames.some((f) => f.type === FRAME.GOAWAY), 'no GOAWAY');
+});
+
+t.test('a new header block on a stream that has closed is a STREAM_CLOSED connection error (§5.1)', async (t) => {
+  const peer = await peerOf(t, await echoServer(t));
+  peer.request(1, END);
+  await peer.waitFor((f) => f.type === FRAME.HEADERS && f.stream === 1 && (f.flags & FLAG.END_STREAM) !== 0);
+  peer.request(1, END);
+  t.equal(await peer.goAwayCode(), ERROR.STREAM_CLOSED);
+});
+
+t.test('DATA on a stream that has closed is reset with STREAM_CLOSED; the connection carries on (§6.1)', async (t) => {
+  const peer = await peerOf(t, await echoServer(t));
+  peer.request(1, END);
+  await peer.waitFor((f) => f.type === FRAME.HEADERS && f.stream === 1 && (f.flags & FLAG.END_STREAM) !== 0);
+  peer.frame(FRAME.DATA, FLAG.END_STREAM, 1, Buffer.from('late'));
+  const rst = await peer.waitFor((f) => f.type === FRAME.RST_STREAM && f.stream === 1);
+  t.equal(rst.payload.readUInt32BE(0), ERROR.STREAM_CLOSED);
+  peer.request(3, END);
+  t.equal((await peer.waitFor((f) => f.type === FRAME.HEADERS && f.stream === 3)).fields?.[':status'], '200');
+  t.notOk(peer.frames.some((f) => f.type === FRAME.GOAWAY), 'no GOAWAY');
+});
+
+t.test('a stream that depends on itself is reset with PROTOCOL_ERROR, and HPACK stays in step (§5.3.1)', async (t) => {
+  const peer = await peerOf(t, await echoServer(t));
+  // PRIORITY on stream 1 naming stream 1.
+  peer.frame(FRAME.PRIORITY, 0, 1, Buffer.from([0, 0, 0, 1, 16]));
+  const first = await peer.waitFor((f) => f.type === FRAME.RST_STREAM && f.stream === 1);
+  t.equal(first.payload.readUInt32BE(0), ERROR.PROTOCOL_ERROR, 'PRIORITY frame');
+  // HEADERS on stream 3 with priority fields naming stream 3. Its block adds `x-kept: yes` to the
+  // dynamic table (literal with incremental indexing, RFC 7541 §6.2.1), which the next request
+  // refers to by index 62 only: the refused block must still have been decoded.
+  const literal = Buffer.concat([Buffer.from([0x40, 6]), Buffer.from('x-kept'), Buffer.from([3]), Buffer.from('yes')]);
+  const block = Buffer.concat([encodeHeaders({ ':method': 'POST', ':scheme': 'http', ':path': '/x', ':authority': 'localhost' }), literal]);
+  peer.frame(FRAME.HEADERS, END | FLAG.PRIORITY, 3, Buffer.concat([Buffer.from([0, 0, 0, 3, 16]), block]));
+  const second = await peer.waitFor((f) => f.type === FRAME.RST_STREAM && f.stream === 3);
+  t.equal(second.payload.readUInt32BE(0), ERROR.PROTOCOL_ERROR, 'HEADERS priority fields');
+  peer.frame(FRAME.HEADERS, END, 5, Buffer.concat([encodeHeaders({ ':method': 'POST', ':scheme': 'http', ':path': '/x', ':authority': 'localhost' }), Buffer.from([0x80 | 62])]));
+  const data = await peer.waitFor((f) => f.type === FRAME.DATA && f.stream === 5);
+  t.equal((JSON.parse(data.payload.toString()) as { headers: Record<string, string> }).headers['x-kept'], 'yes');
+  // A dependency on another stream is fine.
+  peer.frame(FRAME.PRIORITY, 0, 7, Buffer.from([0, 0, 0, 5, 16]));
+  peer.request(9, END);
+  t.equal((await peer.waitFor((f) => f.type === FRAME.HEADERS && f.stream === 9)).fields?.[':status'], '200');
+  t.notOk(peer.frames.some((f) => f.type === FRAME.RST_STREAM && f.stream === 7), 'no reset for a dependency on another stream');
+});
+
+t.test('a body that does not match its content-length is malformed (§8.1.1)', async (t) => {
+  const peer = await peerOf(t, await echoServer(t));
+  const bad: [number, () => void][] = [
+    [1, () => peer.request(1, END, { 'content-length': '5' })],
+    [3, () => peer.request(3, FLAG.END_HEADERS, { 'content-length': '3' }).frame(FRAME.DATA, FLAG.END_STREAM, 3, Buffer.from('12345'))],
+    [5, () => peer.request(5, FLAG.END_HEADERS, { 'content-length': '5' }).frame(FRAME.DATA, FLAG.END_STREAM, 5, Buffer.from('123'))],
+    [7, () => peer.request(7, FLAG.END_HEADERS, { 'content-length': '5' }).frame(FRAME.DATA, 0, 7, Buffer.from('123')).frame(FRAME.HEADERS, END, 7, encodeHeaders({ 'x-t': '1' }))],
+    [9, () => peer.request(9, END, { 'content-length': 'ten' })],
+    [11, () => peer.request(11, END, { 'content-length': '-1' })],
+  ];
+  for (const [stream, send] of bad) {
+    send();
+    const rst = await peer.waitFor((f) => f.type === FRAME.RST_STREAM && f.stream === stream);
+    t.equal(rst.payload.readUInt32BE(0), ERROR.PROTOCOL_ERROR, `stream ${stream}`);
+  }
+  // A matching length, in two DATA frames (one padded: padding does not count), is answered.
+  const padded = Buffer.concat([Buffer.from([2]), Buffer.from('345'), Buffer.alloc(2)]);
+  peer.request(13, FLAG.END_HEADERS, { 'content-length': '5' }).frame(FRAME.DATA, 0, 13, Buffer.from('12')).frame(FRAME.DATA, FLAG.END_STREAM | FLAG.PADDED, 13, padded);
+  const data = await peer.waitFor((f) => f.type === FRAME.DATA && f.stream === 13);
+  t.equal((JSON.parse(data.payload.toString()) as { size: number }).size, 5);
+  peer.request(15, END, { 'content-length': '0' });
+  t.equal((await peer.waitFor((f) => f.type === FRAME.HEADERS && f.stream === 15)).fields?.[':status'], '200', 'content-length 0 with no body');
   t.notOk(peer.frames.some((f) => f.type === FRAME.GOAWAY), 'no GOAWAY');
 });
