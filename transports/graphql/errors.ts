@@ -1,7 +1,7 @@
 /**
  * GraphQL error shaping (CONTRACT.md "Transport rules"): a ServiceError becomes an error entry with
  * its message and `extensions.code` in UPPER_SNAKE (core/errors.ts `errorStatus`). GraphQL-level
- * errors (syntax, unknown fields, bad variables) keep Mercurius's shape and status (400 or 200).
+ * errors (syntax, unknown fields, bad variables) keep Mercurius's shape and answer 400.
  * Status rules:
  * - a response with resolver errors is HTTP 200, as GraphQL clients expect (GraphQL over HTTP);
  * - an error raised before execution (a hook of the surrounding context, e.g. a rate limit) keeps
@@ -70,9 +70,10 @@ export const formatGraphqlErrors: Formatter = (execution, context) => {
   else if (serviceStatus !== undefined) statusCode = serviceStatus;
   else if (fault) statusCode = 500;
   else {
-    // Mercurius answers one validation error with 400 but several with 200; keep it to one rule.
-    statusCode = declaredStatus ?? statusCode;
-    if (statusCode >= 500) statusCode = 400;
+    // Nothing ran: the document or its variables were refused. Mercurius answers one validation
+    // error with 400 but several with 200, and a variable refused by the graphql-jit compiled
+    // query (the second use of a query text on) with 200 too; keep it to one rule: 400.
+    statusCode = declaredStatus !== undefined && declaredStatus >= 400 && declaredStatus < 500 ? declaredStatus : 400;
   }
   return { statusCode, response: withCodes(result.response) };
 };
