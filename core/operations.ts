@@ -100,22 +100,34 @@ export function pascalCase(name: string): string {
 }
 
 /**
+ * How deeply arrays and objects may nest in an operation's input. Free-form fields (`app_data`)
+ * could otherwise carry nesting deep enough (a 1 MB body holds ~500k levels of `[`) to overflow
+ * the stack of any recursive walk, a 500 where bad input must be a 400; 64 is far beyond what
+ * any field of SPEC.md needs.
+ */
+export const MAX_INPUT_DEPTH = 64;
+
+const tooDeep = () => new ServiceError('invalid_argument', `invalid input: nested more than ${MAX_INPUT_DEPTH} levels deep`);
+
+/**
  * Null means "not given" on every transport (GraphQL clients send explicit nulls for unset
  * variables; proto3 has no null). Removing them here keeps one validation rule for all.
  */
-export function stripNulls(value: unknown): unknown {
+export function stripNulls(value: unknown, depth = 0): unknown {
   // Copy on write: most inputs carry no null at all, and then the very same value comes back
   // without an allocation (this runs on every call of every operation).
   if (Array.isArray(value)) {
+    if (depth >= MAX_INPUT_DEPTH) throw tooDeep();
     let out: unknown[] | undefined;
     for (let i = 0; i < value.length; i++) {
-      const v = stripNulls(value[i]);
+      const v = stripNulls(value[i], depth + 1);
       if (v !== value[i] && !out) out = value.slice(0, i);
       if (out) out.push(v);
     }
     return out ?? value;
   }
   if (value !== null && typeof value === 'object') {
+    if (depth >= MAX_INPUT_DEPTH) throw tooDeep();
     const source = value as Record<string, unknown>;
     let out: Record<string, unknown> | undefined;
     const keys = Object.keys(source);
@@ -123,7 +135,7 @@ export function stripNulls(value: unknown): unknown {
       const k = keys[i];
       const before = source[k];
       const dropped = before === null || before === undefined;
-      const v = dropped ? undefined : stripNulls(before);
+      const v = dropped ? undefined : stripNulls(before, depth + 1);
       if ((dropped || v !== before) && !out) {
         out = {};
         for (let j = 0; j < i; j++) out[keys[j]] = source[keys[j]];

@@ -1,6 +1,7 @@
 /** Null means "not given" on every transport: stripNulls removes nulls at any depth, copying only what it changes. */
 import t from 'tap';
-import { stripNulls } from '../../core/operations.js';
+import { MAX_INPUT_DEPTH, stripNulls } from '../../core/operations.js';
+import { ServiceError } from '../../core/errors.js';
 
 t.test('nulls and undefined values are removed at every depth', async (t) => {
   const input = { a: 1, b: null, c: { d: null, e: 'x', f: [1, null, { g: null, h: 2 }] }, i: undefined, j: [null] };
@@ -19,4 +20,27 @@ t.test('a value without nulls comes back as the same object, and changed parts o
   t.strictSame(Object.keys(out), ['keep', 'change'], 'key order is kept');
   t.equal(stripNulls(null), null);
   t.equal(stripNulls('s'), 's');
+});
+
+t.test('nesting deeper than MAX_INPUT_DEPTH is invalid input, not a stack overflow', async (t) => {
+  const nest = (levels: number, inner: unknown = 1): unknown => {
+    let v = inner;
+    for (let i = 0; i < levels; i++) v = i % 2 === 0 ? [v] : { k: v };
+    return v;
+  };
+  t.ok(stripNulls(nest(MAX_INPUT_DEPTH)), `${MAX_INPUT_DEPTH} levels are fine`);
+  const failure = (value: unknown): unknown => {
+    try {
+      stripNulls(value);
+      return undefined;
+    } catch (err) {
+      return err;
+    }
+  };
+  for (const levels of [MAX_INPUT_DEPTH + 1, 200_000]) {
+    const err = failure(nest(levels));
+    t.ok(err instanceof ServiceError, `${levels} levels: a ServiceError`);
+    t.match(err, { code: 'invalid_argument', message: /nested more than 64 levels deep/ });
+  }
+  t.ok(failure(nest(MAX_INPUT_DEPTH + 1, null)) instanceof ServiceError, 'also when the innermost value is a null to strip');
 });

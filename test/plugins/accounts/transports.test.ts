@@ -40,6 +40,9 @@ t.test('REST: signup, login, profile (GET with bearer), bad input', async (t) =>
     ['wrong type', { email: 'x@example.com', password: PASSWORD, confirm_password: PASSWORD, roles: 'user' }],
     ['oversized', { email: `${'x'.repeat(400)}@example.com`, password: PASSWORD, confirm_password: PASSWORD }],
     ['unknown field', { email: 'x@example.com', password: PASSWORD, confirm_password: PASSWORD, is_admin: true }],
+    // Deep enough to overflow the stack of a recursive walk (a 500 before MAX_INPUT_DEPTH).
+    ['nested 200000 levels deep', `{"email":"x@example.com","password":"${PASSWORD}","confirm_password":"${PASSWORD}","app_data":{"a":${'['.repeat(200_000)}${']'.repeat(200_000)}}}`],
+    ['nested 65 levels deep', { email: 'x@example.com', password: PASSWORD, confirm_password: PASSWORD, app_data: { a: JSON.parse(`${'['.repeat(64)}${']'.repeat(64)}`) } }],
   ];
   for (const [what, body] of bad) {
     const r = await rest('signup', body);
@@ -70,6 +73,11 @@ t.test('GraphQL: signup, duplicates and bad variables', async (t) => {
   t.ok(unknown.errors?.length, 'unknown field refused');
   const long = await gql(q, { data: { email: 'g3@example.com', given_name: 'n'.repeat(3000), password: PASSWORD, confirm_password: PASSWORD } });
   t.match(long.errors, [{ extensions: { code: 'INVALID_ARGUMENT' } }]);
+  // Written out by hand: JSON.stringify itself cannot serialize that depth.
+  const deepVariables = `{"data":{"email":"g4@example.com","password":"${PASSWORD}","confirm_password":"${PASSWORD}","app_data":{"a":${'['.repeat(100_000)}${']'.repeat(100_000)}}}}`;
+  const deepRes = await fetch(`${server.url}/graphql`, { method: 'POST', headers: json, body: `{"query":${JSON.stringify(q)},"variables":${deepVariables}}` });
+  const deep = (await deepRes.json()) as { errors?: { message: string; extensions?: { code?: string } }[] };
+  t.match(deep.errors, [{ message: /nested more than 64 levels deep/, extensions: { code: 'INVALID_ARGUMENT' } }], 'deep variables');
   t.equal(await userCount(), before, 'nothing written');
   const admin = await gql('query { _users(params: { query: "GQL@" }) { pagination { total } users { email } } }', {}, { 'x-service-admin-secret': TEST_ADMIN_SECRET });
   t.same(admin.data?._users, { pagination: { total: 1 }, users: [{ email: 'gql@example.com' }] });
