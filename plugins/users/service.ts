@@ -171,7 +171,12 @@ export function createUsersService({ config, storage, memory, hooks, hashers }: 
     }
   }
 
-  const lockKey = (userId: string) => `login-failures:${userId}`;
+  // CONTRACT.md "Behaviour facts": five failed logins lock the account for 15 minutes. Attempts
+  // are counted in a window opened by the first one; the lock is a key of its own, so it lasts
+  // 15 minutes from the failure that set it (a lock inside the counter's window could end at
+  // once, when that window closed).
+  const attemptsKey = (userId: string) => `login-failures:${userId}`;
+  const lockedKey = (userId: string) => `login-locked:${userId}`;
 
   const verifications = createVerificationRequests(storage);
 
@@ -307,7 +312,8 @@ export function createUsersService({ config, storage, memory, hooks, hashers }: 
       await hooks.run('user.deleted', { user });
       // SPEC.md Admin API: delete_user also removes the user's verification data.
       await verifications.deleteForUser(user);
-      await memory.delete(lockKey(id));
+      await memory.delete(attemptsKey(id));
+      await memory.delete(lockedKey(id));
       await em.nativeDelete(UserEntity, { id } as never);
       byId.delete(id);
     },
@@ -336,19 +342,25 @@ export function createUsersService({ config, storage, memory, hooks, hashers }: 
     },
 
     async verifyPassword(user, password): Promise<PasswordCheck> {
-      const failures = Number((await memory.get(lockKey(user.id))) ?? 0);
-      if (failures >= LOCKOUT_FAILURES) return 'locked';
       if (!user.password) {
         // Same work as a real check, so the answer's timing does not reveal the account type.
         await verifyHash(await decoyHash(), password);
         return 'no_password';
       }
+      if ((await memory.get(lockedKey(user.id))) !== null) return 'locked';
+      // The attempt is counted before its hash runs, atomically: of guesses sent all at once only
+      // the first LOCKOUT_FAILURES are checked (counting after the hash let every one of a burst
+      // through, the right password among them); the others are refused as locked unhashed.
+      const attempt = await memory.increment(attemptsKey(user.id), LOCKOUT_MS);
+      if (attempt > LOCKOUT_FAILURES) return 'locked';
       if (await verifyHash(user.password, password)) {
-        if (failures > 0) await memory.delete(lockKey(user.id));
+        await memory.delete(attemptsKey(user.id));
         return 'ok';
       }
-      const count = await memory.increment(lockKey(user.id), LOCKOUT_MS);
-      return count >= LOCKOUT_FAILURES ? 'locked' : 'wrong';
+      if (attempt < LOCKOUT_FAILURES) return 'wrong';
+      await memory.set(lockedKey(user.id), '1', LOCKOUT_MS);
+      await memory.delete(attemptsKey(user.id));
+      return 'locked';
     },
 
     toUserDto(user): UserDto {

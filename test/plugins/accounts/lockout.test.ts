@@ -1,0 +1,53 @@
+/**
+ * The login lockout (CONTRACT.md "Behaviour facts": five failed logins lock the account for 15
+ * minutes) under a burst of parallel guesses and against the clock. The clock is this process's
+ * Date.now moved forward by the test, set up before the kernel so its memory store reads it too.
+ */
+import t from 'tap';
+import { bootAccounts, call, PASSWORD, signup } from './helpers.js';
+
+const realNow = Date.now;
+let skewMs = 0;
+Date.now = () => realNow() + skewMs;
+const tk = await bootAccounts();
+const { kernel } = tk;
+t.teardown(async () => {
+  await tk.close();
+  Date.now = realNow;
+});
+
+const MINUTE = 60_000;
+const login = (email: string, password: string) => call(kernel, 'login', { email, password });
+const outcome = (r: PromiseSettledResult<unknown>) => (r.status === 'fulfilled' ? 'ok' : (r.reason as { code: string }).code);
+
+t.test('a burst of parallel guesses: only the first five are checked, the right password among the rest is refused', async (t) => {
+  await signup(kernel, 'burst@example.com');
+  const guesses = [...Array.from({ length: 11 }, () => 'wrong-pass-1'), PASSWORD];
+  const results = (await Promise.allSettled(guesses.map((p) => login('burst@example.com', p)))).map(outcome);
+  t.same(results.slice(0, 4), ['unauthenticated', 'unauthenticated', 'unauthenticated', 'unauthenticated'], 'four failures');
+  t.same(new Set(results.slice(4)), new Set(['resource_exhausted']), 'the fifth locks; the rest, the right password included, are refused');
+  await t.rejects(login('burst@example.com', PASSWORD), { code: 'resource_exhausted' }, 'still locked afterwards');
+});
+
+t.test('the lock lasts 15 minutes from the fifth failure, whenever the first one was', async (t) => {
+  await signup(kernel, 'clock@example.com');
+  await t.rejects(login('clock@example.com', 'wrong-pass-1'), { code: 'unauthenticated' });
+  skewMs += 14 * MINUTE + 50_000;
+  for (let i = 0; i < 3; i++) await t.rejects(login('clock@example.com', 'wrong-pass-1'), { code: 'unauthenticated' });
+  await t.rejects(login('clock@example.com', 'wrong-pass-1'), { code: 'resource_exhausted' }, 'fifth failure locks');
+  skewMs += 15_000; // past the first failure's 15 minutes
+  await t.rejects(login('clock@example.com', PASSWORD), { code: 'resource_exhausted' }, 'still locked 15 s later');
+  skewMs += 14 * MINUTE;
+  await t.rejects(login('clock@example.com', PASSWORD), { code: 'resource_exhausted' }, 'still locked 14 min 15 s later');
+  skewMs += MINUTE;
+  const auth = await call<{ message: string }>(kernel, 'login', { email: 'clock@example.com', password: PASSWORD });
+  t.equal(auth.message, 'Logged in successfully', 'open again 15 min 15 s after the lock');
+});
+
+t.test('a success clears the count: failures before it do not add up with later ones', async (t) => {
+  await signup(kernel, 'reset@example.com');
+  for (let i = 0; i < 4; i++) await t.rejects(login('reset@example.com', 'wrong-pass-1'), { code: 'unauthenticated' });
+  await login('reset@example.com', PASSWORD);
+  for (let i = 0; i < 4; i++) await t.rejects(login('reset@example.com', 'wrong-pass-1'), { code: 'unauthenticated' }, `failure ${i + 1} after the success`);
+  await login('reset@example.com', PASSWORD);
+});
