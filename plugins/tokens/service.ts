@@ -26,6 +26,13 @@ import { asymmetricSigner, isAsymmetricAlg } from './asymmetric-sign.js';
 import { hmacJws, isHmacAlg } from './hmac-jws.js';
 import type { IssueRequest, IssuedTokens, RefreshResult, TokenType, TokensService, VerifiedToken, VerifyOptions } from './types.js';
 
+/** A refresh asked for a scope its grant does not hold (the token endpoint's `invalid_scope`, RFC 6749 §5.2). */
+export class ScopeExceedsGrantError extends ServiceError {
+  constructor() {
+    super('invalid_argument', 'requested scope exceeds the original grant');
+  }
+}
+
 export const ACCESS_TTL_SECONDS = 30 * 60;
 export const REFRESH_TTL_SECONDS = 30 * 24 * 60 * 60;
 
@@ -255,7 +262,7 @@ export async function createTokensService({ config, memory, keys, sessions, user
         sid: session.id,
         userId: user.id,
         clientId,
-        scopes: req.scopes,
+        scopes: req.refreshScopes ?? req.scopes,
         roles: req.roles,
         ...(req.audience ? { audience: req.audience } : {}),
         ...(req.idTokenClaimsByScope ? { scopedClaims: true } : {}),
@@ -264,7 +271,7 @@ export async function createTokensService({ config, memory, keys, sessions, user
       // The session must outlive its refresh token, or the rotated tokens would be born dead.
       await sessions.extend(session, Date.now() + REFRESH_TTL_SECONDS * 1000);
       out.refresh_token = await signOwn(
-        { sub: user.id, aud: clientId, jti, sid: session.id, scope, token_type: 'refresh_token' },
+        { sub: user.id, aud: clientId, jti, sid: session.id, scope: req.refreshScopes ? req.refreshScopes.join(' ') : scope, token_type: 'refresh_token' },
         REFRESH_TTL_SECONDS,
       );
     }
@@ -331,6 +338,10 @@ export async function createTokensService({ config, memory, keys, sessions, user
       }
       const record = JSON.parse(raw) as RefreshRecord;
       if (options.clientId !== undefined && options.clientId !== record.clientId) throw invalid();
+      // RFC 6749 §6: a refresh may narrow the scope, never widen it. Checked before the token is
+      // spent, so a request refused for its scope leaves the client's token usable.
+      const scopes = options.scopes && options.scopes.length > 0 ? options.scopes : record.scopes;
+      if (scopes.some((s) => !record.scopes.includes(s))) throw new ScopeExceedsGrantError();
       // Atomic: of two concurrent uses only one gets the record; the other is a reuse.
       if ((await memory.consume(refreshKey(r.sub, r.jti))) === null) {
         await sessions.revoke(record.userId, record.sid);
@@ -344,12 +355,6 @@ export async function createTokensService({ config, memory, keys, sessions, user
         await sessions.revoke(record.userId, record.sid);
         throw invalid();
       }
-      let scopes = record.scopes;
-      if (options.scopes && options.scopes.length > 0) {
-        // RFC 6749 §6: a refresh may narrow the scope, never widen it.
-        if (options.scopes.some((s) => !record.scopes.includes(s))) throw new ServiceError('invalid_argument', 'requested scope exceeds the original grant');
-        scopes = options.scopes;
-      }
       const tokens = await issue({
         user,
         session,
@@ -357,7 +362,9 @@ export async function createTokensService({ config, memory, keys, sessions, user
         roles: record.roles,
         clientId: record.clientId,
         ...(record.audience ? { audience: record.audience } : {}),
+        // Rotation: the grant had offline_access; the new refresh token keeps the grant's scope.
         refresh: true,
+        refreshScopes: record.scopes,
         ...(record.scopedClaims ? { idTokenClaimsByScope: true } : {}),
       });
       return { user, session, tokens };

@@ -29,6 +29,11 @@ export interface IssueRequest {
   /** Override the refresh decision (default: `offline_access` in scopes). */
   refresh?: boolean;
   /**
+   * The scopes of the refresh token's grant when they differ from `scopes` (RFC 6749 §6: a refresh
+   * that narrows the access token's scope leaves the new refresh token's scope as it was).
+   */
+  refreshScopes?: string[];
+  /**
    * OIDC Core §5.4: put only the profile claims the scopes release into the ID token (`profile`,
    * `email`, `phone`). Default false: every profile claim (the first-party login flows).
    */

@@ -4,7 +4,8 @@
  * scopes may only narrow.
  */
 import { ServiceError } from '../../../core/errors.js';
-import { invalidClient, invalidGrant } from '../errors.js';
+import { ScopeExceedsGrantError } from '../../tokens/service.js';
+import { invalidClient, invalidGrant, OAuthError } from '../errors.js';
 import { splitScope } from '../params.js';
 import { requireParam } from '../policy.js';
 import type { GrantHandler } from './grants.js';
@@ -18,6 +19,7 @@ export const refreshTokenGrant: GrantHandler = async ({ ctx, params, caller }) =
     const result = await ctx.kernel.service('tokens').refresh(token, { clientId: caller.client.clientId, ...(requested.length ? { scopes: requested } : {}) });
     return tokenResponse(result.tokens, result.tokens.scope.split(' ').includes('openid'));
   } catch (err) {
+    if (err instanceof ScopeExceedsGrantError) throw new OAuthError('invalid_scope', err.message);
     if (err instanceof ServiceError && err.status.http < 500) throw invalidGrant(err.message);
     throw err;
   }

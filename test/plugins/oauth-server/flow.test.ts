@@ -98,6 +98,28 @@ t.test('OpenID Connect flows with openid-client', async (t) => {
     await t.rejects(oidc.refreshTokenGrant(config, next.refresh_token!), oauthError('invalid_grant'), 'reuse revoked the whole family');
   });
 
+  t.test('a refresh that narrows the scope: the access token gets the narrower scope, the new refresh token keeps the grant (RFC 6749 §6)', async (t) => {
+    const verifier = oidc.randomPKCECodeVerifier();
+    const url = oidc.buildAuthorizationUrl(config, {
+      redirect_uri: fx.redirectUri,
+      scope: 'openid email offline_access',
+      response_type: 'code',
+      code_challenge: await oidc.calculatePKCECodeChallenge(verifier),
+      state: 's-narrow',
+    });
+    const res = await browserAuthorize(url, fx.cookie);
+    const first = await oidc.authorizationCodeGrant(config, new URL(res.headers.get('location')!), { pkceCodeVerifier: verifier, expectedState: 's-narrow' });
+    const narrow = await oidc.refreshTokenGrant(config, first.refresh_token!, { scope: 'openid' });
+    t.equal(narrow.scope, 'openid', 'the access token has the narrowed scope');
+    t.ok(narrow.refresh_token, 'rotated: the grant had offline_access');
+    t.equal(decodeJwt(narrow.refresh_token!).scope, 'openid email offline_access', "the new refresh token's scope is the grant's");
+    const again = await oidc.refreshTokenGrant(config, narrow.refresh_token!);
+    t.equal(again.scope, 'openid email offline_access', 'a later refresh without a scope gets the whole grant back');
+    await t.rejects(oidc.refreshTokenGrant(config, again.refresh_token!, { scope: 'openid phone' }), oauthError('invalid_scope'), 'never wider than the grant');
+    const after = await oidc.refreshTokenGrant(config, again.refresh_token!);
+    t.ok(after.refresh_token, 'a request refused for its scope does not spend the token');
+  });
+
   t.test('introspection and revocation', async (t) => {
     const verifier = oidc.randomPKCECodeVerifier();
     const url = oidc.buildAuthorizationUrl(config, {
