@@ -46,8 +46,14 @@ export function createSessionsService(config: Config, memory: MemoryStore, keys:
     const opened = keys.open(value, COOKIE_PURPOSE);
     if (!opened) return null;
     try {
-      const { u, s } = JSON.parse(opened) as { u: string; s: string };
-      return typeof u === 'string' && typeof s === 'string' ? await get(u, s) : null;
+      const { u, s, e } = JSON.parse(opened) as { u: string; s: string; e?: number };
+      if (typeof u !== 'string' || typeof s !== 'string') return null;
+      const session = await get(u, s);
+      // The cookie's own 24 hours (CONTRACT.md: a session lasts 24 hours): the record may live
+      // longer, as the family of an offline_access refresh token does, but the cookie does not.
+      // A value sealed before cookies carried `e` counts from the session's creation.
+      const until = typeof e === 'number' ? e : (session?.createdAt ?? 0) + SESSION_TTL_MS;
+      return session && until > Date.now() ? session : null;
     } catch {
       return null;
     }
@@ -88,7 +94,7 @@ export function createSessionsService(config: Config, memory: MemoryStore, keys:
     },
     revoke: (userId, sessionId) => memory.delete(key(userId, sessionId)),
     revokeAll: (userId) => memory.deletePrefix(`session:${userId}:`),
-    cookieValue: (session) => keys.seal(JSON.stringify({ u: session.userId, s: session.id }), COOKIE_PURPOSE),
+    cookieValue: (session) => keys.seal(JSON.stringify({ u: session.userId, s: session.id, e: Date.now() + SESSION_TTL_MS }), COOKIE_PURPOSE),
     fromCookie,
     setCookies(ctx: RequestContext, session) {
       const value = service.cookieValue(session);
