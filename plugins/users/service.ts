@@ -327,16 +327,18 @@ export function createUsersService({ config, storage, memory, hooks, hashers }: 
         return { users: (rows as unknown as UserRow[]).map(toRecord), total };
       }
       // `%` and `_` are LIKE wildcards and SQLite has no default escape character: search with
-      // them as single-character wildcards (a superset), then keep exact substring matches.
+      // them as single-character wildcards (a superset), then keep exact substring matches. The
+      // search column joins the fields with a newline, so a query holding one could match across
+      // two fields: such a query is checked field by field too.
       const pattern = `%${q.replace(/[%_\\]/g, '_')}%`;
-      const exact = !/[%_\\]/.test(q);
+      const exact = !/[%_\\\n]/.test(q);
       const where = { search: { $like: pattern } } as never;
       if (exact) {
         const [rows, total] = await em.findAndCount(UserEntity, where, { orderBy: { createdAt: 'desc', id: 'desc' } as never, limit, offset });
         return { users: (rows as unknown as UserRow[]).map(toRecord), total };
       }
       const all = ((await em.find(UserEntity, where, { orderBy: { createdAt: "desc", id: "desc" } as never })) as unknown as UserRow[]).filter((r) =>
-        r.search.includes(q),
+        [r.id, r.email, r.givenName, r.familyName, r.nickname].some((field) => !!field && field.toLowerCase().includes(q)),
       );
       return { users: all.slice(offset, offset + limit).map(toRecord), total: all.length };
     },

@@ -148,6 +148,10 @@ t.test('admin: list, search, get, update, revoke/enable access with events, dele
   await t.rejects(call(kernel, '_users', {}), { code: 'unauthenticated' }, 'admin only');
   const found = await call<{ users: { id: string }[]; pagination: { total: number } }>(kernel, '_users', { query: 'THEGREAT' }, { admin: true });
   t.same(found.users.map((u) => u.id), [erin.user.id], 'case-insensitive nickname search');
+  for (const across of ['example.com\nerin', 'EXAMPLE.COM\nERINTHE', '.com\nerinthegreat']) {
+    const none = await call<{ users: unknown[]; pagination: { total: number } }>(kernel, '_users', { query: across }, { admin: true });
+    t.same([none.users.length, none.pagination.total], [0, 0], `no match across two fields: ${JSON.stringify(across)}`);
+  }
   const page = await call<{ users: unknown[]; pagination: { limit: number; page: number; total: number; offset: number } }>(kernel, '_users', { pagination: { limit: 2, page: 2 } }, { admin: true });
   t.equal(page.users.length, 2);
   t.equal(page.pagination.offset, 2);
