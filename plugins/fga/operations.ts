@@ -69,7 +69,7 @@ export const fgaOperations: AnyOperation[] = [
       if (waiting) await waiting;
       const service = fga(ctx);
       const model = service.currentModel;
-      const who = resolveSubjects(ctx, input.user, model.hasType('agent'));
+      const who = resolveSubjects(ctx, input.user, model);
       const userAnswers = askFor(service, who.user, input.checks);
       const agentAnswers = who.agent ? askFor(service, who.agent, input.checks) : null;
       return {
@@ -95,7 +95,7 @@ export const fgaOperations: AnyOperation[] = [
       const waiting = authenticateCaller(ctx, input);
       if (waiting) await waiting;
       const service = fga(ctx);
-      const who = resolveSubjects(ctx, input.user, service.currentModel.hasType('agent'));
+      const who = resolveSubjects(ctx, input.user, service.currentModel);
       if (who.denyAll) return { objects: [], permissions: [], truncated: false };
       const filter = { relation: input.relation, objectType: input.object_type };
       const mine = service.listPermissions(who.user, filter);

@@ -19,14 +19,23 @@ export function normalizeUser(user: string): string {
   return user.includes(':') ? user : `user:${user}`;
 }
 
-export function resolveSubjects(ctx: RequestContext, explicit: string | undefined, modelHasAgentType: boolean): Subjects {
+/** What subject resolution needs of the model in force. */
+export interface ModelTypes {
+  hasType(type: string): boolean;
+}
+
+export function resolveSubjects(ctx: RequestContext, explicit: string | undefined, model: ModelTypes): Subjects {
   const principal = ctx.requirePrincipal();
   const asked = explicit ? normalizeUser(explicit) : undefined;
   if (principal.kind === 'admin') {
-    const user = asked ?? principal.subject;
-    if (!user || !user.includes(':')) throw new ServiceError('invalid_argument', 'user is required for an admin caller');
+    // A super-admin's own subject (`admin:super`) is asked about only when the model has its
+    // type; otherwise the call names no one, and saying so beats "type 'admin' is not defined".
+    const own = principal.subject && principal.subject.includes(':') && model.hasType(principal.subject.slice(0, principal.subject.indexOf(':'))) ? principal.subject : undefined;
+    const user = asked ?? own;
+    if (!user) throw new ServiceError('invalid_argument', 'user is required for an admin caller');
     return { user };
   }
+  const modelHasAgentType = model.hasType('agent');
   if (asked && asked !== principal.subject) throw new ServiceError('permission_denied', 'explicit user not permitted for this caller');
   if (principal.kind === 'agent') {
     const agent = `agent:${principal.clientId ?? ''}`;

@@ -12,7 +12,7 @@ import { listUsers } from './list-users.js';
 import { Resolver } from './resolver.js';
 import { OverlayReader } from './tuple-index.js';
 import type { TupleReader } from './tuple-reader.js';
-import { parseObject, parseUser } from './tuple-format.js';
+import { parseObject, parseUser, tupleKey } from './tuple-format.js';
 import type { Tuple } from './types.js';
 
 export interface CheckQuery {
@@ -47,7 +47,17 @@ export function checkMany(model: CompiledModel, reader: TupleReader, queries: re
   for (const q of queries) {
     requireObjectRelation(model, q.object, q.relation);
     requireUser(model, q.user);
-    for (const t of q.contextualTuples ?? []) model.validateTuple(t);
+    const contextual = q.contextualTuples;
+    if (contextual && contextual.length > 0) {
+      // Validated like writes (OpenFGA Check refuses duplicate contextual tuples too).
+      const seen = new Set<string>();
+      for (const t of contextual) {
+        model.validateTuple(t);
+        const k = tupleKey(t);
+        if (seen.has(k)) throw bad(`duplicate contextual tuple in request: (${t.user}, ${t.relation}, ${t.object})`);
+        seen.add(k);
+      }
+    }
   }
   let shared: Resolver | undefined;
   return queries.map((q) => {

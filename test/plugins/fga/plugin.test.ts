@@ -105,6 +105,15 @@ t.test('admin operations, checks and lists on the main SQLite database', async (
     { results: [{ relation: 'viewer', object: 'document:1', allowed: false }] },
     'a super-admin may name anyone',
   );
+  for (const op of ['check_permissions', 'list_permissions']) {
+    await t.rejects(kernel.invoke(op, admin(kernel), op === 'check_permissions' ? { checks: [checks[0]] } : {}), { code: 'invalid_argument', message: 'user is required for an admin caller' }, `${op}: a super-admin must name the user (the model has no type for its own subject)`);
+  }
+  const twice = { user: 'folder:f', relation: 'parent', object: 'document:3' };
+  await t.rejects(
+    kernel.invoke('check_permissions', as(kernel, 'user:anne'), { checks: [{ relation: 'viewer', object: 'document:3', contextual_tuples: [twice, { ...twice }] }] }),
+    { code: 'invalid_argument', message: 'duplicate contextual tuple in request: (folder:f, parent, document:3)' },
+    'duplicate contextual tuples are refused, as duplicate writes are',
+  );
   await t.rejects(kernel.invoke('check_permissions', as(kernel, 'user:anne'), { checks: [] }), { code: 'invalid_argument' }, 'at least one check');
   await t.rejects(
     kernel.invoke('check_permissions', as(kernel, 'user:anne'), { checks: Array.from({ length: 101 }, () => checks[0]) }),
