@@ -12,8 +12,12 @@ import type { Change, FgaStore, ReadFilter, Snapshot, StoredModel, TuplePage } f
 export class MemoryFgaStore implements FgaStore {
   readonly kind = 'memory' as const;
   private readonly models: StoredModel[] = [];
-  /** Insertion order is the read order (like a primary key). */
-  private readonly tuples = new Map<string, Tuple>();
+  /**
+   * Each tuple with its ordinal, which only grows (like a primary key): the read order, and what
+   * a continuation token names, so a delete between pages moves nothing (a position would).
+   */
+  private readonly tuples = new Map<string, { tuple: Tuple; ord: number }>();
+  private nextOrd = 1;
   private log: Change[] = [];
   /** When each log entry was written (ms), aligned with `log`. */
   private logAt: number[] = [];
@@ -37,27 +41,38 @@ export class MemoryFgaStore implements FgaStore {
       this.append({ seq: ++this.seq, op: 'delete', tuple: t });
     }
     for (const t of writes) {
-      this.tuples.set(tupleKey(t), { user: t.user, relation: t.relation, object: t.object });
+      this.store(t);
       this.append({ seq: ++this.seq, op: 'write', tuple: t });
     }
   }
 
   async importTuples(tuples: readonly Tuple[]): Promise<void> {
-    for (const t of tuples) this.tuples.set(tupleKey(t), { user: t.user, relation: t.relation, object: t.object });
+    for (const t of tuples) if (!this.tuples.has(tupleKey(t))) this.store(t);
     this.append({ seq: ++this.seq, op: 'reload' });
   }
 
+  private store(t: Tuple): void {
+    this.tuples.set(tupleKey(t), { tuple: { user: t.user, relation: t.relation, object: t.object }, ord: this.nextOrd++ });
+  }
+
+  /** Tuples after the ordinal the token names, in ordinal order (the Map's order: ordinals only grow). */
   async readTuples(filter: ReadFilter, pageSize: number, token?: string): Promise<TuplePage> {
-    const keys = [...this.tuples.keys()];
-    const start = token ? Number.parseInt(Buffer.from(token, 'base64url').toString(), 10) : 0;
-    if (!Number.isInteger(start) || start < 0) throw new ServiceError('invalid_argument', 'invalid continuation_token');
+    const text = token ? Buffer.from(token, 'base64url').toString() : '0';
+    const after = /^[0-9]{1,15}$/.test(text) ? Number(text) : -1;
+    if (after < 0) throw new ServiceError('invalid_argument', 'invalid continuation_token');
     const out: Tuple[] = [];
-    let i = start;
-    for (; i < keys.length && out.length < pageSize; i++) {
-      const t = this.tuples.get(keys[i])!;
-      if (matchesFilter(t, filter)) out.push(t);
+    let last = after;
+    let more = false;
+    for (const { tuple, ord } of this.tuples.values()) {
+      if (ord <= after || !matchesFilter(tuple, filter)) continue;
+      if (out.length === pageSize) {
+        more = true;
+        break;
+      }
+      out.push(tuple);
+      last = ord;
     }
-    return pageOf(out, i < keys.length ? Buffer.from(String(i)).toString('base64url') : '');
+    return pageOf(out, more ? Buffer.from(String(last)).toString('base64url') : '');
   }
 
   async countTuples(): Promise<number> {
@@ -71,7 +86,7 @@ export class MemoryFgaStore implements FgaStore {
   }
 
   async snapshot(): Promise<Snapshot> {
-    return { model: this.models.at(-1) ?? null, tuples: [...this.tuples.values()], seq: this.seq };
+    return { model: this.models.at(-1) ?? null, tuples: [...this.tuples.values()].map((e) => e.tuple), seq: this.seq };
   }
 
   private append(c: Change): void {

@@ -207,4 +207,22 @@ type doc
       t.same((await svc.readTuples({ user: 'user:anne', relation: 'owner' }, 100)).tuples, [tuple('user:anne owner document:q')], 'user and relation filter');
     });
   });
+
+  await t.test('a delete between pages skips nothing: the token continues after the last tuple returned', async (t) => {
+    const many = Array.from({ length: 6 }, (_, i) => `user:d${i} commenter document:r`);
+    await withTuples(svc, scenarios[0].dsl, many, async () => {
+      const first = await svc.readTuples({ object: 'document:r' }, 2);
+      t.equal(first.tuples.length, 2);
+      await svc.deleteTuples([first.tuples[0]]);
+      const rest: string[] = [];
+      let token: string | undefined = first.continuationToken || undefined;
+      for (let pages = 0; token && pages < 10; pages++) {
+        const page = await svc.readTuples({ object: 'document:r' }, 2, token);
+        rest.push(...page.tuples.map((x) => x.user));
+        token = page.continuationToken || undefined;
+      }
+      const expected = many.map((m) => m.split(' ')[0]).filter((u) => !first.tuples.some((x) => x.user === u));
+      t.same(rest.sort(), expected.sort(), 'every tuple after the first page, once');
+    });
+  });
 }
