@@ -1,7 +1,12 @@
 /** FGA input and output schemas, named as CONTRACT.md names them. */
 import { Bool, InputObject, Int64, OptInt64, OptStr, OutputObject, Str, Type } from '../../core/schema.js';
 
-const ref = (description: string) => Str({ max: 768, min: 1, description });
+/**
+ * At most 512 characters: the store's columns (store/sql-entities.ts) and OpenFGA's limit for a
+ * tuple's user. A longer one (a userset can reach 562 by the parts' own limits) passed validation
+ * and then failed the INSERT on PostgreSQL and MySQL, which enforce the column length.
+ */
+const ref = (description: string) => Str({ max: 512, min: 1, description });
 
 export const FgaTupleInput = InputObject('FgaTupleInput', {
   user: ref('`type:id`, `type:*` or `type:id#relation`'),

@@ -73,6 +73,9 @@ t.test('admin operations, checks and lists on the main SQLite database', async (
   ];
   t.same(await kernel.invoke('_fga_write_tuples', admin(kernel), { tuples }), { message: '6 tuple(s) written' });
   await t.rejects(kernel.invoke('_fga_write_tuples', admin(kernel), { tuples: [{ user: 'user:*', relation: 'viewer', object: 'document:1' }] }), { code: 'invalid_argument' }, 'validated against the model');
+  // 513 characters: longer than the store's columns (a userset may reach 562 by its parts' limits).
+  const long = `group:${'g'.repeat(256)}#${'m'.repeat(50)}`.padStart(513, 'x');
+  await t.rejects(kernel.invoke('_fga_write_tuples', admin(kernel), { tuples: [{ user: long, relation: 'viewer', object: 'document:1' }] }), { code: 'invalid_argument', message: /tuples\.0\.user.*512/ }, 'a user longer than 512 characters');
 
   const read = (await kernel.invoke('_fga_read_tuples', admin(kernel), { object: 'document:', page_size: 2 })) as { tuples: unknown[]; continuation_token: string };
   t.equal(read.tuples.length, 2, 'reads a page');
