@@ -7,6 +7,7 @@ import { ServiceError } from '../../../core/errors.js';
 import { linkPlan, RelationPlan } from './check-plan.js';
 import { compileModel } from './model-validator.js';
 import { parseObject, parseUser, shapeOf, userShape, isRelationName } from './tuple-format.js';
+import { isStratified } from './stratified.js';
 import { directTypeKey, EMPTY_MODEL, type AuthorizationModel, type RelationDef, type Rewrite, type Tuple } from './types.js';
 
 /** `(type, relation)` pairs as `type#relation` keys. */
@@ -39,6 +40,8 @@ export class CompiledModel {
    * resolver keep userset heights to answer them bottom-up.
    */
   readonly hasClosedDirect: boolean;
+  /** No relation depends on itself through a `but not` (stratified.ts says what that buys). */
+  readonly stratified: boolean;
   /** Per type and relation, what check needs of it, looked up once (check-plan.ts). */
   private readonly plans = new Map<string, Map<string, RelationPlan>>();
 
@@ -53,6 +56,7 @@ export class CompiledModel {
         for (const leaf of positiveLeaves(r.rewrite)) this.indexLeaf(t.name, r, leaf);
       }
     }
+    this.stratified = isStratified(model);
     const closed = this.findClosedDirect();
     this.hasClosedDirect = closed.relations.size > 0;
     this.buildPlans(closed);

@@ -9,7 +9,11 @@
  * still being evaluated is a cycle and counts as false; an answer that relied on such an
  * assumption about an outer question is only reused while that outer question is still open,
  * which keeps the result the least fixed point (what a cycle-free derivation can prove).
- * More than MAX_DEPTH nested dispatches is an error, as in OpenFGA (resolve depth 25).
+ * More than MAX_DEPTH nested dispatches is an error, as in OpenFGA (resolve depth 25); a
+ * remembered answer carries how deep its evaluation went and is refused where evaluating it
+ * afresh would pass the limit, so a batch answers each check as that check alone would be.
+ * In a model with a cycle through a `but not` (not stratified, stratified.ts) answers can depend
+ * on which question was asked first: there each check starts from a memory of its own.
  *
  * Closed direct relations (like `member: [user, group#member]`, see compiled-model.ts) are
  * answered bottom-up: the set of usersets the user reaches through fitting tuples (`reach`,
@@ -60,13 +64,23 @@ interface TaintedAnswer {
   /** Stack height and frame id of the outermost open question this answer assumed false. */
   height: number;
   frame: number;
+  value: boolean;
+  /** How many hops below the question its evaluation went (see `answered`). */
+  below: number;
 }
 
-/** Per object and relation slot (check-plan.ts): not asked yet, answered, or open at stack height `state - OPEN`. */
+/**
+ * Per object and relation slot (check-plan.ts): not asked yet (0), open at stack height
+ * `state - OPEN`, or answered: a negative number holding the answer and how many hops below
+ * the question its evaluation went. A remembered answer is reused only where evaluating it
+ * afresh would stay within MAX_DEPTH, so an answer found for one check of a batch never lets
+ * another check skip the depth limit it would hit on its own.
+ */
 const UNKNOWN = 0;
-const FALSE = 1;
-const TRUE = 2;
 const OPEN = 3;
+const answered = (value: boolean, below: number): number => -(1 + 2 * below + (value ? 1 : 0));
+const answerOf = (state: number): boolean => ((-state - 1) & 1) === 1;
+const belowOf = (state: number): number => (-state - 1) >> 1;
 
 /** What a resolver remembers of one checked user. */
 interface UserMemory {
@@ -93,6 +107,8 @@ export class Resolver {
   private nextFrame = 1;
   /** Lowest stack height of an open question hit by the evaluation in progress. */
   private taint = Infinity;
+  /** Deepest hop reached by the evaluation in progress (a remembered answer counts as deep as its evaluation went). */
+  private deepest = 0;
   /** Sub-questions evaluated (not served from memory); exposed for tests and metrics. */
   evaluations = 0;
   private readonly heights: UsersetHeights | undefined;
@@ -127,9 +143,13 @@ export class Resolver {
   /** Entry point; `object` is `type:id`, `user` any tuple user form. Inputs must be validated. */
   check(object: string, relation: string, user: string): boolean {
     this.taint = Infinity;
+    this.deepest = 0;
     // Validated users are never empty: '' means no check has set one up yet.
     const first = this.user === '';
     if (first || user !== this.user) this.switchUser(user, first);
+    // With a cycle through a `but not`, what one question remembers could change another's
+    // answer (stratified.ts): every check starts from a memory of its own.
+    else if (!this.model.stratified && this.memo.size > 0) this.memo = new Map();
     this.tainted?.clear();
     const plan = this.model.plan(typeOf(object), relation);
     return this.resolve(object, relation, plan, 0, this.index?.tuplesOf(object));
@@ -146,7 +166,7 @@ export class Resolver {
       this.others.set(this.user, { memo: this.memo, reached: this.reached });
     }
     const kept = this.others?.get(user);
-    this.memo = kept?.memo ?? new Map();
+    this.memo = (this.model.stratified ? kept?.memo : undefined) ?? new Map();
     this.reached = kept?.reached;
     this.user = user;
     this.userShape = shapeOf(user);
@@ -176,12 +196,11 @@ export class Resolver {
   private resolve(object: string, relation: string, plan: RelationPlan | undefined, depth: number, tuples: ObjectTuples | undefined): boolean {
     let states = plan && this.memo.get(object);
     const state = states ? states[plan!.slot] : UNKNOWN;
-    if (state === TRUE) return true;
-    if (state === FALSE) return false;
+    if (state < 0) return this.reuse(answerOf(state), depth + belowOf(state));
     const t = this.tainted !== undefined && this.tainted.size > 0 ? this.tainted.get(`${object}#${relation}`) : undefined;
     if (t && this.frames[t.height] === t.frame) {
       if (t.height < this.taint) this.taint = t.height;
-      return false;
+      return this.reuse(t.value, depth + t.below);
     }
     if (state >= OPEN) {
       // A cycle: this question is already being asked further up.
@@ -190,6 +209,7 @@ export class Resolver {
       return false;
     }
     if (depth > MAX_DEPTH) throw new DepthExceededError();
+    if (depth > this.deepest) this.deepest = depth;
     // `group:x#member` has `member` on `group:x` by definition (OpenFGA self-defining userset).
     if (this.userIsSet && relation === this.userRelation && object === this.userObject) return true;
     if (!plan) return false;
@@ -207,7 +227,9 @@ export class Resolver {
         if (reached) {
           this.evaluations++;
           const value = reached.get(plan)?.has(object) ?? false;
-          states[slot] = value ? TRUE : FALSE;
+          // As deep as the walk down it stands for would have gone.
+          states[slot] = answered(value, below.height);
+          if (depth + below.height > this.deepest) this.deepest = depth + below.height;
           return value;
         }
       }
@@ -217,6 +239,8 @@ export class Resolver {
     states[slot] = OPEN + height;
     const outerTaint = this.taint;
     this.taint = Infinity;
+    const outerDeepest = this.deepest;
+    this.deepest = depth;
     let value: boolean;
     try {
       this.evaluations++;
@@ -226,14 +250,26 @@ export class Resolver {
       states[slot] = UNKNOWN;
       this.frames.pop();
     }
+    const below = this.deepest - depth;
+    if (outerDeepest > this.deepest) this.deepest = outerDeepest;
     const inner = this.taint;
-    if (value || inner >= height) {
-      states[slot] = value ? TRUE : FALSE;
+    // An answer that assumed an open question false is kept only while that question is open:
+    // a false one always; a true one too in a model with a cycle through a `but not`, where the
+    // assumption can have made it true. In a stratified model a true answer stays true.
+    if (inner >= height || (value && this.model.stratified)) {
+      states[slot] = answered(value, below);
       this.taint = outerTaint;
     } else {
-      (this.tainted ??= new Map()).set(`${object}#${relation}`, { height: inner, frame: this.frames[inner] });
+      (this.tainted ??= new Map()).set(`${object}#${relation}`, { height: inner, frame: this.frames[inner], value, below });
       this.taint = Math.min(outerTaint, inner);
     }
+    return value;
+  }
+
+  /** A remembered answer whose evaluation reached `deepest` from here: refused past MAX_DEPTH, as evaluating it afresh would be. */
+  private reuse(value: boolean, deepest: number): boolean {
+    if (deepest > MAX_DEPTH) throw new DepthExceededError();
+    if (deepest > this.deepest) this.deepest = deepest;
     return value;
   }
 
