@@ -19,6 +19,8 @@ export const fgaModelEntity = defineEntity({
     id: p.string().primary().fieldName('_id').length(36),
     dsl: p.text(),
     createdAt: p.bigint('number').fieldName('created_at'),
+    /** The install's change-log sequence: the order models are in force (null on rows from before it was kept). */
+    seq: p.bigint('number').nullable(),
   }),
 });
 

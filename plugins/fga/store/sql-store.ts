@@ -56,10 +56,12 @@ export class SqlFgaStore implements FgaStore {
     private readonly storage: Storage,
     /** Closed with the store only when the store opened it (a separate `--fga-store`). */
     private readonly owned: boolean,
+    /** Model ids (time-ordered from this node's clock; tests stand in a node whose clock is behind). */
+    private readonly modelId: () => string,
   ) {}
 
-  static async open(storage: Storage, owned: boolean): Promise<SqlFgaStore> {
-    const store = new SqlFgaStore(storage, owned);
+  static async open(storage: Storage, owned: boolean, options: { modelId?: () => string } = {}): Promise<SqlFgaStore> {
+    const store = new SqlFgaStore(storage, owned, options.modelId ?? newId);
     await store.ensureCounter();
     return store;
   }
@@ -93,16 +95,24 @@ export class SqlFgaStore implements FgaStore {
     });
   }
 
+  /**
+   * The model in force: the last installed in the change log's order (`seq`), which is the order
+   * every node applies installs in. Ids are time-ordered only by the installing node's clock, so
+   * two nodes with skewed clocks could order them the other way. Rows from before `seq` was kept
+   * (null) are older than any with one; among themselves their ids decide.
+   */
   async latestModel(): Promise<StoredModel | null> {
-    const [row] = await this.em().find(fgaModelEntity, {}, { orderBy: { id: 'desc' }, limit: 1 });
-    return row ? { id: row.id, dsl: row.dsl } : null;
+    const em = this.em();
+    const [row] = await em.find(fgaModelEntity, { seq: { $ne: null } }, { orderBy: { seq: 'desc' }, limit: 1 });
+    const found = row ?? (await em.find(fgaModelEntity, {}, { orderBy: { id: 'desc' }, limit: 1 }))[0];
+    return found ? { id: found.id, dsl: found.dsl } : null;
   }
 
   async installModel(dsl: string): Promise<StoredModel> {
-    const model = { id: newId(), dsl };
+    const model = { id: this.modelId(), dsl };
     await this.sequenced(1, async (em, seq) => {
       const now = Date.now();
-      await em.insert(fgaModelEntity, { id: model.id, dsl, createdAt: now });
+      await em.insert(fgaModelEntity, { id: model.id, dsl, createdAt: now, seq });
       await em.insert(fgaChangeEntity, { seq, op: 'model', modelId: model.id, object: null, relation: null, user: null, at: now });
     });
     return model;

@@ -170,3 +170,27 @@ t.test('a bulk import logs one reload change; other nodes reload a snapshot', as
   await writer.close();
   await other.close();
 });
+
+t.test('the model in force is the last one installed, whatever the installing clocks say', async (t) => {
+  const target = await sqliteTarget();
+  const storage = await openStorage(new Config(target.flags), fgaEntities);
+  // A node whose clock runs behind: each new model id sorts before the previous one.
+  const ids = ['01999999-0000-7000-8000-000000000000', '01000000-0000-7000-8000-000000000000'];
+  const store = await SqlFgaStore.open(storage, false, { modelId: () => ids.shift()! });
+  t.teardown(async () => {
+    await storage.close();
+    await target.dispose();
+  });
+  const writer = await FgaService.open(store, { syncIntervalMs: 0, pruneIntervalMs: 0 });
+  const replaying = await FgaService.open(store, { syncIntervalMs: 0, pruneIntervalMs: 0 });
+  const first = MODEL;
+  const second = `${MODEL}type extra\n`;
+  await writer.installModel(first);
+  await writer.installModel(second);
+  await replaying.sync();
+  t.equal((await replaying.getModel()).dsl, second, 'a node replaying the log');
+  const fresh = await FgaService.open(store, { syncIntervalMs: 0, pruneIntervalMs: 0 });
+  t.equal((await fresh.getModel()).dsl, second, 'a node starting from a snapshot');
+  t.equal((await store.latestModel())?.dsl, second, 'the store itself');
+  await Promise.all([writer.close(), replaying.close(), fresh.close()].map((p) => p.catch(() => {})));
+});
