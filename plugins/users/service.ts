@@ -25,6 +25,10 @@ import type { HashWorkers } from './hash-workers.js';
 export const DUPLICATE_USER = 'user with given email already exists';
 export const LOCKOUT_FAILURES = 5;
 export const LOCKOUT_MS = 15 * 60 * 1000;
+/** How long an attempt past the first LOCKOUT_FAILURES in flight waits for them (a few hashes' time), and how often it looks. */
+const SETTLE_MS = 3_000;
+const SETTLE_POLL_MS = 20;
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 const LOCK_TTL_MS = 15_000;
 const BY_ID_TTL_MS = 2_000;
 
@@ -349,12 +353,20 @@ export function createUsersService({ config, storage, memory, hooks, hashers }: 
         await verifyHash(await decoyHash(), password);
         return 'no_password';
       }
-      if ((await memory.get(lockedKey(user.id))) !== null) return 'locked';
       // The attempt is counted before its hash runs, atomically: of guesses sent all at once only
       // the first LOCKOUT_FAILURES are checked (counting after the hash let every one of a burst
-      // through, the right password among them); the others are refused as locked unhashed.
-      const attempt = await memory.increment(attemptsKey(user.id), LOCKOUT_MS);
-      if (attempt > LOCKOUT_FAILURES) return 'locked';
+      // through, the right password among them). Attempts past those wait for them to settle:
+      // a failure that locks the account refuses them unhashed; a success clears the count and
+      // they go on (several right logins at once are not a lockout).
+      const settleBy = Date.now() + SETTLE_MS;
+      let attempt: number;
+      for (;;) {
+        if ((await memory.get(lockedKey(user.id))) !== null) return 'locked';
+        attempt = await memory.increment(attemptsKey(user.id), LOCKOUT_MS);
+        if (attempt <= LOCKOUT_FAILURES) break;
+        if (Date.now() > settleBy) return 'locked';
+        await sleep(SETTLE_POLL_MS);
+      }
       if (await verifyHash(user.password, password)) {
         await memory.delete(attemptsKey(user.id));
         return 'ok';

@@ -29,6 +29,20 @@ t.test('a burst of parallel guesses: only the first five are checked, the right 
   await t.rejects(login('burst@example.com', PASSWORD), { code: 'resource_exhausted' }, 'still locked afterwards');
 });
 
+t.test('many right logins at once are no lockout: those past the first five wait and go on', async (t) => {
+  await signup(kernel, 'busy@example.com');
+  const results = (await Promise.allSettled(Array.from({ length: 12 }, () => login('busy@example.com', PASSWORD)))).map(outcome);
+  t.same(results, Array.from({ length: 12 }, () => 'ok'));
+  await t.rejects(login('busy@example.com', 'wrong-pass-1'), { code: 'unauthenticated' }, 'and the count starts afresh');
+});
+
+t.test('three failures and right logins at once: the failures do not lock, the right ones get in', async (t) => {
+  await signup(kernel, 'mixed@example.com');
+  const guesses = ['wrong-pass-1', 'wrong-pass-1', 'wrong-pass-1', ...Array.from({ length: 6 }, () => PASSWORD)];
+  const results = (await Promise.allSettled(guesses.map((p) => login('mixed@example.com', p)))).map(outcome);
+  t.same(results, ['unauthenticated', 'unauthenticated', 'unauthenticated', 'ok', 'ok', 'ok', 'ok', 'ok', 'ok']);
+});
+
 t.test('the lock lasts 15 minutes from the fifth failure, whenever the first one was', async (t) => {
   await signup(kernel, 'clock@example.com');
   await t.rejects(login('clock@example.com', 'wrong-pass-1'), { code: 'unauthenticated' });
