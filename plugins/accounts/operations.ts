@@ -23,7 +23,7 @@ import {
   ValidateSessionResponse,
 } from './schemas.js';
 import { requestEmailVerification, VERIFICATION_SENT } from './verification.js';
-import { badCredentials, deps, lockedOut, loginMethod, requestedScopes, respond, revokedAccess, signupRoles, startSession } from './service.js';
+import { badCredentials, deps, lockedOut, loginsBusy, loginMethod, requestedScopes, respond, revokedAccess, signupRoles, startSession } from './service.js';
 
 async function currentSession(ctx: RequestContext) {
   const p = ctx.requirePrincipal();
@@ -102,6 +102,7 @@ export const accountOperations: AnyOperation[] = [
       const check = await users.verifyPassword(user ?? UNKNOWN_USER, input.password);
       if (!user) throw badCredentials();
       if (check === 'locked') throw lockedOut();
+      if (check === 'busy') throw loginsBusy();
       if (check !== 'ok') throw badCredentials();
       if (user.revokedTimestamp !== null) throw revokedAccess();
       if (method === 'basic_auth' && config.bool('enable-email-verification') && user.emailVerifiedAt === null) {
@@ -186,7 +187,8 @@ export const accountOperations: AnyOperation[] = [
         if (input.new_password !== input.confirm_new_password) throw invalidArgument('new password and confirm new password does not match');
         users.checkPasswordPolicy(input.new_password);
         const check = await users.verifyPassword(user, input.old_password);
-        if (check === 'locked') throw new ServiceError('resource_exhausted', 'too many failed login attempts, account locked for 15 minutes');
+        if (check === 'locked') throw lockedOut();
+        if (check === 'busy') throw loginsBusy();
         if (check !== 'ok') throw invalidArgument('incorrect old password');
         patch.password = input.new_password;
       }

@@ -84,3 +84,5 @@ export function loginMethod(ctx: RequestContext, input: { email?: string; phone_
 export const badCredentials = () => unauthenticated('bad user credentials');
 export const revokedAccess = () => new ServiceError('permission_denied', 'user access has been revoked');
 export const lockedOut = () => new ServiceError('resource_exhausted', 'too many failed login attempts, account locked for 15 minutes');
+/** Five checks of the account's password were already running and did not finish in time (users/service.ts). */
+export const loginsBusy = () => new ServiceError('resource_exhausted', 'too many login attempts in progress for this account, try again shortly');

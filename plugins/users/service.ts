@@ -175,12 +175,19 @@ export function createUsersService({ config, storage, memory, hooks, hashers }: 
     }
   }
 
-  // CONTRACT.md "Behaviour facts": five failed logins lock the account for 15 minutes. Attempts
+  // CONTRACT.md "Behaviour facts": five failed logins lock the account for 15 minutes. Failures
   // are counted in a window opened by the first one; the lock is a key of its own, so it lasts
   // 15 minutes from the failure that set it (a lock inside the counter's window could end at
   // once, when that window closed).
-  const attemptsKey = (userId: string) => `login-failures:${userId}`;
+  const failuresKey = (userId: string) => `login-failures:${userId}`;
   const lockedKey = (userId: string) => `login-locked:${userId}`;
+  /** Password hashes of each account running in this process now (see verifyPassword). */
+  const hashing = new Map<string, number>();
+  const settled = (userId: string): void => {
+    const n = (hashing.get(userId) ?? 1) - 1;
+    if (n > 0) hashing.set(userId, n);
+    else hashing.delete(userId);
+  };
 
   const verifications = createVerificationRequests(storage);
 
@@ -316,7 +323,7 @@ export function createUsersService({ config, storage, memory, hooks, hashers }: 
       await hooks.run('user.deleted', { user });
       // SPEC.md Admin API: delete_user also removes the user's verification data.
       await verifications.deleteForUser(user);
-      await memory.delete(attemptsKey(id));
+      await memory.delete(failuresKey(id));
       await memory.delete(lockedKey(id));
       await em.nativeDelete(UserEntity, { id } as never);
       byId.delete(id);
@@ -353,27 +360,50 @@ export function createUsersService({ config, storage, memory, hooks, hashers }: 
         await verifyHash(await decoyHash(), password);
         return 'no_password';
       }
-      // The attempt is counted before its hash runs, atomically: of guesses sent all at once only
-      // the first LOCKOUT_FAILURES are checked (counting after the hash let every one of a burst
-      // through, the right password among them). Attempts past those wait for them to settle:
-      // a failure that locks the account refuses them unhashed; a success clears the count and
-      // they go on (several right logins at once are not a lockout).
+      // At most LOCKOUT_FAILURES - (failures so far) hashes of one account run at once here, so a
+      // burst of parallel guesses gets no more checks than guesses one after another would
+      // (counting only after each hash let a whole burst through, the right password among
+      // them). Others wait for those to settle: a fifth failure locks and refuses them
+      // unhashed; a success clears the count and they go on. The in-flight count is this
+      // process's (exact, no round trip); failures and the lock are shared by every node, so a
+      // burst spread over n nodes gets at most n times the allowance before the lock holds.
+      const id = user.id;
       const settleBy = Date.now() + SETTLE_MS;
-      let attempt: number;
       for (;;) {
-        if ((await memory.get(lockedKey(user.id))) !== null) return 'locked';
-        attempt = await memory.increment(attemptsKey(user.id), LOCKOUT_MS);
-        if (attempt <= LOCKOUT_FAILURES) break;
-        if (Date.now() > settleBy) return 'locked';
+        if ((await memory.get(lockedKey(id))) !== null) return 'locked';
+        const failures = Number((await memory.get(failuresKey(id))) ?? 0);
+        const running = hashing.get(id) ?? 0;
+        if (failures + running < LOCKOUT_FAILURES) {
+          hashing.set(id, running + 1);
+          break;
+        }
+        if (Date.now() > settleBy) return 'busy';
         await sleep(SETTLE_POLL_MS);
       }
-      if (await verifyHash(user.password, password)) {
-        await memory.delete(attemptsKey(user.id));
+      let ok: boolean;
+      try {
+        ok = await verifyHash(user.password, password);
+      } catch (err) {
+        settled(id);
+        throw err;
+      }
+      if (ok) {
+        settled(id);
+        await memory.delete(failuresKey(id));
         return 'ok';
       }
-      if (attempt < LOCKOUT_FAILURES) return 'wrong';
-      await memory.set(lockedKey(user.id), '1', LOCKOUT_MS);
-      await memory.delete(attemptsKey(user.id));
+      // Counted before this attempt leaves the in-flight count, so it is never in neither.
+      let failures: number;
+      try {
+        failures = await memory.increment(failuresKey(id), LOCKOUT_MS);
+      } finally {
+        settled(id);
+      }
+      if (failures < LOCKOUT_FAILURES) return 'wrong';
+      // The lock lasts 15 minutes from this failure. The count stays full as long, so an attempt
+      // that read "no lock" just before this cannot get in on a reset count.
+      await memory.set(lockedKey(id), '1', LOCKOUT_MS);
+      await memory.set(failuresKey(id), String(LOCKOUT_FAILURES), LOCKOUT_MS);
       return 'locked';
     },
 

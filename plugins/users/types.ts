@@ -89,7 +89,8 @@ export interface UserListQuery {
 export type UserDto = Static<typeof UserSchema>;
 
 /** Outcome of a password check (SPEC/CONTRACT: five failures lock the account for 15 minutes). */
-export type PasswordCheck = 'ok' | 'wrong' | 'locked' | 'no_password';
+/** `busy`: five checks of the account were already running here and did not settle in time. */
+export type PasswordCheck = 'ok' | 'wrong' | 'locked' | 'busy' | 'no_password';
 
 export interface UsersService {
   findById(id: string): Promise<UserRecord | null>;
