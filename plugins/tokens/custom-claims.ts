@@ -1,9 +1,15 @@
 /**
  * `--custom-access-token-script` (SPEC.md flags): an operator-written JavaScript function
  * `function (user, tokenPayload) { return { ...extra claims } }` whose result is merged into
- * access tokens. It runs in its own V8 context (no `require`, `process` or host objects), gets
+ * access tokens. It runs in a V8 context of its own for each token (no `require`, `process` or
+ * host objects, and nothing left over from another user's token: a context kept between calls
+ * let a script stash one user's data in a global and add it to the next user's token), gets
  * JSON copies of its arguments, and is stopped after a time limit; a failing or slow script
- * never fails the login, it only contributes nothing. Reserved claims cannot be overridden.
+ * never fails the login, it only contributes nothing. Everything the script can run, a thrown
+ * value's getters included, runs inside that limit: its errors are caught in its own context and
+ * never read by host code. Reserved claims cannot be overridden. A fresh context costs ~0.5 ms
+ * more per token than a reused one (measured 0.66 against 0.15 ms); only servers with the flag
+ * set pay it.
  * node:vm is isolation from accidents, not a sandbox against a hostile operator, who controls
  * the flags anyway.
  */
@@ -11,6 +17,8 @@ import { Script, createContext, type Context } from 'node:vm';
 import type { Logger } from '../../core/logger.js';
 
 export const SCRIPT_TIMEOUT_MS = 50;
+/** What the wrapper returns when the script throws (see compileCustomizer). */
+const FAILED = '\u0000failed';
 
 export const RESERVED_CLAIMS = new Set([
   'iss', 'sub', 'aud', 'exp', 'iat', 'nbf', 'jti', 'sid', 'scope', 'token_type', 'nonce', 'auth_time',
@@ -21,21 +29,25 @@ export type ClaimsCustomizer = (user: Record<string, unknown>, payload: Record<s
 
 export function compileCustomizer(source: string | undefined, roleClaim: string, logger: Logger): ClaimsCustomizer | null {
   if (!source || source.trim() === '') return null;
-  const code = `(function () { const fn = (${source}); const out = fn(JSON.parse(__user), JSON.parse(__payload)); return JSON.stringify(out === undefined ? null : out); })()`;
+  // The try/catch is the script's own: a thrown value (say an object whose \`message\` getter
+  // loops) is never touched outside the time limit. FAILED is no JSON text, so it cannot collide.
+  const code = `(function () { try { const fn = (${source}); const out = fn(JSON.parse(__user), JSON.parse(__payload)); return JSON.stringify(out === undefined ? null : out); } catch (e) { return ${JSON.stringify(FAILED)}; } })()`;
   let script: Script;
   try {
     script = new Script(code, { filename: 'custom-access-token-script.js' });
   } catch (err) {
     throw new Error(`--custom-access-token-script does not compile: ${(err as Error).message}`);
   }
-  let context: Context | null = null;
   return (user, payload) => {
-    // One context reused for speed; a fresh one after any failure (a script may have left junk).
-    context ??= createContext(Object.create(null) as object, { codeGeneration: { strings: false, wasm: false }, microtaskMode: 'afterEvaluate' });
+    const context: Context = createContext(Object.create(null) as object, { codeGeneration: { strings: false, wasm: false }, microtaskMode: 'afterEvaluate' });
     try {
       context.__user = JSON.stringify(user);
       context.__payload = JSON.stringify(payload);
       const text = script.runInContext(context, { timeout: SCRIPT_TIMEOUT_MS, displayErrors: false }) as unknown;
+      if (text === FAILED) {
+        logger.warn('custom access token script threw; no custom claims added');
+        return {};
+      }
       const out = typeof text === 'string' ? (JSON.parse(text) as unknown) : null;
       if (out === null || typeof out !== 'object' || Array.isArray(out)) return {};
       const claims: Record<string, unknown> = {};
@@ -44,8 +56,10 @@ export function compileCustomizer(source: string | undefined, roleClaim: string,
       }
       return claims;
     } catch (err) {
-      context = null;
-      logger.warn({ err: (err as Error).message }, 'custom access token script failed; no custom claims added');
+      // Only host errors get here (the time limit, a JSON text that does not parse); a value from
+      // the script's context is not read, since its getters would run outside the limit.
+      const message = err instanceof Error ? err.message : 'failed';
+      logger.warn({ err: message }, 'custom access token script failed; no custom claims added');
       return {};
     }
   };
