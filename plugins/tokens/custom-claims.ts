@@ -25,6 +25,26 @@ export const RESERVED_CLAIMS = new Set([
   'amr', 'acr', 'at_hash', 'c_hash', 'azp', 'act', 'client_id', 'cnf', 'roles', 'allowed_roles', 'login_method',
 ]);
 
+/** The user's claims in ID tokens (service.ts profileClaims). */
+export const PROFILE_CLAIMS = new Set([
+  'email', 'email_verified', 'phone_number', 'phone_number_verified', 'given_name', 'family_name', 'middle_name',
+  'nickname', 'preferred_username', 'gender', 'birthdate', 'picture', 'signup_methods', 'created_at', 'updated_at',
+]);
+
+/**
+ * Why `--jwt-role-claim` cannot be `name`, or undefined when it can. The roles are assigned under
+ * that name after the other claims (service.ts), so a reserved or profile claim would be replaced
+ * by the roles (`sub` or `sid`: every token then fails its own checks), and `__proto__` would
+ * replace the payload's prototype. `roles` and `allowed_roles` carry roles anyway.
+ */
+export function roleClaimProblem(name: string): string | undefined {
+  if (name === '__proto__') return '--jwt-role-claim cannot be __proto__.';
+  if ((RESERVED_CLAIMS.has(name) && name !== 'roles' && name !== 'allowed_roles') || PROFILE_CLAIMS.has(name)) {
+    return `--jwt-role-claim cannot be ${name}: the tokens already carry that claim.`;
+  }
+  return undefined;
+}
+
 export type ClaimsCustomizer = (user: Record<string, unknown>, payload: Record<string, unknown>) => Record<string, unknown>;
 
 export function compileCustomizer(source: string | undefined, roleClaim: string, logger: Logger): ClaimsCustomizer | null {

@@ -5,7 +5,7 @@
 import { silentLogger } from '../../core/logger.js';
 import { definePlugin } from '../../core/plugin.js';
 import { sessionAuthenticator, type RequestSessions } from './authenticator.js';
-import { compileCustomizer } from './custom-claims.js';
+import { compileCustomizer, roleClaimProblem } from './custom-claims.js';
 import { createTokensService } from './service.js';
 import type { TokensService } from './types.js';
 
@@ -20,8 +20,8 @@ export const tokensPlugin = definePlugin<TokensService>({
     { name: 'custom-access-token-script', type: 'string', description: 'JavaScript function (user, tokenPayload) returning extra access-token claims; runs isolated with a time limit; reserved claims are ignored.' },
   ],
   validateConfig: (config) => {
-    // Claims are set by assignment (service.ts): `__proto__` would replace the payload's prototype.
-    if (config.string('jwt-role-claim', 'role') === '__proto__') return '--jwt-role-claim cannot be __proto__.';
+    const roleClaim = roleClaimProblem(config.string('jwt-role-claim', 'role') || 'role');
+    if (roleClaim) return roleClaim;
     try {
       compileCustomizer(config.string('custom-access-token-script'), config.string('jwt-role-claim', 'role'), silentLogger);
       return undefined;
