@@ -27,9 +27,17 @@ export function parentDomain(url: string | undefined): string | undefined {
   return labels.slice(-2).join('.');
 }
 
+/**
+ * The session cookies' attributes. SameSite defaults to `none` (SPEC.md flags); an empty value
+ * counts as not given. Browsers drop a `SameSite=None` cookie that is not `Secure`, so with
+ * `--app-cookie-secure=false` (plain-HTTP deployments) `none` is sent as `Lax`, the browsers' own
+ * default, instead of a cookie no browser keeps.
+ */
 export function cookieOptions(config: Config, maxAgeSeconds: number): { host: CookieOptions; domain: CookieOptions } {
-  const sameSite = (config.string('app-cookie-same-site', 'none') as CookieOptions['sameSite']) ?? 'none';
-  const base: CookieOptions = { httpOnly: true, secure: config.bool('app-cookie-secure', true), sameSite, path: '/', maxAge: maxAgeSeconds };
+  const secure = config.bool('app-cookie-secure', true);
+  const asked = (config.string('app-cookie-same-site', 'none') || 'none') as NonNullable<CookieOptions['sameSite']>;
+  const sameSite = asked === 'none' && !secure ? 'lax' : asked;
+  const base: CookieOptions = { httpOnly: true, secure, sameSite, path: '/', maxAge: maxAgeSeconds };
   const domain = parentDomain(config.string('url'));
   return { host: base, domain: domain ? { ...base, domain } : base };
 }
