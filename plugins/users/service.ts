@@ -27,8 +27,7 @@ export const LOCKOUT_FAILURES = 5;
 export const LOCKOUT_MS = 15 * 60 * 1000;
 /** How long an attempt past the first LOCKOUT_FAILURES in flight waits for them (a few hashes' time), and how often it looks. */
 const SETTLE_MS = 3_000;
-const SETTLE_POLL_MS = 20;
-const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+const SETTLE_POLL_MS = 50;
 const LOCK_TTL_MS = 15_000;
 const BY_ID_TTL_MS = 2_000;
 
@@ -183,11 +182,29 @@ export function createUsersService({ config, storage, memory, hooks, hashers }: 
   const lockedKey = (userId: string) => `login-locked:${userId}`;
   /** Password hashes of each account running in this process now (see verifyPassword). */
   const hashing = new Map<string, number>();
+  /** Attempts waiting for one of those hashes to settle, woken when one does. */
+  const waiting = new Map<string, (() => void)[]>();
   const settled = (userId: string): void => {
     const n = (hashing.get(userId) ?? 1) - 1;
     if (n > 0) hashing.set(userId, n);
     else hashing.delete(userId);
+    const woken = waiting.get(userId);
+    if (woken) {
+      waiting.delete(userId);
+      for (const wake of woken) wake();
+    }
   };
+  /** Until a hash of the account settles here, or SETTLE_POLL_MS pass (a lock set by another node). */
+  const settling = (userId: string): Promise<void> =>
+    new Promise<void>((resolve) => {
+      const timer = setTimeout(resolve, SETTLE_POLL_MS);
+      const list = waiting.get(userId) ?? [];
+      list.push(() => {
+        clearTimeout(timer);
+        resolve();
+      });
+      waiting.set(userId, list);
+    });
 
   const verifications = createVerificationRequests(storage);
 
@@ -378,7 +395,7 @@ export function createUsersService({ config, storage, memory, hooks, hashers }: 
           break;
         }
         if (Date.now() > settleBy) return 'busy';
-        await sleep(SETTLE_POLL_MS);
+        await settling(id);
       }
       let ok: boolean;
       try {
@@ -388,8 +405,8 @@ export function createUsersService({ config, storage, memory, hooks, hashers }: 
         throw err;
       }
       if (ok) {
-        settled(id);
-        await memory.delete(failuresKey(id));
+        // Cleared before the waiters are woken, so they see the count a success leaves.
+        await memory.delete(failuresKey(id)).finally(() => settled(id));
         return 'ok';
       }
       // Counted before this attempt leaves the in-flight count, so it is never in neither.
