@@ -98,10 +98,12 @@ export const accountOperations: AnyOperation[] = [
       const { config, users } = deps(ctx);
       const method = loginMethod(ctx, input);
       const user = method === 'basic_auth' ? await users.findByEmail(input.email ?? '') : await users.findByPhone(input.phone_number ?? '');
-      // An unknown account costs the same hash as a known one (no timing oracle).
-      const check = await users.verifyPassword(user ?? UNKNOWN_USER, input.password);
-      if (!user) throw badCredentials();
+      // An unknown account costs the same hash as a known one (no timing oracle), and fails and
+      // locks like one (no lockout oracle).
+      const tried = method === 'basic_auth' ? `email:${input.email ?? ''}` : `phone:${input.phone_number ?? ''}`;
+      const check = await users.verifyPassword(user ?? UNKNOWN_USER, input.password, user ? undefined : tried);
       if (check === 'locked') throw lockedOut();
+      if (!user) throw badCredentials();
       if (check === 'busy') throw loginsBusy();
       if (check !== 'ok') throw badCredentials();
       if (user.revokedTimestamp !== null) throw revokedAccess();

@@ -6,7 +6,7 @@
  * by every node when the store is Redis or the database), then looks for an existing holder, then
  * writes. Two concurrent signups of one email therefore serialize and the second sees the first.
  */
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { LRUCache } from 'lru-cache';
 import type { Config } from '../../core/config.js';
 import { ServiceError, notFound } from '../../core/errors.js';
@@ -371,11 +371,18 @@ export function createUsersService({ config, storage, memory, hooks, hashers }: 
       return { users: all.slice(offset, offset + limit).map(toRecord), total: all.length };
     },
 
-    async verifyPassword(user, password): Promise<PasswordCheck> {
+    async verifyPassword(user, password, unknownAs): Promise<PasswordCheck> {
       if (!user.password) {
+        // An identifier with no account fails and locks as an account would, so a 429 after five
+        // tries does not tell that the account exists (its key is the identifier's digest).
+        const key = unknownAs === undefined ? undefined : `unknown:${createHash('sha256').update(unknownAs.toLowerCase()).digest('base64url')}`;
+        if (key !== undefined && (await memory.get(lockedKey(key))) !== null) return 'locked';
         // Same work as a real check, so the answer's timing does not reveal the account type.
         await verifyHash(await decoyHash(), password);
-        return 'no_password';
+        if (key === undefined) return 'no_password';
+        if ((await memory.increment(failuresKey(key), LOCKOUT_MS)) < LOCKOUT_FAILURES) return 'no_password';
+        await memory.set(lockedKey(key), '1', LOCKOUT_MS);
+        return 'locked';
       }
       // At most LOCKOUT_FAILURES - (failures so far) hashes of one account run at once here, so a
       // burst of parallel guesses gets no more checks than guesses one after another would

@@ -105,7 +105,12 @@ export interface UsersService {
   delete(id: string): Promise<void>;
   list(q: UserListQuery): Promise<{ users: UserRecord[]; total: number }>;
   /** Password check with lockout: 5 failures lock for 15 minutes; success clears the count. */
-  verifyPassword(user: UserRecord, password: string): Promise<PasswordCheck>;
+  /**
+   * `unknownAs`: for an account that does not exist (the stand-in user), the identifier that was
+   * tried; its failures are counted and locked like an account's, so the lockout's 429 does not
+   * tell which accounts exist.
+   */
+  verifyPassword(user: UserRecord, password: string, unknownAs?: string): Promise<PasswordCheck>;
   /** Throws `invalid_argument` when the password breaks the policy (6-36, strong when enabled). */
   checkPasswordPolicy(password: string): void;
   hashPassword(password: string): Promise<string>;

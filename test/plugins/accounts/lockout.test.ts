@@ -76,3 +76,14 @@ t.test('a success clears the count: failures before it do not add up with later 
   for (let i = 0; i < 4; i++) await t.rejects(login('reset@example.com', 'wrong-pass-1'), { code: 'unauthenticated' }, `failure ${i + 1} after the success`);
   await login('reset@example.com', PASSWORD);
 });
+
+t.test('an email with no account fails and locks like one: the 429 does not tell which accounts exist', async (t) => {
+  await signup(kernel, 'known@example.com');
+  for (const email of ['known@example.com', 'nobody-here@example.com']) {
+    const seen: string[] = [];
+    for (let i = 0; i < 6; i++) seen.push(outcome((await Promise.allSettled([login(email, 'wrong-pass-1')]))[0]));
+    t.same(seen, ['unauthenticated', 'unauthenticated', 'unauthenticated', 'unauthenticated', 'resource_exhausted', 'resource_exhausted'], email);
+  }
+  await t.rejects(login('NOBODY-HERE@example.com', 'wrong-pass-1'), { code: 'resource_exhausted' }, 'the same address in other case');
+  await t.rejects(login('someone-else@example.com', 'wrong-pass-1'), { code: 'unauthenticated' }, 'another unknown address is counted apart');
+});
