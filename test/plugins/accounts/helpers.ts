@@ -14,6 +14,25 @@ export const BASE_FLAGS: Record<string, FlagValue> = {
   'jwt-secret': 'a-test-jwt-secret-of-enough-length-0123456789',
 };
 
+/**
+ * Account plugins on a kernel whose clock the test moves forward: this process's Date.now,
+ * replaced before the kernel boots so its memory store reads it too, and put back by `close`.
+ */
+export async function bootAccountsWithClock(): Promise<{ kernel: Kernel; advance(ms: number): void; close(): Promise<void> }> {
+  const realNow = Date.now;
+  let skewMs = 0;
+  Date.now = () => realNow() + skewMs;
+  const tk = await bootAccounts();
+  return {
+    kernel: tk.kernel,
+    advance: (ms) => void (skewMs += ms),
+    async close() {
+      await tk.close();
+      Date.now = realNow;
+    },
+  };
+}
+
 export async function bootAccounts(
   flags: Record<string, FlagValue | undefined> = {},
   opts: { database?: DbTarget; memory?: TestMemoryBackend } = {},

@@ -1,20 +1,13 @@
 /**
  * The login lockout (CONTRACT.md "Behaviour facts": five failed logins lock the account for 15
- * minutes) under a burst of parallel guesses and against the clock. The clock is this process's
- * Date.now moved forward by the test, set up before the kernel so its memory store reads it too.
+ * minutes) under a burst of parallel guesses and against a clock the test moves forward
+ * (helpers.ts bootAccountsWithClock).
  */
 import t from 'tap';
-import { bootAccounts, call, PASSWORD, signup } from './helpers.js';
+import { bootAccountsWithClock, call, PASSWORD, signup } from './helpers.js';
 
-const realNow = Date.now;
-let skewMs = 0;
-Date.now = () => realNow() + skewMs;
-const tk = await bootAccounts();
-const { kernel } = tk;
-t.teardown(async () => {
-  await tk.close();
-  Date.now = realNow;
-});
+const { kernel, advance, close } = await bootAccountsWithClock();
+t.teardown(close);
 
 const MINUTE = 60_000;
 const login = (email: string, password: string) => call(kernel, 'login', { email, password });
@@ -57,14 +50,14 @@ t.test('one wrong password among right ones at once is one failure, not a lock',
 t.test('the lock lasts 15 minutes from the fifth failure, whenever the first one was', async (t) => {
   await signup(kernel, 'clock@example.com');
   await t.rejects(login('clock@example.com', 'wrong-pass-1'), { code: 'unauthenticated' });
-  skewMs += 14 * MINUTE + 50_000;
+  advance(14 * MINUTE + 50_000);
   for (let i = 0; i < 3; i++) await t.rejects(login('clock@example.com', 'wrong-pass-1'), { code: 'unauthenticated' });
   await t.rejects(login('clock@example.com', 'wrong-pass-1'), { code: 'resource_exhausted' }, 'fifth failure locks');
-  skewMs += 15_000; // past the first failure's 15 minutes
+  advance(15_000); // past the first failure's 15 minutes
   await t.rejects(login('clock@example.com', PASSWORD), { code: 'resource_exhausted' }, 'still locked 15 s later');
-  skewMs += 14 * MINUTE;
+  advance(14 * MINUTE);
   await t.rejects(login('clock@example.com', PASSWORD), { code: 'resource_exhausted' }, 'still locked 14 min 15 s later');
-  skewMs += MINUTE;
+  advance(MINUTE);
   const auth = await call<{ message: string }>(kernel, 'login', { email: 'clock@example.com', password: PASSWORD });
   t.equal(auth.message, 'Logged in successfully', 'open again 15 min 15 s after the lock');
 });

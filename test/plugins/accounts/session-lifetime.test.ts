@@ -1,23 +1,15 @@
 /**
  * CONTRACT.md: a session (its cookie) lasts 24 hours, while a refresh token lives 30 days. A login
  * with offline_access keeps the session record alive for its refresh family; the cookie must
- * still stop at 24 hours. The clock is this process's Date.now moved forward by the test, set up
- * before the kernel so its memory store reads it too.
+ * still stop at 24 hours. The clock is moved forward by the test (helpers.ts bootAccountsWithClock).
  */
 import t from 'tap';
 import type { Kernel } from '../../../core/kernel.js';
 import { testContext } from '../../helpers/kernel.js';
-import { call, callWithContext, PASSWORD, bootAccounts, signup, type Auth } from './helpers.js';
+import { bootAccountsWithClock, call, callWithContext, PASSWORD, signup, type Auth } from './helpers.js';
 
-const realNow = Date.now;
-let skewMs = 0;
-Date.now = () => realNow() + skewMs;
-const tk = await bootAccounts();
-const { kernel } = tk;
-t.teardown(async () => {
-  await tk.close();
-  Date.now = realNow;
-});
+const { kernel, advance, close } = await bootAccountsWithClock();
+t.teardown(close);
 
 const HOUR = 60 * 60 * 1000;
 
@@ -35,10 +27,10 @@ t.test('the session cookie stops after 24 hours, with or without offline_access;
   const plain = await loginCookie(kernel, 'plain@example.com');
   const offline = await loginCookie(kernel, 'offline@example.com', ['openid', 'offline_access']);
   t.ok(offline.auth.refresh_token, 'a refresh token');
-  skewMs += 23 * HOUR;
+  advance(23 * HOUR);
   t.equal((await profileWith(plain.cookie)).email, 'plain@example.com', 'plain cookie at 23 h');
   t.equal((await profileWith(offline.cookie)).email, 'offline@example.com', 'offline_access cookie at 23 h');
-  skewMs += 2 * HOUR;
+  advance(2 * HOUR);
   await t.rejects(profileWith(plain.cookie), { code: 'unauthenticated' }, 'plain cookie at 25 h');
   await t.rejects(profileWith(offline.cookie), { code: 'unauthenticated' }, 'offline_access cookie at 25 h');
   const validated = await call<{ is_valid: boolean }>(kernel, 'validate_session', { cookie: offline.cookie }).catch((err: { code: string }) => ({ is_valid: false, code: err.code }));
@@ -50,11 +42,11 @@ t.test('the session cookie stops after 24 hours, with or without offline_access;
 t.test('a cookie re-issued by /session rotation gets 24 hours of its own', async (t) => {
   await signup(kernel, 'rotate@example.com');
   const first = await loginCookie(kernel, 'rotate@example.com');
-  skewMs += 20 * HOUR;
+  advance(20 * HOUR);
   const rotation = testContext(kernel, { headers: {}, cookies: { cookie_session: first.cookie } });
   await kernel.invoke('session', rotation, {});
   const next = rotation.setCookies.find((c) => c.name === 'cookie_session')!.value;
-  skewMs += 10 * HOUR;
+  advance(10 * HOUR);
   await t.rejects(profileWith(first.cookie), { code: 'unauthenticated' }, 'the old cookie (its session rotated away, and 30 h old)');
   t.equal((await profileWith(next)).email, 'rotate@example.com', 'the new cookie, 10 h old');
 });
