@@ -175,11 +175,17 @@ export function createUsersService({ config, storage, memory, hooks, hashers }: 
   }
 
   // CONTRACT.md "Behaviour facts": five failed logins lock the account for 15 minutes. Failures
-  // are counted in a window opened by the first one; the lock is a key of its own, so it lasts
-  // 15 minutes from the failure that set it (a lock inside the counter's window could end at
-  // once, when that window closed).
-  const failuresKey = (userId: string) => `login-failures:${userId}`;
-  const lockedKey = (userId: string) => `login-locked:${userId}`;
+  // are counted in a window opened by the first one; the fifth sets the count afresh, full, for
+  // 15 minutes, so the lock lasts 15 minutes from that failure (inside the first failure's window
+  // it could end at once) and "locked" is just "the count is full": one read per attempt.
+  const failuresKey = (key: string) => `login-failures:${key}`;
+  const failuresOf = async (key: string): Promise<number> => Number((await memory.get(failuresKey(key))) ?? 0);
+  /** Counts a failure under `key`; true when it locks (and then keeps the count full for the lock's time). */
+  const recordFailure = async (key: string): Promise<boolean> => {
+    if ((await memory.increment(failuresKey(key), LOCKOUT_MS)) < LOCKOUT_FAILURES) return false;
+    await memory.set(failuresKey(key), String(LOCKOUT_FAILURES), LOCKOUT_MS);
+    return true;
+  };
   /** Password hashes of each account running in this process now (see verifyPassword). */
   const hashing = new Map<string, number>();
   /** Attempts waiting for one of those hashes to settle, woken when one does. */
@@ -341,7 +347,6 @@ export function createUsersService({ config, storage, memory, hooks, hashers }: 
       // SPEC.md Admin API: delete_user also removes the user's verification data.
       await verifications.deleteForUser(user);
       await memory.delete(failuresKey(id));
-      await memory.delete(lockedKey(id));
       await em.nativeDelete(UserEntity, { id } as never);
       byId.delete(id);
     },
@@ -376,13 +381,10 @@ export function createUsersService({ config, storage, memory, hooks, hashers }: 
         // An identifier with no account fails and locks as an account would, so a 429 after five
         // tries does not tell that the account exists (its key is the identifier's digest).
         const key = unknownAs === undefined ? undefined : `unknown:${createHash('sha256').update(unknownAs.toLowerCase()).digest('base64url')}`;
-        if (key !== undefined && (await memory.get(lockedKey(key))) !== null) return 'locked';
+        if (key !== undefined && (await failuresOf(key)) >= LOCKOUT_FAILURES) return 'locked';
         // Same work as a real check, so the answer's timing does not reveal the account type.
         await verifyHash(await decoyHash(), password);
-        if (key === undefined) return 'no_password';
-        if ((await memory.increment(failuresKey(key), LOCKOUT_MS)) < LOCKOUT_FAILURES) return 'no_password';
-        await memory.set(lockedKey(key), '1', LOCKOUT_MS);
-        return 'locked';
+        return key !== undefined && (await recordFailure(key)) ? 'locked' : 'no_password';
       }
       // At most LOCKOUT_FAILURES - (failures so far) hashes of one account run at once here, so a
       // burst of parallel guesses gets no more checks than guesses one after another would
@@ -393,9 +395,10 @@ export function createUsersService({ config, storage, memory, hooks, hashers }: 
       // burst spread over n nodes gets at most n times the allowance before the lock holds.
       const id = user.id;
       const settleBy = Date.now() + SETTLE_MS;
+      let failures: number;
       for (;;) {
-        if ((await memory.get(lockedKey(id))) !== null) return 'locked';
-        const failures = Number((await memory.get(failuresKey(id))) ?? 0);
+        failures = await failuresOf(id);
+        if (failures >= LOCKOUT_FAILURES) return 'locked';
         const running = hashing.get(id) ?? 0;
         if (failures + running < LOCKOUT_FAILURES) {
           hashing.set(id, running + 1);
@@ -412,23 +415,20 @@ export function createUsersService({ config, storage, memory, hooks, hashers }: 
         throw err;
       }
       if (ok) {
-        // Cleared before the waiters are woken, so they see the count a success leaves.
-        await memory.delete(failuresKey(id)).finally(() => settled(id));
+        // A success clears the count (a store write only when there was one), before the waiters
+        // are woken, so they see what it leaves.
+        if (failures > 0) await memory.delete(failuresKey(id)).finally(() => settled(id));
+        else settled(id);
         return 'ok';
       }
       // Counted before this attempt leaves the in-flight count, so it is never in neither.
-      let failures: number;
+      let locks: boolean;
       try {
-        failures = await memory.increment(failuresKey(id), LOCKOUT_MS);
+        locks = await recordFailure(id);
       } finally {
         settled(id);
       }
-      if (failures < LOCKOUT_FAILURES) return 'wrong';
-      // The lock lasts 15 minutes from this failure. The count stays full as long, so an attempt
-      // that read "no lock" just before this cannot get in on a reset count.
-      await memory.set(lockedKey(id), '1', LOCKOUT_MS);
-      await memory.set(failuresKey(id), String(LOCKOUT_FAILURES), LOCKOUT_MS);
-      return 'locked';
+      return locks ? 'locked' : 'wrong';
     },
 
     toUserDto(user): UserDto {
