@@ -70,7 +70,7 @@ export function mcpAudience(url: string): string {
  * claims, same order as before): deleting keys from an object literal turns it into a slow
  * dictionary object, which every ID token then spread and serialized.
  */
-function profileClaims(user: UserRecord): Record<string, unknown> {
+export function profileClaims(user: UserRecord): Record<string, unknown> {
   const c: Record<string, unknown> = {};
   const put = (name: string, value: unknown) => {
     if (value !== null && value !== undefined) c[name] = value;

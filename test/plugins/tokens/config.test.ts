@@ -2,6 +2,9 @@
 import t from 'tap';
 import { Config } from '../../../core/config.js';
 import { tokensPlugin } from '../../../plugins/tokens/index.js';
+import { PROFILE_CLAIMS } from '../../../plugins/tokens/custom-claims.js';
+import { profileClaims } from '../../../plugins/tokens/service.js';
+import type { UserRecord } from '../../../plugins/users/types.js';
 
 const check = (flags: Record<string, string>) => tokensPlugin.validateConfig?.(new Config(flags));
 
@@ -17,4 +20,17 @@ t.test('--jwt-role-claim', async (t) => {
 
 t.test('--custom-access-token-script that does not compile', async (t) => {
   t.match(check({ 'custom-access-token-script': '(user) => {' }), /^--custom-access-token-script does not compile/);
+});
+
+t.test('PROFILE_CLAIMS names every claim profileClaims puts in ID tokens (the role claim may be none of them)', async (t) => {
+  const full: UserRecord = {
+    id: 'u1', email: 'a@example.com', emailVerifiedAt: 1, phoneNumber: '+1555', phoneNumberVerifiedAt: 1, password: null,
+    signupMethods: ['basic_auth'], givenName: 'A', familyName: 'B', middleName: 'C', nickname: 'D', preferredUsername: 'E',
+    gender: 'F', birthdate: '2000-01-01', picture: 'https://example.com/p.png', roles: ['user'], createdAt: 1, updatedAt: 2,
+    revokedTimestamp: null, isMultiFactorAuthEnabled: null, hasSkippedMfaSetupAt: null, mfaLockedAt: null, appData: null,
+  };
+  const claims = Object.keys(profileClaims(full));
+  t.ok(claims.length >= 15, `${claims.length} claims with every field set`);
+  t.same(claims.filter((c) => !PROFILE_CLAIMS.has(c)), [], 'none missing from PROFILE_CLAIMS');
+  for (const c of claims) t.match(check({ 'jwt-role-claim': c }), /the tokens already carry that claim/, c);
 });
