@@ -190,7 +190,7 @@ export class FgaService {
   async writeTuples(tuples: readonly Tuple[]): Promise<void> {
     await this.sync();
     this.requireModel();
-    for (const t of tuples) this.model.validateTuple(t);
+    for (const t of tuples) this.model.validateStoredTuple(t);
     await this.store.writeTuples(tuples, []);
     await this.sync();
   }
@@ -199,7 +199,7 @@ export class FgaService {
   async importTuples(tuples: readonly Tuple[]): Promise<void> {
     await this.sync();
     this.requireModel();
-    for (const t of tuples) this.model.validateTuple(t);
+    for (const t of tuples) this.model.validateStoredTuple(t);
     await this.store.importTuples(tuples);
     await this.sync();
   }

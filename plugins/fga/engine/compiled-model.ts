@@ -167,6 +167,18 @@ export class CompiledModel {
     return this.shapes.get(`${objectType}#${relation}`)?.has(shapeOf(user)) ?? false;
   }
 
+  /**
+   * Validates a tuple for storing: as validateTuple, and not implicit (OpenFGA refuses to write
+   * `document:1#viewer@document:1#viewer`, which every check already holds true; it admits it as
+   * a contextual tuple).
+   */
+  validateStoredTuple(t: Tuple): void {
+    this.validateTuple(t);
+    if (t.user === `${t.object}#${t.relation}`) {
+      throw new ServiceError('invalid_argument', `invalid tuple (${t.user}, ${t.relation}, ${t.object}): cannot write a tuple that is implicit`);
+    }
+  }
+
   /** Validates a tuple for writing (or as a contextual tuple); throws invalid_argument. */
   validateTuple(t: Tuple): void {
     const where = `tuple (${t.user}, ${t.relation}, ${t.object})`;

@@ -49,8 +49,12 @@ export interface AstModel {
 
 const KEYWORDS = new Set(['or', 'and', 'but', 'not', 'from', 'with']);
 
+/** How deep parentheses may nest in one definition. */
+export const MAX_NESTING = 64;
+
 class Parser {
   private i = 0;
+  private nesting = 0;
   constructor(private readonly tokens: Token[]) {}
 
   private get tok(): Token {
@@ -167,8 +171,13 @@ class Parser {
     if (op === 'but not') this.expectWord('not');
   }
 
-  private expr(): AstExpr {
-    const first = this.operand(true);
+  /**
+   * One expression. `directFirst`: whether a type restriction may open it, which OpenFGA's
+   * grammar allows at the start of the definition and of a group that itself comes first, and
+   * nowhere after an operator (`a or ([user] or b)` is refused).
+   */
+  private expr(directFirst = true): AstExpr {
+    const first = this.operand(directFirst);
     const op = this.operatorAt();
     if (!op) return first;
     const at = this.tok;
@@ -197,9 +206,13 @@ class Parser {
       return this.directList();
     }
     if (this.isPunct('(')) {
+      // A bound on nesting keeps the recursive descent far from the stack's end: 20k levels
+      // fit in a 1 MB model and overflowed it (a 500 instead of invalid_argument).
+      if (++this.nesting > MAX_NESTING) this.fail(`parentheses nested more than ${MAX_NESTING} levels deep`);
       this.i++;
-      const inner = this.expr();
+      const inner = this.expr(first);
       this.expectPunct(')');
+      this.nesting--;
       return inner;
     }
     if (t.kind !== 'name' || KEYWORDS.has(t.value)) this.fail(`expected a relation, '[' or '(' but found ${this.describe(t)}`);

@@ -2,8 +2,10 @@
  * List users: who has `relation` on `object`, restricted to one user type (`user`, or a
  * userset type such as `group#member`). A forward walk collects candidates (plain users and
  * `type:*` of the filter type, usersets of the filter shape), following usersets, computed
- * relations and tuple-to-userset parents; each is then confirmed with check. The object's own
- * userset (`group:x#member` for `group:x`) is not listed.
+ * relations and tuple-to-userset parents; each is then confirmed with check. A userset of the
+ * filter's shape that the walk reaches is a candidate too, the object's own included: it
+ * defines itself (OpenFGA's list users answers `document:1#viewer` for `document:1`, `viewer`
+ * and the filter `document#viewer`), as check holds it true.
  */
 import { Resolver } from './resolver.js';
 
@@ -20,6 +22,7 @@ export function listUsers(resolver: Resolver, object: string, relation: string, 
     const type = obj.slice(0, obj.indexOf(':'));
     const def = model.relation(type, rel);
     if (!def) continue;
+    if (filterRelation !== undefined && type === filterType && rel === filterRelation) candidates.add(key);
     for (const u of reader.directUsers(key) ?? []) {
       if (filterRelation === undefined && u.slice(0, u.indexOf(':')) === filterType) candidates.add(u);
     }
@@ -52,6 +55,5 @@ export function listUsers(resolver: Resolver, object: string, relation: string, 
     };
     walk(def.rewrite);
   }
-  candidates.delete(`${object}#${relation}`);
   return [...candidates].filter((u) => resolver.check(object, relation, u)).sort();
 }

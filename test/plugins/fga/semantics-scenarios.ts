@@ -116,7 +116,9 @@ type document
     listUsersets: [
       ['document:1', 'viewer', 'group#member', ['group:all#member', 'group:eng#member']],
       ['document:2', 'viewer', 'group#member', ['group:eng#member']],
-      ['group:all', 'member', 'group#member', ['group:eng#member']],
+      // The object's own userset defines itself (OpenFGA's list users test
+      // `userset_defines_itself`), as `group:all#member member group:all` is allowed above.
+      ['group:all', 'member', 'group#member', ['group:all#member', 'group:eng#member']],
     ],
   },
   {
@@ -270,5 +272,42 @@ type doc
       'user:anne reader doc:int',
     ],
     listUsers: { 'doc:pub#reader': ['user:*'], 'doc:pub#approved': ['user:*'] },
+  },
+  {
+    name: 'usersets reached through a computed relation (list users follows it as check does)',
+    dsl: `model
+  schema 1.1
+type user
+type group
+  relations
+    define owner: [user]
+    define member: [user, group#member] or owner
+type doc
+  relations
+    define viewer: [user, group#member, group#owner]
+`,
+    tuples: ['user:olga owner group:eng', 'user:anne member group:eng', 'group:eng#member viewer doc:1'],
+    users: ['user:olga', 'user:anne', 'user:zed', 'group:eng#member', 'group:eng#owner'],
+    objects: [
+      ['group:eng', ['owner', 'member']],
+      ['doc:1', ['viewer']],
+    ],
+    allowed: [
+      'user:olga owner group:eng',
+      'group:eng#owner owner group:eng',
+      'user:olga member group:eng',
+      'user:anne member group:eng',
+      'group:eng#member member group:eng',
+      'group:eng#owner member group:eng',
+      'user:olga viewer doc:1',
+      'user:anne viewer doc:1',
+      'group:eng#member viewer doc:1',
+      'group:eng#owner viewer doc:1',
+    ],
+    listUsersets: [
+      ['doc:1', 'viewer', 'group#owner', ['group:eng#owner']],
+      ['doc:1', 'viewer', 'group#member', ['group:eng#member']],
+      ['group:eng', 'member', 'group#owner', ['group:eng#owner']],
+    ],
   },
 ];

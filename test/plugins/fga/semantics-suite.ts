@@ -171,6 +171,23 @@ type doc
     });
   });
 
+  await t.test('an implicit tuple is refused on write and admitted as a contextual tuple (as OpenFGA)', async (t) => {
+    const dsl = `model
+  schema 1.1
+type user
+type document
+  relations
+    define viewer: [user, document#viewer]
+`;
+    await withTuples(svc, dsl, ['user:anne viewer document:2'], async () => {
+      await t.rejects(svc.writeTuples([tuple('document:1#viewer viewer document:1')]), /cannot write a tuple that is implicit/);
+      t.equal((await svc.readTuples({ object: 'document:1' }, 10)).tuples.length, 0, 'nothing was stored');
+      const self = { user: 'document:1#viewer', relation: 'viewer', object: 'document:1' };
+      t.same(svc.check([self, { ...self, contextualTuples: [tuple('document:1#viewer viewer document:1')] }]), [true, true]);
+      t.same(svc.listUsers('document:1', 'viewer', 'document#viewer'), ['document:1#viewer'], 'the userset defines itself in list users');
+    });
+  });
+
   await t.test('expand shows one level of the userset tree', async (t) => {
     await withTuples(svc, scenarios[2].dsl, ['folder:root parent document:1', 'user:dana viewer document:1'], async () => {
       const tree = JSON.parse(svc.expand('document:1', 'viewer')) as unknown;
