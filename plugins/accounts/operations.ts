@@ -25,9 +25,21 @@ import {
 import { requestEmailVerification, VERIFICATION_SENT } from './verification.js';
 import { badCredentials, deps, lockedOut, loginsBusy, loginMethod, requestedScopes, respond, revokedAccess, signupRoles, startSession } from './service.js';
 
-async function currentSession(ctx: RequestContext) {
+/**
+ * The caller's session and user. `firstParty`: the operation manages the account itself (fresh
+ * first-party tokens and cookies, profile and password changes, deactivation), so a session an
+ * OAuth client got through /authorize (its `clientId` is another client's) is refused: a token
+ * granted to a third party for `openid` must not become the user's own credentials, nor close
+ * the account (review finding: `session` with such a token returned first-party tokens with any
+ * scope, a refresh token and the browser's cookies). Reading the profile stays open to it, as
+ * /userinfo is, and MCP clients use it.
+ */
+async function currentSession(ctx: RequestContext, firstParty = false) {
   const p = ctx.requirePrincipal();
-  const { sessions, users, tokens } = deps(ctx);
+  const { sessions, users, tokens, config } = deps(ctx);
+  if (firstParty && p.clientId !== undefined && p.clientId !== config.string('client-id')) {
+    throw permissionDenied('this operation needs a session of the first-party app; the token was issued to another client');
+  }
   // The authenticator has just looked the session up for this very request; reuse it.
   const known = tokens.authenticatedSession(ctx);
   const session =
@@ -127,7 +139,7 @@ export const accountOperations: AnyOperation[] = [
     output: AuthResponse,
     graphql: { required: false },
     handler: async (ctx, input) => {
-      const { session, user } = await currentSession(ctx);
+      const { session, user } = await currentSession(ctx, true);
       if (user.revokedTimestamp !== null) throw revokedAccess();
       if (!hasRoles(session.roles, input?.roles)) throw permissionDenied('unauthorized');
       if (!(await hasRelations(ctx, `user:${user.id}`, input?.required_relations))) throw permissionDenied('unauthorized');
@@ -172,7 +184,7 @@ export const accountOperations: AnyOperation[] = [
     input: UpdateProfileRequest,
     output: MessageResponse,
     handler: async (ctx, input) => {
-      const { session, user } = await currentSession(ctx);
+      const { session, user } = await currentSession(ctx, true);
       const { users, sessions } = deps(ctx);
       const patch: UserPatch = {};
       for (const k of ['given_name', 'family_name', 'middle_name', 'nickname', 'gender', 'birthdate', 'picture'] as const) {
@@ -212,7 +224,7 @@ export const accountOperations: AnyOperation[] = [
     description: "Deactivates the caller's account and ends all its sessions.",
     output: MessageResponse,
     handler: async (ctx) => {
-      const { user } = await currentSession(ctx);
+      const { user } = await currentSession(ctx, true);
       const { users, sessions } = deps(ctx);
       const updated = await users.update(user.id, { revoked_timestamp: Math.floor(Date.now() / 1000) });
       await sessions.revokeAll(user.id);

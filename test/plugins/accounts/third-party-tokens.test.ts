@@ -1,0 +1,55 @@
+/**
+ * A token an OAuth client got through /authorize acts for the user within that grant only: it
+ * reads the profile (as /userinfo would), but it cannot mint the first-party app's tokens and
+ * cookies through `session`, change the profile or close the account (review finding, session
+ * 8: an `openid`-only third-party token turned into first-party tokens with any scope, a refresh
+ * token and the browser's cookies).
+ */
+import t from 'tap';
+import { accountsPlugin } from '../../../plugins/accounts/index.js';
+import { oauthFixture } from '../oauth-server/setup.js';
+
+t.test("a third-party client's token cannot manage the account; a first-party one can", async (t) => {
+  const f = await oauthFixture([accountsPlugin]);
+  t.teardown(() => f.server.close());
+  const kernel = f.server.kernel;
+  const user = (await kernel.service('users').findById(f.userId))!;
+  // What the authorization-code grant stores and issues for the client (token/authorization-code.ts).
+  const session = await kernel.service('sessions').create({ userId: user.id, roles: ['user'], scopes: ['openid'], amr: ['pwd'], clientId: f.client.client_id });
+  const issued = await kernel.service('tokens').issue({ idTokenClaimsByScope: true, user, session, scopes: ['openid'], roles: ['user'], clientId: f.client.client_id });
+  const call = async (path: string, token: string, body?: unknown) => {
+    const res = await fetch(`${f.server.url}/v1/${path}`, {
+      method: body === undefined ? 'GET' : 'POST',
+      headers: { authorization: `Bearer ${token}`, origin: f.server.url, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    });
+    return { status: res.status, json: (await res.json()) as Record<string, unknown>, cookies: res.headers.getSetCookie() };
+  };
+
+  const profile = await call('profile', issued.access_token);
+  t.equal(profile.status, 200, 'the profile reads');
+  t.equal(profile.json.email, 'ada@example.com');
+
+  const widened = await call('session', issued.access_token, { scope: ['openid', 'email', 'profile', 'offline_access'] });
+  t.equal(widened.status, 403);
+  t.equal(widened.json.code, 'permission_denied');
+  t.match(widened.json.message, /first-party app/);
+  t.notOk(widened.json.refresh_token, 'no refresh token');
+  t.same(widened.cookies, [], 'no cookies');
+  t.equal((await call('update_profile', issued.access_token, { given_name: 'Mallory' })).status, 403, 'update_profile refused');
+  t.equal((await call('deactivate_account', issued.access_token, {})).status, 403, 'deactivate_account refused');
+  const after = (await kernel.service('users').findById(user.id))!;
+  t.equal(after.givenName, 'Ada', 'the profile is unchanged');
+  t.equal(after.revokedTimestamp, null, 'the account is still active');
+
+  const login = await fetch(`${f.server.url}/v1/login`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', origin: f.server.url },
+    body: JSON.stringify({ email: 'ada@example.com', password: 'correct-horse-1' }),
+  });
+  const first = (await login.json()) as { access_token: string };
+  const own = await call('session', first.access_token, { scope: ['openid', 'email', 'offline_access'] });
+  t.equal(own.status, 200, "the first-party app's own token still gets a session");
+  t.ok(own.json.refresh_token);
+  t.equal((await call('update_profile', String(own.json.access_token), { given_name: 'Augusta' })).status, 200, 'and changes the profile');
+});
