@@ -11,6 +11,11 @@ export interface MemoryStore {
   set(key: string, value: string, ttlMs: number): Promise<void>;
   /** Stores only when the key is absent or expired; true when this call stored it. */
   setIfAbsent(key: string, value: string, ttlMs: number): Promise<boolean>;
+  /**
+   * Stores only when the key holds a live value; true when this call replaced it. A key deleted
+   * meanwhile stays deleted (sessions: an extension racing a logout must not bring it back).
+   */
+  replace(key: string, value: string, ttlMs: number): Promise<boolean>;
   /** Atomically reads and deletes: of two concurrent consumers only one gets the value. */
   consume(key: string): Promise<string | null>;
   delete(key: string): Promise<void>;

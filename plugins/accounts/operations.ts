@@ -146,6 +146,8 @@ export const accountOperations: AnyOperation[] = [
       const scopes = input?.scope && input.scope.length > 0 ? requestedScopes(input.scope) : session.scopes;
       const { sessions } = deps(ctx);
       const rotated = await sessions.rotate(session, { scopes });
+      // Ended (logout, revoke) while this request ran: it stays ended.
+      if (!rotated) throw unauthenticated();
       return respond(ctx, user, rotated, 'Session refreshed successfully');
     },
   }),

@@ -79,18 +79,24 @@ export function createSessionsService(config: Config, memory: MemoryStore, keys:
       return s;
     },
     get,
+    // Both work on a copy read earlier in the request. A logout, an admin revoke or a family
+    // revoke may have deleted the record since; writing the copy back would bring the session,
+    // and every token of it, back to life (review finding). So extend writes only over a live
+    // record, and rotate stores the new record first and then takes the old one away
+    // atomically: if the old one was already gone, the new one is withdrawn. A revoke of every
+    // session of the user that lands between the two deletes both.
     async extend(session, expiresAt) {
-      if (expiresAt <= session.expiresAt) return session;
+      if (expiresAt <= session.expiresAt) return (await get(session.userId, session.id)) ? session : null;
       const next = { ...session, expiresAt };
-      await store(next);
-      return next;
+      return (await memory.replace(key(next.userId, next.id), JSON.stringify(next), Math.max(1, next.expiresAt - Date.now()))) ? next : null;
     },
     async rotate(session, changes = {}) {
       const t = Date.now();
       const next: SessionRecord = { ...session, ...changes, id: newSessionId(), createdAt: t, expiresAt: Math.max(session.expiresAt, t + SESSION_TTL_MS) };
       await store(next);
-      await memory.delete(key(session.userId, session.id));
-      return next;
+      if ((await memory.consume(key(session.userId, session.id))) !== null) return next;
+      await memory.delete(key(next.userId, next.id));
+      return null;
     },
     revoke: (userId, sessionId) => memory.delete(key(userId, sessionId)),
     revokeAll: (userId) => memory.deletePrefix(`session:${userId}:`),

@@ -40,9 +40,9 @@ export interface SessionsService {
   create(input: NewSession): Promise<SessionRecord>;
   get(userId: string, sessionId: string): Promise<SessionRecord | null>;
   /** Keeps the session alive until at least `expiresAt` (refresh tokens extend it). */
-  extend(session: SessionRecord, expiresAt: number): Promise<SessionRecord>;
+  extend(session: SessionRecord, expiresAt: number): Promise<SessionRecord | null>;
   /** Replaces the session by a new id with the same authentication facts; the old id dies. */
-  rotate(session: SessionRecord, changes?: Partial<Pick<SessionRecord, 'roles' | 'scopes'>>): Promise<SessionRecord>;
+  rotate(session: SessionRecord, changes?: Partial<Pick<SessionRecord, 'roles' | 'scopes'>>): Promise<SessionRecord | null>;
   revoke(userId: string, sessionId: string): Promise<void>;
   /** Ends every session of a user (logout everywhere, admin revoke, deactivation). */
   revokeAll(userId: string): Promise<number>;

@@ -267,9 +267,11 @@ export async function createTokensService({ config, memory, keys, sessions, user
         ...(req.audience ? { audience: req.audience } : {}),
         ...(req.idTokenClaimsByScope ? { scopedClaims: true } : {}),
       };
-      await memory.set(refreshKey(user.id, jti), JSON.stringify(record), REFRESH_TTL_SECONDS * 1000);
       // The session must outlive its refresh token, or the rotated tokens would be born dead.
-      await sessions.extend(session, Date.now() + REFRESH_TTL_SECONDS * 1000);
+      // Extended only while it still exists: a logout or revoke that landed since this request
+      // read it stands, and no refresh token is handed out (sessions/service.ts).
+      if (!(await sessions.extend(session, Date.now() + REFRESH_TTL_SECONDS * 1000))) throw new ServiceError('unauthenticated', 'the session has ended');
+      await memory.set(refreshKey(user.id, jti), JSON.stringify(record), REFRESH_TTL_SECONDS * 1000);
       out.refresh_token = await signOwn(
         { sub: user.id, aud: clientId, jti, sid: session.id, scope: req.refreshScopes ? req.refreshScopes.join(' ') : scope, token_type: 'refresh_token' },
         REFRESH_TTL_SECONDS,

@@ -153,6 +153,14 @@ export class DatabaseMemoryStore implements MemoryStore {
     await this.runStatement(st, 'run', { key, value, expiresAt: this.now() + ttl(ttlMs) });
   }
 
+  /** One UPDATE of the live row: a row deleted (or expired) meanwhile is not written again. */
+  async replace(key: string, value: string, ttlMs: number): Promise<boolean> {
+    checkKey(key);
+    const now = this.now();
+    const r = await this.run(this.table().where('key', key).andWhere('expires_at', '>', now).update({ value, expires_at: now + ttl(ttlMs) }));
+    return r.affectedRows > 0;
+  }
+
   async setIfAbsent(key: string, value: string, ttlMs: number): Promise<boolean> {
     checkKey(key);
     const expiresAt = this.now() + ttl(ttlMs);

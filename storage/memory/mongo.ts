@@ -71,6 +71,11 @@ export class MongoMemoryStore implements MemoryStore {
     }
   }
 
+  async replace(key: string, value: string, ttlMs: number): Promise<boolean> {
+    const r = await this.coll.updateOne({ _id: key, expiresAt: this.live() }, { $set: { value, expiresAt: this.now() + ttl(ttlMs) } });
+    return r.matchedCount > 0;
+  }
+
   async consume(key: string): Promise<string | null> {
     const doc = (await this.coll.findOneAndDelete({ _id: key, expiresAt: this.live() })) as Doc | null;
     return doc?.value ?? null;

@@ -67,6 +67,12 @@ export class ProcessMemoryStore implements MemoryStore {
     return true;
   }
 
+  async replace(key: string, value: string, ttlMs: number): Promise<boolean> {
+    if (!this.live(key)) return false;
+    this.entries.set(key, { value, expiresAt: this.now() + ttl(ttlMs) });
+    return true;
+  }
+
   async consume(key: string): Promise<string | null> {
     const e = this.live(key);
     if (!e) return null;

@@ -88,6 +88,10 @@ export class RedisMemoryStore implements MemoryStore {
     return (await this.client.set(this.k(key), value, 'PX', ttl(ttlMs), 'NX')) === 'OK';
   }
 
+  async replace(key: string, value: string, ttlMs: number): Promise<boolean> {
+    return (await this.client.set(this.k(key), value, 'PX', ttl(ttlMs), 'XX')) === 'OK';
+  }
+
   async consume(key: string): Promise<string | null> {
     return this.client.getdel(this.k(key));
   }

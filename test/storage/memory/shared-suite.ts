@@ -76,6 +76,17 @@ export function memoryStoreSuite(t: Test, options: MemorySuiteOptions): void {
     t.equal(await store.setIfAbsent('race:sia', 'late', 60_000), false, 'a live key is not replaced');
   });
 
+  t.test('replace writes over a live value only: a deleted or expired key stays absent', async (t) => {
+    t.equal(await store.replace('rep:a', 'x', 60_000), false, 'absent: nothing stored');
+    t.equal(await store.get('rep:a'), null);
+    await store.set('rep:a', 'one', 60_000);
+    t.equal(await store.replace('rep:a', 'two', 60_000), true, 'live: replaced');
+    t.equal(await store.get('rep:a'), 'two');
+    await store.delete('rep:a');
+    t.equal(await store.replace('rep:a', 'three', 60_000), false, 'deleted meanwhile: stays deleted');
+    t.equal(await store.get('rep:a'), null);
+  });
+
   t.test('consume: 50 concurrent consumers, exactly one gets the value', async (t) => {
     await store.set('race:consume', 'the-secret', 60_000);
     const got = await Promise.all(Array.from({ length: 50 }, (_, i) => pick(i).consume('race:consume')));

@@ -1,0 +1,70 @@
+/**
+ * A session ended while another request of it is running stays ended (review finding, session
+ * 8): a refresh or a `session` call read the record, a logout deleted it, and the first request
+ * wrote its copy back, bringing the session and its old access token back to life. The user
+ * lookup inside each request is held open so the logout lands in that gap.
+ */
+import t from 'tap';
+import type { Kernel } from '../../../core/kernel.js';
+import { bootAccounts, call, PASSWORD, type Auth } from '../accounts/helpers.js';
+
+const tk = await bootAccounts();
+t.teardown(() => tk.close());
+const k: Kernel = tk.kernel;
+
+/** Holds the next users.findById open until the returned `release` is called. */
+function holdNextUserLookup(): { reached: Promise<void>; release: () => void } {
+  const users = k.service('users');
+  const original = users.findById;
+  let release!: () => void;
+  let reached!: () => void;
+  const gate = new Promise<void>((r) => (release = r));
+  const entered = new Promise<void>((r) => (reached = r));
+  users.findById = async (id: string) => {
+    users.findById = original;
+    const user = await original.call(users, id);
+    reached();
+    await gate;
+    return user;
+  };
+  return { reached: entered, release };
+}
+
+const profileOf = (token: string) => call<{ email: string }>(k, 'profile', undefined, { bearer: token });
+
+t.test('a refresh that read the session before a logout does not bring it back', async (t) => {
+  const auth = await call<Auth>(k, 'signup', { email: 'refresh-race@example.com', password: PASSWORD, confirm_password: PASSWORD, scope: ['openid', 'offline_access'] });
+  const hold = holdNextUserLookup();
+  const refreshing = k.service('tokens').refresh(auth.refresh_token!).then(
+    () => 'refreshed',
+    (err: { code?: string }) => err.code,
+  );
+  await hold.reached;
+  await call(k, 'logout', undefined, { bearer: auth.access_token });
+  hold.release();
+  t.equal(await refreshing, 'unauthenticated', 'the refresh fails');
+  await t.rejects(profileOf(auth.access_token), { code: 'unauthenticated' }, 'the logged-out access token stays dead');
+});
+
+t.test('a session call that read the session before a logout does not rotate it into a live one', async (t) => {
+  const auth = await call<Auth>(k, 'login', { email: 'refresh-race@example.com', password: PASSWORD });
+  const hold = holdNextUserLookup();
+  const rotating = call<Auth>(k, 'session', {}, { bearer: auth.access_token }).then(
+    (r) => r,
+    (err: { code?: string }) => err.code,
+  );
+  await hold.reached;
+  await call(k, 'logout', undefined, { bearer: auth.access_token });
+  hold.release();
+  t.equal(await rotating, 'unauthenticated', 'the session call fails');
+  await t.rejects(profileOf(auth.access_token), { code: 'unauthenticated' }, 'the old token stays dead');
+});
+
+t.test('without a logout both still work, and a session call ends the old id', async (t) => {
+  const auth = await call<Auth>(k, 'login', { email: 'refresh-race@example.com', password: PASSWORD, scope: ['openid', 'offline_access'] });
+  const refreshed = await k.service('tokens').refresh(auth.refresh_token!);
+  t.equal((await profileOf(refreshed.tokens.access_token)).email, 'refresh-race@example.com');
+  const rotated = await call<Auth>(k, 'session', {}, { bearer: refreshed.tokens.access_token });
+  t.equal((await profileOf(rotated.access_token)).email, 'refresh-race@example.com');
+  await t.rejects(profileOf(refreshed.tokens.access_token), { code: 'unauthenticated' }, 'rotation ended the old id');
+});
