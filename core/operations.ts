@@ -110,6 +110,13 @@ export const MAX_INPUT_DEPTH = 64;
 const tooDeep = () => new ServiceError('invalid_argument', `invalid input: nested more than ${MAX_INPUT_DEPTH} levels deep`);
 
 /**
+ * No text of any input may hold U+0000: PostgreSQL refuses it in text and JSON columns and in
+ * query parameters, so it reached the database and came back a 500 (review finding), while
+ * SQLite stored it. Refused for every operation and database alike, before any handler runs.
+ */
+const nulCharacter = (field: string) => new ServiceError('invalid_argument', `invalid ${field}: must not contain the NUL character (U+0000)`);
+
+/**
  * Null means "not given" on every transport (GraphQL clients send explicit nulls for unset
  * variables; proto3 has no null). Removing them here keeps one validation rule for all.
  */
@@ -120,6 +127,7 @@ export function stripNulls(value: unknown, depth = 0): unknown {
     if (depth >= MAX_INPUT_DEPTH) throw tooDeep();
     let out: unknown[] | undefined;
     for (let i = 0; i < value.length; i++) {
+      if (typeof value[i] === 'string' && (value[i] as string).includes('\0')) throw nulCharacter('input');
       const v = stripNulls(value[i], depth + 1);
       if (v !== value[i] && !out) out = value.slice(0, i);
       if (out) out.push(v);
@@ -134,6 +142,7 @@ export function stripNulls(value: unknown, depth = 0): unknown {
     for (let i = 0; i < keys.length; i++) {
       const k = keys[i];
       const before = source[k];
+      if ((typeof before === 'string' && before.includes('\0')) || k.includes('\0')) throw nulCharacter(k.replaceAll('\0', ''));
       const dropped = before === null || before === undefined;
       const v = dropped ? undefined : stripNulls(before, depth + 1);
       if ((dropped || v !== before) && !out) {

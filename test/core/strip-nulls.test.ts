@@ -22,6 +22,14 @@ t.test('a value without nulls comes back as the same object, and changed parts o
   t.equal(stripNulls('s'), 's');
 });
 
+t.test('text holding U+0000, as a value, an array item or a key, is invalid input naming the field', async (t) => {
+  t.throws(() => stripNulls({ name: 'a\u0000' }), { code: 'invalid_argument', message: 'invalid name: must not contain the NUL character (U+0000)' });
+  t.throws(() => stripNulls({ list: ['ok', '\u0000'] }), { code: 'invalid_argument' });
+  t.throws(() => stripNulls({ data: { 'k\u0000ey': 1 } }), { code: 'invalid_argument', message: 'invalid key: must not contain the NUL character (U+0000)' });
+  const fine = { name: 'a\u0001b' };
+  t.equal(stripNulls(fine), fine, 'other control characters are the schemas\' business');
+});
+
 t.test('nesting deeper than MAX_INPUT_DEPTH is invalid input, not a stack overflow', async (t) => {
   const nest = (levels: number, inner: unknown = 1): unknown => {
     let v = inner;
