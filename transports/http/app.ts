@@ -36,6 +36,7 @@ export async function mountKernel(app: FastifyInstance, { kernel, metrics }: Mou
     route.bodyLimit ??= bodyLimit;
   });
   await app.register(formbody, { bodyLimit });
+  acceptEmptyJson(app);
   const cors = corsPolicy({
     allowedOrigins: allowed,
     allowedHeaders: CORS_HEADERS,
@@ -66,4 +67,24 @@ export async function mountKernel(app: FastifyInstance, { kernel, metrics }: Mou
   if (config.number('grpc-port', 9091) !== 0) registerRest(app, kernel, ops);
   registerRawRoutes(app, kernel);
   await registerGraphql(app, kernel, ops);
+}
+
+/**
+ * A POST with `Content-Type: application/json` and no body is an empty input, not malformed
+ * JSON: many fetch wrappers send the header on every call, and operations such as logout,
+ * session or fga/reset take no body (SPEC.md: "empty body"). Fastify's parser refuses it
+ * (FST_ERR_CTP_EMPTY_JSON_BODY); anything else goes to that same parser, with its refusal of
+ * `__proto__` and `constructor.prototype` keys. Only inside Latchkey's own scope, so a host app
+ * that embeds the kernel keeps its parser.
+ */
+function acceptEmptyJson(app: FastifyInstance): void {
+  const parse = app.getDefaultJsonParser('error', 'error');
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (req, body, done) => {
+    if (body === '') {
+      done(null, undefined);
+      return;
+    }
+    parse(req, String(body), done);
+  });
 }

@@ -54,6 +54,18 @@ t.test('CSRF: a state-changing POST without Origin or Referer is 403', async (t)
   t.equal(withReferer.status, 200);
 });
 
+t.test('an empty body sent as JSON is an empty input; a poisoned one is still refused', async (t) => {
+  const admin = { ...ORIGIN, 'x-service-admin-secret': TEST_ADMIN_SECRET };
+  const empty = await post('/v1/admin/logout', '', admin);
+  t.equal(empty.status, 200, 'an operation without input takes an empty JSON body');
+  const emptyLogin = await post('/v1/admin/login', '');
+  t.equal(emptyLogin.status, 400, 'one with required fields names the missing field');
+  t.match(await emptyLogin.json(), { code: 'invalid_argument', message: /admin_secret/ });
+  const proto = await post('/v1/admin/login', '{"admin_secret":"x","__proto__":{"polluted":1}}');
+  t.equal(proto.status, 400);
+  t.equal(((await proto.json()) as { code: string }).code, 'invalid_argument');
+});
+
 t.test('bad input is a clear 400 in the envelope', async (t) => {
   const malformed = await post('/v1/admin/login', '{"admin_secret":');
   t.equal(malformed.status, 400);
