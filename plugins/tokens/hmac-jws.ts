@@ -44,7 +44,13 @@ export function hmacJws(alg: HmacAlg, secret: Uint8Array, kid: string, issuer: s
       const second = token.indexOf('.', first + 1);
       if (first <= 0 || second <= first + 1 || token.indexOf('.', second + 1) !== -1) return null;
       const input = token.slice(0, second);
-      const given = Buffer.from(token.slice(second + 1), 'base64url');
+      const signature = token.slice(second + 1);
+      const given = Buffer.from(signature, 'base64url');
+      // Node's decoder skips characters outside the alphabet and padding, so `<token>!!` or
+      // `<token>=` decoded to the same MAC and passed, where jose (RS, ES) refuses them: one
+      // token, several texts, each a separate entry for anything keyed by the text. Only the
+      // canonical encoding is the token.
+      if (given.toString('base64url') !== signature) return null;
       const expected = mac(input);
       if (given.length !== expected.length || !timingSafeEqual(given, expected)) return null;
       // The MAC covers the header, but the header still has to say what we verified.

@@ -37,6 +37,13 @@ t.test('anything altered, expired, early, foreign or malformed is refused', asyn
   t.equal(jws.verify(`${h}.${b64({ sub: 'admin', iss: ISS, exp: now() + 60 })}.${s}`, now()), null, 'payload changed');
   t.equal(jws.verify(`${h}.${p}.${s.slice(0, -2)}AA`, now()), null, 'signature changed');
   t.equal(jws.verify(`${h}.${p}.`, now()), null, 'signature removed');
+  // Characters a lenient decoder skips: the same MAC under another text (review finding).
+  t.equal(jws.verify(`${good}!!`, now()), null, 'junk after the signature');
+  t.equal(jws.verify(`${good}=`, now()), null, 'padding after the signature');
+  t.equal(jws.verify(`${h}.${p}.${s.slice(0, 10)} ${s.slice(10)}`, now()), null, 'a space inside the signature');
+  const last = s[s.length - 1];
+  const sibling = 'AEIMQUYcgkosw048'.includes(last) ? String.fromCharCode(last.charCodeAt(0) + 1) : last;
+  if (sibling !== last) t.equal(jws.verify(`${h}.${p}.${s.slice(0, -1)}${sibling}`, now()), null, 'unused low bits of the last character set');
   t.equal(jws.verify(`${b64({ alg: 'none' })}.${p}.`, now()), null, 'alg none');
   t.equal(jws.verify(`${h}.${p}`, now()), null, 'two parts');
   t.equal(jws.verify(`${good}.extra`, now()), null, 'four parts');
