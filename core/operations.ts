@@ -46,6 +46,12 @@ export interface OperationDefinition<I extends TSchema | undefined = TSchema | u
   constantOutput?: boolean;
   /** Offered as an MCP tool (SPEC.md "MCP server"). */
   mcp?: boolean;
+  /**
+   * A query by its contract (CONTRACT.md names `session` one) that changes state: rotates the
+   * session, sets cookies. GraphQL runs it only from a POST, where the CSRF check applies: over
+   * GET a cross-site `<img src=/graphql?query={session{...}}>` would rotate the victim's session.
+   */
+  changesState?: boolean;
   /** Deprecated operations stay in the schema and always fail (SPEC.md Versioning 7). */
   deprecated?: boolean;
   handler: (ctx: RequestContext, input: I extends TSchema ? Static<I> : undefined) => Promise<Static<O>>;

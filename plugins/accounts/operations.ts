@@ -135,6 +135,7 @@ export const accountOperations: AnyOperation[] = [
     kind: 'query',
     access: 'session',
     description: 'Returns fresh tokens for the current session and rotates it.',
+    changesState: true,
     input: SessionQueryRequest,
     output: AuthResponse,
     graphql: { required: false },

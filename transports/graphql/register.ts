@@ -14,6 +14,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest, HookHandlerDoneFunc
 import { buildSchema, NoSchemaIntrospectionCustomRule, parse, Kind, type ValidationRule } from 'graphql';
 import mercurius, { type IResolvers, type MercuriusContext } from 'mercurius';
 import type { Kernel } from '../../core/kernel.js';
+import { ServiceError } from '../../core/errors.js';
 import type { CompiledOperation } from '../../core/operations.js';
 import { applyEffects, contextFromRequest } from '../http/context.js';
 import { formatGraphqlErrors } from './errors.js';
@@ -36,6 +37,9 @@ function inputOf(op: CompiledOperation, args: Args): unknown {
 function resolverFor(kernel: Kernel, op: CompiledOperation) {
   return async (_root: unknown, args: Args, context: MercuriusContext): Promise<unknown> => {
     const reply = context.reply;
+    if (op.def.changesState && reply.request.method === 'GET') {
+      throw new ServiceError('method_not_allowed', `${op.def.name} changes state: send it with POST`);
+    }
     const ctx = contextFromRequest(kernel, reply.request, 'graphql');
     try {
       return await kernel.invokeCompiled(op, ctx, inputOf(op, args));

@@ -90,6 +90,20 @@ t.test('GraphQL: signup, duplicates and bad variables', async (t) => {
   t.same(meta.data?._admin_meta, { roles: ['user'], default_roles: ['user'], protected_roles: [] });
 });
 
+t.test('GraphQL: session changes state, so it runs from a POST only (no cross-site GET rotates a session)', async (t) => {
+  const res = await fetch(`${server.url}/v1/signup`, { method: 'POST', headers: json, body: JSON.stringify({ email: 'gql-get@example.com', password: PASSWORD, confirm_password: PASSWORD }) });
+  const cookie = res.headers.getSetCookie().find((c) => c.startsWith('cookie_session='))!.split(';')[0];
+  const viaGet = await fetch(`${server.url}/graphql?query=${encodeURIComponent('{ session { message access_token } }')}`, { headers: { cookie } });
+  const body = (await viaGet.json()) as { data?: { session: unknown } | null; errors?: { message: string; extensions?: { code?: string } }[] };
+  t.equal(body.errors?.[0]?.extensions?.code, 'METHOD_NOT_ALLOWED');
+  t.match(body.errors?.[0]?.message, /send it with POST/);
+  t.same(viaGet.headers.getSetCookie(), [], 'no cookie was set');
+  const profile = await fetch(`${server.url}/graphql?query=${encodeURIComponent('{ profile { email } }')}`, { headers: { cookie } });
+  t.same(((await profile.json()) as { data: unknown }).data, { profile: { email: 'gql-get@example.com' } }, 'the old cookie still works: nothing rotated, and reads still run over GET');
+  const viaPost = await gql('{ session { message } }', {}, { cookie });
+  t.same(viaPost.data, { session: { message: 'Session refreshed successfully' } }, 'over POST it runs');
+});
+
 t.test('gRPC: signup, login, profile with bearer metadata, bad input', async (t) => {
   const client = grpcClient(server.grpcAddress, [...server.kernel.operations.values()]);
   t.teardown(() => client.close());
