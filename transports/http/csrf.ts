@@ -5,7 +5,9 @@
  * present Origin must be one of them or the service's own origin.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest, HookHandlerDoneFunction, RouteOptions } from 'fastify';
+import { ServiceError } from '../../core/errors.js';
 import { originAllowList } from './cors.js';
+import { sendRefusal } from './errors.js';
 
 const SAFE = new Set(['GET', 'HEAD', 'OPTIONS']);
 
@@ -30,20 +32,20 @@ export function csrfCheck(selfOrigin: string, allowed: string[]) {
     if (SAFE.has(request.method)) return done();
     const origin = request.headers.origin;
     const referer = request.headers.referer;
-    if (!origin && !referer) return refuse(reply, 'missing Origin or Referer header');
+    if (!origin && !referer) return refuse(request, reply, 'missing Origin or Referer header');
     if (origins.any) return done();
     let from: string;
     try {
       from = origin && origin !== 'null' ? new URL(origin).origin : new URL(referer ?? '').origin;
     } catch {
-      return refuse(reply, 'invalid Origin or Referer header');
+      return refuse(request, reply, 'invalid Origin or Referer header');
     }
-    if (from !== selfOrigin && !origins.allows(from)) return refuse(reply, 'origin not allowed');
+    if (from !== selfOrigin && !origins.allows(from)) return refuse(request, reply, 'origin not allowed');
     done();
   };
 }
 
 /** Sending from a callback hook ends the request; `done` must not be called after it. */
-function refuse(reply: FastifyReply, message: string): void {
-  reply.code(403).send({ code: 'permission_denied', message });
+function refuse(request: FastifyRequest, reply: FastifyReply, message: string): void {
+  sendRefusal(request, reply, new ServiceError('permission_denied', message));
 }

@@ -2,12 +2,23 @@
  * The REST error envelope `{code, message}` (SPEC.md "Errors/REST"). Fastify's own errors (bad
  * JSON, body too large, wrong content type) become clear 4xx answers in the same envelope.
  */
-import type { FastifyError, FastifyReply } from 'fastify';
+import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { ServiceError, type ErrorCode } from '../../core/errors.js';
 
 export function sendError(reply: FastifyReply, err: ServiceError, status = err.status.http): FastifyReply {
   if (err.headers) for (const [k, v] of Object.entries(err.headers)) reply.header(k, v);
   return reply.code(status).send({ code: err.code, message: err.message });
+}
+
+/**
+ * A refusal sent from a hook (CSRF, rate limit) before any transport's handler runs, in the
+ * envelope of the transport the request was for: GraphQL clients read `errors[].extensions.code`
+ * (CONTRACT.md) and found REST's `{code, message}` instead (review finding).
+ */
+export function sendRefusal(request: FastifyRequest, reply: FastifyReply, err: ServiceError): FastifyReply {
+  if (!request.routeOptions.url?.endsWith('/graphql')) return sendError(reply, err);
+  if (err.headers) for (const [k, v] of Object.entries(err.headers)) reply.header(k, v);
+  return reply.code(err.status.http).send({ data: null, errors: [{ message: err.message, extensions: { code: err.status.graphql } }] });
 }
 
 /** Maps a framework error to the envelope; null when it is not a client error. */

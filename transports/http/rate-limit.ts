@@ -4,6 +4,8 @@
  * every request, and a database round trip per request would cost more than it protects.
  */
 import type { FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify';
+import { ServiceError } from '../../core/errors.js';
+import { sendRefusal } from './errors.js';
 
 export class IpRateLimiter {
   private windows = new Map<string, number>();
@@ -32,6 +34,6 @@ export function rateLimitHook(limiter: IpRateLimiter) {
   return (request: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction): void => {
     const retry = limiter.hit(request.ip);
     if (retry === 0) return done();
-    reply.code(429).header('retry-after', String(retry)).send({ code: 'resource_exhausted', message: 'too many requests' });
+    sendRefusal(request, reply, new ServiceError('resource_exhausted', 'too many requests', { 'retry-after': String(retry) }));
   };
 }

@@ -52,6 +52,9 @@ t.test('CSRF: a state-changing POST without Origin or Referer is 403', async (t)
   t.equal(((await res.json()) as { code: string }).code, 'permission_denied');
   const withReferer = await post('/v1/admin/login', { admin_secret: TEST_ADMIN_SECRET }, { referer: 'http://localhost/app' });
   t.equal(withReferer.status, 200);
+  const graphql = await post('/graphql', { query: 'mutation { _admin_logout { message } }' }, {});
+  t.equal(graphql.status, 403);
+  t.same(await graphql.json(), { data: null, errors: [{ message: 'missing Origin or Referer header', extensions: { code: 'PERMISSION_DENIED' } }] }, 'GraphQL gets its own envelope');
 });
 
 t.test('an empty body sent as JSON is an empty input; a poisoned one is still refused', async (t) => {
@@ -197,6 +200,10 @@ t.test('rate limit per client IP; X-Forwarded-For only from trusted proxies', as
   t.equal(limited.status, 429, 'X-Forwarded-For from an untrusted peer does not escape the limit');
   t.equal(((await limited.json()) as { code: string }).code, 'resource_exhausted');
   t.ok(limited.headers.get('retry-after'));
+  const limitedGraphql = await fetch(`${s.url}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json', ...ORIGIN }, body: JSON.stringify({ query: '{ meta { version } }' }) });
+  t.equal(limitedGraphql.status, 429);
+  t.ok(limitedGraphql.headers.get('retry-after'));
+  t.same(await limitedGraphql.json(), { data: null, errors: [{ message: 'too many requests', extensions: { code: 'RESOURCE_EXHAUSTED' } }] }, 'GraphQL gets its own envelope');
   await s.close();
   const trusted = await startTestServer({ plugins: basePlugins, flags: { 'rate-limit-per-minute': 2, 'trusted-proxies': ['127.0.0.1/32'] } });
   for (let i = 0; i < 4; i++) {
