@@ -68,7 +68,7 @@ export const adminUserOperations: AnyOperation[] = [
     output: UserSchema,
     handler: async (ctx, input) => {
       const { users, sessions } = deps(ctx);
-      await mustFind(ctx, input.id);
+      const current = await mustFind(ctx, input.id);
       const patch: UserPatch = {};
       for (const k of ['given_name', 'family_name', 'middle_name', 'nickname', 'gender', 'birthdate', 'picture', 'email', 'phone_number'] as const) {
         if (input[k] !== undefined) patch[k] = input[k];
@@ -87,6 +87,12 @@ export const adminUserOperations: AnyOperation[] = [
         if (bad !== undefined) throw invalidArgument(`invalid role "${bad.slice(0, 64)}"`);
         patch.roles = [...new Set(input.roles)];
       }
+      // The same rules as update_profile: a call must change something, and a user keeps a way
+      // to sign in (clearing both email and phone left an account nobody could log in to).
+      if (Object.keys(patch).length === 0) throw invalidArgument('please enter at least one param to update');
+      const email = patch.email !== undefined ? patch.email : current.email;
+      const phone = patch.phone_number !== undefined ? patch.phone_number : current.phoneNumber;
+      if (!email && !phone) throw invalidArgument('a user needs an email address or a phone number');
       const updated = await users.update(input.id, patch);
       // Changed roles must not live on in old sessions and tokens.
       if (patch.roles !== undefined) await sessions.revokeAll(input.id);

@@ -160,6 +160,14 @@ t.test('admin: list, search, get, update, revoke/enable access with events, dele
   const updated = await call<{ roles: string[] }>(kernel, '_update_user', { id: erin.user.id, roles: ['admin', 'user'] }, { admin: true });
   t.same(updated.roles, ['admin', 'user'], 'admin may grant protected roles');
   await t.rejects(call(kernel, '_update_user', { id: erin.user.id, roles: ['root'] }, { admin: true }), { code: 'invalid_argument' });
+  await t.rejects(call(kernel, '_update_user', { id: erin.user.id }, { admin: true }), { code: 'invalid_argument', message: 'please enter at least one param to update' }, 'nothing to change');
+  await t.rejects(
+    call(kernel, '_update_user', { id: erin.user.id, email: '', phone_number: '' }, { admin: true }),
+    { code: 'invalid_argument', message: 'a user needs an email address or a phone number' },
+    'clearing the only identifiers is refused',
+  );
+  await t.rejects(call(kernel, '_update_user', { id: erin.user.id, email: '' }, { admin: true }), { code: 'invalid_argument' }, 'erin has no phone: her email stays');
+  t.equal((await call<{ email: string }>(kernel, '_user', { id: erin.user.id }, { admin: true })).email, 'erin@example.com', 'unchanged');
   const login = await call<Auth>(kernel, 'login', { email: 'erin@example.com', password: PASSWORD });
   await call(kernel, '_revoke_access', { user_id: erin.user.id }, { admin: true });
   await t.rejects(call(kernel, 'profile', undefined, { bearer: login.access_token }), { code: 'unauthenticated' }, 'admin revoke takes effect at once');
