@@ -109,6 +109,8 @@ export const accountOperations: AnyOperation[] = [
     handler: async (ctx, input) => {
       const { config, users } = deps(ctx);
       const method = loginMethod(ctx, input);
+      // Before the user is read: a revoke of all its sessions after this moment ends the new one too.
+      const readAt = Date.now();
       const user = method === 'basic_auth' ? await users.findByEmail(input.email ?? '') : await users.findByPhone(input.phone_number ?? '');
       // An unknown account costs the same hash as a known one (no timing oracle), and fails and
       // locks like one (no lockout oracle).
@@ -125,7 +127,7 @@ export const accountOperations: AnyOperation[] = [
       const roles = input.roles && input.roles.length > 0 ? [...new Set(input.roles)] : user.roles;
       if (!hasRoles(user.roles, roles)) throw permissionDenied('invalid role');
       const scopes = requestedScopes(input.scope);
-      const result = await startSession(ctx, user, { roles, scopes, amr: ['pwd'], message: 'Logged in successfully' });
+      const result = await startSession(ctx, user, { roles, scopes, amr: ['pwd'], message: 'Logged in successfully', readAt });
       emit(ctx, 'user.login', { user: result.user, auth_recipe: method });
       return result;
     },

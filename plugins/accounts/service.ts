@@ -46,10 +46,10 @@ export interface AuthResult {
 export async function startSession(
   ctx: RequestContext,
   user: UserRecord,
-  opts: { roles: string[]; scopes: string[]; amr: string[]; message: string },
+  opts: { roles: string[]; scopes: string[]; amr: string[]; message: string; readAt?: number },
 ): Promise<AuthResult> {
-  const { sessions, tokens, users } = deps(ctx);
-  const session = await sessions.create({ userId: user.id, roles: opts.roles, scopes: opts.scopes, amr: opts.amr });
+  const { sessions } = deps(ctx);
+  const session = await sessions.create({ userId: user.id, roles: opts.roles, scopes: opts.scopes, amr: opts.amr, ...(opts.readAt !== undefined ? { readAt: opts.readAt } : {}) });
   return respond(ctx, user, session, opts.message);
 }
 

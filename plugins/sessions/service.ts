@@ -5,6 +5,7 @@
  */
 import type { Config } from '../../core/config.js';
 import type { RequestContext } from '../../core/context.js';
+import { ServiceError } from '../../core/errors.js';
 import type { MemoryStore } from '../../core/memory-store.js';
 import { createRandomPool } from '../../core/random-pool.js';
 import type { KeysService } from '../keys/index.js';
@@ -14,6 +15,10 @@ import type { NewSession, SessionRecord, SessionsService } from './types.js';
 export const SESSION_TTL_MS = 24 * 60 * 60 * 1000;
 
 const key = (userId: string, sessionId: string) => `session:${userId}:${sessionId}`;
+/** When every session of the user was last ended (revokeAll), outside the `session:` prefix. */
+const endedKey = (userId: string) => `sessions-ended:${userId}`;
+/** How long that moment is kept: far longer than any sign-in takes from reading the user to storing its session. */
+const ENDED_MARK_MS = 10 * 60 * 1000;
 const ID = /^[A-Za-z0-9_-]{1,64}$/;
 
 function parse(raw: string | null): SessionRecord | null {
@@ -76,6 +81,13 @@ export function createSessionsService(config: Config, memory: MemoryStore, keys:
         ...(input.data ? { data: input.data } : {}),
       };
       await store(s);
+      if (input.readAt !== undefined) {
+        const ended = Number((await memory.get(endedKey(s.userId))) ?? 0);
+        if (ended >= input.readAt) {
+          await memory.delete(key(s.userId, s.id));
+          throw new ServiceError('unauthenticated', "the account's sessions were ended while signing in");
+        }
+      }
       return s;
     },
     get,
@@ -99,7 +111,12 @@ export function createSessionsService(config: Config, memory: MemoryStore, keys:
       return null;
     },
     revoke: (userId, sessionId) => memory.delete(key(userId, sessionId)),
-    revokeAll: (userId) => memory.deletePrefix(`session:${userId}:`),
+    async revokeAll(userId) {
+      // The moment first, then the deletion: a session stored after the deletion by a sign-in
+      // that read the user before this moment finds it (create's readAt) and withdraws itself.
+      await memory.set(endedKey(userId), String(Date.now()), ENDED_MARK_MS);
+      return memory.deletePrefix(`session:${userId}:`);
+    },
     cookieValue: (session) => keys.seal(JSON.stringify({ u: session.userId, s: session.id, e: Date.now() + SESSION_TTL_MS }), COOKIE_PURPOSE),
     fromCookie,
     setCookies(ctx: RequestContext, session) {

@@ -32,6 +32,13 @@ export interface NewSession {
   data?: Record<string, string>;
   /** Default: 24 hours (CONTRACT.md). */
   ttlMs?: number;
+  /**
+   * When the caller read the user this session is for (Date.now()). A revocation of every
+   * session of the user after that moment (revokeAll: admin revoke, deactivation, a password
+   * change) ends this one too, though it is stored later: a login whose hash was running when
+   * the admin revoked access must not come out of it with a live session.
+   */
+  readAt?: number;
 }
 
 export interface SessionsService {

@@ -41,6 +41,7 @@ export const authorizationCodeGrant: GrantHandler = async ({ ctx, params, caller
     const browser = await sessions.fromRequest(ctx);
     if (!browser || browser.id !== grant.browserSessionId) throw invalidGrant('a valid browser session is required for this grant');
   }
+  const readAt = Date.now();
   const user = await ctx.kernel.service('users').findById(grant.userId);
   if (!user || user.revokedTimestamp) throw invalidGrant('the user may no longer sign in');
 
@@ -53,6 +54,7 @@ export const authorizationCodeGrant: GrantHandler = async ({ ctx, params, caller
     amr: grant.amr,
     authTime: grant.authTime,
     clientId: grant.clientId,
+    readAt,
   });
   const issued = await ctx.kernel.service('tokens').issue({
     idTokenClaimsByScope: true,

@@ -60,6 +60,35 @@ t.test('a session call that read the session before a logout does not rotate it 
   await t.rejects(profileOf(auth.access_token), { code: 'unauthenticated' }, 'the old token stays dead');
 });
 
+t.test('a login whose password check was running when the admin revoked access gets no live session', async (t) => {
+  const erin = await call<Auth & { user: { id: string } }>(k, 'signup', { email: 'login-race@example.com', password: PASSWORD, confirm_password: PASSWORD });
+  const users = k.service('users');
+  const original = users.verifyPassword;
+  let release!: () => void;
+  let reached!: () => void;
+  const gate = new Promise<void>((r) => (release = r));
+  const entered = new Promise<void>((r) => (reached = r));
+  users.verifyPassword = async (...args: Parameters<typeof original>) => {
+    users.verifyPassword = original;
+    const verdict = await original.apply(users, args);
+    reached();
+    await gate;
+    return verdict;
+  };
+  const login = call<Auth>(k, 'login', { email: 'login-race@example.com', password: PASSWORD }).then(
+    (r) => r,
+    (err: { code?: string }) => err.code,
+  );
+  await entered;
+  await call(k, '_revoke_access', { user_id: erin.user.id }, { admin: true });
+  release();
+  t.equal(await login, 'unauthenticated', 'the login fails');
+  t.same(await k.memory.keys(`session:${erin.user.id}:`), [], 'and leaves no session behind');
+  await call(k, '_enable_access', { user_id: erin.user.id }, { admin: true });
+  const again = await call<Auth>(k, 'login', { email: 'login-race@example.com', password: PASSWORD });
+  t.equal((await profileOf(again.access_token)).email, 'login-race@example.com', 'a login after access is enabled again works');
+});
+
 t.test('without a logout both still work, and a session call ends the old id', async (t) => {
   const auth = await call<Auth>(k, 'login', { email: 'refresh-race@example.com', password: PASSWORD, scope: ['openid', 'offline_access'] });
   const refreshed = await k.service('tokens').refresh(auth.refresh_token!);
