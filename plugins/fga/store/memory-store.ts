@@ -6,7 +6,7 @@ import { ServiceError } from '../../../core/errors.js';
 import { newId } from '../../../storage/index.js';
 import { tupleKey } from '../engine/tuple-format.js';
 import type { Tuple } from '../engine/types.js';
-import { checkWriteBatch, matchesFilter, pageOf } from './store-rules.js';
+import { checkModelInForce, checkWriteBatch, matchesFilter, pageOf } from './store-rules.js';
 import type { Change, FgaStore, ReadFilter, Snapshot, StoredModel, TuplePage } from './types.js';
 
 export class MemoryFgaStore implements FgaStore {
@@ -34,7 +34,8 @@ export class MemoryFgaStore implements FgaStore {
     return model;
   }
 
-  async writeTuples(writes: readonly Tuple[], deletes: readonly Tuple[]): Promise<void> {
+  async writeTuples(writes: readonly Tuple[], deletes: readonly Tuple[], modelId?: string): Promise<void> {
+    checkModelInForce(modelId, this.models.at(-1) ?? null);
     checkWriteBatch(writes, deletes, (t) => this.tuples.has(tupleKey(t)));
     for (const t of deletes) {
       this.tuples.delete(tupleKey(t));
@@ -46,7 +47,8 @@ export class MemoryFgaStore implements FgaStore {
     }
   }
 
-  async importTuples(tuples: readonly Tuple[]): Promise<void> {
+  async importTuples(tuples: readonly Tuple[], modelId?: string): Promise<void> {
+    checkModelInForce(modelId, this.models.at(-1) ?? null);
     for (const t of tuples) if (!this.tuples.has(tupleKey(t))) this.store(t);
     this.append({ seq: ++this.seq, op: 'reload' });
   }

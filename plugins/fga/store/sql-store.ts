@@ -12,10 +12,13 @@ import { newId } from '../../../storage/index.js';
 import { tupleKey } from '../engine/tuple-format.js';
 import type { Tuple } from '../engine/types.js';
 import { fgaChangeEntity, fgaCounterEntity, fgaModelEntity, fgaTupleEntity } from './sql-entities.js';
-import { checkWriteBatch, matchesFilter } from './store-rules.js';
+import { checkModelInForce, checkWriteBatch, matchesFilter } from './store-rules.js';
 import type { Change, FgaStore, ReadFilter, Snapshot, StoredModel, TuplePage } from './types.js';
 
 const COUNTER_ID = 1;
+/** Runs of a write transaction that met SQLITE_BUSY before it gives up (see `sequenced`). */
+const BUSY_ATTEMPTS = 50;
+const isBusy = (err: unknown): boolean => /SQLITE_BUSY|database is locked/i.test(`${(err as { code?: string }).code ?? ''} ${(err as Error).message ?? ''}`);
 /** Rows per INSERT / IN (...) list: well under every driver's parameter limit. */
 const CHUNK = 2000;
 /** Rows per multi-row INSERT of a bulk import (6 parameters each: 6000, under SQLite's 32766 and PostgreSQL's 65535). */
@@ -83,10 +86,31 @@ export class SqlFgaStore implements FgaStore {
 
   /** Runs `fn` holding the counter lock; `fn` gets the first free sequence number. */
   private async sequenced<T>(count: number, fn: (em: SqlEntityManager, firstSeq: number) => Promise<T>): Promise<T> {
+    // SQLite: a transaction starts deferred (reading the counter takes a shared lock), so of two
+    // connections on one file (two nodes) the second to write cannot take the write lock and
+    // fails at once with SQLITE_BUSY, whatever the busy timeout (that would deadlock). Nothing
+    // was written then: the whole transaction runs again after a short pause.
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await this.sequencedOnce(count, fn);
+      } catch (err) {
+        if (attempt >= BUSY_ATTEMPTS || !isBusy(err)) throw err;
+        await new Promise((r) => setTimeout(r, 2 + Math.random() * 8 * attempt));
+      }
+    }
+  }
+
+  private sequencedOnce<T>(count: number, fn: (em: SqlEntityManager, firstSeq: number) => Promise<T>): Promise<T> {
     return this.em().transactional(async (em: EntityManager) => {
       const sqlEm = em as SqlEntityManager;
-      // SQLite serialises writers by itself and has no row locks.
-      const lockMode = this.storage.type === 'sqlite' || this.storage.type === 'libsql' ? undefined : LockMode.PESSIMISTIC_WRITE;
+      const sqlite = this.storage.type === 'sqlite' || this.storage.type === 'libsql';
+      // SQLite has no row locks: a write as the transaction's first statement takes the file's
+      // write lock before anything is read (waiting for another connection's writer as the busy
+      // timeout allows), so the counter read next is current. Reading first would start a
+      // snapshot that a commit on another connection makes stale, and the write after it would
+      // fail with SQLITE_BUSY however long it waited.
+      if (sqlite) await sqlEm.execute('update latchkey_fga_counter set seq = seq where _id = ?', [COUNTER_ID], 'run');
+      const lockMode = sqlite ? undefined : LockMode.PESSIMISTIC_WRITE;
       const counter = await sqlEm.findOneOrFail(fgaCounterEntity, { id: COUNTER_ID }, { lockMode, refresh: true });
       const first = Number(counter.seq) + 1;
       const result = await fn(sqlEm, first);
@@ -101,8 +125,7 @@ export class SqlFgaStore implements FgaStore {
    * two nodes with skewed clocks could order them the other way. Rows from before `seq` was kept
    * (null) are older than any with one; among themselves their ids decide.
    */
-  async latestModel(): Promise<StoredModel | null> {
-    const em = this.em();
+  async latestModel(em: EntityManager = this.em()): Promise<StoredModel | null> {
     const [row] = await em.find(fgaModelEntity, { seq: { $ne: null } }, { orderBy: { seq: 'desc' }, limit: 1 });
     const found = row ?? (await em.find(fgaModelEntity, {}, { orderBy: { id: 'desc' }, limit: 1 }))[0];
     return found ? { id: found.id, dsl: found.dsl } : null;
@@ -118,10 +141,11 @@ export class SqlFgaStore implements FgaStore {
     return model;
   }
 
-  async writeTuples(writes: readonly Tuple[], deletes: readonly Tuple[]): Promise<void> {
+  async writeTuples(writes: readonly Tuple[], deletes: readonly Tuple[], modelId?: string): Promise<void> {
     const n = writes.length + deletes.length;
     if (n === 0) return;
     await this.sequenced(n, async (em, first) => {
+      if (modelId !== undefined) checkModelInForce(modelId, await this.latestModel(em));
       const ids = [...writes, ...deletes].map(tupleId);
       const existing = new Set<string>();
       for (const part of chunks(ids)) {
@@ -143,9 +167,10 @@ export class SqlFgaStore implements FgaStore {
     });
   }
 
-  async importTuples(tuples: readonly Tuple[]): Promise<void> {
+  async importTuples(tuples: readonly Tuple[], modelId?: string): Promise<void> {
     if (tuples.length === 0) return;
     await this.sequenced(1, async (em, seq) => {
+      if (modelId !== undefined) checkModelInForce(modelId, await this.latestModel(em));
       const mysql = this.storage.type === 'mysql' || this.storage.type === 'mariadb';
       // Plain multi-row VALUES (knex writes SQLite inserts as UNION ALL, capped at 500 rows).
       const head = mysql
@@ -223,7 +248,9 @@ export class SqlFgaStore implements FgaStore {
       .orderBy({ seq: 'asc' })
       .limit(limit)
       .execute('all', true)) as ChangeRow[];
-    if (rows.length > 0 && Number(rows[0].seq) !== seq + 1) return null;
+    // Every number in turn, or a snapshot: a hole in the middle (entries pruned by the time a
+    // node whose clock ran behind wrote them, while later numbers stayed) must not be stepped over.
+    for (let i = 0; i < rows.length; i++) if (Number(rows[i].seq) !== seq + 1 + i) return null;
     const out: Change[] = [];
     for (const r of rows) {
       const s = Number(r.seq);

@@ -2,7 +2,7 @@
 import { ServiceError } from '../../../core/errors.js';
 import { tupleKey } from '../engine/tuple-format.js';
 import type { Tuple } from '../engine/types.js';
-import type { ReadFilter, TuplePage } from './types.js';
+import type { ReadFilter, StoredModel, TuplePage } from './types.js';
 
 /** OpenFGA Write: no duplicates in a batch, no write of an existing tuple, no delete of a missing one. */
 export function checkWriteBatch(writes: readonly Tuple[], deletes: readonly Tuple[], exists: (t: Tuple) => boolean): void {
@@ -32,4 +32,20 @@ export function matchesFilter(t: Tuple, f: ReadFilter): boolean {
 
 export function pageOf(tuples: Tuple[], continuationToken: string): TuplePage {
   return { tuples, continuationToken };
+}
+
+/**
+ * The model the writer validated against is no longer the one in force when the write holds the
+ * log's lock (another node installed one, or reset): the service refreshes and validates again.
+ */
+export class ModelChangedError extends Error {
+  constructor() {
+    super('the authorization model changed while writing');
+    this.name = 'ModelChangedError';
+  }
+}
+
+/** Throws ModelChangedError unless `expected` (when given) is the id of `current`. */
+export function checkModelInForce(expected: string | undefined, current: StoredModel | null): void {
+  if (expected !== undefined && current?.id !== expected) throw new ModelChangedError();
 }

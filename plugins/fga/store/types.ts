@@ -46,12 +46,17 @@ export interface FgaStore {
    * Applies writes and deletes atomically, or nothing: writing a tuple that exists or deleting
    * one that does not is an `invalid_argument` (OpenFGA Write).
    */
-  writeTuples(writes: readonly Tuple[], deletes: readonly Tuple[]): Promise<void>;
+  /**
+   * `modelId`: the model the writes were validated against. Checked under the same lock that
+   * orders the write in the log, so no write lands after another model (or a reset) took over
+   * without being validated against it: ModelChangedError (store-rules.ts) instead.
+   */
+  writeTuples(writes: readonly Tuple[], deletes: readonly Tuple[], modelId?: string): Promise<void>;
   /**
    * Bulk import: adds tuples (already validated; ones that exist are left alone) in one
    * transaction with multi-row inserts, logging a single `reload` change instead of one per tuple.
    */
-  importTuples(tuples: readonly Tuple[]): Promise<void>;
+  importTuples(tuples: readonly Tuple[], modelId?: string): Promise<void>;
   readTuples(filter: ReadFilter, pageSize: number, continuationToken?: string): Promise<TuplePage>;
   countTuples(): Promise<number>;
   /** Deletes every model version; refused (failed_precondition) while tuples exist. */
