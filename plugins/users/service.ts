@@ -12,6 +12,7 @@ import type { Config } from '../../core/config.js';
 import { ServiceError, notFound } from '../../core/errors.js';
 import type { HookBus } from '../../core/hooks.js';
 import type { MemoryStore } from '../../core/memory-store.js';
+import { raw } from '@mikro-orm/core';
 import type { Storage } from '../../core/storage.js';
 import { newId } from '../../storage/index.js';
 import { UserEntity, type UserRow } from './entities.js';
@@ -125,6 +126,7 @@ export function createUsersService({ config, storage, memory, hooks, hashers }: 
   // Point lookups (every login, every uncached read) skip entity hydration and the identity map
   // on SQL databases: one prepared statement per column (point-lookup.ts says why). Nothing is
   // written through these rows; writes load entities with `em.findOne` as before.
+  const binaryLike = storage.type === 'mysql' || storage.type === 'mariadb';
   const pointLookup = storage.isSql ? sqlPointLookup(storage, UserEntity.meta.className) : null;
   const findOne = async (by: 'id' | 'email' | 'phoneNumber', value: string): Promise<UserRecord | null> => {
     if (pointLookup) {
@@ -365,7 +367,11 @@ export function createUsersService({ config, storage, memory, hooks, hashers }: 
       // two fields: such a query is checked field by field too.
       const pattern = `%${q.replace(/[%_\\]/g, '_')}%`;
       const exact = !/[%_\\\n]/.test(q);
-      const where = { search: { $like: pattern } } as never;
+      // MySQL and MariaDB compare text under the column's collation (utf8mb4_general_ci), which
+      // also folds accents: `jose` found `José` there and not on the other databases (review
+      // finding). The column holds lowercased text already, so a binary comparison is the
+      // case-insensitive substring match everywhere.
+      const where = (binaryLike ? { [raw('search collate utf8mb4_bin')]: { $like: pattern } } : { search: { $like: pattern } }) as never;
       if (exact) {
         const [rows, total] = await em.findAndCount(UserEntity, where, { orderBy: { createdAt: 'desc', id: 'desc' } as never, limit, offset });
         return { users: (rows as unknown as UserRow[]).map(toRecord), total };

@@ -33,6 +33,18 @@ async function scenario(t: Test, kernel: Kernel): Promise<void> {
   await t.rejects(call(kernel, 'profile', undefined, { bearer: again.access_token }), { code: 'unauthenticated' }, 'logout is immediate');
   const found = await call<{ users: { id: string }[] }>(kernel, '_users', { query: 'sCeNiC' }, { admin: true });
   t.same(found.users.map((u) => u.id), [a.user.id]);
+  // Case folds, accents do not, on every database (MariaDB's default collation folded both).
+  const jose = await signup(kernel, 'jose-accent@example.com', { given_name: 'José' });
+  const plain = await signup(kernel, 'jose-plain@example.com', { given_name: 'Jose' });
+  const accented = await call<{ users: { id: string }[]; pagination: { total: number } }>(kernel, '_users', { query: 'JOSÉ' }, { admin: true });
+  t.same(accented.users.map((u) => u.id), [jose.user.id], 'josé finds José only');
+  t.equal(accented.pagination.total, 1);
+  const bare = await call<{ users: { id: string }[] }>(kernel, '_users', { query: 'jose' }, { admin: true });
+  t.same(bare.users.map((u) => u.id).sort(), [jose.user.id, plain.user.id].sort(), 'jose is in both emails');
+  const angstrom = await signup(kernel, 'physicist@example.com', { nickname: 'ÅNGSTRÖM' });
+  t.same((await call<{ users: unknown[] }>(kernel, '_users', { query: 'angstrom' }, { admin: true })).users, [], 'angstrom does not find ÅNGSTRÖM');
+  const found2 = await call<{ users: { id: string }[] }>(kernel, '_users', { query: 'Ångström' }, { admin: true });
+  t.same(found2.users.map((u) => u.id), [angstrom.user.id], 'Ångström does, whatever its case');
   await call(kernel, '_revoke_access', { user_id: a.user.id }, { admin: true });
   await t.rejects(call(kernel, 'profile', undefined, { bearer: a.access_token }), { code: 'unauthenticated' });
 }
