@@ -89,7 +89,13 @@ const pct = (x: number) => `${(x * 100).toFixed(0)}%`;
 const note = (r: LoadResult, extra = '') => `p99 ${r.p99ms.toFixed(1)} ms${r.errors ? `, ${r.errors} errors` : ''}${extra ? `, ${extra}` : ''}`;
 
 const SECRET = 'bench-secret-bench-secret-bench-secret-0123';
-const BASE_FLAGS = { 'rate-limit-per-minute': 0 };
+/**
+ * The binary's own default memory store (`database`: sessions in the SQLite file), not the test
+ * helper's in-process one, so every profile and validate_jwt_token reads its session from SQLite
+ * as a default deployment does (a bench review found the rows labelled SQLite ran with sessions
+ * in a Map).
+ */
+const BASE_FLAGS = { 'rate-limit-per-minute': 0, 'memory-store': 'database' };
 /** More than the verified-token cache holds (VERIFIED_CACHE_MAX), so cycling through them always misses. */
 const COLD_TOKENS = VERIFIED_CACHE_MAX + 4_000;
 
@@ -147,6 +153,10 @@ async function tokenRows(alg: 'HS256' | 'RS256', server: Party, bare: Party, row
   const vjtBody = JSON.stringify({ token_type: 'access_token', token });
   const post = { 'content-type': 'application/json', ...headers };
   const bareValidate = bare.url.replace(/\/verify$/, '/validate');
+  // Each party answers as it should before it is timed: a 200 that says is_valid:false would
+  // count as throughput.
+  const probe = await postJson(`${server.url}/v1/validate_jwt_token`, { token_type: 'access_token', token }, headers);
+  if (probe.is_valid !== true) throw new Error(`validate_jwt_token ${alg}: the bench token is not valid`);
   const [ref, refPost, vjt, profile] = await interleaved([
     () => httpRun({ url: bare.url, headers: auth, durationS: RUN_S }),
     () => httpRun({ url: bareValidate, method: 'POST', headers: post, body: vjtBody, durationS: RUN_S }),
@@ -157,32 +167,43 @@ async function tokenRows(alg: 'HS256' | 'RS256', server: Party, bare: Party, row
   const refPostName = `bare Fastify verify ${alg} (POST, JSON body)`;
   rows.push({ section: S, name: refName, value: ref.rps, unit: 'req/s', note: note(ref) });
   rows.push({ section: S, name: refPostName, value: refPost.rps, unit: 'req/s', note: note(refPost) });
-  rows.push({ section: S, name: `validate_jwt_token ${alg}`, value: vjt.rps, unit: 'req/s', reference: refPostName, ratio: vjt.rps / refPost.rps, note: note(vjt, `target 80%; ${pct(vjt.rps / ref.rps)} of the GET route`) });
-  rows.push({ section: S, name: `profile (bearer) ${alg}`, value: profile.rps, unit: 'req/s', reference: refName, ratio: profile.rps / ref.rps, note: note(profile, 'target 80%') });
-  if (alg !== 'HS256') return;
+  // One token over and over: Latchkey answers from its verified-token cache (no signature check),
+  // the bare route verifies every time; shown, but the target is judged on the cold rows below.
+  rows.push({ section: S, name: `validate_jwt_token ${alg}, one token`, value: vjt.rps, unit: 'req/s', reference: refPostName, ratio: vjt.rps / refPost.rps, note: note(vjt, `cache hits, no target; ${pct(vjt.rps / ref.rps)} of the GET route`) });
+  rows.push({ section: S, name: `profile (bearer) ${alg}, one token`, value: profile.rps, unit: 'req/s', reference: refName, ratio: profile.rps / ref.rps, note: note(profile, 'cache hits, no target') });
 
-  // Cold: a different token on every request, more of them than the verified-token cache holds,
-  // so every request pays a full signature check (both sides get the same token sequence).
+  // Cold: a different token on every request, both sides verifying every one (target 80%). The
+  // tokens outnumber the verified-token cache and each server's sequence goes on from run to run
+  // (one position per server, shared by its two operations), so the cache, least recently used
+  // first, never holds the next token: run after run, every request is a miss. (A sequence
+  // restarting at 0 each run found the previous run's tokens still cached: a review finding.)
   const many = await server.mint(COLD_TOKENS, 'tok@example.com');
+  for (const t of [many[0], many[many.length - 1]]) {
+    if ((await postJson(`${server.url}/v1/validate_jwt_token`, { token_type: 'access_token', token: t }, headers)).is_valid !== true) throw new Error(`${alg}: a minted token is not valid`);
+  }
+  let serverAt = 0;
+  let bareAt = 0;
+  const nextForServer = () => many[serverAt++ % many.length];
+  const nextForBare = () => many[bareAt++ % many.length];
   const [coldRef, coldRefPost, coldVjt, coldProfile] = await interleaved([
-    () => httpRun({ url: bare.url, durationS: RUN_S, vary: (i) => ({ headers: { authorization: `Bearer ${many[i % many.length]}` } }) }),
-    () => httpRun({ url: bareValidate, method: 'POST', headers: post, durationS: RUN_S, vary: (i) => ({ body: JSON.stringify({ token_type: 'access_token', token: many[i % many.length] }) }) }),
+    () => httpRun({ url: bare.url, durationS: RUN_S, vary: () => ({ headers: { authorization: `Bearer ${nextForBare()}` } }) }),
+    () => httpRun({ url: bareValidate, method: 'POST', headers: post, durationS: RUN_S, vary: () => ({ body: JSON.stringify({ token_type: 'access_token', token: nextForBare() }) }) }),
     () =>
       httpRun({
         url: `${server.url}/v1/validate_jwt_token`,
         method: 'POST',
         headers: post,
         durationS: RUN_S,
-        vary: (i) => ({ body: JSON.stringify({ token_type: 'access_token', token: many[i % many.length] }) }),
+        vary: () => ({ body: JSON.stringify({ token_type: 'access_token', token: nextForServer() }) }),
       }),
-    () => httpRun({ url: `${server.url}/v1/profile`, durationS: RUN_S, vary: (i) => ({ headers: { authorization: `Bearer ${many[i % many.length]}` } }) }),
+    () => httpRun({ url: `${server.url}/v1/profile`, durationS: RUN_S, vary: () => ({ headers: { authorization: `Bearer ${nextForServer()}` } }) }),
   ]);
   const coldName = `${refName}, distinct tokens`;
   const coldPostName = `${refPostName}, distinct tokens`;
   rows.push({ section: S, name: coldName, value: coldRef.rps, unit: 'req/s', note: note(coldRef, `${COLD_TOKENS} tokens in turn`) });
   rows.push({ section: S, name: coldPostName, value: coldRefPost.rps, unit: 'req/s', note: note(coldRefPost, `${COLD_TOKENS} tokens in turn`) });
-  rows.push({ section: S, name: `validate_jwt_token ${alg}, cold`, value: coldVjt.rps, unit: 'req/s', reference: coldPostName, ratio: coldVjt.rps / coldRefPost.rps, note: note(coldVjt, 'every request misses the cache') });
-  rows.push({ section: S, name: `profile (bearer) ${alg}, cold`, value: coldProfile.rps, unit: 'req/s', reference: coldName, ratio: coldProfile.rps / coldRef.rps, note: note(coldProfile, 'every request misses the cache') });
+  rows.push({ section: S, name: `validate_jwt_token ${alg}, cold`, value: coldVjt.rps, unit: 'req/s', reference: coldPostName, ratio: coldVjt.rps / coldRefPost.rps, note: note(coldVjt, 'target 80%; every request misses the cache') });
+  rows.push({ section: S, name: `profile (bearer) ${alg}, cold`, value: coldProfile.rps, unit: 'req/s', reference: coldName, ratio: coldProfile.rps / coldRef.rps, note: note(coldProfile, 'target 80%; every request misses the cache') });
 }
 
 /** better-auth's default hash (node:crypto scrypt, N=16384 r=16 p=1, 64-byte key) in this process. */
@@ -224,6 +245,10 @@ export async function runAccountsBench(): Promise<Row[]> {
     }
 
     const loginBody = JSON.stringify({ email: 'bench0@example.com', password: PASSWORD });
+    // One sign-in on each side before timing: a refusal (CSRF, rate limit, bad credentials) is
+    // fast and would count as throughput if it only showed up under load.
+    await postJson(`${hs.url}/v1/login`, JSON.parse(loginBody), headers);
+    if (peer) await postJson(`${peer.url}/api/auth/sign-in/email`, JSON.parse(loginBody), { origin: peer.origin });
     const runs: (() => Promise<LoadResult>)[] = [
       () => ceiling.run(RUN_S, CORES),
       () => ceiling.run(RUN_S, 8),

@@ -1,7 +1,7 @@
 /**
  * The FGA bench data set: users, nested groups, a folder tree with `viewer from parent`, and
  * documents with `but not blocked`, scaled to about `size` tuples. `user:lister` can view
- * exactly 1000 documents (through one folder), for the list_permissions measurement.
+ * exactly 1000 documents (see below), for the list_permissions measurement.
  */
 import type { Tuple } from '../../plugins/fga/engine/types.js';
 
@@ -43,9 +43,20 @@ export function generate(size: number): Dataset {
     if (f > 0) tuples.push({ user: `folder:f${Math.floor((f - 1) / 4)}`, relation: 'parent', object: `folder:f${f}` });
     tuples.push({ user: `group:g${rnd(groups)}#member`, relation: 'viewer', object: `folder:f${f}` });
   }
-  // user:lister sees exactly the 1000 documents of folder:list.
-  tuples.push({ user: 'user:lister', relation: 'viewer', object: 'folder:list' });
-  for (let d = 0; d < 1000; d++) tuples.push({ user: 'folder:list', relation: 'parent', object: `document:l${d}` });
+  // user:lister can view exactly 1000 documents, the way real access arrives: as a member of a
+  // group nested in the group that views folder:list, through three folder levels, and 100 more
+  // documents there reach it as viewer but block it (can_view fails), so a list walks candidates
+  // that the check turns down.
+  tuples.push({ user: 'user:lister', relation: 'member', object: 'group:list-inner' });
+  tuples.push({ user: 'group:list-inner#member', relation: 'member', object: 'group:list-outer' });
+  tuples.push({ user: 'group:list-outer#member', relation: 'viewer', object: 'folder:list' });
+  tuples.push({ user: 'folder:list', relation: 'parent', object: 'folder:list-sub' });
+  tuples.push({ user: 'folder:list-sub', relation: 'parent', object: 'folder:list-subsub' });
+  const listFolders = ['folder:list', 'folder:list-sub', 'folder:list-subsub'];
+  for (let d = 0; d < 1100; d++) {
+    tuples.push({ user: listFolders[d % 3], relation: 'parent', object: `document:l${d}` });
+    if (d >= 1000) tuples.push({ user: 'user:lister', relation: 'blocked', object: `document:l${d}` });
+  }
   let documents = 0;
   while (tuples.length < size) {
     const d = documents++;
