@@ -35,7 +35,14 @@ export async function openFgaStore(config: Config, main: Storage): Promise<FgaSt
   const store = config.string('fga-store', '').trim();
   if (store === 'memory') return new MemoryFgaStore();
   if (store) {
-    const own = await openStorage(config.with({ 'database-type': store, 'database-url': config.string('fga-store-url', '') }), fgaEntities);
+    let own: Storage;
+    try {
+      own = await openStorage(config.with({ 'database-type': store, 'database-url': config.string('fga-store-url', '') }), fgaEntities);
+    } catch (err) {
+      // storage/ names the main database's flags; here the URL came from --fga-store-url.
+      if (err instanceof Error) err.message = err.message.replaceAll('--database-url', '--fga-store-url').replaceAll('--database-type', '--fga-store');
+      throw err;
+    }
     return SqlFgaStore.open(own, true);
   }
   if (MAIN_SQL.has(main.type)) return SqlFgaStore.open(main, false);

@@ -29,11 +29,14 @@ const fga = (ctx: RequestContext): FgaApi => ctx.kernel.service('fga');
 
 /**
  * check_permissions and list_permissions serve both session callers and super-admins (SPEC.md:
- * an explicit `user` is honoured for super-admins), so they authenticate here, session first,
- * instead of through one access level.
+ * an explicit `user` is honoured for super-admins), so they authenticate here instead of through
+ * one access level: session first, unless the call names a `user`, where the admin credentials,
+ * when the request carries them too (an admin's browser holds both cookies), are the ones that
+ * make it allowed (review finding: the session won and the call was refused).
  */
 function authenticateCaller(ctx: RequestContext, input: unknown): Promise<void> | undefined {
-  const found = ctx.kernel.authenticate(['session', 'admin'], ctx, input);
+  const named = typeof (input as { user?: unknown } | undefined)?.user === 'string' && (input as { user: string }).user !== '';
+  const found = ctx.kernel.authenticate(named ? ['admin', 'session'] : ['session', 'admin'], ctx, input);
   if (found instanceof Promise) return found.then((principal) => admitCaller(ctx, principal));
   admitCaller(ctx, found);
   return undefined;

@@ -108,6 +108,12 @@ t.test('admin operations, checks and lists on the main SQLite database', async (
     { results: [{ relation: 'viewer', object: 'document:1', allowed: false }] },
     'a super-admin may name anyone',
   );
+  const both = testContext(kernel, { headers: { 'x-test-user': 'user:beth', 'x-test-admin': '1' } });
+  t.same(
+    await kernel.invoke('check_permissions', both, { checks: [checks[0]], user: 'user:anne' }),
+    { results: [{ relation: 'viewer', object: 'document:1', allowed: true }] },
+    'a super-admin whose request carries a user session too may still name anyone',
+  );
   for (const op of ['check_permissions', 'list_permissions']) {
     await t.rejects(kernel.invoke(op, admin(kernel), op === 'check_permissions' ? { checks: [checks[0]] } : {}), { code: 'invalid_argument', message: 'user is required for an admin caller' }, `${op}: a super-admin must name the user (the model has no type for its own subject)`);
   }
@@ -195,6 +201,14 @@ t.test('configuration rules', async (t) => {
   t.match(fgaPlugin.validateConfig!(new Config({ 'fga-store-url': 'postgres://x' })), /needs --fga-store/);
   t.match(fgaPlugin.validateConfig!(new Config({ 'fga-store': 'postgresql://x' })), /not a URI/);
   t.equal(fgaPlugin.validateConfig!(new Config({ 'fga-store': 'memory' })), undefined);
+  // A bad separate store is refused at start, naming the flags it came from (not the main database's).
+  const { openFgaStore } = await import('../../../plugins/fga/open-store.js');
+  const refusal = await openFgaStore(new Config({ 'fga-store': 'postgres', 'fga-store-url': 'mysql://127.0.0.1/x' }), {} as never).then(
+    () => 'opened',
+    (err: Error) => err.message,
+  );
+  t.match(refusal, /--fga-store/);
+  t.notMatch(refusal, /--database-/);
   for (const bad of [-1, 2.5]) {
     t.equal(
       fgaPlugin.validateConfig!(new Config({ 'fga-check-cache-size': bad })),
