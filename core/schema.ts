@@ -49,8 +49,17 @@ export const StrList = (opts: { maxItems?: number; maxLength?: number; descripti
     maxItems: opts.maxItems ?? 100,
     ...(opts.description ? { description: opts.description } : {}),
   });
-export const OptStrList = (opts: { maxItems?: number; maxLength?: number; description?: string } = {}) =>
-  Type.Optional(StrList(opts));
+/**
+ * `emptyClears`: an empty list sets the field to no items, where leaving it out keeps it (an
+ * update's `roles`). JSON tells the two apart; proto3 cannot (a repeated field has no presence),
+ * so the gRPC projection adds a `clear_<name>` flag for it (transports/grpc/proto-model.ts).
+ */
+export const EMPTY_CLEARS = 'x-empty-clears';
+export const OptStrList = (opts: { maxItems?: number; maxLength?: number; description?: string; emptyClears?: boolean } = {}) => {
+  const { emptyClears, ...list } = opts;
+  const schema = StrList(list);
+  return Type.Optional(emptyClears ? ({ ...schema, [EMPTY_CLEARS]: true } as typeof schema) : schema);
+};
 
 /** An input object: named, closed (unknown fields are an invalid_argument). */
 export function InputObject<P extends TProperties>(id: string, properties: P, options: ObjectOptions = {}): TObject<P> {

@@ -17,7 +17,7 @@ export const UpdateUserRequest = InputObject('UpdateUserRequest', {
   phone_number: profileInput.phoneNumber(),
   phone_number_verified: OptBool(),
   picture: profileInput.picture(),
-  roles: OptStrList({ maxItems: 50, maxLength: 64 }),
+  roles: OptStrList({ maxItems: 50, maxLength: 64, emptyClears: true }),
   is_multi_factor_auth_enabled: OptBool(),
   reset_mfa: OptBool(),
   app_data: OptJsonMap(),

@@ -60,6 +60,14 @@ export function fromWire(model: ProtoModel, name: string, wire: unknown, prefix 
   for (const f of model.message(name).fields) {
     const path = prefix + f.name;
     const v = w[f.name];
+    if (f.clears !== undefined) {
+      if (v !== true) continue;
+      if (Array.isArray(w[f.clears]) && (w[f.clears] as unknown[]).length > 0) {
+        throw new ServiceError('invalid_argument', `invalid ${path}: ${f.name} and a non-empty ${prefix}${f.clears} contradict each other`);
+      }
+      out[f.clears] = [];
+      continue;
+    }
     if (f.repeated) {
       const list = Array.isArray(v) ? v : [];
       if (list.length === 0 && f.optional) continue;

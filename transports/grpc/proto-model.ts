@@ -16,7 +16,7 @@
 import type { TSchema } from '@sinclair/typebox';
 import type { CompiledOperation } from '../../core/operations.js';
 import { pascalCase } from '../../core/operations.js';
-import { scalarTag } from '../../core/schema.js';
+import { EMPTY_CLEARS, scalarTag } from '../../core/schema.js';
 
 export const PROTO_PACKAGE = 'latchkey.v1';
 export const PUBLIC_SERVICE = 'AuthorizerService';
@@ -39,6 +39,8 @@ export interface ProtoField {
   /** Not required by the schema: proto3 `optional` (explicit presence). */
   optional: boolean;
   description?: string;
+  /** A `clear_<list>` flag: true sets the list named here to no items (core/schema.ts EMPTY_CLEARS). */
+  clears?: string;
 }
 
 export interface ProtoMessage {
@@ -157,7 +159,24 @@ class ModelBuilder {
   private fields(schema: TSchema, messageName: string): ProtoField[] {
     const s = view(schema);
     const required = new Set(s.required ?? []);
-    return Object.entries(s.properties ?? {}).map(([key, prop], i) => {
+    const entries = Object.entries(s.properties ?? {});
+    // Numbered after every property, so adding a flag never renumbers an existing field.
+    const flags: ProtoField[] = entries
+      .filter(([, prop]) => (view(prop) as Record<string, unknown>)[EMPTY_CLEARS] === true)
+      .map(([key], k) => ({
+        name: `clear_${key}`,
+        number: entries.length + k + 1,
+        type: { kind: 'scalar', scalar: 'bool' },
+        repeated: false,
+        optional: true,
+        clears: key,
+        description: `true sets ${key} to no items (an empty ${key} is the same as leaving it out in proto3)`,
+      }));
+    return [...this.propertyFields(entries, required, messageName), ...flags];
+  }
+
+  private propertyFields(entries: [string, TSchema][], required: Set<string>, messageName: string): ProtoField[] {
+    return entries.map(([key, prop], i) => {
       if (!IDENT.test(key)) throw new Error(`${this.where(messageName)}: property "${key}" is not a valid proto field name`);
       const { type, repeated } = this.fieldType(prop, messageName, key);
       const description = view(prop).description;

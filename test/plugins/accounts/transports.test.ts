@@ -121,3 +121,18 @@ t.test('gRPC: signup, login, profile with bearer metadata, bad input', async (t)
   const v = await client.call('validate_jwt_token', { token_type: 'access_token', token });
   t.equal((v.response as { is_valid: boolean }).is_valid, true);
 });
+
+t.test("gRPC: an update can clear a user's roles, as REST's roles: [] does (clear_roles)", async (t) => {
+  const client = grpcClient(server.grpcAddress, [...server.kernel.operations.values()]);
+  t.teardown(() => client.close());
+  const admin = { 'x-service-admin-secret': TEST_ADMIN_SECRET };
+  const s = await client.call('signup', { email: 'grpc-roles@example.com', password: PASSWORD, confirm_password: PASSWORD });
+  const id = (s.response as { user: { id: string } }).user.id;
+  const kept = await client.call('_update_user', { id, given_name: 'Kept', roles: [] }, admin);
+  t.same((kept.response as { roles: string[] }).roles, ['user'], 'an empty list alone is "not given" in proto3: roles are kept');
+  const cleared = await client.call('_update_user', { id, clear_roles: true }, admin);
+  t.same((cleared.response as { roles?: string[] }).roles ?? [], [], 'clear_roles empties them');
+  await t.rejects(client.call('_update_user', { id, roles: ['user'], clear_roles: true }, admin), { code: 'invalid_argument', message: /contradict/ });
+  const restored = await rest('admin/update_user', { id, roles: ['user'] }, admin);
+  t.same((restored.body as { roles: string[] }).roles, ['user'], 'and REST sets them again');
+});
