@@ -63,6 +63,9 @@ export const adminOperations: AnyOperation[] = [
     kind: 'query',
     access: 'admin',
     description: 'Checks the admin session and issues a fresh `service-admin` cookie.',
+    // REST keeps SPEC.md's GET; GraphQL runs it from a POST only (a cross-site GET ended the
+    // admin's session: review finding).
+    changesState: true,
     rest: { path: 'admin/session', method: 'GET' },
     output: MessageResponse,
     handler: async (ctx) => {

@@ -57,6 +57,17 @@ t.test('CSRF: a state-changing POST without Origin or Referer is 403', async (t)
   t.same(await graphql.json(), { data: null, errors: [{ message: 'missing Origin or Referer header', extensions: { code: 'PERMISSION_DENIED' } }] }, 'GraphQL gets its own envelope');
 });
 
+t.test('GraphQL runs _admin_session, which replaces the admin cookie, from a POST only', async (t) => {
+  const login = await post('/v1/admin/login', { admin_secret: TEST_ADMIN_SECRET });
+  const cookie = login.headers.getSetCookie().find((c) => c.startsWith('service-admin='))!.split(';')[0];
+  const viaGet = await fetch(`${server.url}/graphql?query=${encodeURIComponent('{ _admin_session { message } }')}`, { headers: { cookie } });
+  const body = (await viaGet.json()) as { errors?: { extensions?: { code?: string } }[] };
+  t.equal(body.errors?.[0]?.extensions?.code, 'METHOD_NOT_ALLOWED');
+  t.same(viaGet.headers.getSetCookie(), [], 'no cookie was replaced');
+  const viaPost = await post('/graphql', { query: '{ _admin_session { message } }' }, { ...ORIGIN, cookie });
+  t.same(((await viaPost.json()) as { data: unknown }).data, { _admin_session: { message: 'admin session refreshed successfully' } });
+});
+
 t.test('an empty body sent as JSON is an empty input; a poisoned one is still refused', async (t) => {
   const admin = { ...ORIGIN, 'x-service-admin-secret': TEST_ADMIN_SECRET };
   const empty = await post('/v1/admin/logout', '', admin);
