@@ -20,7 +20,9 @@ export function checkEncoding(encoding: string | string[] | undefined): void {
 export function messageBytes(message: IncomingMessage, encoding: string | string[] | undefined, limit: number): Buffer {
   if (!message.compressed) return message.bytes;
   const inflate = encoding === 'gzip' ? gunzipSync : encoding === 'deflate' ? inflateSync : undefined;
-  if (!inflate) throw new GrpcFailure(GRPC_STATUS.INVALID_ARGUMENT, 'compressed message without a grpc-encoding');
+  // grpc/doc/compression.md: a message flagged compressed without an encoding other than
+  // identity MUST fail with INTERNAL.
+  if (!inflate) throw new GrpcFailure(GRPC_STATUS.INTERNAL, 'compressed message without a grpc-encoding');
   try {
     return inflate(message.bytes, { maxOutputLength: limit });
   } catch (err) {

@@ -10,6 +10,10 @@ t.test('each unit converts to milliseconds', async (t) => {
   t.equal(parseTimeout('250m'), 250);
   t.equal(parseTimeout('1500u'), 1.5);
   t.equal(parseTimeout('99999999n'), 99.999999);
+  // Past what a Node timer holds (2^31-1 ms, ~24.8 days) a deadline is none: a timer would fire
+  // after 1 ms instead (a review finding).
+  t.equal(parseTimeout('596H'), 596 * 3_600_000, 'just under the timer limit');
+  for (const far of ['99999999H', '99999999M', '2592000S']) t.equal(parseTimeout(far), undefined, far);
 });
 
 t.test('more than eight digits, no unit, an unknown unit or a repeated header are refused', async (t) => {

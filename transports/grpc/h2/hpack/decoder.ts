@@ -100,6 +100,11 @@ export class HpackDecoder {
       if (value > MAX_INTEGER) throw new HpackError('integer too large');
       if ((byte & 0x80) === 0) return value;
       shift += 7;
+      // Continuation bytes that add nothing (0x80) leave the value small while the shift grows,
+      // until 2 ** shift is Infinity and 0 * Infinity is NaN, which passes every comparison: a
+      // table size of NaN then disabled eviction (review finding: unbounded memory). No integer
+      // within MAX_INTEGER needs more continuation bytes than this.
+      if (shift > 28) throw new HpackError('integer too large');
     }
   }
 

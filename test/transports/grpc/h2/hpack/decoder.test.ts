@@ -49,6 +49,10 @@ t.test('malformed blocks are refused', async (t) => {
     ['3fe21f', 'a size update above the advertised 4096', /above the advertised/],
     ['0081ff', 'a Huffman name that is EOS padding only, 8 bits', /padding/],
     ['ffffffffffff0f', 'an integer past 2^30', /too large/],
+    // Continuation bytes adding nothing: the shift grew until the value was NaN, which passed
+    // every bound, and a table size of NaN turned eviction off (a review finding).
+    [`3f${'80'.repeat(150)}00`, 'a size update padded with 150 empty continuation bytes', /too large/],
+    [`7f${'80'.repeat(6)}00`, 'a literal name index padded the same way', /too large/],
   ];
   for (const [block, what, error] of cases) t.throws(() => new HpackDecoder().decode(hex(block), 1e6), error, what);
 });
