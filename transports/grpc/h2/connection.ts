@@ -363,6 +363,11 @@ export class H2Connection {
       }
     } catch (err) {
       if (!(err instanceof StreamError)) throw err;
+      // "MadeYouReset" (CVE-2025-8671): a peer's mistake on a stream (a zero WINDOW_UPDATE, DATA
+      // after its end) makes this side reset it, which frees its place under the concurrency
+      // limit while its call may still run. Such resets draw on the same budget as the peer's own
+      // RST_STREAM, so provoking them cannot open calls without bound (a review finding).
+      if (!this.takeResetToken()) throw new ConnectionError(ERROR.ENHANCE_YOUR_CALM, 'too many streams reset');
       const open = this.streams.get(stream);
       if (open) open.close(err.code);
       else this.resetStream(stream, err.code);

@@ -155,6 +155,19 @@ t.test('opening and resetting streams at a flood rate ends the connection (rapid
   t.ok(opened.length >= 1000 && opened.length < 1100, `${opened.length} streams reached the handler`);
 });
 
+t.test('streams the peer makes this side reset draw on the same budget (MadeYouReset)', async (t) => {
+  const opened: number[] = [];
+  const server = await testServer((stream) => {
+    opened.push(stream.id);
+  }, { maxConcurrentStreams: 5000 });
+  t.teardown(() => server.close(100));
+  const peer = await peerOf(t, server);
+  // A WINDOW_UPDATE of 0 on an open stream is a stream error (§6.9): the server resets it.
+  for (let id = 1; id < 2 * 1100; id += 2) peer.request(id, FLAG.END_HEADERS).frame(FRAME.WINDOW_UPDATE, 0, id, Buffer.alloc(4));
+  t.equal(await peer.goAwayCode(), ERROR.ENHANCE_YOUR_CALM);
+  t.ok(opened.length >= 1000 && opened.length < 1100, `${opened.length} streams reached the handler`);
+});
+
 t.test('a reset from the peer closes the stream for its handler', async (t) => {
   let closed = false;
   const server = await testServer((stream) => {
