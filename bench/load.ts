@@ -9,6 +9,8 @@ export interface LoadResult {
   rps: number;
   p99ms: number;
   errors: number;
+  /** The measured server's CPU (user + system, every thread) per request, when measured. */
+  cpuUs?: number;
 }
 
 export const DURATION_S = Number(process.env.BENCH_DURATION ?? 5);

@@ -74,7 +74,7 @@ import { hashPassword, PRODUCTION_PARAMS } from '../../plugins/users/password.js
 import { closedLoop, wrkLoad, type LoadResult } from '../load.js';
 import { printTable, type Row } from '../table.js';
 import { httpRun, postJson } from './http.js';
-import { interleaved, startParty, type Party } from './parties.js';
+import { interleaved, startParty, withServerCpu, type Party } from './parties.js';
 import { startPeer } from './peer.js';
 
 const S = 'accounts';
@@ -86,7 +86,8 @@ const LOGIN_IN_FLIGHT = 8;
 const LOGIN_ROUNDS = Number(process.env.BENCH_LOGIN_ROUNDS ?? 3);
 const CEILING = `raw Argon2id verify (m=${Math.round(PRODUCTION_PARAMS.memoryCost / 1024)}MiB,t=${PRODUCTION_PARAMS.timeCost},p=${PRODUCTION_PARAMS.parallelism})`;
 const pct = (x: number) => `${(x * 100).toFixed(0)}%`;
-const note = (r: LoadResult, extra = '') => `p99 ${r.p99ms.toFixed(1)} ms${r.errors ? `, ${r.errors} errors` : ''}${extra ? `, ${extra}` : ''}`;
+const note = (r: LoadResult, extra = '') =>
+  `p99 ${r.p99ms.toFixed(1)} ms${r.cpuUs !== undefined ? `, server CPU ${r.cpuUs.toFixed(0)} µs/req` : ''}${r.errors ? `, ${r.errors} errors` : ''}${extra ? `, ${extra}` : ''}`;
 
 const SECRET = 'bench-secret-bench-secret-bench-secret-0123';
 /**
@@ -158,10 +159,10 @@ async function tokenRows(alg: 'HS256' | 'RS256', server: Party, bare: Party, row
   const probe = await postJson(`${server.url}/v1/validate_jwt_token`, { token_type: 'access_token', token }, headers);
   if (probe.is_valid !== true) throw new Error(`validate_jwt_token ${alg}: the bench token is not valid`);
   const [ref, refPost, vjt, profile] = await interleaved([
-    () => httpRun({ url: bare.url, headers: auth, durationS: RUN_S }),
-    () => httpRun({ url: bareValidate, method: 'POST', headers: post, body: vjtBody, durationS: RUN_S }),
-    () => httpRun({ url: `${server.url}/v1/validate_jwt_token`, method: 'POST', headers: post, body: vjtBody, durationS: RUN_S }),
-    () => httpRun({ url: `${server.url}/v1/profile`, headers: auth, durationS: RUN_S }),
+    () => withServerCpu(bare, RUN_S, () => httpRun({ url: bare.url, headers: auth, durationS: RUN_S })),
+    () => withServerCpu(bare, RUN_S, () => httpRun({ url: bareValidate, method: 'POST', headers: post, body: vjtBody, durationS: RUN_S })),
+    () => withServerCpu(server, RUN_S, () => httpRun({ url: `${server.url}/v1/validate_jwt_token`, method: 'POST', headers: post, body: vjtBody, durationS: RUN_S })),
+    () => withServerCpu(server, RUN_S, () => httpRun({ url: `${server.url}/v1/profile`, headers: auth, durationS: RUN_S })),
   ]);
   const refName = `bare Fastify verify ${alg} (GET, bearer)`;
   const refPostName = `bare Fastify verify ${alg} (POST, JSON body)`;
@@ -186,17 +187,22 @@ async function tokenRows(alg: 'HS256' | 'RS256', server: Party, bare: Party, row
   const nextForServer = () => many[serverAt++ % many.length];
   const nextForBare = () => many[bareAt++ % many.length];
   const [coldRef, coldRefPost, coldVjt, coldProfile] = await interleaved([
-    () => httpRun({ url: bare.url, durationS: RUN_S, vary: () => ({ headers: { authorization: `Bearer ${nextForBare()}` } }) }),
-    () => httpRun({ url: bareValidate, method: 'POST', headers: post, durationS: RUN_S, vary: () => ({ body: JSON.stringify({ token_type: 'access_token', token: nextForBare() }) }) }),
+    () => withServerCpu(bare, RUN_S, () => httpRun({ url: bare.url, durationS: RUN_S, vary: () => ({ headers: { authorization: `Bearer ${nextForBare()}` } }) })),
     () =>
-      httpRun({
-        url: `${server.url}/v1/validate_jwt_token`,
-        method: 'POST',
-        headers: post,
-        durationS: RUN_S,
-        vary: () => ({ body: JSON.stringify({ token_type: 'access_token', token: nextForServer() }) }),
-      }),
-    () => httpRun({ url: `${server.url}/v1/profile`, durationS: RUN_S, vary: () => ({ headers: { authorization: `Bearer ${nextForServer()}` } }) }),
+      withServerCpu(bare, RUN_S, () =>
+        httpRun({ url: bareValidate, method: 'POST', headers: post, durationS: RUN_S, vary: () => ({ body: JSON.stringify({ token_type: 'access_token', token: nextForBare() }) }) }),
+      ),
+    () =>
+      withServerCpu(server, RUN_S, () =>
+        httpRun({
+          url: `${server.url}/v1/validate_jwt_token`,
+          method: 'POST',
+          headers: post,
+          durationS: RUN_S,
+          vary: () => ({ body: JSON.stringify({ token_type: 'access_token', token: nextForServer() }) }),
+        }),
+      ),
+    () => withServerCpu(server, RUN_S, () => httpRun({ url: `${server.url}/v1/profile`, durationS: RUN_S, vary: () => ({ headers: { authorization: `Bearer ${nextForServer()}` } }) })),
   ]);
   const coldName = `${refName}, distinct tokens`;
   const coldPostName = `${refPostName}, distinct tokens`;
