@@ -17,7 +17,7 @@ export interface BenchChild<T> {
 }
 
 /** utime + stime from /proc/<pid>/stat (fields 14 and 15, in clock ticks of 1/100 s). */
-function procCpuSeconds(pid: number | undefined): number {
+export function procCpuSeconds(pid: number | undefined): number {
   if (!pid) return Number.NaN;
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');

@@ -5,8 +5,9 @@
  * background load hits both sides rather than one.
  */
 import { fork, type ChildProcess } from 'node:child_process';
-import { mkdirSync, readFileSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { procCpuSeconds } from '../child.js';
 import type { LoadResult } from '../load.js';
 import type { ChildSpec } from './child.js';
 
@@ -93,26 +94,15 @@ function mean(results: LoadResult[]): LoadResult {
   };
 }
 
-/** CPU seconds (user + system, every thread) of a process so far, from /proc (Linux). */
-function cpuSecondsOf(pid: number): number {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return (Number(fields[11]) + Number(fields[12])) / 100;
-  } catch {
-    return Number.NaN;
-  }
-}
-
 /**
  * `run` with the CPU `party` spent per request during it: with the load generator on the same
  * cores, a rate ratio alone can hide a slower server behind a saturated client (a bench review
  * finding), so the token rows show both.
  */
 export async function withServerCpu(party: Pick<Party, 'pid'>, durationS: number, run: () => Promise<LoadResult>): Promise<LoadResult> {
-  const before = cpuSecondsOf(party.pid);
+  const before = procCpuSeconds(party.pid);
   const result = await run();
-  const used = cpuSecondsOf(party.pid) - before;
+  const used = procCpuSeconds(party.pid) - before;
   const requests = result.rps * durationS;
   return requests > 0 && Number.isFinite(used) ? { ...result, cpuUs: (used * 1e6) / requests } : result;
 }

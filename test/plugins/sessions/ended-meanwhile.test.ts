@@ -12,23 +12,24 @@ const tk = await bootAccounts();
 t.teardown(() => tk.close());
 const k: Kernel = tk.kernel;
 
-/** Holds the next users.findById open until the returned `release` is called. */
-function holdNextUserLookup(): { reached: Promise<void>; release: () => void } {
-  const users = k.service('users');
-  const original = users.findById;
+/** Holds the next call of `method` on `target` open, after it ran, until `release` is called. */
+function holdNext<T extends object, K extends keyof T>(target: T, method: K): { reached: Promise<void>; release: () => void } {
+  const original = target[method] as unknown as (...args: unknown[]) => Promise<unknown>;
   let release!: () => void;
   let reached!: () => void;
   const gate = new Promise<void>((r) => (release = r));
   const entered = new Promise<void>((r) => (reached = r));
-  users.findById = async (id: string) => {
-    users.findById = original;
-    const user = await original.call(users, id);
+  (target as Record<K, unknown>)[method] = async (...args: unknown[]) => {
+    (target as Record<K, unknown>)[method] = original;
+    const result = await original.apply(target, args);
     reached();
     await gate;
-    return user;
+    return result;
   };
   return { reached: entered, release };
 }
+
+const holdNextUserLookup = () => holdNext(k.service('users'), 'findById');
 
 const profileOf = (token: string) => call<{ email: string }>(k, 'profile', undefined, { bearer: token });
 
@@ -62,26 +63,14 @@ t.test('a session call that read the session before a logout does not rotate it 
 
 t.test('a login whose password check was running when the admin revoked access gets no live session', async (t) => {
   const erin = await call<Auth & { user: { id: string } }>(k, 'signup', { email: 'login-race@example.com', password: PASSWORD, confirm_password: PASSWORD });
-  const users = k.service('users');
-  const original = users.verifyPassword;
-  let release!: () => void;
-  let reached!: () => void;
-  const gate = new Promise<void>((r) => (release = r));
-  const entered = new Promise<void>((r) => (reached = r));
-  users.verifyPassword = async (...args: Parameters<typeof original>) => {
-    users.verifyPassword = original;
-    const verdict = await original.apply(users, args);
-    reached();
-    await gate;
-    return verdict;
-  };
+  const hold = holdNext(k.service('users'), 'verifyPassword');
   const login = call<Auth>(k, 'login', { email: 'login-race@example.com', password: PASSWORD }).then(
     (r) => r,
     (err: { code?: string }) => err.code,
   );
-  await entered;
+  await hold.reached;
   await call(k, '_revoke_access', { user_id: erin.user.id }, { admin: true });
-  release();
+  hold.release();
   t.equal(await login, 'unauthenticated', 'the login fails');
   t.same(await k.memory.keys(`session:${erin.user.id}:`), [], 'and leaves no session behind');
   await call(k, '_enable_access', { user_id: erin.user.id }, { admin: true });

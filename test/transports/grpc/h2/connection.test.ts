@@ -143,30 +143,27 @@ t.test('streams past SETTINGS_MAX_CONCURRENT_STREAMS are refused', async (t) => 
   t.equal(rst.payload.readUInt32BE(0), ERROR.REFUSED_STREAM);
 });
 
-t.test('opening and resetting streams at a flood rate ends the connection (rapid reset)', async (t) => {
+/** Opens 1100 streams, each followed by `then` (which gets it reset), and expects the reset budget to end the connection. */
+async function resetFlood(t: Test, then: (peer: RawPeer, id: number) => void): Promise<void> {
   const opened: number[] = [];
   const server = await testServer((stream) => {
     opened.push(stream.id);
   }, { maxConcurrentStreams: 5000 });
   t.teardown(() => server.close(100));
   const peer = await peerOf(t, server);
-  for (let id = 1; id < 2 * 1100; id += 2) peer.request(id, FLAG.END_HEADERS).frame(FRAME.RST_STREAM, 0, id, Buffer.from([0, 0, 0, 8]));
+  for (let id = 1; id < 2 * 1100; id += 2) then(peer.request(id, FLAG.END_HEADERS), id);
   t.equal(await peer.goAwayCode(), ERROR.ENHANCE_YOUR_CALM);
   t.ok(opened.length >= 1000 && opened.length < 1100, `${opened.length} streams reached the handler`);
-});
+}
 
-t.test('streams the peer makes this side reset draw on the same budget (MadeYouReset)', async (t) => {
-  const opened: number[] = [];
-  const server = await testServer((stream) => {
-    opened.push(stream.id);
-  }, { maxConcurrentStreams: 5000 });
-  t.teardown(() => server.close(100));
-  const peer = await peerOf(t, server);
-  // A WINDOW_UPDATE of 0 on an open stream is a stream error (§6.9): the server resets it.
-  for (let id = 1; id < 2 * 1100; id += 2) peer.request(id, FLAG.END_HEADERS).frame(FRAME.WINDOW_UPDATE, 0, id, Buffer.alloc(4));
-  t.equal(await peer.goAwayCode(), ERROR.ENHANCE_YOUR_CALM);
-  t.ok(opened.length >= 1000 && opened.length < 1100, `${opened.length} streams reached the handler`);
-});
+t.test('opening and resetting streams at a flood rate ends the connection (rapid reset)', async (t) =>
+  resetFlood(t, (peer, id) => peer.frame(FRAME.RST_STREAM, 0, id, Buffer.from([0, 0, 0, 8]))),
+);
+
+// A WINDOW_UPDATE of 0 on an open stream is a stream error (§6.9): the server resets it.
+t.test('streams the peer makes this side reset draw on the same budget (MadeYouReset)', async (t) =>
+  resetFlood(t, (peer, id) => peer.frame(FRAME.WINDOW_UPDATE, 0, id, Buffer.alloc(4))),
+);
 
 t.test('a reset from the peer closes the stream for its handler', async (t) => {
   let closed = false;
