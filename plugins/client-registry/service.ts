@@ -9,6 +9,7 @@ import { invalidArgument, notFound } from '../../core/errors.js';
 import type { Storage } from '../../core/storage.js';
 import { newId } from '../../storage/ids.js';
 import { OAuthClientEntity, type OAuthClientRow } from './entities.js';
+import { parentDomain } from '../sessions/cookies.js';
 import { digestSecret, newClientId, newClientSecret, secretMatches } from './secret.js';
 import { checkName, checkRedirectUris, checkScopes } from './validation.js';
 
@@ -76,6 +77,11 @@ interface Cached {
   digest: string;
 }
 
+/** Control characters never occur in a client id; a NUL reached the SQL text and failed there (a 500: review finding). */
+const CONTROL = /[\u0000-\u001f\u007f]/;
+
+const isLoopback = (host: string): boolean => host === 'localhost' || host.endsWith('.localhost') || host === '127.0.0.1' || host === '[::1]';
+
 export function createClientRegistry(storage: Storage, config: Config): ClientRegistryService {
   const cache = new LRUCache<string, Cached>({ max: 10_000, ttl: CACHE_TTL_MS });
   const builtInId = config.string('client-id') ?? '';
@@ -127,6 +133,13 @@ export function createClientRegistry(storage: Storage, config: Config): ClientRe
     return entry;
   }
 
+  const hostOf = (uri: string): string => {
+    try {
+      return new URL(uri).hostname;
+    } catch {
+      return '';
+    }
+  };
   const originOf = (uri: string): string | null => {
     try {
       return new URL(uri).origin;
@@ -135,11 +148,24 @@ export function createClientRegistry(storage: Storage, config: Config): ClientRe
     }
   };
 
-  /** The built-in client may redirect to any URI of an allowed origin (`*`: any). */
+  /**
+   * The built-in client may redirect to a URI of a listed origin. `--allowed-origins *` (SPEC.md's
+   * default) opens CORS to every origin, but it does not send tokens anywhere: with it, the
+   * built-in client redirects only within the service's own site (the host of `--url`, or the
+   * parent domain its `cookie_session_domain` uses), or from loopback to loopback when `--url` is
+   * one (development). Before, `*` let /authorize hand an implicit-flow token to any URL: a
+   * review found the account takeover that followed (RFC 9700 §4.1.3, RFC 6749 §10.15).
+   */
+  const serviceUrl = config.string('url') ?? '';
+  const serviceHost = hostOf(serviceUrl);
+  const serviceSite = parentDomain(serviceUrl);
+  const ownSite = (host: string): boolean =>
+    host === serviceHost || (serviceSite !== undefined && (host === serviceSite || host.endsWith(`.${serviceSite}`))) || (isLoopback(serviceHost) && isLoopback(host));
   const builtInAllows = (uri: string): boolean => {
     const origin = originOf(uri);
     if (!origin || origin === 'null' || uri.includes('#')) return false;
-    return origins.includes('*') || origins.some((o) => originOf(o) === origin);
+    if (origins.some((o) => o !== '*' && originOf(o) === origin)) return true;
+    return origins.includes('*') && ownSite(hostOf(uri));
   };
 
   return {
@@ -221,12 +247,12 @@ export function createClientRegistry(storage: Storage, config: Config): ClientRe
     },
 
     async findByClientId(clientId) {
-      if (!clientId || clientId.length > 256) return null;
+      if (!clientId || clientId.length > 256 || CONTROL.test(clientId)) return null;
       return (await load(clientId))?.client ?? null;
     },
 
     async authenticate(clientId, secret) {
-      if (!clientId || clientId.length > 256 || !secret || secret.length > 512) return null;
+      if (!clientId || clientId.length > 256 || CONTROL.test(clientId) || !secret || secret.length > 512) return null;
       const entry = await load(clientId);
       if (!entry) {
         // Same work as a real check so unknown ids and wrong secrets take the same time.

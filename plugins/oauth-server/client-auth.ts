@@ -1,7 +1,8 @@
 /**
  * Client authentication at the token, revocation and introspection endpoints (RFC 6749 §2.3.1):
  * `client_secret_basic` (form-urlencoded id and secret in HTTP Basic) or `client_secret_post`;
- * using both at once is refused. A request with only `client_id` is a public client.
+ * using both at once is refused. A request with only `client_id` is a public client, which only
+ * the built-in application client is.
  */
 import type { RequestContext } from '../../core/context.js';
 import type { OAuthClient } from '../client-registry/service.js';
@@ -49,6 +50,10 @@ export async function identifyClient(ctx: RequestContext, params: Params): Promi
   }
   const client = await registry.findByClientId(id);
   if (!client) throw invalidClient();
+  // Every registered client is issued a secret, so it is confidential and must authenticate
+  // (RFC 6749 §2.3, §6; RFC 9700 §4.14: a stolen refresh token alone must not be enough). Only
+  // the built-in application client is public (browser apps using PKCE and the session cookie).
+  if (!client.builtIn) throw invalidClient('client authentication is required for this client');
   return { client, authenticated: false, method: 'none' };
 }
 

@@ -5,11 +5,12 @@ import { SUPPORTED_SCOPES } from './scopes.js';
 
 /**
  * The scopes granted: the requested ones (or the defaults), each allowed for the client. A
- * registered client may use its `allowed_scopes`; the built-in client the supported set.
+ * registered client may use its `allowed_scopes` and nothing else (an empty list allows nothing:
+ * it used to allow every scope, a review finding); the built-in client the supported set.
  */
 export function grantScopes(client: OAuthClient, requested: string[], defaults: string[]): string[] {
   const asked = requested.length > 0 ? requested : defaults;
-  const allowed = client.builtIn || client.allowedScopes.length === 0 ? SUPPORTED_SCOPES : client.allowedScopes;
+  const allowed = client.builtIn ? SUPPORTED_SCOPES : client.allowedScopes;
   const refused = asked.filter((s) => !allowed.includes(s));
   if (refused.length > 0) throw new OAuthError('invalid_scope', `scope not allowed for this client: ${refused.join(' ')}`);
   return asked;

@@ -106,4 +106,34 @@ t.test('client registry', async (t) => {
     t.ok(registry.redirectAllowed(app!, 'http://localhost:3000/anything'));
     t.notOk(registry.redirectAllowed(app!, 'http://localhost:3001/cb'));
   });
+
+  t.test('a client id holding a control character is no client (it reached the SQL text: a 500)', async (t) => {
+    t.equal(await registry.findByClientId('a\u0000b'), null);
+    t.equal(await registry.authenticate('a\u0000b', 'x'), null);
+  });
+});
+
+t.test('with --allowed-origins * the built-in client redirects only within the service\'s own site', async (t) => {
+  const boot = (url: string) =>
+    bootTestKernel({
+      plugins: [serverPlugin, keysPlugin, adminPlugin, clientRegistryPlugin],
+      flags: { url, 'admin-secret': ADMIN, 'client-id': 'app', 'client-secret': 'app-secret', 'jwt-type': 'HS256', 'jwt-secret': 'registry-test-secret-0123456789abcdef', 'allowed-origins': ['*'] },
+    });
+  const prod = await boot('https://auth.example.com');
+  t.teardown(prod.close);
+  const app = (await prod.kernel.service('client-registry').findByClientId('app'))!;
+  const allows = (uri: string) => prod.kernel.service('client-registry').redirectAllowed(app, uri);
+  t.ok(allows('https://auth.example.com/cb'), 'its own host');
+  t.ok(allows('https://app.example.com/cb'), 'a sibling under the parent domain');
+  t.ok(allows('https://example.com/'), 'the parent domain itself');
+  t.notOk(allows('https://attacker.example/cb'), 'another site: no token leaves (it did, and an account was taken over)');
+  t.notOk(allows('https://example.com.attacker.net/cb'), 'a look-alike');
+  t.notOk(allows('http://localhost:3000/cb'), 'loopback only when the service itself is on loopback');
+  t.ok(prod.kernel.service('client-registry').logoutRedirectAllowed(app, 'https://app.example.com/bye'));
+  t.notOk(prod.kernel.service('client-registry').logoutRedirectAllowed(app, 'https://evil.example/x'), 'logout is no open redirect either');
+  const dev = await boot('http://localhost:8080');
+  t.teardown(dev.close);
+  const devApp = (await dev.kernel.service('client-registry').findByClientId('app'))!;
+  t.ok(dev.kernel.service('client-registry').redirectAllowed(devApp, 'http://localhost:3000/cb'), 'development: loopback to loopback');
+  t.notOk(dev.kernel.service('client-registry').redirectAllowed(devApp, 'https://attacker.example/cb'));
 });

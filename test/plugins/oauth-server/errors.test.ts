@@ -4,6 +4,7 @@
  */
 import t from 'tap';
 import * as oidc from 'openid-client';
+import { TEST_CLIENT_ID } from '../../helpers/server.js';
 import { browserAuthorize, oauthFixture } from './setup.js';
 
 t.test('OAuth error answers', async (t) => {
@@ -15,10 +16,10 @@ t.test('OAuth error answers', async (t) => {
     return { status: res.status, body: (await res.json()) as Record<string, string>, headers: res.headers };
   };
   const creds = { client_id: fx.client.client_id, client_secret: fx.client.client_secret };
-  const getCode = async (opts: { redirectUri?: string; cookie?: string } = {}) => {
+  const getCode = async (opts: { redirectUri?: string; cookie?: string; clientId?: string } = {}) => {
     const verifier = oidc.randomPKCECodeVerifier();
     const q = new URLSearchParams({
-      client_id: fx.client.client_id,
+      client_id: opts.clientId ?? fx.client.client_id,
       redirect_uri: opts.redirectUri ?? fx.redirectUri,
       response_type: 'code',
       state: 'st',
@@ -113,13 +114,41 @@ t.test('OAuth error answers', async (t) => {
     t.equal(good.status, 200, 'client_secret_basic works');
   });
 
-  t.test('public redemption needs the approving browser session', async (t) => {
+  t.test('a registered client is confidential: without its secret it is invalid_client (RFC 6749 §2.3)', async (t) => {
     const { code, verifier } = await getCode();
-    const noCookie = await token({ grant_type: 'authorization_code', code, code_verifier: verifier, redirect_uri: fx.redirectUri, client_id: fx.client.client_id });
+    const noSecret = await token({ grant_type: 'authorization_code', code, code_verifier: verifier, redirect_uri: fx.redirectUri, client_id: fx.client.client_id }, { cookie: fx.cookie });
+    t.equal(noSecret.status, 401);
+    t.equal(noSecret.body.error, 'invalid_client');
+  });
+
+  t.test('a refresh by a registered client without its secret is invalid_client (RFC 6749 §6)', async (t) => {
+    const r = await token({ grant_type: 'refresh_token', refresh_token: 'stolen', client_id: fx.client.client_id });
+    t.equal(r.status, 401);
+    t.equal(r.body.error, 'invalid_client');
+  });
+
+  t.test('a client whose allowed_scopes is empty is granted no scope (it was granted every one)', async (t) => {
+    const created = await fx.admin('create_client', { name: 'no scopes', allowed_scopes: [], redirect_uris: [fx.redirectUri] });
+    const client = created.client as { client_id: string };
+    const r = await token({ grant_type: 'client_credentials', client_id: client.client_id, client_secret: created.client_secret as string, scope: 'profile offline_access' });
+    t.equal(r.status, 400);
+    t.equal(r.body.error, 'invalid_scope');
+  });
+
+  t.test('a NUL in client_id is a 4xx, not a 500', async (t) => {
+    const r = await token({ grant_type: 'client_credentials', client_id: 'a\u0000b', client_secret: 'x' });
+    t.equal(r.status, 401);
+    t.equal(r.body.error, 'invalid_client');
+  });
+
+  t.test('public redemption (the built-in client) needs the approving browser session', async (t) => {
+    const builtIn = TEST_CLIENT_ID;
+    const { code, verifier } = await getCode({ clientId: builtIn });
+    const noCookie = await token({ grant_type: 'authorization_code', code, code_verifier: verifier, redirect_uri: fx.redirectUri, client_id: builtIn });
     t.equal(noCookie.body.error, 'invalid_grant');
-    const second = await getCode();
+    const second = await getCode({ clientId: builtIn });
     const ok = await token(
-      { grant_type: 'authorization_code', code: second.code, code_verifier: second.verifier, redirect_uri: fx.redirectUri, client_id: fx.client.client_id },
+      { grant_type: 'authorization_code', code: second.code, code_verifier: second.verifier, redirect_uri: fx.redirectUri, client_id: builtIn },
       { cookie: fx.cookie },
     );
     t.equal(ok.status, 200);
