@@ -22,7 +22,8 @@ export const adminPlugin = definePlugin({
   validateConfig: (config) => (config.has('admin-secret') && (config.string('admin-secret') ?? '').length > 0 ? undefined : ADMIN_SECRET_MESSAGE),
   operations: [...adminOperations, ...deprecatedOperations],
   setup(ctx) {
-    const matchesSecret = secretMatcher(ctx.config.string('admin-secret') ?? '');
+    const adminSecret = ctx.config.string('admin-secret') ?? '';
+    const matchesSecret = secretMatcher(adminSecret);
     const headerAllowed = !ctx.config.bool('disable-admin-header-auth');
     // The header is compared in memory, so a call carrying it is admitted without a promise; only
     // the session cookie needs the memory store.
@@ -32,7 +33,7 @@ export const adminPlugin = definePlugin({
       if (headerAllowed && header !== undefined && matchesSecret(header)) return superAdmin();
       const cookie = req.cookie(ADMIN_COOKIE);
       if (!cookie) return null;
-      return adminSessionValid(ctx.memory, cookie).then((valid) => (valid ? superAdmin() : null));
+      return adminSessionValid(ctx.memory, cookie, adminSecret).then((valid) => (valid ? superAdmin() : null));
     });
   },
 });

@@ -19,7 +19,7 @@ function cookieSecure(ctx: RequestContext): boolean {
 }
 
 async function setAdminCookie(ctx: RequestContext): Promise<void> {
-  const token = await startAdminSession(ctx.kernel.memory);
+  const token = await startAdminSession(ctx.kernel.memory, ctx.kernel.config.string('admin-secret') ?? '');
   ctx.setCookie(ADMIN_COOKIE, token, {
     httpOnly: true,
     secure: cookieSecure(ctx),

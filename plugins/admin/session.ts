@@ -3,7 +3,7 @@
  * admin secret for an opaque `service-admin` cookie backed by the memory store, so logout ends it
  * everywhere. The cookie never contains the secret.
  */
-import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { MemoryStore } from '../../core/memory-store.js';
 
 export const ADMIN_COOKIE = 'service-admin';
@@ -37,15 +37,28 @@ export function secretMatches(expected: string, given: string | undefined): bool
   return secretMatcher(expected)(given);
 }
 
-export async function startAdminSession(memory: MemoryStore): Promise<string> {
+/**
+ * What a session record holds: an HMAC of the admin secret keyed by the session's own token. A
+ * session is valid only while it matches the secret in force, so changing `--admin-secret` ends
+ * every admin session (they live in the memory store, the database by default, and outlived a
+ * restart with a new secret: a review finding). The store sees neither the secret nor the
+ * token (its key is the token's digest), so the record gives nothing to guess the secret from.
+ */
+const bindingOf = (token: string, secret: string): string => createHmac('sha256', token).update(secret).digest('base64url');
+
+export async function startAdminSession(memory: MemoryStore, secret: string): Promise<string> {
   const token = randomBytes(32).toString('base64url');
-  await memory.set(keyOf(token), '1', ADMIN_SESSION_TTL_MS);
+  await memory.set(keyOf(token), bindingOf(token, secret), ADMIN_SESSION_TTL_MS);
   return token;
 }
 
-export async function adminSessionValid(memory: MemoryStore, token: string | undefined): Promise<boolean> {
+export async function adminSessionValid(memory: MemoryStore, token: string | undefined, secret: string): Promise<boolean> {
   if (!token || token.length > 128) return false;
-  return (await memory.get(keyOf(token))) !== null;
+  const stored = await memory.get(keyOf(token));
+  if (stored === null) return false;
+  const want = Buffer.from(bindingOf(token, secret));
+  const got = Buffer.from(stored);
+  return got.length === want.length && timingSafeEqual(got, want);
 }
 
 export async function endAdminSession(memory: MemoryStore, token: string | undefined): Promise<void> {
