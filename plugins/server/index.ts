@@ -6,6 +6,7 @@ import type { Config } from '../../core/config.js';
 import { definePlugin } from '../../core/plugin.js';
 import { serverFlags } from './flags.js';
 import { checkBaseUrl } from './url.js';
+import { parseTrustedProxies } from '../../transports/grpc/client-ip.js';
 
 function checkDatabase(config: Config): string | undefined {
   if (!config.has('database-type')) return '--database-type is required (sqlite, libsql, postgres, mysql, mariadb or mongodb)';
@@ -36,5 +37,29 @@ export const serverPlugin = definePlugin({
     checkBaseUrl(config.string('url')) ??
     (config.has('client-id') ? undefined : '--client-id is required') ??
     (config.has('client-secret') ? undefined : '--client-secret is required') ??
-    checkPorts(config),
+    checkPorts(config) ??
+    checkTrustedProxies(config.list('trusted-proxies')),
 });
+
+/**
+ * Every --trusted-proxies entry must be an IP address or CIDR range: HTTP (Fastify's proxy-addr)
+ * also took names such as `loopback`, which the gRPC transport could not read, so one process
+ * trusted different peers per transport and failed to start gRPC after HTTP was serving (a
+ * review finding). Refused at startup instead.
+ */
+function checkTrustedProxies(list: readonly string[]): string | undefined {
+  try {
+    parseTrustedProxies(list);
+    return undefined;
+  } catch {
+    const bad = list.find((entry) => {
+      try {
+        parseTrustedProxies([entry]);
+        return false;
+      } catch {
+        return true;
+      }
+    });
+    return `--trusted-proxies: ${JSON.stringify(bad ?? list.join(','))} is not an IP address or CIDR range`;
+  }
+}

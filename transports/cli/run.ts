@@ -49,8 +49,9 @@ export async function runCli(argv: readonly string[], plugins: readonly AnyPlugi
     for (const p of problems) io.err(p);
     return 1;
   }
+  let server: Awaited<ReturnType<typeof createServer>> | undefined;
   try {
-    const server = await createServer({ plugins, config });
+    server = await createServer({ plugins, config });
     const where = await server.listen();
     server.kernel.logger.info(
       { http: where.httpAddress, grpcPort: where.grpcPort, metricsPort: where.metricsPort, url: config.string('url') },
@@ -59,6 +60,9 @@ export async function runCli(argv: readonly string[], plugins: readonly AnyPlugi
     return server;
   } catch (err) {
     io.err(`latchkey could not start: ${(err as Error).message}`);
+    // A listener that failed after HTTP was bound (gRPC, metrics) must not leave the process
+    // serving half the transports and reporting ready (a review finding).
+    await server?.close().catch(() => undefined);
     return 1;
   }
 }

@@ -126,3 +126,27 @@ t.test('a valid command line starts and serves /v1/meta', async (t) => {
   child.kill('SIGTERM');
   t.equal(await exited, 0, 'graceful shutdown on SIGTERM');
 });
+
+t.test('a listener failing after HTTP was bound ends the process; it does not serve half the transports', async (t) => {
+  const [http, grpc] = [await freePort(), await freePort()];
+  // The metrics port is taken: its listener fails after HTTP and gRPC are up.
+  const { createServer } = await import('node:net');
+  const taken = createServer();
+  const metrics = await new Promise<number>((resolve) => taken.listen(0, '127.0.0.1', () => resolve((taken.address() as { port: number }).port)));
+  t.teardown(() => taken.close());
+  const args = base({ '--http-port': String(http), '--grpc-port': String(grpc), '--metrics-port': String(metrics), '--host': '127.0.0.1', '--url': `http://localhost:${http}`, '--database-url': join(dir, 'half.db') });
+  const r = await run(args);
+  t.equal(r.code, 1, 'it exits');
+  t.match(r.stderr, /could not start: .*EADDRINUSE/);
+  const after = await fetch(`http://127.0.0.1:${http}/readyz`).then(
+    (res) => res.status,
+    () => 'refused',
+  );
+  t.equal(after, 'refused', 'nothing answers on the HTTP port');
+});
+
+t.test('--trusted-proxies entries must be IP addresses or CIDR ranges', async (t) => {
+  const r = await run(base({ '--trusted-proxies': 'loopback' }));
+  t.not(r.code, 0);
+  t.match(r.stderr, /--trusted-proxies: "loopback" is not an IP address or CIDR range/);
+});
