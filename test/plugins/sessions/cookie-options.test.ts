@@ -1,7 +1,7 @@
 /** The session cookies' attributes from --app-cookie-secure and --app-cookie-same-site. */
 import t from 'tap';
 import { Config } from '../../../core/config.js';
-import { cookieOptions } from '../../../plugins/sessions/cookies.js';
+import { cookieOptions, parentDomain } from '../../../plugins/sessions/cookies.js';
 
 const options = (flags: Record<string, string | boolean>) => cookieOptions(new Config({ url: 'https://auth.example.com', ...flags }), 60);
 
@@ -16,4 +16,19 @@ t.test('a cookie that is not Secure is never SameSite=None (browsers drop those)
   t.match(options({ 'app-cookie-secure': false }).host, { secure: false, sameSite: 'lax' });
   t.match(options({ 'app-cookie-secure': false, 'app-cookie-same-site': 'none' }).domain, { secure: false, sameSite: 'lax' });
   t.match(options({ 'app-cookie-secure': false, 'app-cookie-same-site': 'strict' }).host, { sameSite: 'strict' }, 'a stricter choice is kept');
+});
+
+t.test('the domain cookie is scoped to the host without its first label, never to a bare public suffix', async (t) => {
+  const cases: [string, string | undefined][] = [
+    ['https://auth.example.com', 'example.com'],
+    ['https://auth.example.co.uk', 'example.co.uk'], // was co.uk, which browsers refuse
+    ['https://auth.corp.example.com', 'corp.example.com'], // was example.com: the whole organisation
+    ['https://auth.example.com./', 'example.com'], // a trailing dot is the same host
+    ['https://example.com', undefined],
+    ['http://localhost:8080', undefined],
+    ['http://a.b.localhost:8080', undefined],
+    ['http://127.0.0.1:8080', undefined],
+    ['http://[::1]:8080', undefined],
+  ];
+  for (const [url, want] of cases) t.equal(parentDomain(url), want, url);
 });
