@@ -6,6 +6,33 @@
 import type { FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify';
 import { ServiceError } from '../../core/errors.js';
 import { sendRefusal } from './errors.js';
+import ipaddr from 'ipaddr.js';
+
+const KEY_CACHE_MAX = 10_000;
+const keys = new Map<string, string>();
+
+/**
+ * The client a request counts against: the address without a port (a proxy may forward
+ * `ip:port`, a new bucket per source port), an IPv4-mapped IPv6 address as IPv4, and an IPv6
+ * address by its /64, the block one subscriber holds (a bucket per address let anyone with a
+ * /64 walk past the limit: a review finding). Anything that is not an address counts as given.
+ */
+export function rateLimitKey(ip: string): string {
+  const known = keys.get(ip);
+  if (known !== undefined) return known;
+  let s = ip;
+  const bracketed = /^\[([^\]]+)\](?::\d+)?$/.exec(s);
+  if (bracketed) s = bracketed[1];
+  else if (/^\d{1,3}(\.\d{1,3}){3}:\d+$/.test(s)) s = s.slice(0, s.lastIndexOf(':'));
+  let key = s;
+  if (ipaddr.isValid(s)) {
+    const addr = ipaddr.process(s);
+    key = addr.kind() === 'ipv6' ? `${(addr as ipaddr.IPv6).toNormalizedString().split(':').slice(0, 4).join(':')}::/64` : addr.toString();
+  }
+  if (keys.size >= KEY_CACHE_MAX) keys.clear();
+  keys.set(ip, key);
+  return key;
+}
 
 export class IpRateLimiter {
   private windows = new Map<string, number>();
@@ -32,7 +59,7 @@ export class IpRateLimiter {
 export function rateLimitHook(limiter: IpRateLimiter) {
   // Callback style: this runs on every request, and an async hook costs a promise per request.
   return (request: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction): void => {
-    const retry = limiter.hit(request.ip);
+    const retry = limiter.hit(rateLimitKey(request.ip));
     if (retry === 0) return done();
     sendRefusal(request, reply, new ServiceError('resource_exhausted', 'too many requests', { 'retry-after': String(retry) }));
   };
