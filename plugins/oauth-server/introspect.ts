@@ -25,10 +25,11 @@ const handler: RawRoute['handler'] = async (req, ctx) => {
     const builtIn = kernel.config.string('client-id');
     const hint = params.token_type_hint;
 
-    const userToken =
-      (hint !== 'refresh_token' ? await tokens.verifyAccessToken(token) : null) ??
-      (hint !== 'refresh_token' ? await tokens.validate(token, 'id_token') : null) ??
-      (await tokens.validate(token, 'refresh_token'));
+    // RFC 7662 §2.1: the hint orders the search, and a token not found under it is looked for as
+    // every other type (an access token sent with the refresh_token hint answered inactive).
+    const asAccess = async () => (await tokens.verifyAccessToken(token)) ?? (await tokens.validate(token, 'id_token'));
+    const asRefresh = () => tokens.validate(token, 'refresh_token');
+    const userToken = hint === 'refresh_token' ? ((await asRefresh()) ?? (await asAccess())) : ((await asAccess()) ?? (await asRefresh()));
     if (userToken) {
       if ((userToken.session.clientId ?? builtIn) !== me) return INACTIVE;
       const c = userToken.claims;

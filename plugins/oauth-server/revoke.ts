@@ -21,7 +21,9 @@ const handler: RawRoute['handler'] = async (req, ctx) => {
     const callerClient = params.client_id || ctx.header('authorization')?.startsWith('Basic ') ? (await identifyClient(ctx, params)).client : null;
     const kernel = ctx.kernel;
     const tokens = kernel.service('tokens');
-    const refresh = hint !== 'access_token' ? await tokens.validate(token, 'refresh_token') : null;
+    // RFC 7009 §2.1: a hint only orders the search; a token not found under it is looked for as
+    // the other type (a refresh token sent with the access_token hint was left active: a review finding).
+    const refresh = await tokens.validate(token, 'refresh_token');
     if (refresh) {
       if (callerClient && (refresh.session.clientId ?? kernel.config.string('client-id')) !== callerClient.clientId) return OK;
       await tokens.revokeRefreshToken(token);
@@ -34,7 +36,7 @@ const handler: RawRoute['handler'] = async (req, ctx) => {
       await kernel.service('sessions').revoke(access.userId, access.session.id);
       return OK;
     }
-    if (!hint) await tokens.revokeRefreshToken(token);
+    await tokens.revokeRefreshToken(token);
     return OK;
   } catch (err) {
     if (err instanceof OAuthError) return oauthErrorResponse(err, /^Basic\s/i.test(ctx.header('authorization') ?? ''));

@@ -16,9 +16,10 @@ t.test('OAuth error answers', async (t) => {
     return { status: res.status, body: (await res.json()) as Record<string, string>, headers: res.headers };
   };
   const creds = { client_id: fx.client.client_id, client_secret: fx.client.client_secret };
-  const getCode = async (opts: { redirectUri?: string; cookie?: string; clientId?: string } = {}) => {
+  const getCode = async (opts: { redirectUri?: string; cookie?: string; clientId?: string; scope?: string } = {}) => {
     const verifier = oidc.randomPKCECodeVerifier();
     const q = new URLSearchParams({
+      ...(opts.scope ? { scope: opts.scope } : {}),
       client_id: opts.clientId ?? fx.client.client_id,
       redirect_uri: opts.redirectUri ?? fx.redirectUri,
       response_type: 'code',
@@ -133,6 +134,22 @@ t.test('OAuth error answers', async (t) => {
     const r = await token({ grant_type: 'client_credentials', client_id: client.client_id, client_secret: created.client_secret as string, scope: 'profile offline_access' });
     t.equal(r.status, 400);
     t.equal(r.body.error, 'invalid_scope');
+  });
+
+  t.test('a wrong token_type_hint only orders the search (RFC 7009 §2.1, RFC 7662 §2.1)', async (t) => {
+    const { code, verifier } = await getCode({ scope: 'openid offline_access' });
+    const issued = (await redeem(code, verifier)).body as { access_token: string; refresh_token: string };
+    t.ok(issued.refresh_token, 'a refresh token to work with');
+    const introspect = (tok: string, hint: string) =>
+      fetch(`${base}/oauth/introspect`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams({ token: tok, token_type_hint: hint, ...creds }) }).then(
+        async (r) => (await r.json()) as { active: boolean },
+      );
+    t.equal((await introspect(issued.access_token, 'refresh_token')).active, true, 'an access token under the refresh_token hint is found');
+    const revoked = await fetch(`${base}/oauth/revoke`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams({ token: issued.refresh_token, token_type_hint: 'access_token', ...creds }) });
+    t.equal(revoked.status, 200);
+    t.equal((await introspect(issued.refresh_token, 'refresh_token')).active, false, 'a refresh token revoked under the access_token hint is revoked');
+    const again = await token({ grant_type: 'refresh_token', refresh_token: issued.refresh_token, ...creds });
+    t.equal(again.body.error, 'invalid_grant', 'and no longer refreshes');
   });
 
   t.test('a NUL in client_id is a 4xx, not a 500', async (t) => {
