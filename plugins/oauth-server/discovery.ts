@@ -30,7 +30,8 @@ export function discoveryDocument(config: Config, signingAlg: string, grants: re
     userinfo_signing_alg_values_supported: ['none'],
     token_endpoint_auth_methods_supported: authMethods,
     revocation_endpoint_auth_methods_supported: authMethods,
-    introspection_endpoint_auth_methods_supported: authMethods,
+    // Introspection always needs an authenticated client (RFC 7662 §2.1): `none` is not offered.
+    introspection_endpoint_auth_methods_supported: authMethods.filter((m) => m !== 'none'),
     code_challenge_methods_supported: ['S256'],
     claims_supported: SUPPORTED_CLAIMS,
     claim_types_supported: ['normal'],

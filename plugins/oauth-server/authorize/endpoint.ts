@@ -97,7 +97,9 @@ async function answer(ctx: RequestContext, req: AuthorizationRequest, session: S
     token_type: 'Bearer',
     expires_in: String(t.expires_in),
     scope: t.scope,
-    ...(req.scopes.includes('openid') && t.id_token ? { id_token: t.id_token } : {}),
+    // OIDC Core §3.2.2.1: an ID token from the front channel needs the client's nonce to be
+    // bound to its request; without one the implicit answer carries the access token only.
+    ...(req.scopes.includes('openid') && t.id_token && req.nonce ? { id_token: t.id_token } : {}),
     state: req.state,
     iss,
   };

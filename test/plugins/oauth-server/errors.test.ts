@@ -184,6 +184,13 @@ t.test('OAuth error answers', async (t) => {
     const iloc = new URL(implicit.headers.get('location')!);
     t.equal(iloc.search, '', 'implicit results never go in the query');
     t.ok(new URLSearchParams(iloc.hash.slice(1)).get('access_token'));
+    // OIDC Core §3.2.2.1: an implicit ID token needs a nonce.
+    const implicitQuery = { client_id: fx.client.client_id, redirect_uri: fx.redirectUri, response_type: 'token', scope: 'openid', state: 'n' };
+    const noNonce = new URL((await browserAuthorize(`${base}/authorize?${new URLSearchParams(implicitQuery)}`, fx.cookie)).headers.get('location')!);
+    t.ok(new URLSearchParams(noNonce.hash.slice(1)).get('access_token'));
+    t.equal(new URLSearchParams(noNonce.hash.slice(1)).get('id_token'), null, 'no nonce, no ID token');
+    const withNonce = new URL((await browserAuthorize(`${base}/authorize?${new URLSearchParams({ ...implicitQuery, nonce: 'n-1' })}`, fx.cookie)).headers.get('location')!);
+    t.ok(new URLSearchParams(withNonce.hash.slice(1)).get('id_token'), 'with a nonce the ID token comes');
   });
 
   t.test('web_message answers a page that only the client origin may frame, posting to that origin', async (t) => {
