@@ -17,6 +17,14 @@ const handler: RawRoute['handler'] = async (_req, ctx) => {
     const kernel = ctx.kernel;
     const verified = await kernel.service('tokens').verifyAccessToken(token);
     if (!verified) throw new OAuthError('invalid_token', 'the access token is invalid, expired or revoked');
+    // RFC 8707, RFC 9700 §2.3: a token issued for a resource (its `aud` names that resource, not
+    // the client) is for that resource only; a resource server must not be able to replay it
+    // here (a review finding). And a client deactivated since the token was issued gets nothing.
+    const clientId = typeof verified.claims.client_id === 'string' ? verified.claims.client_id : undefined;
+    const aud = Array.isArray(verified.claims.aud) ? verified.claims.aud : [verified.claims.aud];
+    if (clientId === undefined || !aud.includes(clientId)) throw new OAuthError('invalid_token', 'the access token was issued for another audience');
+    const client = await kernel.service('client-registry').findByClientId(clientId);
+    if (!client || !client.isActive) throw new OAuthError('invalid_token', 'the client of this access token is no longer active');
     const scopes = typeof verified.claims.scope === 'string' ? splitScope(verified.claims.scope) : verified.session.scopes;
     if (!scopes.includes('openid')) throw new OAuthError('insufficient_scope', 'the openid scope is required', 403);
     const user = await kernel.service('users').findById(verified.userId);

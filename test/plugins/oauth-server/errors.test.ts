@@ -152,6 +152,25 @@ t.test('OAuth error answers', async (t) => {
     t.equal(again.body.error, 'invalid_grant', 'and no longer refreshes');
   });
 
+  t.test('/userinfo refuses a token issued for a resource, and one of a deactivated client', async (t) => {
+    const kernel = fx.server.kernel;
+    const user = (await kernel.service('users').findById(fx.userId))!;
+    const issue = async (clientId: string, audience?: string) => {
+      const session = await kernel.service('sessions').create({ userId: user.id, roles: ['user'], scopes: ['openid'], amr: ['pwd'], clientId });
+      return (await kernel.service('tokens').issue({ user, session, scopes: ['openid'], roles: ['user'], clientId, ...(audience ? { audience } : {}) })).access_token;
+    };
+    const info = (bearer: string) => fetch(`${base}/userinfo`, { headers: { authorization: `Bearer ${bearer}` } });
+    t.equal((await info(await issue(fx.client.client_id))).status, 200, "the client's own token reads it");
+    const forApi = await info(await issue(fx.client.client_id, 'https://api.example.com/'));
+    t.equal(forApi.status, 401, 'a token for https://api.example.com/ is for that API only (RFC 8707)');
+    const other = await fx.admin('create_client', { name: 'soon inactive', allowed_scopes: ['openid'], redirect_uris: [fx.redirectUri] });
+    const otherClient = other.client as { client_id: string; id: string };
+    const before = await issue(otherClient.client_id);
+    t.equal((await info(before)).status, 200);
+    await fx.admin('update_client', { id: otherClient.id, is_active: false });
+    t.equal((await info(before)).status, 401, 'deactivating the client ends its tokens here');
+  });
+
   t.test('a NUL in client_id is a 4xx, not a 500', async (t) => {
     const r = await token({ grant_type: 'client_credentials', client_id: 'a\u0000b', client_secret: 'x' });
     t.equal(r.status, 401);
