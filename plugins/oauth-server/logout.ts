@@ -4,19 +4,21 @@
  * registered for the client named by `client_id` or `id_token_hint` (the built-in client: an
  * allowed origin). `state` is echoed. Otherwise a plain signed-out page (no open redirect).
  */
-import { decodeJwt } from 'jose';
 import type { RawResponse, RawRoute } from '../../core/plugin.js';
 import { readParams } from './params.js';
 import { errorPage } from './authorize/respond.js';
 
-function hintedClient(hint: string | undefined): string | undefined {
+/**
+ * The client an `id_token_hint` names, only when it is an ID token this service signed (expired
+ * ones count). It used to be read without checking the signature, so a forged hint chose the
+ * client whose logout destinations applied (a review finding).
+ */
+async function hintedClient(ctx: Parameters<RawRoute['handler']>[1], hint: string | undefined): Promise<string | undefined> {
   if (!hint) return undefined;
-  try {
-    const aud = decodeJwt(hint).aud;
-    return Array.isArray(aud) ? aud[0] : aud;
-  } catch {
-    return undefined;
-  }
+  const claims = await ctx.kernel.service('tokens').verifyIdTokenHint(hint);
+  const aud = claims?.aud;
+  const first = Array.isArray(aud) ? aud[0] : aud;
+  return typeof first === 'string' ? first : undefined;
 }
 
 const signedOut: RawResponse = {
@@ -36,6 +38,11 @@ export const logoutRoute: RawRoute = {
       return errorPage(400, 'invalid_request', 'parameters must not be repeated');
     }
     const kernel = ctx.kernel;
+    const hinted = await hintedClient(ctx, params.id_token_hint);
+    // §2: when both are given, the hint's client and client_id must agree.
+    if (hinted !== undefined && params.client_id !== undefined && params.client_id !== hinted) {
+      return errorPage(400, 'invalid_request', 'client_id does not match the id_token_hint');
+    }
     const sessions = kernel.service('sessions');
     const session = await sessions.fromRequest(ctx);
     if (session) await sessions.revoke(session.userId, session.id);
@@ -44,7 +51,7 @@ export const logoutRoute: RawRoute = {
     const target = params.post_logout_redirect_uri ?? params.redirect_uri;
     if (!target) return signedOut;
     const registry = kernel.service('client-registry');
-    const clientId = params.client_id ?? hintedClient(params.id_token_hint) ?? kernel.config.string('client-id') ?? '';
+    const clientId = params.client_id ?? hinted ?? kernel.config.string('client-id') ?? '';
     const client = await registry.findByClientId(clientId);
     if (!client || !registry.logoutRedirectAllowed(client, target)) {
       return errorPage(400, 'invalid_request', 'the logout redirect URI is not registered for this client');

@@ -137,7 +137,7 @@ function verifierFor(k: VerificationKey, issuer: string): TokenVerifier {
   }
   if (k.verifyKey instanceof Uint8Array) throw new Error(`raw key material for non-HMAC algorithm ${k.alg}`);
   const key = k.verifyKey;
-  return async (token) => (await jwtVerify(token, key, { issuer, algorithms: [k.alg] })).payload;
+  return async (token, now) => (await jwtVerify(token, key, { issuer, algorithms: [k.alg], currentDate: new Date(now * 1000) })).payload;
 }
 
 /** Signs a complete payload with the current key: HMAC synchronously, RS and ES on libuv's pool. */
@@ -303,6 +303,19 @@ export async function createTokensService({ config, memory, keys, sessions, user
 
   const service: TokensService = {
     authenticatedSession: (ctx) => requestSessions?.get(ctx),
+    async verifyIdTokenHint(token) {
+      // RP-Initiated Logout 1.0 §2: the hint may have expired, but it must be one of ours. The
+      // signature and issuer are checked as of the epoch, so `exp` passes; nothing else changes.
+      if (token.length > 8192) return null;
+      try {
+        const kid = verifierByKid.size > 1 ? decodeProtectedHeader(token).kid : undefined;
+        const verify = (kid ? verifierByKid.get(kid) : undefined) ?? verifyWithCurrent;
+        const payload = await verify(token, 0);
+        return payload && payload.token_type === 'id_token' ? (payload as Record<string, unknown>) : null;
+      } catch {
+        return null;
+      }
+    },
     async forgetUser(userId) {
       await memory.deletePrefix(`refresh:${userId}:`);
       await memory.deletePrefix(`refresh-spent:${userId}:`);

@@ -83,6 +83,8 @@ export interface TokensService {
   verifyAccessToken(token: string, options?: VerifyOptions): Promise<VerifiedToken | null>;
   /** Like verifyAccessToken for any token type (refresh: must be unspent). */
   validate(token: string, type: TokenType): Promise<VerifiedToken | null>;
+  /** An ID token of ours, expired or not, for logout's `id_token_hint`: its claims, or null. */
+  verifyIdTokenHint(token: string): Promise<Record<string, unknown> | null>;
   /** Single use: a spent token's reuse revokes its family (the session) and fails. */
   refresh(refreshToken: string, options?: { clientId?: string; scopes?: string[] }): Promise<RefreshResult>;
   /** The session the 'session' authenticator recognised this request by, if it ran. */

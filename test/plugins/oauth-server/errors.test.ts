@@ -236,4 +236,22 @@ t.test('OAuth error answers', async (t) => {
     const after = await browserAuthorize(`${base}/authorize?${new URLSearchParams({ client_id: fx.client.client_id, redirect_uri: fx.redirectUri, response_type: 'code', state: 'q', code_challenge: 'x'.repeat(43), prompt: 'none' })}`, cookie2);
     t.equal(new URL(after.headers.get('location')!).searchParams.get('error'), 'login_required', 'the session is gone');
   });
+
+  t.test('an id_token_hint counts only when this service signed it; expired ones do', async (t) => {
+    const kernel = fx.server.kernel;
+    const tokens = kernel.service('tokens');
+    const user = (await kernel.service('users').findById(fx.userId))!;
+    const session = await kernel.service('sessions').create({ userId: user.id, roles: ['user'], scopes: ['openid'], amr: ['pwd'], clientId: fx.client.client_id });
+    const real = (await tokens.issue({ user, session, scopes: ['openid'], roles: ['user'], clientId: fx.client.client_id, accessTtlSeconds: 1 })).id_token;
+    const [h, p] = real.split('.');
+    const forged = `${Buffer.from(JSON.stringify({ alg: 'none' })).toString('base64url')}.${p}.`;
+    t.equal((await tokens.verifyIdTokenHint(forged))?.aud, undefined, 'an unsigned hint is no hint');
+    t.equal((await tokens.verifyIdTokenHint(`${h}.${p}.${'A'.repeat(342)}`)), null, 'a wrong signature is no hint');
+    await new Promise((r) => setTimeout(r, 2100)); // the ID token (1 s) has expired
+    t.equal((await tokens.verifyIdTokenHint(real))?.aud, fx.client.client_id, 'an expired ID token of ours names its client');
+    const mismatch = await browserAuthorize(`${base}/logout?client_id=${TEST_CLIENT_ID}&id_token_hint=${real}&post_logout_redirect_uri=${encodeURIComponent('http://localhost:5555/bye')}`, undefined);
+    t.equal(mismatch.status, 400, 'client_id and the hint must agree');
+    const viaHint = await browserAuthorize(`${base}/logout?id_token_hint=${real}&post_logout_redirect_uri=${encodeURIComponent('http://localhost:5555/bye')}&state=h`, undefined);
+    t.equal(viaHint.headers.get('location'), 'http://localhost:5555/bye?state=h', 'the hint alone names the client');
+  });
 });
