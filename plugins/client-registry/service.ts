@@ -133,16 +133,9 @@ export function createClientRegistry(storage: Storage, config: Config): ClientRe
     return entry;
   }
 
-  const hostOf = (uri: string): string => {
+  const urlOf = (uri: string): URL | null => {
     try {
-      return new URL(uri).hostname;
-    } catch {
-      return '';
-    }
-  };
-  const originOf = (uri: string): string | null => {
-    try {
-      return new URL(uri).origin;
+      return new URL(uri);
     } catch {
       return null;
     }
@@ -157,15 +150,17 @@ export function createClientRegistry(storage: Storage, config: Config): ClientRe
    * review found the account takeover that followed (RFC 9700 §4.1.3, RFC 6749 §10.15).
    */
   const serviceUrl = config.string('url') ?? '';
-  const serviceHost = hostOf(serviceUrl);
+  const serviceHost = urlOf(serviceUrl)?.hostname ?? '';
   const serviceSite = parentDomain(serviceUrl);
+  // The listed origins, normalised once (a trailing slash or a path in the flag is ignored).
+  const listed = new Set(origins.filter((o) => o !== '*').flatMap((o) => urlOf(o)?.origin ?? []));
+  const anyOrigin = origins.includes('*');
   const ownSite = (host: string): boolean =>
     host === serviceHost || (serviceSite !== undefined && (host === serviceSite || host.endsWith(`.${serviceSite}`))) || (isLoopback(serviceHost) && isLoopback(host));
   const builtInAllows = (uri: string): boolean => {
-    const origin = originOf(uri);
-    if (!origin || origin === 'null' || uri.includes('#')) return false;
-    if (origins.some((o) => o !== '*' && originOf(o) === origin)) return true;
-    return origins.includes('*') && ownSite(hostOf(uri));
+    const url = urlOf(uri);
+    if (!url || url.origin === 'null' || uri.includes('#')) return false;
+    return listed.has(url.origin) || (anyOrigin && ownSite(url.hostname));
   };
 
   return {

@@ -48,18 +48,12 @@ export const serverPlugin = definePlugin({
  * review finding). Refused at startup instead.
  */
 function checkTrustedProxies(list: readonly string[]): string | undefined {
-  try {
-    parseTrustedProxies(list);
-    return undefined;
-  } catch {
-    const bad = list.find((entry) => {
-      try {
-        parseTrustedProxies([entry]);
-        return false;
-      } catch {
-        return true;
-      }
-    });
-    return `--trusted-proxies: ${JSON.stringify(bad ?? list.join(','))} is not an IP address or CIDR range`;
+  for (const entry of list) {
+    try {
+      parseTrustedProxies([entry]);
+    } catch {
+      return `--trusted-proxies: ${JSON.stringify(entry)} is not an IP address or CIDR range`;
+    }
   }
+  return undefined;
 }
