@@ -6,6 +6,7 @@
  * (SPEC.md: "A valid browser session is required for this grant").
  */
 import type { RequestContext } from '../../../core/context.js';
+import { ServiceError } from '../../../core/errors.js';
 import { consumeCode, markSpent, type CodeGrant } from '../codes.js';
 import { invalidClient, invalidGrant, invalidRequest } from '../errors.js';
 import { isVerifier, verifierMatches } from '../pkce.js';
@@ -47,15 +48,14 @@ export const authorizationCodeGrant: GrantHandler = async ({ ctx, params, caller
 
   // Each redemption gets a session of its own, so the client's tokens can be revoked (replay,
   // refresh reuse, /oauth/revoke) without signing the user out of the browser.
-  const session = await sessions.create({
-    userId: user.id,
-    roles: grant.roles,
-    scopes: grant.scopes,
-    amr: grant.amr,
-    authTime: grant.authTime,
-    clientId: grant.clientId,
-    readAt,
-  });
+  // A revoke of every session of the user since it was read (sessions/service.ts readAt) is an
+  // RFC 6749 §5.2 invalid_grant here, not the REST envelope.
+  const session = await sessions
+    .create({ userId: user.id, roles: grant.roles, scopes: grant.scopes, amr: grant.amr, authTime: grant.authTime, clientId: grant.clientId, readAt })
+    .catch((err: unknown) => {
+      if (err instanceof ServiceError && err.status.http < 500) throw invalidGrant(err.message);
+      throw err;
+    });
   const issued = await ctx.kernel.service('tokens').issue({
     idTokenClaimsByScope: true,
     user,

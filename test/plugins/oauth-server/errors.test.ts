@@ -171,6 +171,31 @@ t.test('OAuth error answers', async (t) => {
     t.equal((await info(before)).status, 401, 'deactivating the client ends its tokens here');
   });
 
+  t.test("a code redeemed while every session of the user is ended is invalid_grant, in OAuth's envelope", async (t) => {
+    const { code, verifier } = await getCode();
+    const users = fx.server.kernel.service('users');
+    const findById = users.findById;
+    let release!: () => void;
+    const gate = new Promise<void>((r) => (release = r));
+    let reached!: () => void;
+    const entered = new Promise<void>((r) => (reached = r));
+    users.findById = async (id: string) => {
+      users.findById = findById;
+      const user = await findById.call(users, id);
+      reached();
+      await gate;
+      return user;
+    };
+    const redeeming = redeem(code, verifier);
+    await entered;
+    await fx.server.kernel.service('sessions').revokeAll(fx.userId);
+    release();
+    const r = await redeeming;
+    t.equal(r.status, 400);
+    t.equal(r.body.error, 'invalid_grant');
+    fx.cookie = await fx.newBrowserCookie(); // the revoke ended the browser session the later cases use
+  });
+
   t.test('a NUL in client_id is a 4xx, not a 500', async (t) => {
     const r = await token({ grant_type: 'client_credentials', client_id: 'a\u0000b', client_secret: 'x' });
     t.equal(r.status, 401);
