@@ -112,9 +112,11 @@ export class DatabaseMemoryStore implements MemoryStore {
 
   private async runStatement(st: Statement, method: 'run', p: Params): Promise<RunResult>;
   private async runStatement(st: Statement, method: 'all', p: Params): Promise<Row[]>;
-  private async runStatement(st: Statement, method: 'all' | 'run', p: Params): Promise<RunResult | Row[]> {
+  private async runStatement(st: Statement, method: 'get', p: Params): Promise<Row | undefined>;
+  private async runStatement(st: Statement, method: 'all' | 'get' | 'run', p: Params): Promise<RunResult | Row[] | Row | undefined> {
     const values = st.params.map((n) => p[n]);
     if (method === 'all') return (await this.storage.statements.run(st.sql, values, 'all')) as unknown as Row[];
+    if (method === 'get') return (await this.storage.statements.run(st.sql, values, 'get')) as unknown as Row | undefined;
     return this.storage.statements.run(st.sql, values, 'run');
   }
 
@@ -127,8 +129,7 @@ export class DatabaseMemoryStore implements MemoryStore {
 
   private async liveRow(key: string): Promise<Row | undefined> {
     const st = this.statement('live-row', (p) => this.table().select('key', 'value', 'expires_at').where('key', p.key).andWhere('expires_at', '>', p.now));
-    const rows = await this.runStatement(st, 'all', { key, now: this.now() });
-    return rows[0];
+    return this.runStatement(st, 'get', { key, now: this.now() });
   }
 
   /** Removes the key's row if it has expired, so an insert can start afresh. */
