@@ -9,7 +9,8 @@
  * still being evaluated is a cycle and counts as false; an answer that relied on such an
  * assumption about an outer question is only reused while that outer question is still open,
  * which keeps the result the least fixed point (what a cycle-free derivation can prove).
- * More than MAX_DEPTH nested dispatches is an error, as in OpenFGA (resolve depth 25); a
+ * More than MAX_DEPTH nested dispatches (hops to another object: usersets and tuple-to-userset;
+ * computed relations of the same object are not hops, as in OpenFGA) is an error (resolve depth 25); a
  * remembered answer carries how deep its evaluation went and is refused where evaluating it
  * afresh would pass the limit, so a batch answers each check as that check alone would be.
  * In a model with a cycle through a `but not` (not stratified, stratified.ts) answers can depend
@@ -278,8 +279,13 @@ export class Resolver {
       case THIS:
         return this.direct(plan, this.usersOf(object, plan.name, tuples), depth);
       case COMPUTED: {
+        // The same object under another relation is not a hop: OpenFGA resolves a computed
+        // userset without a dispatch ("we don't want to increase resolution depth",
+        // internal/graph/check.go), so `define m2: member` reaches as deep as `member` does
+        // (review finding: a chain of computed relations was a depth error here). Cycles through
+        // computed relations still end, at the question already open (`resolve`).
         const target = step.target;
-        return target !== undefined && this.resolve(object, target.name, target, depth + 1, tuples);
+        return target !== undefined && this.resolve(object, target.name, target, depth, tuples);
       }
       case TTU: {
         const parents = this.usersOf(object, step.tupleset, tuples);

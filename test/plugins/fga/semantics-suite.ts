@@ -117,6 +117,37 @@ type group
     });
   });
 
+  await t.test('computed relations of the same object are not hops (OpenFGA resolves them without a dispatch)', async (t) => {
+    const relations = Array.from({ length: 30 }, (_, i) => `    define r${i + 1}: r${i}`).join('\n');
+    const dsl = `model
+  schema 1.1
+type user
+type group
+  relations
+    define member: [user, group#member]
+    define m2: member
+type doc
+  relations
+    define r0: [user]
+${relations}
+`;
+    const chain = Array.from({ length: 20 }, (_, i) => `group:g${i + 1}#member member group:g${i}`);
+    await withTuples(svc, dsl, ['user:anne r0 doc:1', ...chain, 'user:deep member group:g20'], async () => {
+      t.same(svc.check([{ user: 'user:anne', relation: 'r30', object: 'doc:1' }]), [true], 'thirty computed relations over one tuple resolve');
+      t.same(svc.check([{ user: 'user:bob', relation: 'r30', object: 'doc:1' }]), [false], 'and answer false for someone else');
+      t.same(svc.listObjects('doc', 'r30', 'user:anne').ids, ['1'], 'list objects through them');
+      t.same(svc.listUsers('doc:1', 'r30', 'user'), ['user:anne'], 'list users through them');
+      t.same(
+        svc.check([
+          { user: 'user:deep', relation: 'member', object: 'group:g0' },
+          { user: 'user:deep', relation: 'm2', object: 'group:g0' },
+        ]),
+        [true, true],
+        'a computed relation over twenty userset hops reaches as far as the relation it names',
+      );
+    });
+  });
+
   await t.test('a model change leaves stored tuples that no longer fit ignored, not deleted', async (t) => {
     const v1 = `model
   schema 1.1
