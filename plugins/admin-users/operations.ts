@@ -93,9 +93,9 @@ export const adminUserOperations: AnyOperation[] = [
       const email = patch.email !== undefined ? patch.email : current.email;
       const phone = patch.phone_number !== undefined ? patch.phone_number : current.phoneNumber;
       if (!email && !phone) throw invalidArgument('a user needs an email address or a phone number');
-      const updated = await users.update(input.id, patch);
+      const updated = await users.update(current.id, patch);
       // Changed roles must not live on in old sessions and tokens.
-      if (patch.roles !== undefined) await sessions.revokeAll(input.id);
+      if (patch.roles !== undefined) await sessions.revokeAll(current.id);
       return users.toUserDto(updated);
     },
   }),
@@ -126,9 +126,10 @@ export const adminUserOperations: AnyOperation[] = [
     graphql: { arg: 'param' },
     handler: async (ctx, input) => {
       const { users, sessions } = deps(ctx);
-      await mustFind(ctx, input.user_id);
-      const updated = await users.update(input.user_id, { revoked_timestamp: Math.floor(Date.now() / 1000) });
-      await sessions.revokeAll(input.user_id);
+      // The stored id from here on, never the text given (point-lookup.ts).
+      const { id } = await mustFind(ctx, input.user_id);
+      const updated = await users.update(id, { revoked_timestamp: Math.floor(Date.now() / 1000) });
+      await sessions.revokeAll(id);
       ctx.kernel.events.emit('user.access_revoked', { user: users.toUserDto(updated) });
       return { message: 'user access revoked successfully' };
     },
@@ -143,8 +144,8 @@ export const adminUserOperations: AnyOperation[] = [
     graphql: { arg: 'param' },
     handler: async (ctx, input) => {
       const { users } = deps(ctx);
-      await mustFind(ctx, input.user_id);
-      const updated = await users.update(input.user_id, { revoked_timestamp: null });
+      const { id } = await mustFind(ctx, input.user_id);
+      const updated = await users.update(id, { revoked_timestamp: null });
       ctx.kernel.events.emit('user.access_enabled', { user: users.toUserDto(updated) });
       return { message: 'user access enabled successfully' };
     },

@@ -128,13 +128,16 @@ export function createUsersService({ config, storage, memory, hooks, hashers }: 
   // written through these rows; writes load entities with `em.findOne` as before.
   const binaryLike = storage.type === 'mysql' || storage.type === 'mariadb';
   const pointLookup = storage.isSql ? sqlPointLookup(storage, UserEntity.meta.className) : null;
+  /**
+   * The user whose column holds exactly `value`. MySQL and MariaDB compare under the column's
+   * collation, which ignores case and trailing spaces: `where id = ?` found the user for
+   * `<ID IN UPPER CASE>` or `<id> `, and callers that went on with the text they were given ended
+   * sessions under a key nobody holds (review finding: an admin revoke left the user's tokens
+   * working there). Only the exact value is a match, as on SQLite and PostgreSQL.
+   */
   const findOne = async (by: 'id' | 'email' | 'phoneNumber', value: string): Promise<UserRecord | null> => {
-    if (pointLookup) {
-      const row = await pointLookup(by, value);
-      return row ? toRecord(row) : null;
-    }
-    const row = (await storage.em().findOne(UserEntity, { [by]: value } as never)) as UserRow | null;
-    return row ? toRecord(row) : null;
+    const row = pointLookup ? await pointLookup(by, value) : ((await storage.em().findOne(UserEntity, { [by]: value } as never)) as UserRow | null);
+    return row && row[by] === value ? toRecord(row) : null;
   };
   // Reads by id (every bearer `profile`, every refresh) hit a short per-process cache. Writes
   // through this service invalidate it at once; another node's write is seen within
