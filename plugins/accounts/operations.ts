@@ -114,7 +114,7 @@ export const accountOperations: AnyOperation[] = [
       const user = method === 'basic_auth' ? await users.findByEmail(input.email ?? '') : await users.findByPhone(input.phone_number ?? '');
       // An unknown account costs the same hash as a known one (no timing oracle), and fails and
       // locks like one (no lockout oracle).
-      const tried = method === 'basic_auth' ? `email:${input.email ?? ''}` : `phone:${input.phone_number ?? ''}`;
+      const tried = method === 'basic_auth' ? `email:${normalizedOr(users.normalizeEmail, input.email ?? '')}` : `phone:${normalizedOr(users.normalizePhone, input.phone_number ?? '')}`;
       const check = await users.verifyPassword(user ?? UNKNOWN_USER, input.password, user ? undefined : tried);
       if (check === 'locked') throw lockedOut();
       if (!user) throw badCredentials();
@@ -293,6 +293,15 @@ export const accountOperations: AnyOperation[] = [
     },
   }),
 ];
+
+/** The identifier as lookups see it, or as given when it is malformed (no account can hold it then). */
+function normalizedOr(normalize: (value: string) => string, value: string): string {
+  try {
+    return normalize(value);
+  } catch {
+    return value;
+  }
+}
 
 /** Stands in for a missing account in the password check (no hash: the decoy path runs). */
 const UNKNOWN_USER = {

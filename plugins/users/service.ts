@@ -388,12 +388,16 @@ export function createUsersService({ config, storage, memory, hooks, hashers }: 
     async verifyPassword(user, password, unknownAs): Promise<PasswordCheck> {
       if (!user.password) {
         // An identifier with no account fails and locks as an account would, so a 429 after five
-        // tries does not tell that the account exists (its key is the identifier's digest).
-        const key = unknownAs === undefined ? undefined : `unknown:${createHash('sha256').update(unknownAs.toLowerCase()).digest('base64url')}`;
-        if (key !== undefined && (await failuresOf(key)) >= LOCKOUT_FAILURES) return 'locked';
+        // tries does not tell that the account exists (its key is the identifier's digest; the
+        // caller names it in its normalized form, so every spelling of one identifier shares a
+        // count, as the spellings of a real account's do). An account without a password (made
+        // by a magic link, say) counts under its id like any other: it never locked before, which
+        // told it apart from an unknown identifier (review finding).
+        const key = unknownAs !== undefined ? `unknown:${createHash('sha256').update(unknownAs.toLowerCase()).digest('base64url')}` : user.id;
+        if ((await failuresOf(key)) >= LOCKOUT_FAILURES) return 'locked';
         // Same work as a real check, so the answer's timing does not reveal the account type.
         await verifyHash(await decoyHash(), password);
-        return key !== undefined && (await recordFailure(key)) ? 'locked' : 'no_password';
+        return (await recordFailure(key)) ? 'locked' : 'no_password';
       }
       // At most LOCKOUT_FAILURES - (failures so far) hashes of one account run at once here, so a
       // burst of parallel guesses gets no more checks than guesses one after another would

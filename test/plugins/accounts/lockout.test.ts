@@ -80,3 +80,20 @@ t.test('an email with no account fails and locks like one: the 429 does not tell
   await t.rejects(login('NOBODY-HERE@example.com', 'wrong-pass-1'), { code: 'resource_exhausted' }, 'the same address in other case');
   await t.rejects(login('someone-else@example.com', 'wrong-pass-1'), { code: 'unauthenticated' }, 'another unknown address is counted apart');
 });
+
+t.test('every spelling of one identifier shares its count, known or not, and an account without a password locks too', async (t) => {
+  // Review finding: a known account counted all spellings together (its id) while an unknown
+  // address counted each spelling apart, so ' X@…' after five failures of 'x@…' told them apart.
+  const spellings = (email: string) => [email, ` ${email.toUpperCase()}`, `${email} `, email.toUpperCase(), email];
+  await signup(kernel, 'spelled@example.com');
+  for (const email of ['spelled@example.com', 'unspelled@example.com']) {
+    const seen: string[] = [];
+    for (const spelled of [...spellings(email), email]) seen.push(outcome((await Promise.allSettled([login(spelled, 'wrong-pass-1')]))[0]));
+    t.same(seen, ['unauthenticated', 'unauthenticated', 'unauthenticated', 'unauthenticated', 'resource_exhausted', 'resource_exhausted'], email);
+  }
+  // An account with no password (a magic-link or social sign-up) never locked, unlike both.
+  await kernel.service('users').create({ email: 'no-password@example.com', roles: ['user'] });
+  const seen: string[] = [];
+  for (let i = 0; i < 6; i++) seen.push(outcome((await Promise.allSettled([login('no-password@example.com', 'wrong-pass-1')]))[0]));
+  t.same(seen, ['unauthenticated', 'unauthenticated', 'unauthenticated', 'unauthenticated', 'resource_exhausted', 'resource_exhausted'], 'no-password@example.com');
+});
