@@ -92,7 +92,7 @@ t.test('every spelling of one identifier shares its count, known or not, and an 
     t.same(seen, ['unauthenticated', 'unauthenticated', 'unauthenticated', 'unauthenticated', 'resource_exhausted', 'resource_exhausted'], email);
   }
   // An account with no password (a magic-link or social sign-up) never locked, unlike both.
-  await kernel.service('users').create({ email: 'no-password@example.com', roles: ['user'] });
+  await kernel.service('users').create({ email: 'no-password@example.com', roles: ['user'], signup_method: 'magic_link_login' });
   const seen: string[] = [];
   for (let i = 0; i < 6; i++) seen.push(outcome((await Promise.allSettled([login('no-password@example.com', 'wrong-pass-1')]))[0]));
   t.same(seen, ['unauthenticated', 'unauthenticated', 'unauthenticated', 'unauthenticated', 'resource_exhausted', 'resource_exhausted'], 'no-password@example.com');
