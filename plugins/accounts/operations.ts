@@ -147,6 +147,11 @@ export const accountOperations: AnyOperation[] = [
       if (!hasRoles(session.roles, input?.roles)) throw permissionDenied('unauthorized');
       if (!(await hasRelations(ctx, `user:${user.id}`, input?.required_relations))) throw permissionDenied('unauthorized');
       const scopes = input?.scope && input.scope.length > 0 ? requestedScopes(input.scope) : session.scopes;
+      // A session may narrow its scopes, never widen them (as a refresh may not, RFC 6749 §6):
+      // a short-lived access token, stolen, turned into a 30-day refresh token by asking for
+      // `offline_access` here (review finding).
+      const extra = scopes.find((s) => !session.scopes.includes(s));
+      if (extra !== undefined) throw invalidArgument(`scope "${extra.slice(0, 40)}" was not granted to this session`);
       const { sessions } = deps(ctx);
       const rotated = await sessions.rotate(session, { scopes });
       // Ended (logout, revoke) while this request ran: it stays ended.

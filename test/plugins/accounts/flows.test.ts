@@ -85,6 +85,14 @@ t.test('profile, session rotation, logout: stateful tokens', async (t) => {
     required_relations: [{ relation: 'viewer', object: 'doc:1' }],
   });
   t.equal(relations.is_valid, false, 'relations fail closed without FGA');
+  // A session narrows its scopes, never widens them: no refresh token for a login without
+  // offline_access (review finding: a stolen access token became a 30-day refresh token).
+  const short = await call<Auth>(kernel, 'login', { email: 'bob@example.com', password: PASSWORD });
+  await t.rejects(call(kernel, 'session', { scope: ['openid', 'offline_access'] }, { bearer: short.access_token }), { code: 'invalid_argument', message: 'scope "offline_access" was not granted to this session' }, 'offline_access added later');
+  const narrowed = await call<Auth>(kernel, 'session', { scope: ['openid'] }, { bearer: short.access_token });
+  t.equal(narrowed.refresh_token, undefined, 'no refresh token');
+  const narrowedClaims = await call<{ claims: { scope: string } }>(kernel, 'validate_jwt_token', { token_type: 'access_token', token: narrowed.access_token });
+  t.equal(narrowedClaims.claims.scope, 'openid', 'narrowed to openid');
   const { result, ctx } = await callWithContext(kernel, 'session', {}, auth.access_token);
   const rotated = result as unknown as Auth;
   t.not(rotated.access_token, auth.access_token);
