@@ -6,7 +6,8 @@
 import type { ParsedUser } from './types.js';
 
 const TYPE = /^[^:#@*\s]{1,254}$/;
-const ID = /^[^#:*\s][^#\s]{0,255}$/;
+/** No `:`, `#` or space anywhere in an id, as OpenFGA's tuple format (pkg/tuple): `doc:x:y` is refused there. */
+const ID = /^[^#:*\s][^#:\s]{0,255}$/;
 const RELATION = /^[^:#@*\s]{1,50}$/;
 
 export function parseObject(s: string): { type: string; id: string } | null {

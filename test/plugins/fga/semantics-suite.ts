@@ -191,6 +191,9 @@ type doc
         ['group:x#member viewer document:1', /'group#member' is not an allowed user type/],
         ['anne owner document:1', /user must be type:id/],
         ['user:anne owner document', /object must be type:id/],
+        // OpenFGA's tuple format (pkg/tuple): no `:` inside an id, of an object or a user.
+        ['user:anne owner document:x:y', /object must be type:id/],
+        ['user:a:b owner document:1', /user must be type:id/],
       ];
       for (const [s, re] of bad) await t.rejects(svc.writeTuples([tuple(s)]), re, `refused: ${s}`);
       await t.rejects(svc.writeTuples([tuple('user:anne owner document:1')]), /already exists/, 'writing an existing tuple is refused');
@@ -199,6 +202,8 @@ type doc
       t.equal(svc.check([{ user: 'user:beth', relation: 'owner', object: 'document:1' }])[0], false, 'writes nothing at all');
       t.throws(() => svc.check([{ user: 'user:anne', relation: 'nope', object: 'document:1' }]), /relation 'nope' is not defined/, 'check of an unknown relation');
       t.throws(() => svc.check([{ user: 'user:anne', relation: 'owner', object: 'folder:1' }]), /type 'folder' is not defined/, 'check of an unknown type');
+      t.throws(() => svc.check([{ user: 'user:a:b', relation: 'owner', object: 'document:1' }]), /invalid/, 'check of a user whose id holds a colon');
+      t.throws(() => svc.check([{ user: 'user:anne', relation: 'owner', object: 'document:1:2' }]), /invalid/, 'check of an object whose id holds a colon');
     });
   });
 
