@@ -309,6 +309,11 @@ export class FgaService {
       throw new ServiceError('invalid_argument', `type '${filter.objectType}' is not defined in the authorization model`);
     }
     const types = filter.objectType ? [filter.objectType] : [...model.types.keys()];
+    // A relation no type defines is a mistake in the request, not an empty answer (review finding).
+    const named = filter.relation;
+    if (named && !filter.objectType && !types.some((type) => this.model.relation(type, named))) {
+      throw new ServiceError('invalid_argument', `relation '${named}' is not defined on any type of the authorization model`);
+    }
     const resolver = new Resolver(this.model, this.index);
     const permissions: Permission[] = [];
     const objects = new Set<string>();

@@ -148,6 +148,9 @@ t.test('admin operations, checks and lists on the main SQLite database', async (
     ['blocked document:2', 'can_view document:1', 'member group:eng', 'viewer document:1', 'viewer document:2', 'viewer folder:f'],
     'an empty body lists every permission of the subject',
   );
+  const viewers = (await kernel.invoke('list_permissions', as(kernel, 'user:anne'), { relation: 'viewer' })) as { permissions: { object: string; relation: string }[] };
+  t.same(viewers.permissions.map((p) => p.object).sort(), ['document:1', 'document:2', 'folder:f'], 'a relation alone: every type that defines it');
+  await t.rejects(kernel.invoke('list_permissions', as(kernel, 'user:anne'), { relation: 'nope' }), { code: 'invalid_argument', message: /relation 'nope' is not defined on any type/ }, 'a relation no type defines');
   t.same(
     await kernel.invoke('list_permissions', as(kernel, 'user:anne', 'bot'), { relation: 'viewer', object_type: 'document' }),
     { objects: ['document:1'], permissions: [{ object: 'document:1', relation: 'viewer' }], truncated: false },
