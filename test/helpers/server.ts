@@ -32,6 +32,8 @@ export interface TestServerOptions {
   plugins?: readonly AnyPlugin[];
   flags?: Record<string, FlagValue | undefined>;
   database?: DbTarget;
+  /** createServer's requestTimeoutMs. */
+  requestTimeoutMs?: number;
 }
 
 export async function startTestServer(options: TestServerOptions = {}): Promise<TestServer> {
@@ -59,7 +61,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
   };
   const plugins = options.plugins ?? defaultPlugins;
   const config = withDefaults(Kernel.flagsOf(plugins), values);
-  const server = await createServer({ plugins, config, logger: false });
+  const server = await createServer({ plugins, config, logger: false, ...(options.requestTimeoutMs ? { requestTimeoutMs: options.requestTimeoutMs } : {}) });
   try {
     await server.listen();
   } catch (err) {

@@ -18,7 +18,18 @@ export interface CreateServerOptions {
   config: Config;
   /** Pino-compatible logger options or `false`; defaults to --log-level. */
   logger?: boolean | { level: string };
+  /** How long a client may take to send a whole request (headers and body); tests shorten it. */
+  requestTimeoutMs?: number;
 }
+
+/**
+ * A request, body included, must arrive within this time. Fastify turns Node's request timeout
+ * off, and the headers timeout alone left a body trickled a byte at a time holding its
+ * connection forever (slowloris on the body; review finding). Node checks open requests every
+ * REQUEST_TIMEOUT_CHECK_MS, so a slow one is cut between the timeout and one interval later.
+ */
+export const REQUEST_TIMEOUT_MS = 30_000;
+const REQUEST_TIMEOUT_CHECK_MS = 1_000;
 
 export interface ListenResult {
   /** The HTTP address actually bound, e.g. http://127.0.0.1:8080. */
@@ -44,7 +55,10 @@ function trustProxy(config: Config): string[] | false {
 export async function createServer(options: CreateServerOptions): Promise<LatchkeyServer> {
   const { config } = options;
   const level = config.string('log-level', 'info');
+  const requestTimeout = options.requestTimeoutMs ?? REQUEST_TIMEOUT_MS;
   const app = Fastify({
+    requestTimeout,
+    http: { requestTimeout, headersTimeout: Math.min(60_000, requestTimeout), connectionsCheckingInterval: Math.min(REQUEST_TIMEOUT_CHECK_MS, requestTimeout) },
     logger: options.logger ?? (level === 'silent' ? false : { level }),
     trustProxy: trustProxy(config),
     bodyLimit: config.number('body-limit', 1_048_576),
