@@ -18,6 +18,7 @@ import { ServiceError } from '../../core/errors.js';
 import type { CompiledOperation } from '../../core/operations.js';
 import { applyEffects, contextFromRequest } from '../http/context.js';
 import { formatGraphqlErrors } from './errors.js';
+import { queryLimitsRule } from './query-limits.js';
 import { anyScalar, int64Scalar, mapScalar } from './scalars.js';
 import { buildSdl } from './sdl.js';
 
@@ -71,12 +72,17 @@ export function graphqlResolvers(kernel: Kernel, ops: readonly CompiledOperation
  * operation of the document; when the document has exactly one operation the name is only a label
  * (clients send their own), so it is dropped instead of failing the request.
  */
+const MAX_OPERATION_NAME = 256;
+
 export function relaxOperationName(payload: unknown): void {
   if (payload === null || typeof payload !== 'object' || Array.isArray(payload)) return;
   const p = payload as { query?: unknown; operationName?: unknown };
   if (typeof p.operationName !== 'string' || typeof p.query !== 'string' || p.operationName === '') return;
   const name = p.operationName.replace(/[^_0-9A-Za-z]/g, '');
-  if (name === p.operationName && new RegExp(`\\b(query|mutation|subscription)\\s+${name}\\b`).test(p.query)) return;
+  // A name longer than any real one goes to the parse below: a pattern built from 40,000
+  // letters is too large for the regex engine, which threw, and the request was a 500 (review
+  // finding).
+  if (name === p.operationName && name.length <= MAX_OPERATION_NAME && new RegExp(`\\b(query|mutation|subscription)\\s+${name}\\b`).test(p.query)) return;
   try {
     const ops = parse(p.query).definitions.filter((d) => d.kind === Kind.OPERATION_DEFINITION);
     if (ops.length === 1) delete p.operationName;
@@ -110,9 +116,7 @@ export async function registerGraphql(app: FastifyInstance, kernel: Kernel, ops:
   const sdl = buildSdl(ops);
   // Fail at the call, not at the first request, when the generated schema is not valid GraphQL.
   buildSchema(sdl);
-  const validationRules: ValidationRule[] = kernel.config.bool('enable-graphql-introspection', true)
-    ? []
-    : [NoSchemaIntrospectionCustomRule];
+  const validationRules: ValidationRule[] = [queryLimitsRule, ...(kernel.config.bool('enable-graphql-introspection', true) ? [] : [NoSchemaIntrospectionCustomRule])];
   const playground = kernel.config.bool('enable-playground', false);
   void app.register(async function graphqlScope(scope) {
     await scope.register(mercurius, {
