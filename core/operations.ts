@@ -121,6 +121,21 @@ const tooDeep = () => new ServiceError('invalid_argument', `invalid input: neste
  * SQLite stored it. Refused for every operation and database alike, before any handler runs.
  */
 const nulCharacter = (field: string) => new ServiceError('invalid_argument', `invalid ${field}: must not contain the NUL character (U+0000)`);
+/** `1e400` parses as Infinity, which JSON cannot hold: stored, it came back as null (review finding). */
+const notFinite = () => new ServiceError('invalid_argument', 'invalid input: numbers must be finite');
+const loneSurrogate = (field: string) => new ServiceError('invalid_argument', `invalid ${field}: must be well-formed Unicode (it holds a lone surrogate)`);
+
+/**
+ * Text every database and encoder takes as it is: no NUL (above), and no lone UTF-16 surrogate,
+ * which JSON carries (`"\ud800"`) but UTF-8 cannot: it was stored as U+FFFD, so two different
+ * passwords hashed alike and a name came back changed (review finding).
+ */
+function checkText(s: string, field: () => string): void {
+  if (s.includes('\0')) throw nulCharacter(field());
+  if (!(s as WellFormedText).isWellFormed()) throw loneSurrogate(field());
+}
+/** ES2024 string methods (Node 20 has them; the compiler's ES2022 library does not name them). */
+type WellFormedText = string & { isWellFormed(): boolean; toWellFormed(): string };
 
 /**
  * Null means "not given" on every transport (GraphQL clients send explicit nulls for unset
@@ -133,13 +148,14 @@ export function stripNulls(value: unknown, depth = 0): unknown {
     if (depth >= MAX_INPUT_DEPTH) throw tooDeep();
     let out: unknown[] | undefined;
     for (let i = 0; i < value.length; i++) {
-      if (typeof value[i] === 'string' && (value[i] as string).includes('\0')) throw nulCharacter('input');
+      if (typeof value[i] === 'string') checkText(value[i] as string, () => 'input');
       const v = stripNulls(value[i], depth + 1);
       if (v !== value[i] && !out) out = value.slice(0, i);
       if (out) out.push(v);
     }
     return out ?? value;
   }
+  if (typeof value === 'number' && !Number.isFinite(value)) throw notFinite();
   if (value !== null && typeof value === 'object') {
     if (depth >= MAX_INPUT_DEPTH) throw tooDeep();
     const source = value as Record<string, unknown>;
@@ -148,7 +164,9 @@ export function stripNulls(value: unknown, depth = 0): unknown {
     for (let i = 0; i < keys.length; i++) {
       const k = keys[i];
       const before = source[k];
-      if ((typeof before === 'string' && before.includes('\0')) || k.includes('\0')) throw nulCharacter(k.replaceAll('\0', ''));
+      const named = () => (k.replaceAll('\0', '') as WellFormedText).toWellFormed();
+      checkText(k, named);
+      if (typeof before === 'string') checkText(before, named);
       const dropped = before === null || before === undefined;
       const v = dropped ? undefined : stripNulls(before, depth + 1);
       if ((dropped || v !== before) && !out) {

@@ -26,6 +26,15 @@ t.test('text holding U+0000, as a value, an array item or a key, is invalid inpu
   t.throws(() => stripNulls({ name: 'a\u0000' }), { code: 'invalid_argument', message: 'invalid name: must not contain the NUL character (U+0000)' });
   t.throws(() => stripNulls({ list: ['ok', '\u0000'] }), { code: 'invalid_argument' });
   t.throws(() => stripNulls({ data: { 'k\u0000ey': 1 } }), { code: 'invalid_argument', message: 'invalid key: must not contain the NUL character (U+0000)' });
+  // A lone UTF-16 surrogate has no UTF-8 form: it was stored as U+FFFD (review finding).
+  t.throws(() => stripNulls({ password: 'Pass\ud800w0rd!' }), { code: 'invalid_argument', message: 'invalid password: must be well-formed Unicode (it holds a lone surrogate)' });
+  t.throws(() => stripNulls({ list: ['ok', '\udfff'] }), { code: 'invalid_argument' });
+  t.throws(() => stripNulls({ data: { 'k\udc00': 1 } }), { code: 'invalid_argument', message: /invalid k\ufffd: must be well-formed/ });
+  t.equal((stripNulls({ emoji: '\ud83d\ude00' }) as { emoji: string }).emoji, '\ud83d\ude00', 'a surrogate pair is one character, and fine');
+  // 1e400 parses as Infinity; JSON cannot hold it, and it was stored as null (review finding).
+  t.throws(() => stripNulls({ app_data: { a: JSON.parse('1e400') } }), { code: 'invalid_argument', message: 'invalid input: numbers must be finite' });
+  t.throws(() => stripNulls({ list: [1, -Infinity] }), { code: 'invalid_argument' });
+  t.throws(() => stripNulls({ n: NaN }), { code: 'invalid_argument' });
   const fine = { name: 'a\u0001b' };
   t.equal(stripNulls(fine), fine, 'other control characters are the schemas\' business');
 });

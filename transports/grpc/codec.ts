@@ -9,6 +9,7 @@
  */
 import { ServiceError } from '../../core/errors.js';
 import type { FieldType, Placement, ProtoField, ProtoMethod, ProtoModel } from './proto-model.js';
+import { JsonTextError, parseJsonText } from '../../core/json-text.js';
 
 type Obj = Record<string, unknown>;
 
@@ -42,9 +43,9 @@ function decodeOne(model: ProtoModel, f: ProtoField, value: unknown, path: strin
   if (f.type.kind === 'json') {
     if (typeof value !== 'string') throw new ServiceError('invalid_argument', `invalid ${path}: must be JSON text`);
     try {
-      return JSON.parse(value) as unknown;
-    } catch {
-      throw new ServiceError('invalid_argument', `invalid ${path}: must be JSON text`);
+      return parseJsonText(value);
+    } catch (err) {
+      throw new ServiceError('invalid_argument', `invalid ${path}: ${err instanceof JsonTextError ? err.message : 'must be JSON text'}`);
     }
   }
   return value;

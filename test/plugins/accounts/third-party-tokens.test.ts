@@ -45,7 +45,7 @@ t.test("a third-party client's token cannot manage the account; a first-party on
   const login = await fetch(`${f.server.url}/v1/login`, {
     method: 'POST',
     headers: { 'content-type': 'application/json', origin: f.server.url },
-    body: JSON.stringify({ email: 'ada@example.com', password: 'correct-horse-1' }),
+    body: JSON.stringify({ email: 'ada@example.com', password: 'correct-horse-1', scope: ['openid', 'email', 'offline_access'] }),
   });
   const first = (await login.json()) as { access_token: string };
   const own = await call('session', first.access_token, { scope: ['openid', 'email', 'offline_access'] });
