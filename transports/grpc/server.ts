@@ -19,6 +19,7 @@ import type { CompiledOperation } from '../../core/operations.js';
 import { responseHead } from './call-context.js';
 import { parseTrustedProxies, socketAddress } from './client-ip.js';
 import { startH2Server } from './h2/server.js';
+import { ReceiveBudget } from './h2/connection.js';
 import type { H2Stream } from './h2/stream.js';
 import { loadProtoText } from './load.js';
 import { renderProto } from './proto.js';
@@ -39,6 +40,8 @@ export interface GrpcServerOptions {
   shutdownGraceMs?: number;
   /** How long a unary request may take to arrive in full; default REQUEST_READ_TIMEOUT_MS (30 s). */
   requestReadTimeoutMs?: number;
+  /** How long an idle connection stays open; default IDLE_TIMEOUT_MS (5 min). */
+  idleTimeoutMs?: number;
 }
 
 export interface GrpcServerHandle {
@@ -50,8 +53,17 @@ export interface GrpcServerHandle {
 type WireObject = Record<string, unknown>;
 type Route = { kind: 'unary'; unary: UnaryRoute } | { kind: 'stream'; stream: StreamingMethod };
 
-/** Streams one connection may have open at once (SETTINGS_MAX_CONCURRENT_STREAMS, RFC 9113 §6.5.2). */
-const MAX_CONCURRENT_STREAMS = 1000;
+/**
+ * Streams one connection may have open at once (SETTINGS_MAX_CONCURRENT_STREAMS, RFC 9113 §6.5.2):
+ * the value the RFC recommends as the least (100), as most gRPC servers use; 1000 let one
+ * connection hold a thousand unfinished requests (review finding).
+ */
+const MAX_CONCURRENT_STREAMS = 100;
+/** Request bytes held for unfinished streams: per connection, and over all connections (h2/connection.ts ReceiveBudget). */
+const MAX_RECEIVED_PER_CONNECTION = 16 * 1024 * 1024;
+const MAX_RECEIVED_TOTAL = 256 * 1024 * 1024;
+/** A connection with no call open and none started for this long is closed (GOAWAY). */
+const IDLE_TIMEOUT_MS = 5 * 60_000;
 /** Request metadata bound (SETTINGS_MAX_HEADER_LIST_SIZE): 64 KiB, above grpc-js's own 8 KiB default. */
 const MAX_HEADER_LIST_SIZE = 65_536;
 /** A new connection must send its preface and SETTINGS within this time. */
@@ -97,6 +109,9 @@ export async function startGrpcServer(kernel: Kernel, ops: CompiledOperation[], 
       maxHeaderListSize: MAX_HEADER_LIST_SIZE,
       handshakeTimeoutMs: HANDSHAKE_TIMEOUT_MS,
       maxBufferedBytes: MAX_BUFFERED_BYTES,
+      // At least a few whole messages per connection, whatever --body-limit says.
+      received: new ReceiveBudget(Math.max(MAX_RECEIVED_PER_CONNECTION, 4 * env.limit), Math.max(MAX_RECEIVED_TOTAL, 16 * env.limit)),
+      idleTimeoutMs: opts.idleTimeoutMs ?? IDLE_TIMEOUT_MS,
     },
     onStream: (stream) => route(stream),
     addressOf: socketAddress,

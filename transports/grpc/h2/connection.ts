@@ -43,6 +43,26 @@ export interface ConnectionLimits {
   handshakeTimeoutMs: number;
   /** Bytes written but not yet taken by the peer before the connection is dropped. */
   maxBufferedBytes: number;
+  /** Request bytes held for streams the peer has not ended (see ReceiveBudget). */
+  received: ReceiveBudget;
+  /** A connection with no stream open and no new one for this long is closed (GOAWAY). */
+  idleTimeoutMs: number;
+}
+
+/**
+ * Request bytes this side holds for streams whose request has not ended yet, per connection and
+ * over all of one server's connections. The windows are refilled as DATA arrives (a unary
+ * request must arrive whole before its call runs), so without this a peer could open its
+ * maximum of streams, send each nearly a whole message and never end them: 2 GB held by two
+ * connections in a review (finding). Past either bound the connection that asked is closed
+ * with ENHANCE_YOUR_CALM and its bytes are let go.
+ */
+export class ReceiveBudget {
+  used = 0;
+  constructor(
+    readonly perConnection: number,
+    readonly total: number,
+  ) {}
 }
 
 export type StreamHandler = (stream: H2Stream) => void;
@@ -78,6 +98,11 @@ export class H2Connection {
   private lastStreamId = 0;
   /** Bytes held by streams for the peer's windows (`hold`). */
   private held = 0;
+  /** Request bytes held for streams the peer has not ended (ReceiveBudget), and by stream. */
+  private received = 0;
+  private readonly receivedBy = new Map<H2Stream, number>();
+  private idleTimer: NodeJS.Timeout | undefined;
+  private lastStreamAt = Date.now();
   /** Streams this side reset lately, oldest first (at most RECENT_RESETS): a late HEADERS on one is dropped. */
   private readonly recentlyReset = new Set<number>();
   /** Streams that were open and have closed, lately (at most RECENT_RESETS). */
@@ -123,6 +148,7 @@ export class H2Connection {
     socket.on('error', (err) => this.onProblem(err));
     socket.on('close', () => this.closed());
     this.handshakeTimer = setTimeout(() => this.destroy(), limits.handshakeTimeoutMs);
+    this.armIdle(limits.idleTimeoutMs);
     // §3.4: the server's preface is a SETTINGS frame, sent at once; then the larger window.
     const settings = Buffer.allocUnsafe(12);
     settings.writeUInt16BE(SETTING.MAX_CONCURRENT_STREAMS, 0);
@@ -133,6 +159,23 @@ export class H2Connection {
     this.push(frame32(FRAME.WINDOW_UPDATE, 0, CONNECTION_WINDOW - DEFAULT_WINDOW));
     this.recvWindow = CONNECTION_WINDOW;
     this.flush();
+  }
+
+  /**
+   * Closes a connection that has had no stream open and started none for `idleTimeoutMs` (an
+   * idle peer held its socket forever: a review finding); clients reconnect when they next call.
+   */
+  private armIdle(ms: number): void {
+    this.idleTimer = setTimeout(() => {
+      if (this.dead) return;
+      const quietFor = Date.now() - this.lastStreamAt;
+      if (this.streams.size === 0 && quietFor >= this.limits.idleTimeoutMs) {
+        this.goAway();
+        return;
+      }
+      this.armIdle(Math.max(1, this.limits.idleTimeoutMs - (this.streams.size === 0 ? quietFor : 0)));
+    }, ms);
+    this.idleTimer.unref();
   }
 
   /** Stops taking new streams (GOAWAY, §6.8); the connection ends when its streams are done. */
@@ -247,7 +290,9 @@ export class H2Connection {
   }
 
   forget(stream: H2Stream): void {
+    this.release(stream);
     this.streams.delete(stream.id);
+    this.lastStreamAt = Date.now();
     remember(this.recentlyClosed, stream.id);
     this.blocked.delete(stream);
     this.endIfIdle();
@@ -418,8 +463,31 @@ export class H2Connection {
       stream.recvWindow += stream.recvConsumed;
       stream.recvConsumed = 0;
     }
+    if (end) this.release(stream);
+    else this.take(stream, data.length);
     stream.receiveData(data);
     if (end) stream.receiveEnd();
+  }
+
+  /** Counts request bytes of a stream not ended yet against the budget (ReceiveBudget). */
+  private take(stream: H2Stream, bytes: number): void {
+    if (bytes === 0) return;
+    const budget = this.limits.received;
+    this.received += bytes;
+    budget.used += bytes;
+    this.receivedBy.set(stream, (this.receivedBy.get(stream) ?? 0) + bytes);
+    if (this.received > budget.perConnection || budget.used > budget.total) {
+      throw new ConnectionError(ERROR.ENHANCE_YOUR_CALM, 'too many request bytes held for unfinished streams');
+    }
+  }
+
+  /** The stream's request ended (its call has it whole) or the stream is gone: its bytes are let go. */
+  private release(stream: H2Stream): void {
+    const bytes = this.receivedBy.get(stream);
+    if (bytes === undefined) return;
+    this.receivedBy.delete(stream);
+    this.received -= bytes;
+    this.limits.received.used -= bytes;
   }
 
   private onHeaders(flags: number, id: number, payload: Buffer): void {
@@ -511,6 +579,7 @@ export class H2Connection {
     const stream = new H2Stream(this, id, headers, this.peerInitialWindow, DEFAULT_WINDOW);
     stream.declaredLength = declaredLength;
     this.streams.set(id, stream);
+    this.lastStreamAt = Date.now();
     if (end) stream.openedEnded();
     try {
       this.onStream(stream);
@@ -642,6 +711,8 @@ export class H2Connection {
   private closed(): void {
     this.dead = true;
     clearTimeout(this.handshakeTimer);
+    clearTimeout(this.idleTimer);
+    for (const stream of [...this.receivedBy.keys()]) this.release(stream);
     for (const stream of [...this.streams.values()]) stream.abort();
     this.onGone(this);
   }

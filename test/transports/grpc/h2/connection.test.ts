@@ -373,3 +373,80 @@ t.test('a body that does not match its content-length is malformed (§8.1.1)', a
   t.equal((await peer.waitFor((f) => f.type === FRAME.HEADERS && f.stream === 15)).fields?.[':status'], '200', 'content-length 0 with no body');
   t.notOk(peer.frames.some((f) => f.type === FRAME.GOAWAY), 'no GOAWAY');
 });
+
+/** `bytes` of DATA on stream `id` in frames of the default maximum size; END_STREAM on the last when `end`. */
+function sendBody(peer: RawPeer, id: number, bytes: number, end = false): RawPeer {
+  for (let sent = 0; sent < bytes; sent += 16_384) {
+    const size = Math.min(16_384, bytes - sent);
+    peer.frame(FRAME.DATA, end && sent + size >= bytes ? FLAG.END_STREAM : 0, id, Buffer.alloc(size));
+  }
+  return peer;
+}
+
+/** A handler that never answers: the request's bytes stay with the stream until it ends. */
+function holdOpen(): (stream: import('../../../../transports/grpc/h2/stream.js').H2Stream) => void {
+  return (stream) => {
+    stream.onData = () => {};
+    stream.onEnd = () => {
+      stream.respond({ ':status': 200 }, false);
+      stream.end({});
+    };
+  };
+}
+
+t.test('unfinished requests may hold only so many bytes: the connection that asks for more is closed (review finding)', async (t) => {
+  const { ReceiveBudget } = await import('../../../../transports/grpc/h2/connection.js');
+  const budget = new ReceiveBudget(200 * 1024, 300 * 1024);
+  const server = await testServer(holdOpen(), { received: budget });
+  t.teardown(() => server.close(100));
+  const peer = await peerOf(t, server);
+  // Streams that send 64 KiB each and never end: the fourth passes 200 KiB on this connection.
+  for (const id of [1, 3, 5, 7]) sendBody(peer.request(id, FLAG.END_HEADERS), id, 60 * 1024);
+  const away = await peer.waitFor((f) => f.type === FRAME.GOAWAY);
+  t.equal(away.payload.readUInt32BE(4), ERROR.ENHANCE_YOUR_CALM, 'GOAWAY ENHANCE_YOUR_CALM');
+  await peer.closed;
+  while (budget.used !== 0) await new Promise((r) => setTimeout(r, 5));
+  t.pass('its bytes were let go');
+});
+
+t.test('the bound over all connections holds too; ended requests free their bytes', async (t) => {
+  const { ReceiveBudget } = await import('../../../../transports/grpc/h2/connection.js');
+  const budget = new ReceiveBudget(200 * 1024, 300 * 1024);
+  const server = await testServer(holdOpen(), { received: budget });
+  t.teardown(() => server.close(100));
+  // One connection sends 2 MB in complete requests: each ends, so nothing adds up.
+  const busy = await peerOf(t, server);
+  for (let i = 0; i < 32; i++) {
+    const id = 1 + 2 * i;
+    sendBody(busy.request(id, FLAG.END_HEADERS), id, 60 * 1024, true);
+    await busy.waitFor((f) => f.type === FRAME.HEADERS && f.stream === id && (f.flags & FLAG.END_STREAM) !== 0);
+  }
+  t.equal(budget.used, 0, 'complete requests hold nothing afterwards');
+  // Two connections with 180 KiB each of unfinished requests: under 200 KiB apiece, over 300 in all.
+  const a = await peerOf(t, server);
+  const b = await peerOf(t, server);
+  for (const id of [1, 3, 5]) sendBody(a.request(id, FLAG.END_HEADERS), id, 60 * 1024);
+  await a.waitFor((f) => f.type === FRAME.SETTINGS && f.flags === FLAG.ACK);
+  while (budget.used < 180 * 1024) await new Promise((r) => setTimeout(r, 5));
+  for (const id of [1, 3, 5]) sendBody(b.request(id, FLAG.END_HEADERS), id, 60 * 1024);
+  const away = await b.waitFor((f) => f.type === FRAME.GOAWAY);
+  t.equal(away.payload.readUInt32BE(4), ERROR.ENHANCE_YOUR_CALM, 'the connection past the total is closed');
+  a.frame(FRAME.PING, 0, 0, Buffer.from('still-ok'));
+  t.equal((await a.waitFor((f) => f.type === FRAME.PING)).payload.toString(), 'still-ok', 'the other one goes on');
+});
+
+t.test('a connection with nothing open is closed after the idle timeout; one with a call open is not', async (t) => {
+  const server = await testServer(holdOpen(), { idleTimeoutMs: 300 });
+  t.teardown(() => server.close(100));
+  const started = Date.now();
+  const idle = await peerOf(t, server);
+  const busy = await peerOf(t, server);
+  busy.request(1, FLAG.END_HEADERS);
+  const away = await idle.waitFor((f) => f.type === FRAME.GOAWAY);
+  t.equal(away.payload.readUInt32BE(4), ERROR.NO_ERROR, 'GOAWAY NO_ERROR');
+  await idle.closed;
+  t.ok(Date.now() - started >= 290, `closed after ${Date.now() - started} ms`);
+  await new Promise((r) => setTimeout(r, 400));
+  busy.frame(FRAME.PING, 0, 0, Buffer.from('still-ok'));
+  t.equal((await busy.waitFor((f) => f.type === FRAME.PING)).payload.toString(), 'still-ok', 'the connection with an open call stays');
+});
