@@ -17,9 +17,10 @@ import type { MethodDefinition } from '@grpc/proto-loader';
 import type { Kernel } from '../../core/kernel.js';
 import type { CompiledOperation } from '../../core/operations.js';
 import { responseHead } from './call-context.js';
-import { parseTrustedProxies, socketAddress } from './client-ip.js';
+import { clientIp, parseTrustedProxies, socketAddress } from './client-ip.js';
 import { startH2Server } from './h2/server.js';
 import { ReceiveBudget } from './h2/connection.js';
+import { rateLimitKey, type IpRateLimiter } from '../http/rate-limit.js';
 import type { H2Stream } from './h2/stream.js';
 import { loadProtoText } from './load.js';
 import { renderProto } from './proto.js';
@@ -42,6 +43,8 @@ export interface GrpcServerOptions {
   requestReadTimeoutMs?: number;
   /** How long an idle connection stays open; default IDLE_TIMEOUT_MS (5 min). */
   idleTimeoutMs?: number;
+  /** The per-IP limiter the HTTP transport uses too (one budget per client over every transport); none when off. */
+  rateLimiter?: IpRateLimiter | null;
 }
 
 export interface GrpcServerHandle {
@@ -93,6 +96,7 @@ function isProtobuf(contentType: string): boolean {
 
 export async function startGrpcServer(kernel: Kernel, ops: CompiledOperation[], opts: GrpcServerOptions): Promise<GrpcServerHandle> {
   const { model, routes } = routeTable(ops);
+  const limiter = opts.rateLimiter ?? null;
   const env: CallEnvironment = {
     model,
     kernel,
@@ -134,6 +138,10 @@ export async function startGrpcServer(kernel: Kernel, ops: CompiledOperation[], 
     }
     const path = headers[':path'] as string;
     try {
+      const forwarded = headers['x-forwarded-for'];
+      if (limiter && limiter.hit(rateLimitKey(clientIp(stream.remoteAddress, typeof forwarded === 'string' ? forwarded : undefined, env.proxies))) > 0) {
+        throw new GrpcFailure(GRPC_STATUS.RESOURCE_EXHAUSTED, 'too many requests');
+      }
       if (!isProtobuf(contentType)) throw new GrpcFailure(GRPC_STATUS.UNIMPLEMENTED, `unsupported content-type ${contentType}`);
       checkEncoding(headers['grpc-encoding']);
       const timeoutMs = parseTimeout(headers['grpc-timeout']);

@@ -12,7 +12,7 @@ import { registerGraphql } from '../graphql/register.js';
 import { addCsrfCheck } from './csrf.js';
 import { clientErrorOf, sendError } from './errors.js';
 import type { HttpMetrics } from './metrics.js';
-import { IpRateLimiter, rateLimitHook } from './rate-limit.js';
+import { rateLimitHook, rateLimiterOf, type IpRateLimiter } from './rate-limit.js';
 import { registerRawRoutes } from './raw-routes.js';
 import { registerRest } from './rest.js';
 import { corsPolicy, registerPreflightRoute } from './cors.js';
@@ -24,9 +24,15 @@ export const CORS_HEADERS = ['x-authorizer-url', 'x-authorizer-client-id', 'x-se
 export interface MountOptions {
   kernel: Kernel;
   metrics?: HttpMetrics;
+  /**
+   * The per-IP limiter, shared with the gRPC server so that a client has one budget over every
+   * transport (SPEC.md "Limits"; gRPC had none: a review finding). Made here when not given
+   * (an embedding app mounts HTTP alone).
+   */
+  rateLimiter?: IpRateLimiter | null;
 }
 
-export async function mountKernel(app: FastifyInstance, { kernel, metrics }: MountOptions): Promise<void> {
+export async function mountKernel(app: FastifyInstance, { kernel, metrics, rateLimiter }: MountOptions): Promise<void> {
   const config = kernel.config;
   const baseUrl = new URL(config.string('url') ?? 'http://localhost');
   const allowed = config.list('allowed-origins');
@@ -46,8 +52,8 @@ export async function mountKernel(app: FastifyInstance, { kernel, metrics }: Mou
   metrics?.instrument(app);
   addResponseHeaders(app, baseUrl.protocol === 'https:', cors);
   registerPreflightRoute(app, cors);
-  const limit = config.number('rate-limit-per-minute', 600);
-  if (limit > 0) app.addHook('onRequest', rateLimitHook(new IpRateLimiter(limit)));
+  const limiter = rateLimiter === undefined ? rateLimiterOf(kernel) : rateLimiter;
+  if (limiter) app.addHook('onRequest', rateLimitHook(limiter));
   addCsrfCheck(app, baseUrl.origin, allowed);
 
   app.setErrorHandler((err: FastifyError, _request, reply) => {

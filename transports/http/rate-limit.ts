@@ -5,6 +5,7 @@
  */
 import type { FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify';
 import { ServiceError } from '../../core/errors.js';
+import type { Kernel } from '../../core/kernel.js';
 import { sendRefusal } from './errors.js';
 import ipaddr from 'ipaddr.js';
 
@@ -54,6 +55,12 @@ export class IpRateLimiter {
     if (count <= this.limit) return 0;
     return Math.max(1, Math.ceil((this.windowStart + this.windowMs - now) / 1000));
   }
+}
+
+/** The limiter --rate-limit-per-minute asks for, or null when it is 0 (off). */
+export function rateLimiterOf(kernel: Kernel): IpRateLimiter | null {
+  const limit = kernel.config.number('rate-limit-per-minute', 600);
+  return limit > 0 ? new IpRateLimiter(limit) : null;
 }
 
 export function rateLimitHook(limiter: IpRateLimiter) {

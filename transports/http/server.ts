@@ -12,6 +12,7 @@ import { openMemoryStore, openStorage } from '../../storage/index.js';
 import { startGrpcServer } from '../grpc/server.js';
 import { mountKernel } from './app.js';
 import { HttpMetrics } from './metrics.js';
+import { rateLimiterOf } from './rate-limit.js';
 
 export interface CreateServerOptions {
   plugins: readonly AnyPlugin[];
@@ -69,8 +70,9 @@ export async function createServer(options: CreateServerOptions): Promise<Latchk
   const logger: Logger = app.log;
   const kernel = await Kernel.boot({ plugins: options.plugins, config, openStorage, openMemoryStore, logger });
   const metrics = new HttpMetrics(true);
+  const rateLimiter = rateLimiterOf(kernel);
   try {
-    await app.register(async (scope) => mountKernel(scope, { kernel, metrics }));
+    await app.register(async (scope) => mountKernel(scope, { kernel, metrics, rateLimiter }));
     await app.ready();
   } catch (err) {
     await kernel.close();
@@ -91,7 +93,7 @@ export async function createServer(options: CreateServerOptions): Promise<Latchk
       const httpPort = typeof addr === 'object' && addr ? addr.port : config.number('http-port', 8080);
       const grpcPort = config.number('grpc-port', 9091);
       // --grpc-port 0 turns the gRPC server off (and with it REST, SPEC.md "Transports").
-      if (grpcPort !== 0) grpc = await startGrpcServer(kernel, [...kernel.operations.values()], { host, port: grpcPort });
+      if (grpcPort !== 0) grpc = await startGrpcServer(kernel, [...kernel.operations.values()], { host, port: grpcPort, rateLimiter });
       metricsServer = await metrics.listen(config.string('metrics-host', '127.0.0.1'), config.number('metrics-port', 8081));
       const maddr = metricsServer?.server.address();
       return {

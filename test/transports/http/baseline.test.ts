@@ -5,6 +5,7 @@
 import t from 'tap';
 import { basePlugins } from '../../../plugins/default.js';
 import { startTestServer, TEST_ADMIN_SECRET, type TestServer } from '../../helpers/server.js';
+import { grpcClient } from '../../helpers/grpc-client.js';
 
 const ORIGIN = { origin: 'http://localhost' };
 let server: TestServer;
@@ -215,7 +216,18 @@ t.test('rate limit per client IP; X-Forwarded-For only from trusted proxies', as
   t.equal(limitedGraphql.status, 429);
   t.ok(limitedGraphql.headers.get('retry-after'));
   t.same(await limitedGraphql.json(), { data: null, errors: [{ message: 'too many requests', extensions: { code: 'RESOURCE_EXHAUSTED' } }] }, 'GraphQL gets its own envelope');
+  // One budget per client over every transport: gRPC had no limit at all (review finding).
+  const grpc = grpcClient(s.grpcAddress, [...s.kernel.operations.values()]);
+  t.teardown(() => grpc.close());
+  await t.rejects(grpc.call('meta'), { code: 'resource_exhausted', grpcStatus: 8, message: 'too many requests' }, 'gRPC is limited by the same budget (RESOURCE_EXHAUSTED)');
   await s.close();
+  const fresh = await startTestServer({ plugins: basePlugins, flags: { 'rate-limit-per-minute': 2 } });
+  const grpcFresh = grpcClient(fresh.grpcAddress, [...fresh.kernel.operations.values()]);
+  t.teardown(() => grpcFresh.close());
+  t.ok(await grpcFresh.call('meta'), 'gRPC call 1');
+  t.ok(await grpcFresh.call('meta'), 'gRPC call 2');
+  t.equal((await fetch(`${fresh.url}/v1/meta`)).status, 429, 'and gRPC calls count against REST');
+  await fresh.close();
   const trusted = await startTestServer({ plugins: basePlugins, flags: { 'rate-limit-per-minute': 2, 'trusted-proxies': ['127.0.0.1/32'] } });
   for (let i = 0; i < 4; i++) {
     t.equal((await fetch(`${trusted.url}/v1/meta`, { headers: { 'x-forwarded-for': `203.0.113.${i}` } })).status, 200, 'each forwarded client has its own bucket');
