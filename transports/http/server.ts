@@ -11,6 +11,7 @@ import type { AnyPlugin } from '../../core/plugin.js';
 import { openMemoryStore, openStorage } from '../../storage/index.js';
 import { startGrpcServer } from '../grpc/server.js';
 import { mountKernel } from './app.js';
+import { clientErrorHandler, frameworkErrors } from './client-errors.js';
 import { HttpMetrics } from './metrics.js';
 import { rateLimiterOf } from './rate-limit.js';
 
@@ -66,6 +67,8 @@ export async function createServer(options: CreateServerOptions): Promise<Latchk
     // Per-request log lines cost throughput; errors are still logged by the error handler.
     logController: new LogController({ disableRequestLogging: true }),
     return503OnClosing: true,
+    clientErrorHandler,
+    frameworkErrors,
   });
   const logger: Logger = app.log;
   const kernel = await Kernel.boot({ plugins: options.plugins, config, openStorage, openMemoryStore, logger });

@@ -43,6 +43,7 @@ t.equal(REQUEST_TIMEOUT_MS, 30_000, 'the production timeout is thirty seconds');
 t.test('a body that stops halfway: 408 and the connection is closed', async (t) => {
   const { answer, closedAfterMs } = await slowRequest(head(1000));
   t.match(answer, /^HTTP\/1\.1 408 /, 'request timeout');
+  t.same(JSON.parse(answer.slice(answer.indexOf('\r\n\r\n') + 4)), { code: 'deadline_exceeded', message: 'the request did not arrive in time' }, 'in the REST envelope');
   t.ok(closedAfterMs >= 900 && closedAfterMs < 5_000, `closed after ${closedAfterMs} ms`);
 });
 
