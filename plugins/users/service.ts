@@ -101,6 +101,19 @@ export interface UsersDeps {
   hashers?: HashWorkers;
 }
 
+/**
+ * `app_data` as stored: JSON text of at most MAX_APP_DATA_BYTES. The column is TEXT, which holds
+ * 65,535 bytes on MySQL and MariaDB (more was a database error there), and every login and
+ * profile answer carries it: 880 KB of it went out with each login (review finding).
+ */
+export const MAX_APP_DATA_BYTES = 65_535;
+
+function appDataText(value: Record<string, unknown>): string {
+  const text = JSON.stringify(value);
+  if (Buffer.byteLength(text) > MAX_APP_DATA_BYTES) throw new ServiceError('invalid_argument', `invalid app_data: at most ${MAX_APP_DATA_BYTES} bytes as JSON`);
+  return text;
+}
+
 export function createUsersService({ config, storage, memory, hooks, hashers }: UsersDeps): UsersService {
   const strong = config.bool('enable-strong-password');
   const roles = {
@@ -255,6 +268,7 @@ export function createUsersService({ config, storage, memory, hooks, hashers }: 
     },
 
     async create(input: NewUser) {
+      const appData = input.app_data ? appDataText(input.app_data) : null;
       const email = input.email !== undefined && input.email !== '' ? normalizeEmail(input.email) : null;
       const phone = input.phone_number !== undefined && input.phone_number !== '' ? normalizePhone(input.phone_number) : null;
       // Hash before taking the locks: the slow part must not hold them.
@@ -286,7 +300,7 @@ export function createUsersService({ config, storage, memory, hooks, hashers }: 
           isMultiFactorAuthEnabled: input.is_multi_factor_auth_enabled ?? null,
           hasSkippedMfaSetupAt: null,
           mfaLockedAt: null,
-          appData: input.app_data ? JSON.stringify(input.app_data) : null,
+          appData,
           search: '',
         };
         row.search = searchText(row);
@@ -298,6 +312,7 @@ export function createUsersService({ config, storage, memory, hooks, hashers }: 
     },
 
     async update(id, patch: UserPatch) {
+      const appData = patch.app_data !== undefined ? appDataText(patch.app_data) : undefined;
       const email = patch.email === undefined ? undefined : patch.email === '' ? null : normalizeEmail(patch.email);
       const phone =
         patch.phone_number === undefined ? undefined : patch.phone_number === '' ? null : normalizePhone(patch.phone_number);
@@ -306,7 +321,8 @@ export function createUsersService({ config, storage, memory, hooks, hashers }: 
       return withIdentifierLocks(ids, async () => {
         const em = storage.em();
         const row = (await em.findOne(UserEntity, { id } as never)) as UserRow | null;
-        if (!row) throw notFound('user not found');
+        // Exactly this id (MySQL's collation would match another case: see findOne).
+        if (!row || row.id !== id) throw notFound('user not found');
         await assertFree(email ?? null, phone ?? null, id);
         const t = now();
         if (email !== undefined && email !== row.email) {
@@ -326,7 +342,7 @@ export function createUsersService({ config, storage, memory, hooks, hashers }: 
           const v = patch[key];
           if (v !== undefined) row[column] = v === '' ? null : v;
         }
-        if (patch.app_data !== undefined) row.appData = JSON.stringify(patch.app_data);
+        if (appData !== undefined) row.appData = appData;
         if (patch.is_multi_factor_auth_enabled !== undefined) row.isMultiFactorAuthEnabled = patch.is_multi_factor_auth_enabled;
         if (patch.roles !== undefined) row.roles = joinList(patch.roles);
         if (patch.signup_methods !== undefined) row.signupMethods = joinList(patch.signup_methods);

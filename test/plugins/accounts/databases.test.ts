@@ -53,6 +53,11 @@ async function scenario(t: Test, kernel: Kernel): Promise<void> {
     await t.rejects(call(kernel, '_user', { id: variant }, { admin: true }), { code: 'not_found' }, `user of ${JSON.stringify(variant)}`);
   }
   t.equal((await kernel.service('users').findById(a.user.id))?.revokedTimestamp, null, 'nothing was revoked');
+  // app_data up to the bound fits the TEXT column on every database (65,535 bytes on MariaDB).
+  const big = { note: 'é'.repeat(32_000) };
+  const updated = await call<{ app_data: Record<string, unknown> }>(kernel, '_update_user', { id: a.user.id, app_data: big }, { admin: true });
+  t.same(updated.app_data, big, 'app_data of 64,011 bytes stored and read back');
+  await t.rejects(call(kernel, '_update_user', { id: a.user.id, app_data: { note: 'é'.repeat(33_000) } }, { admin: true }), { code: 'invalid_argument' }, 'past 65,535 bytes: refused, not a database error');
   await call(kernel, '_revoke_access', { user_id: a.user.id }, { admin: true });
   await t.rejects(call(kernel, 'profile', undefined, { bearer: a.access_token }), { code: 'unauthenticated' });
 }

@@ -44,6 +44,8 @@ t.test('REST: signup, login, profile (GET with bearer), bad input', async (t) =>
     ['nested 200000 levels deep', `{"email":"x@example.com","password":"${PASSWORD}","confirm_password":"${PASSWORD}","app_data":{"a":${'['.repeat(200_000)}${']'.repeat(200_000)}}}`],
     // PostgreSQL refuses U+0000 in text (a 500 before it was refused for every database).
     ['a NUL character in a name', { email: 'x@example.com', password: PASSWORD, confirm_password: PASSWORD, given_name: 'a\u0000b' }],
+    // The TEXT column holds 65,535 bytes on MySQL and MariaDB, and every login carries it.
+    ['app_data over 65535 bytes as JSON', { email: 'x@example.com', password: PASSWORD, confirm_password: PASSWORD, app_data: { big: 'x'.repeat(65_530) } }],
     ['a lone surrogate in a password', { email: 'x@example.com', password: 'Pass\ud800w0rd!', confirm_password: 'Pass\ud800w0rd!' }],
     ['a NUL character in an app_data key', { email: 'x@example.com', password: PASSWORD, confirm_password: PASSWORD, app_data: { 'k\u0000': 1 } }],
     ['nested 65 levels deep', { email: 'x@example.com', password: PASSWORD, confirm_password: PASSWORD, app_data: { a: JSON.parse(`${'['.repeat(64)}${']'.repeat(64)}`) } }],
