@@ -41,6 +41,13 @@ async function scenario(t: Test, kernel: Kernel): Promise<void> {
   t.equal(accented.pagination.total, 1);
   const bare = await call<{ users: { id: string }[] }>(kernel, '_users', { query: 'jose' }, { admin: true });
   t.same(bare.users.map((u) => u.id).sort(), [jose.user.id, plain.user.id].sort(), 'jose is in both emails');
+  // Every character of a query is literal: `_`, `%` and `\` are not wildcards, and the match is
+  // found by position in SQL (a `_` matched every row, loaded whole: review finding).
+  const odd = await signup(kernel, 'odd@example.com', { nickname: 'Per_Cent%Back\\slash' });
+  for (const [query, ids] of [['_', [odd.user.id]], ['%', [odd.user.id]], ['\\', [odd.user.id]], ['t%b', [odd.user.id]], ['r_c', [odd.user.id]], ['rxc', []]] as const) {
+    const r = await call<{ users: { id: string }[]; pagination: { total: number } }>(kernel, '_users', { query, pagination: { limit: 1, page: 1 } }, { admin: true });
+    t.same([r.users.map((u) => u.id), r.pagination.total], [ids, ids.length], `query ${JSON.stringify(query)}`);
+  }
   const angstrom = await signup(kernel, 'physicist@example.com', { nickname: 'ÅNGSTRÖM' });
   t.same((await call<{ users: unknown[] }>(kernel, '_users', { query: 'angstrom' }, { admin: true })).users, [], 'angstrom does not find ÅNGSTRÖM');
   const found2 = await call<{ users: { id: string }[] }>(kernel, '_users', { query: 'Ångström' }, { admin: true });
