@@ -24,8 +24,15 @@ export function normalizeEmail(email: string): string {
   return e;
 }
 
+/**
+ * Digits with an optional leading `+`. `00` is the international prefix ITU-T E.164 recommends
+ * (no national number starts with it), so `0049…` is stored as `+49…`: the same number in its
+ * two common international spellings made two accounts (review finding). A number without `+`
+ * or `00` is kept as given: whether it is national cannot be known without a region.
+ */
 export function normalizePhone(phone: string): string {
-  const p = phone.replace(/[\s().-]/g, '');
+  let p = phone.replace(/[\s().-]/g, '');
+  if (p.startsWith('00')) p = `+${p.slice(2)}`;
   if (!/^\+?[0-9]{6,15}$/.test(p)) throw invalidArgument('invalid phone number');
   return p;
 }

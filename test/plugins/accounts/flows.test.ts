@@ -36,6 +36,11 @@ t.test('duplicate email and phone, and concurrent signups of one email', async (
   await t.rejects(call(kernel, 'signup', { phone_number: '+15550001', password: PASSWORD, confirm_password: PASSWORD }), {
     message: 'user with given email already exists',
   });
+  // `00` is the international prefix: the same number (review finding: two accounts).
+  for (const spelled of ['0015550001', '00 1 555-0001', '+1 (555) 0001']) {
+    await t.rejects(call(kernel, 'signup', { phone_number: spelled, password: PASSWORD, confirm_password: PASSWORD }), { message: 'user with given email already exists' }, spelled);
+  }
+  t.ok(await call(kernel, 'login', { phone_number: '0015550001', password: PASSWORD }), 'and logs in to the same account');
   const results = await Promise.allSettled(Array.from({ length: 6 }, () => signup(kernel, 'race@example.com')));
   t.equal(results.filter((r) => r.status === 'fulfilled').length, 1, 'exactly one concurrent signup wins');
   const { users } = await call<{ users: unknown[] }>(kernel, '_users', { query: 'race@' }, { admin: true });
