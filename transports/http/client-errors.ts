@@ -36,7 +36,10 @@ export function clientErrorHandler(err: NodeJS.ErrnoException, socket: Socket): 
   }
   const { status, reason, code, message } = refusalOf(err);
   const body = JSON.stringify({ code, message });
-  socket.end(`HTTP/1.1 ${status} ${reason}\r\nConnection: close\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`);
+  socket.end(`HTTP/1.1 ${status} ${reason}\r\nConnection: close\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`, () => socket.destroy());
+  // The answer written (or a peer that does not read it), the socket is closed for good: a peer
+  // keeping its half open must not hold it (review finding: the slowloris peer stayed connected).
+  setTimeout(() => socket.destroy(), 1000).unref();
 }
 
 export function frameworkErrors(_err: FastifyError, _request: FastifyRequest, reply: FastifyReply): void {

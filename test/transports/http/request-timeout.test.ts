@@ -53,6 +53,28 @@ t.test('a body trickled a byte at a time is cut too (the socket is never idle)',
   t.ok(closedAfterMs < 5_000, `closed after ${closedAfterMs} ms, not after the 20 s of trickling`);
 });
 
+t.test('a peer that keeps its half open after the 408 still loses the socket', async (t) => {
+  const started = Date.now();
+  const outcome = await new Promise<string>((resolve) => {
+    const socket = connect({ port: Number(port), host: '127.0.0.1', allowHalfOpen: true }, () => socket.write(head(1000)));
+    let answered = false;
+    socket.on('data', () => (answered = true));
+    // Keeps writing after the answer: the server must not keep reading (review finding).
+    const timer = setInterval(() => socket.writable && socket.write('x'), 100);
+    socket.on('error', () => {});
+    socket.once('close', () => {
+      clearInterval(timer);
+      resolve(answered ? 'closed after answering' : 'closed without an answer');
+    });
+    setTimeout(() => {
+      clearInterval(timer);
+      socket.destroy();
+      resolve('still open after 6 s');
+    }, 6_000).unref();
+  });
+  t.equal(outcome, 'closed after answering', `after ${Date.now() - started} ms`);
+});
+
 t.test('nothing was written, and the server still answers', async (t) => {
   t.equal(await server.kernel.service('users').findByEmail('slow@example.com'), null);
   t.equal((await fetch(`${server.url}/v1/meta`)).status, 200);

@@ -310,6 +310,9 @@ export class H2Connection {
     if (this.goingAway && this.streams.size === 0 && !this.dead) {
       this.flush();
       this.socket.end();
+      // A peer that never closes its side does not keep the socket (review finding: after the
+      // idle GOAWAY it stayed half-closed for good).
+      setTimeout(() => this.socket.destroy(), 1000).unref();
     }
   }
 

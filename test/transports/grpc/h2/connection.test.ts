@@ -450,3 +450,26 @@ t.test('a connection with nothing open is closed after the idle timeout; one wit
   busy.frame(FRAME.PING, 0, 0, Buffer.from('still-ok'));
   t.equal((await busy.waitFor((f) => f.type === FRAME.PING)).payload.toString(), 'still-ok', 'the connection with an open call stays');
 });
+
+t.test('after the idle GOAWAY a peer that keeps its half open still loses the socket', async (t) => {
+  const { connect } = await import('node:net');
+  const server = await testServer(holdOpen(), { idleTimeoutMs: 200 });
+  t.teardown(() => server.close(100));
+  const started = Date.now();
+  const closedAfter = await new Promise<number>((resolve) => {
+    const socket = connect({ port: server.port, host: '127.0.0.1', allowHalfOpen: true }, () => socket.write(helloBytes()));
+    // It keeps talking after the GOAWAY (PINGs), so it learns when the socket is gone.
+    const timer = setInterval(() => socket.writable && socket.write(frameOf(FRAME.PING, 0, 0, Buffer.from('12345678'))), 100);
+    socket.on('data', () => {});
+    socket.on('error', () => {});
+    socket.once('close', () => {
+      clearInterval(timer);
+      resolve(Date.now() - started);
+    });
+    setTimeout(() => {
+      clearInterval(timer);
+      socket.destroy();
+    }, 8_000).unref();
+  });
+  t.ok(closedAfter < 3_000, `closed by the server after ${closedAfter} ms`);
+});
