@@ -63,7 +63,12 @@ type Route = { kind: 'unary'; unary: UnaryRoute } | { kind: 'stream'; stream: St
  */
 const MAX_CONCURRENT_STREAMS = 100;
 /** Request bytes held for unfinished streams: per connection, and over all connections (h2/connection.ts ReceiveBudget). */
-const MAX_RECEIVED_PER_CONNECTION = 16 * 1024 * 1024;
+const MAX_RECEIVED_PER_CONNECTION = 32 * 1024 * 1024;
+/**
+ * The largest request message of a streaming method (server reflection asks for a file or a
+ * symbol by name): such a stream has no read deadline, so what it may hold unfinished is small.
+ */
+const MAX_STREAMING_MESSAGE = 64 * 1024;
 const MAX_RECEIVED_TOTAL = 256 * 1024 * 1024;
 /** A connection with no call open and none started for this long is closed (GOAWAY). */
 const IDLE_TIMEOUT_MS = 5 * 60_000;
@@ -148,7 +153,7 @@ export async function startGrpcServer(kernel: Kernel, ops: CompiledOperation[], 
       const found = routes.get(path);
       if (!found) throw new GrpcFailure(GRPC_STATUS.UNIMPLEMENTED, `unknown method ${path}`);
       if (found.kind === 'unary') serveUnary(env, found.unary, stream, timeoutMs);
-      else serveStream(found.stream, stream, env.limit, kernel.logger, timeoutMs);
+      else serveStream(found.stream, stream, Math.min(env.limit, MAX_STREAMING_MESSAGE), kernel.logger, timeoutMs);
     } catch (err) {
       sendStatusOnly(stream, responseHead(), statusOf(err, kernel.logger, { path }));
     }

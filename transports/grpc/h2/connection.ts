@@ -54,8 +54,8 @@ export interface ConnectionLimits {
  * over all of one server's connections. The windows are refilled as DATA arrives (a unary
  * request must arrive whole before its call runs), so without this a peer could open its
  * maximum of streams, send each nearly a whole message and never end them: 2 GB held by two
- * connections in a review (finding). Past either bound the connection that asked is closed
- * with ENHANCE_YOUR_CALM and its bytes are let go.
+ * connections in a review (finding). Past either bound the stream whose DATA went over is
+ * reset with ENHANCE_YOUR_CALM and its bytes are let go.
  */
 export class ReceiveBudget {
   used = 0;
@@ -479,8 +479,12 @@ export class H2Connection {
     this.received += bytes;
     budget.used += bytes;
     this.receivedBy.set(stream, (this.receivedBy.get(stream) ?? 0) + bytes);
+    // The stream that goes over is refused, not the connection: the connection's other calls,
+    // nearly done, go on (review finding: closing the connection failed every call of a client
+    // that sent a few large ones at once, and the server-wide bound closed whichever connection
+    // crossed it, not the ones holding the bytes). grpc-js reports RESOURCE_EXHAUSTED.
     if (this.received > budget.perConnection || budget.used > budget.total) {
-      throw new ConnectionError(ERROR.ENHANCE_YOUR_CALM, 'too many request bytes held for unfinished streams');
+      throw new StreamError(ERROR.ENHANCE_YOUR_CALM, 'too many request bytes held for unfinished streams');
     }
   }
 
