@@ -55,9 +55,17 @@ export interface ResolverOptions {
   reachCap?: number;
 }
 
+/**
+ * Computed relations of the same object (`define r2: r1`) nested at once, over the whole
+ * resolution. They are not hops (OpenFGA counts only dispatches), but each is a frame of this
+ * recursive evaluator: a model chaining 1400 of them overflowed the stack, a 500 (review
+ * finding). A model needs far fewer than this; more is the same 400 as too many hops.
+ */
+export const MAX_COMPUTED_NESTING = 256;
+
 export class DepthExceededError extends ServiceError {
-  constructor() {
-    super('invalid_argument', `authorization model resolution too complex: more than ${MAX_DEPTH} nested hops`);
+  constructor(what = `more than ${MAX_DEPTH} nested hops`) {
+    super('invalid_argument', `authorization model resolution too complex: ${what}`);
   }
 }
 
@@ -112,6 +120,8 @@ export class Resolver {
   private deepest = 0;
   /** Sub-questions evaluated (not served from memory); exposed for tests and metrics. */
   evaluations = 0;
+  /** Computed relations being evaluated one inside another (MAX_COMPUTED_NESTING). */
+  private computedNesting = 0;
   private readonly heights: UsersetHeights | undefined;
   /** The node's own index when reading it directly (no contextual tuples): one probe per object, parsed views kept. */
   private readonly index: TupleIndex | undefined;
@@ -291,7 +301,14 @@ export class Resolver {
         // (review finding: a chain of computed relations was a depth error here). Cycles through
         // computed relations still end, at the question already open (`resolve`).
         const target = step.target;
-        return target !== undefined && this.resolve(object, target.name, target, depth, tuples);
+        if (target === undefined) return false;
+        if (this.computedNesting >= MAX_COMPUTED_NESTING) throw new DepthExceededError(`more than ${MAX_COMPUTED_NESTING} nested computed relations`);
+        this.computedNesting++;
+        try {
+          return this.resolve(object, target.name, target, depth, tuples);
+        } finally {
+          this.computedNesting--;
+        }
       }
       case TTU: {
         const parents = this.usersOf(object, step.tupleset, tuples);

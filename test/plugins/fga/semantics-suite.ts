@@ -186,6 +186,13 @@ ${relations}
         'a computed relation over twenty userset hops reaches as far as the relation it names',
       );
     });
+    // A chain of 1400 overflowed the evaluator's stack: a 500 (review finding). Past 256 nested
+    // computed relations it is the same 400 as too many hops.
+    const long = Array.from({ length: 1400 }, (_, i) => `    define c${i + 1}: c${i}`).join('\n');
+    await withTuples(svc, `model\n  schema 1.1\ntype user\ntype doc\n  relations\n    define c0: [user]\n${long}\n`, ['user:anne c0 doc:1'], async () => {
+      t.same(svc.check([{ user: 'user:anne', relation: 'c256', object: 'doc:1' }]), [true], '256 nested computed relations resolve');
+      t.throws(() => svc.check([{ user: 'user:anne', relation: 'c1400', object: 'doc:1' }]), { code: 'invalid_argument', message: /more than 256 nested computed relations/ }, '1400 are invalid_argument');
+    });
   });
 
   await t.test('a model change leaves stored tuples that no longer fit ignored, not deleted', async (t) => {
