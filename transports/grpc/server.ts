@@ -144,9 +144,9 @@ export async function startGrpcServer(kernel: Kernel, ops: CompiledOperation[], 
     const path = headers[':path'] as string;
     try {
       const forwarded = headers['x-forwarded-for'];
-      if (limiter && limiter.hit(rateLimitKey(clientIp(stream.remoteAddress, typeof forwarded === 'string' ? forwarded : undefined, env.proxies))) > 0) {
-        throw new GrpcFailure(GRPC_STATUS.RESOURCE_EXHAUSTED, 'too many requests');
-      }
+      const retry = limiter ? limiter.hit(rateLimitKey(clientIp(stream.remoteAddress, typeof forwarded === 'string' ? forwarded : undefined, env.proxies))) : 0;
+      // The same answer as REST's 429: when to try again, in seconds, as metadata.
+      if (retry > 0) throw new GrpcFailure(GRPC_STATUS.RESOURCE_EXHAUSTED, 'too many requests', { 'retry-after': String(retry) });
       if (!isProtobuf(contentType)) throw new GrpcFailure(GRPC_STATUS.UNIMPLEMENTED, `unsupported content-type ${contentType}`);
       checkEncoding(headers['grpc-encoding']);
       const timeoutMs = parseTimeout(headers['grpc-timeout']);
