@@ -126,11 +126,16 @@ export const adminUserOperations: AnyOperation[] = [
     graphql: { arg: 'param' },
     handler: async (ctx, input) => {
       const { users, sessions } = deps(ctx);
-      // The stored id from here on, never the text given (point-lookup.ts).
-      const { id } = await mustFind(ctx, input.user_id);
-      const updated = await users.update(id, { revoked_timestamp: Math.floor(Date.now() / 1000) });
+      // The stored id from here on, never the text given (users/service.ts findOne).
+      const found = await mustFind(ctx, input.user_id);
+      const { id } = found;
+      // Revoking again ends any session that appeared since, but keeps the moment access was
+      // first revoked and tells the event bus nothing new (review finding: a second call
+      // rewrote the timestamp and sent the event again).
+      const already = found.revokedTimestamp !== null;
+      const updated = already ? found : await users.update(id, { revoked_timestamp: Math.floor(Date.now() / 1000) });
       await sessions.revokeAll(id);
-      ctx.kernel.events.emit('user.access_revoked', { user: users.toUserDto(updated) });
+      if (!already) ctx.kernel.events.emit('user.access_revoked', { user: users.toUserDto(updated) });
       return { message: 'user access revoked successfully' };
     },
   }),
@@ -144,8 +149,10 @@ export const adminUserOperations: AnyOperation[] = [
     graphql: { arg: 'param' },
     handler: async (ctx, input) => {
       const { users } = deps(ctx);
-      const { id } = await mustFind(ctx, input.user_id);
-      const updated = await users.update(id, { revoked_timestamp: null });
+      const found = await mustFind(ctx, input.user_id);
+      // Only a change of state is news for the event bus (see _revoke_access).
+      if (found.revokedTimestamp === null) return { message: 'user access enabled successfully' };
+      const updated = await users.update(found.id, { revoked_timestamp: null });
       ctx.kernel.events.emit('user.access_enabled', { user: users.toUserDto(updated) });
       return { message: 'user access enabled successfully' };
     },

@@ -184,8 +184,20 @@ t.test('admin: list, search, get, update, revoke/enable access with events, dele
   const login = await call<Auth>(kernel, 'login', { email: 'erin@example.com', password: PASSWORD });
   await call(kernel, '_revoke_access', { user_id: erin.user.id }, { admin: true });
   await t.rejects(call(kernel, 'profile', undefined, { bearer: login.access_token }), { code: 'unauthenticated' }, 'admin revoke takes effect at once');
-  t.ok((await call<{ revoked_timestamp?: number }>(kernel, '_user', { id: erin.user.id }, { admin: true })).revoked_timestamp);
+  const revokedAt = (await call<{ revoked_timestamp?: number }>(kernel, '_user', { id: erin.user.id }, { admin: true })).revoked_timestamp;
+  t.ok(revokedAt);
+  // Revoking again keeps the first moment and sends no second event (review finding).
+  await kernel.events.drain();
+  const before = events.length;
+  await new Promise((r) => setTimeout(r, 1100));
+  await call(kernel, '_revoke_access', { user_id: erin.user.id }, { admin: true });
+  t.equal((await call<{ revoked_timestamp?: number }>(kernel, '_user', { id: erin.user.id }, { admin: true })).revoked_timestamp, revokedAt, 'the first revocation time stays');
+  await kernel.events.drain();
+  t.equal(events.length, before, 'no second user.access_revoked');
   await call(kernel, '_enable_access', { user_id: erin.user.id }, { admin: true });
+  await call(kernel, '_enable_access', { user_id: erin.user.id }, { admin: true });
+  await kernel.events.drain();
+  t.equal(events.filter((e) => e === 'user.access_enabled').length, 1, 'enabling twice is one user.access_enabled');
   t.equal((await call<{ revoked_timestamp?: number }>(kernel, '_user', { id: erin.user.id }, { admin: true })).revoked_timestamp, undefined);
   await call(kernel, 'login', { email: 'erin@example.com', password: PASSWORD });
   await call(kernel, '_delete_user', { id: erin.user.id }, { admin: true });
