@@ -6,7 +6,7 @@ import type { Config } from '../../core/config.js';
 import { definePlugin } from '../../core/plugin.js';
 import { serverFlags } from './flags.js';
 import { checkBaseUrl } from './url.js';
-import { parseTrustedProxies } from '../../transports/grpc/client-ip.js';
+import { parseTrustedProxies } from '../../core/trusted-proxies.js';
 
 function checkDatabase(config: Config): string | undefined {
   if (!config.has('database-type')) return '--database-type is required (sqlite, libsql, postgres, mysql, mariadb or mongodb)';

@@ -6,7 +6,9 @@
 import { isIP } from 'node:net';
 import ipaddr from 'ipaddr.js';
 
-export type Cidr = [ipaddr.IPv4 | ipaddr.IPv6, number];
+import { parseTrustedProxies, type Cidr } from '../../core/trusted-proxies.js';
+
+export { parseTrustedProxies, type Cidr };
 
 function normalize(ip: string): string {
   // IPv4 clients of a dual-stack listener appear as ::ffff:a.b.c.d.
@@ -16,15 +18,6 @@ function normalize(ip: string): string {
 /** A socket's remote address as the client IP: IPv4 clients of a dual-stack listener are plain IPv4. */
 export function socketAddress(remote: string | undefined): string {
   return remote ? normalize(remote) : 'unknown';
-}
-
-export function parseTrustedProxies(list: readonly string[]): Cidr[] {
-  return list.map((entry) => {
-    const e = entry.trim();
-    if (e.includes('/')) return ipaddr.parseCIDR(e);
-    const addr = ipaddr.process(e);
-    return [addr, addr.kind() === 'ipv4' ? 32 : 128];
-  });
 }
 
 function trusted(ip: string, proxies: readonly Cidr[]): boolean {
