@@ -257,12 +257,6 @@ export class Resolver {
       this.evaluations++;
       // A closed relation's rewrite is its direct step (compiled-model.ts).
       value = users !== null ? this.direct(plan, users, depth) : this.rewrite(plan.rewrite, plan, object, tuples, depth);
-    } catch (err) {
-      // A depth error on its way to a union or intersection that may still decide without it
-      // (`settle`): what this evaluation assumed and how deep it went stay counted outside it.
-      if (outerTaint < this.taint) this.taint = outerTaint;
-      if (outerDeepest > this.deepest) this.deepest = outerDeepest;
-      throw err;
     } finally {
       states[slot] = UNKNOWN;
       this.frames.pop();
@@ -314,67 +308,20 @@ export class Resolver {
         const parents = this.usersOf(object, step.tupleset, tuples);
         if (!parents) return false;
         // Only plain objects of a type the tupleset admits and that defines the relation (check-plan.ts).
-        let failure: DepthExceededError | undefined;
         for (const p of parents.objects()) {
           const computed = step.parents!.get(p.type);
-          if (computed === undefined) continue;
-          const mark = this.deepest;
-          try {
-            if (this.resolve(p.object, computed.name, computed, depth + 1, this.index?.tuplesAt(p))) return true;
-          } catch (err) {
-            failure = this.failedBranch(err, mark, failure);
-          }
+          if (computed !== undefined && this.resolve(p.object, computed.name, computed, depth + 1, this.index?.tuplesAt(p))) return true;
         }
-        if (failure) throw failure;
         return false;
       }
-      // Branches decide as OpenFGA's concurrent ones do (`failedBranch`): a true branch of a union
-      // (a false one of an intersection) decides even when another failed on the depth limit.
-      case UNION: {
-        let failure: DepthExceededError | undefined;
-        for (const c of step.children) {
-          const mark = this.deepest;
-          try {
-            if (this.rewrite(c, plan, object, tuples, depth)) return true;
-          } catch (err) {
-            failure = this.failedBranch(err, mark, failure);
-          }
-        }
-        if (failure) throw failure;
+      case UNION:
+        for (const c of step.children) if (this.rewrite(c, plan, object, tuples, depth)) return true;
         return false;
-      }
-      case INTERSECTION: {
-        let failure: DepthExceededError | undefined;
-        for (const c of step.children) {
-          const mark = this.deepest;
-          try {
-            if (!this.rewrite(c, plan, object, tuples, depth)) return false;
-          } catch (err) {
-            failure = this.failedBranch(err, mark, failure);
-          }
-        }
-        if (failure) throw failure;
+      case INTERSECTION:
+        for (const c of step.children) if (!this.rewrite(c, plan, object, tuples, depth)) return false;
         return true;
-      }
-      case EXCLUSION: {
-        // A base that is false, or a subtracted side that is true, decides even when the other
-        // side failed on the depth limit; otherwise a failure is the answer.
-        let failure: DepthExceededError | undefined;
-        let mark = this.deepest;
-        try {
-          if (!this.rewrite(step.children[0], plan, object, tuples, depth)) return false;
-        } catch (err) {
-          failure = this.failedBranch(err, mark, failure);
-        }
-        mark = this.deepest;
-        try {
-          if (this.rewrite(step.children[1], plan, object, tuples, depth)) return false;
-        } catch (err) {
-          failure = this.failedBranch(err, mark, failure);
-        }
-        if (failure) throw failure;
-        return true;
-      }
+      case EXCLUSION:
+        return this.rewrite(step.children[0], plan, object, tuples, depth) && !this.rewrite(step.children[1], plan, object, tuples, depth);
     }
     return false;
   }
@@ -392,35 +339,11 @@ export class Resolver {
     const sets = users.sets;
     if (!sets) return false;
     if (this.userIsSet && sets.has(user) && allowed.has(this.userShape)) return true;
-    let failure: DepthExceededError | undefined;
     for (const u of users.usersets()) {
       const target = plan.usersets.get(u.shape);
-      if (target === undefined) continue;
-      const mark = this.deepest;
-      try {
-        if (this.resolve(u.object, u.relation, target, depth + 1, this.index?.tuplesAt(u))) return true;
-      } catch (err) {
-        failure = this.failedBranch(err, mark, failure);
-      }
+      if (target !== undefined && this.resolve(u.object, u.relation, target, depth + 1, this.index?.tuplesAt(u))) return true;
     }
-    if (failure) throw failure;
     return false;
-  }
-
-  /**
-   * A branch of a union (or of the usersets and parents a relation fans out to), an intersection
-   * or an exclusion failed. OpenFGA evaluates such branches at once and lets one whose answer
-   * decides win over a sibling that failed on the depth limit (internal/graph/check.go `union`,
-   * `intersection`, `exclusion`); evaluated in turn here, a depth failure is kept (the first one)
-   * and the other branches still run: `a or b` with `a` too deep and `b` true is true, whatever
-   * the order of the branches (review finding: it was an error). The failed branch is left out
-   * of how deep the answer went, so a remembered answer stands for the branches that gave it.
-   * Any other error goes on up.
-   */
-  private failedBranch(err: unknown, mark: number, first: DepthExceededError | undefined): DepthExceededError {
-    if (!(err instanceof DepthExceededError)) throw err;
-    this.deepest = mark;
-    return first ?? err;
   }
 
   /**
@@ -464,4 +387,3 @@ export class Resolver {
     return reached;
   }
 }
-
