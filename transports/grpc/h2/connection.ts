@@ -83,6 +83,8 @@ const TABLE_SIZE_ZERO = Buffer.from([0x20]);
 /** Streams the peer may reset before this side answered: a burst, then this many per second. */
 const RESET_BURST = 1000;
 const RESET_RATE = 33;
+/** How long a closing connection waits for the peer to take its last bytes. */
+const END_GRACE_MS = 10_000;
 
 export class H2Connection {
   private readonly streams = new Map<number, H2Stream>();
@@ -309,10 +311,12 @@ export class H2Connection {
   private endIfIdle(): void {
     if (this.goingAway && this.streams.size === 0 && !this.dead) {
       this.flush();
-      this.socket.end();
-      // A peer that never closes its side does not keep the socket (review finding: after the
-      // idle GOAWAY it stayed half-closed for good).
-      setTimeout(() => this.socket.destroy(), 1000).unref();
+      // Once the last bytes are out, the socket is destroyed: a peer that never closes its side
+      // does not keep it (review finding: after the idle GOAWAY it stayed half-closed for good).
+      // A peer that does not read them either loses it after END_GRACE_MS; a slow reader still
+      // gets the last response (a timer started at end() cut it off: review finding).
+      this.socket.end(() => this.socket.destroy());
+      setTimeout(() => this.socket.destroy(), END_GRACE_MS).unref();
     }
   }
 
