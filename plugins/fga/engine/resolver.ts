@@ -64,8 +64,11 @@ export interface ResolverOptions {
 export const MAX_COMPUTED_NESTING = 256;
 
 export class DepthExceededError extends ServiceError {
-  constructor(what = `more than ${MAX_DEPTH} nested hops`) {
-    super('invalid_argument', `authorization model resolution too complex: ${what}`);
+  /** True when too many hops, not too many nested computed relations, caused it (see `failed`). */
+  readonly hops: boolean;
+  constructor(what?: string) {
+    super('invalid_argument', `authorization model resolution too complex: ${what ?? `more than ${MAX_DEPTH} nested hops`}`);
+    this.hops = what === undefined;
   }
 }
 
@@ -87,6 +90,13 @@ interface TaintedAnswer {
  */
 const UNKNOWN = 0;
 const OPEN = 3;
+/**
+ * Failed on the hop limit at depth `state - FAILED`, with nothing assumed about an open question.
+ * Asked again as deep or deeper it fails again at once (every branch only goes deeper, so none
+ * can decide where none did); asked shallower it is evaluated afresh. Without this, a lattice of
+ * usersets past the limit was evaluated once per path, 2^K times (review finding).
+ */
+const FAILED = 1 << 30;
 const answered = (value: boolean, below: number): number => -(1 + 2 * below + (value ? 1 : 0));
 const answerOf = (state: number): boolean => ((-state - 1) & 1) === 1;
 const belowOf = (state: number): number => (-state - 1) >> 1;
@@ -207,13 +217,17 @@ export class Resolver {
   private resolve(object: string, relation: string, plan: RelationPlan | undefined, depth: number, tuples: ObjectTuples | undefined): boolean {
     let states = plan && this.memo.get(object);
     const state = states ? states[plan!.slot] : UNKNOWN;
-    if (state < 0) return this.reuse(answerOf(state), depth + belowOf(state));
+    // A remembered answer is reused where its deciding branches still fit the limit; deeper, it is
+    // evaluated afresh, where another branch may decide within the limit (review finding: a batch
+    // gave the depth error where each check alone was true).
+    if (state < 0 && depth + belowOf(state) <= MAX_DEPTH) return this.reuse(answerOf(state), depth + belowOf(state));
+    if (state >= FAILED && depth >= state - FAILED) throw new DepthExceededError();
     const t = this.tainted !== undefined && this.tainted.size > 0 ? this.tainted.get(`${object}#${relation}`) : undefined;
     if (t && this.frames[t.height] === t.frame) {
       if (t.height < this.taint) this.taint = t.height;
-      return this.reuse(t.value, depth + t.below);
+      if (depth + t.below <= MAX_DEPTH) return this.reuse(t.value, depth + t.below);
     }
-    if (state >= OPEN) {
+    if (state >= OPEN && state < FAILED) {
       // A cycle: this question is already being asked further up.
       const openAt = state - OPEN;
       if (openAt < this.taint) this.taint = openAt;
@@ -253,12 +267,21 @@ export class Resolver {
     const outerDeepest = this.deepest;
     this.deepest = depth;
     let value: boolean;
+    let failedAt = -1;
     try {
       this.evaluations++;
       // A closed relation's rewrite is its direct step (compiled-model.ts).
       value = users !== null ? this.direct(plan, users, depth) : this.rewrite(plan.rewrite, plan, object, tuples, depth);
+    } catch (err) {
+      // A depth error on its way to a union or intersection that may still decide without it
+      // (`failedBranch`): what this evaluation assumed and how deep it went stay counted outside
+      // it, and a failure on the hop limit that assumed nothing is remembered (FAILED).
+      if (err instanceof DepthExceededError && err.hops && this.taint >= height) failedAt = depth;
+      if (outerTaint < this.taint) this.taint = outerTaint;
+      if (outerDeepest > this.deepest) this.deepest = outerDeepest;
+      throw err;
     } finally {
-      states[slot] = UNKNOWN;
+      states[slot] = failedAt >= 0 ? FAILED + failedAt : UNKNOWN;
       this.frames.pop();
     }
     const below = this.deepest - depth;
@@ -308,20 +331,67 @@ export class Resolver {
         const parents = this.usersOf(object, step.tupleset, tuples);
         if (!parents) return false;
         // Only plain objects of a type the tupleset admits and that defines the relation (check-plan.ts).
+        let failure: DepthExceededError | undefined;
         for (const p of parents.objects()) {
           const computed = step.parents!.get(p.type);
-          if (computed !== undefined && this.resolve(p.object, computed.name, computed, depth + 1, this.index?.tuplesAt(p))) return true;
+          if (computed === undefined) continue;
+          const mark = this.deepest;
+          try {
+            if (this.resolve(p.object, computed.name, computed, depth + 1, this.index?.tuplesAt(p))) return true;
+          } catch (err) {
+            failure = this.failedBranch(err, mark, failure);
+          }
         }
+        if (failure) throw failure;
         return false;
       }
-      case UNION:
-        for (const c of step.children) if (this.rewrite(c, plan, object, tuples, depth)) return true;
+      // Branches decide as OpenFGA's concurrent ones do (`failedBranch`): a true branch of a union
+      // (a false one of an intersection) decides even when another failed on the depth limit.
+      case UNION: {
+        let failure: DepthExceededError | undefined;
+        for (const c of step.children) {
+          const mark = this.deepest;
+          try {
+            if (this.rewrite(c, plan, object, tuples, depth)) return true;
+          } catch (err) {
+            failure = this.failedBranch(err, mark, failure);
+          }
+        }
+        if (failure) throw failure;
         return false;
-      case INTERSECTION:
-        for (const c of step.children) if (!this.rewrite(c, plan, object, tuples, depth)) return false;
+      }
+      case INTERSECTION: {
+        let failure: DepthExceededError | undefined;
+        for (const c of step.children) {
+          const mark = this.deepest;
+          try {
+            if (!this.rewrite(c, plan, object, tuples, depth)) return false;
+          } catch (err) {
+            failure = this.failedBranch(err, mark, failure);
+          }
+        }
+        if (failure) throw failure;
         return true;
-      case EXCLUSION:
-        return this.rewrite(step.children[0], plan, object, tuples, depth) && !this.rewrite(step.children[1], plan, object, tuples, depth);
+      }
+      case EXCLUSION: {
+        // A base that is false, or a subtracted side that is true, decides even when the other
+        // side failed on the depth limit; otherwise a failure is the answer.
+        let failure: DepthExceededError | undefined;
+        let mark = this.deepest;
+        try {
+          if (!this.rewrite(step.children[0], plan, object, tuples, depth)) return false;
+        } catch (err) {
+          failure = this.failedBranch(err, mark, failure);
+        }
+        mark = this.deepest;
+        try {
+          if (this.rewrite(step.children[1], plan, object, tuples, depth)) return false;
+        } catch (err) {
+          failure = this.failedBranch(err, mark, failure);
+        }
+        if (failure) throw failure;
+        return true;
+      }
     }
     return false;
   }
@@ -339,11 +409,35 @@ export class Resolver {
     const sets = users.sets;
     if (!sets) return false;
     if (this.userIsSet && sets.has(user) && allowed.has(this.userShape)) return true;
+    let failure: DepthExceededError | undefined;
     for (const u of users.usersets()) {
       const target = plan.usersets.get(u.shape);
-      if (target !== undefined && this.resolve(u.object, u.relation, target, depth + 1, this.index?.tuplesAt(u))) return true;
+      if (target === undefined) continue;
+      const mark = this.deepest;
+      try {
+        if (this.resolve(u.object, u.relation, target, depth + 1, this.index?.tuplesAt(u))) return true;
+      } catch (err) {
+        failure = this.failedBranch(err, mark, failure);
+      }
     }
+    if (failure) throw failure;
     return false;
+  }
+
+  /**
+   * A branch of a union (or of the usersets and parents a relation fans out to), an intersection
+   * or an exclusion failed. OpenFGA evaluates such branches at once and lets one whose answer
+   * decides win over a sibling that failed on the depth limit (internal/graph/check.go `union`,
+   * `intersection`, `exclusion`); evaluated in turn here, a depth failure is kept (the first one)
+   * and the other branches still run: `a or b` with `a` too deep and `b` true is true, whatever
+   * the order of the branches (review finding: it was an error). The failed branch is left out
+   * of how deep the answer went, so a remembered answer stands for the branches that gave it.
+   * Any other error goes on up.
+   */
+  private failedBranch(err: unknown, mark: number, first: DepthExceededError | undefined): DepthExceededError {
+    if (!(err instanceof DepthExceededError)) throw err;
+    this.deepest = mark;
+    return first ?? err;
   }
 
   /**
@@ -387,3 +481,4 @@ export class Resolver {
     return reached;
   }
 }
+

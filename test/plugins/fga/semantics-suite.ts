@@ -117,6 +117,80 @@ type group
     });
   });
 
+  await t.test('a branch that decides wins over a sibling too deep, as OpenFGA evaluates branches at once', async (t) => {
+    const dsl = `model
+  schema 1.1
+type user
+type group
+  relations
+    define member: [user, group#member]
+type doc
+  relations
+    define owner: [user]
+    define blocked: [user]
+    define grouped: [group#member]
+    define viewer: grouped or owner
+    define both: grouped and owner
+    define allowed: owner but not grouped
+    define shown: grouped but not blocked
+`;
+    // group:g0's members lie thirty userset hops down: asking about them is a depth error.
+    const chain = Array.from({ length: 30 }, (_, i) => `group:g${i + 1}#member member group:g${i}`);
+    await withTuples(svc, dsl, [...chain, 'group:g0#member grouped doc:1', 'user:anne owner doc:1', 'user:anne blocked doc:1'], async () => {
+      const one = (user: string, relation: string) => () => svc.check([{ user, relation, object: 'doc:1' }])[0];
+      t.equal(one('user:anne', 'viewer')(), true, 'union: the owner branch is true, the deep one does not matter');
+      t.throws(one('user:bob', 'viewer'), /resolution too complex/, 'union: nothing true, the deep branch is the answer');
+      t.equal(one('user:bob', 'both')(), false, 'intersection: the owner branch is false and decides');
+      t.throws(one('user:anne', 'both'), /resolution too complex/, 'intersection: the other branch true, the deep one is the answer');
+      t.equal(one('user:bob', 'allowed')(), false, 'exclusion: a false base decides');
+      t.throws(one('user:anne', 'allowed'), /resolution too complex/, 'exclusion: a true base with a deep subtracted side is the error');
+      t.equal(one('user:anne', 'shown')(), false, 'exclusion: a true subtracted side decides over a deep base');
+      t.same(svc.listObjects('doc', 'viewer', 'user:anne').ids, ['1'], 'list objects agrees with check');
+      t.same(
+        svc.check([
+          { user: 'user:anne', relation: 'viewer', object: 'doc:1' },
+          { user: 'user:bob', relation: 'both', object: 'doc:1' },
+        ]),
+        [true, false],
+        'in one batch, each answers as alone',
+      );
+    });
+  });
+
+  await t.test('a remembered answer too deep to reuse is evaluated afresh: a batch and a list answer as each check alone', async (t) => {
+    // Review finding: doc:1's `v` was true through `own`, but remembered as deep as its `deep`
+    // branch went (19 hops), so doc:10's `pv` (nine parents up) refused it as too deep in a batch
+    // and in list objects, while alone it was true.
+    const dsl = `model
+  schema 1.1
+type user
+type group
+  relations
+    define member: [user, group#member]
+type doc
+  relations
+    define deep: [group#member]
+    define own: [user]
+    define v: deep or own
+    define parent: [doc]
+    define pv: v or pv from parent
+`;
+    const groups = Array.from({ length: 19 }, (_, i) => `group:g${i}#member member group:g${i + 1}`);
+    const parents = Array.from({ length: 9 }, (_, i) => `doc:${i + 1} parent doc:${i + 2}`);
+    await withTuples(svc, dsl, ['user:anne member group:g0', ...groups, 'group:g19#member deep doc:1', 'user:anne own doc:1', ...parents], async () => {
+      t.same(svc.check([{ user: 'user:anne', relation: 'pv', object: 'doc:10' }]), [true], 'doc:10 alone');
+      t.same(
+        svc.check([
+          { user: 'user:anne', relation: 'v', object: 'doc:1' },
+          { user: 'user:anne', relation: 'pv', object: 'doc:10' },
+        ]),
+        [true, true],
+        'the same after doc:1 in one batch',
+      );
+      t.same(svc.listObjects('doc', 'pv', 'user:anne').ids.sort((a, b) => Number(a) - Number(b)), ['1', '2', '3', '4', '5', '6', '7', '8', '9', '10'], 'list objects finds all ten');
+    });
+  });
+
   await t.test('computed relations of the same object are not hops (OpenFGA resolves them without a dispatch)', async (t) => {
     const relations = Array.from({ length: 30 }, (_, i) => `    define r${i + 1}: r${i}`).join('\n');
     const dsl = `model
