@@ -79,6 +79,13 @@ interface TaintedAnswer {
   value: boolean;
   /** How many hops below the question its evaluation went (see `answered`). */
   below: number;
+  /**
+   * Set when the question failed on the hop limit at this depth: while the question it assumed
+   * false is still open, it fails again at once as deep or deeper (as FAILED for clean ones).
+   * Without it, a lattice of usersets past the limit with a cycle back to the top was evaluated
+   * once per path, 2^K times (a test with a cycle at every node).
+   */
+  failedAt?: number;
 }
 
 /**
@@ -225,7 +232,9 @@ export class Resolver {
     const t = this.tainted !== undefined && this.tainted.size > 0 ? this.tainted.get(`${object}#${relation}`) : undefined;
     if (t && this.frames[t.height] === t.frame) {
       if (t.height < this.taint) this.taint = t.height;
-      if (depth + t.below <= MAX_DEPTH) return this.reuse(t.value, depth + t.below);
+      if (t.failedAt !== undefined) {
+        if (depth >= t.failedAt) throw new DepthExceededError();
+      } else if (depth + t.below <= MAX_DEPTH) return this.reuse(t.value, depth + t.below);
     }
     if (state >= OPEN && state < FAILED) {
       // A cycle: this question is already being asked further up.
@@ -276,7 +285,11 @@ export class Resolver {
       // A depth error on its way to a union or intersection that may still decide without it
       // (`failedBranch`): what this evaluation assumed and how deep it went stay counted outside
       // it, and a failure on the hop limit that assumed nothing is remembered (FAILED).
-      if (err instanceof DepthExceededError && err.hops && this.taint >= height) failedAt = depth;
+      if (err instanceof DepthExceededError && err.hops) {
+        const inner = this.taint;
+        if (inner >= height) failedAt = depth;
+        else (this.tainted ??= new Map()).set(`${object}#${relation}`, { height: inner, frame: this.frames[inner], value: false, below: 0, failedAt: depth });
+      }
       if (outerTaint < this.taint) this.taint = outerTaint;
       if (outerDeepest > this.deepest) this.deepest = outerDeepest;
       throw err;
