@@ -448,7 +448,11 @@ export class Resolver {
    * Any other error goes on up.
    */
   private failedBranch(err: unknown, mark: number, first: DepthExceededError | undefined): DepthExceededError {
-    if (!(err instanceof DepthExceededError)) throw err;
+    // Only the hop limit, which failures remember (FAILED), lets the other branches go on. The
+    // computed-nesting limit ends the check: it is not remembered (it depends on the path, not
+    // the depth), and letting siblings go on past it walked a lattice once per path, 2^K times
+    // (review finding).
+    if (!(err instanceof DepthExceededError) || !err.hops) throw err;
     this.deepest = mark;
     return first ?? err;
   }
