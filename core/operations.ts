@@ -130,9 +130,14 @@ const loneSurrogate = (field: string) => new ServiceError('invalid_argument', `i
  * which JSON carries (`"\ud800"`) but UTF-8 cannot: it was stored as U+FFFD, so two different
  * passwords hashed alike and a name came back changed (review finding).
  */
-function checkText(s: string, field: () => string): void {
-  if (s.includes('\0')) throw nulCharacter(field());
-  if (!(s as WellFormedText).isWellFormed()) throw loneSurrogate(field());
+function checkText(s: string, field: string): void {
+  if (s.includes('\0')) throw nulCharacter(printable(field));
+  if (!(s as WellFormedText).isWellFormed()) throw loneSurrogate(printable(field));
+}
+
+/** A field name fit for an error message (the name itself may be the bad text); built only then. */
+function printable(field: string): string {
+  return (field.replaceAll('\0', '') as WellFormedText).toWellFormed();
 }
 /** ES2024 string methods (Node 20 has them; the compiler's ES2022 library does not name them). */
 type WellFormedText = string & { isWellFormed(): boolean; toWellFormed(): string };
@@ -148,7 +153,7 @@ export function stripNulls(value: unknown, depth = 0): unknown {
     if (depth >= MAX_INPUT_DEPTH) throw tooDeep();
     let out: unknown[] | undefined;
     for (let i = 0; i < value.length; i++) {
-      if (typeof value[i] === 'string') checkText(value[i] as string, () => 'input');
+      if (typeof value[i] === 'string') checkText(value[i] as string, 'input');
       const v = stripNulls(value[i], depth + 1);
       if (v !== value[i] && !out) out = value.slice(0, i);
       if (out) out.push(v);
@@ -164,9 +169,10 @@ export function stripNulls(value: unknown, depth = 0): unknown {
     for (let i = 0; i < keys.length; i++) {
       const k = keys[i];
       const before = source[k];
-      const named = () => (k.replaceAll('\0', '') as WellFormedText).toWellFormed();
-      checkText(k, named);
-      if (typeof before === 'string') checkText(before, named);
+      // Every key and string of every input passes here: no closure per key, the message is
+      // built only for a refusal.
+      checkText(k, k);
+      if (typeof before === 'string') checkText(before, k);
       const dropped = before === null || before === undefined;
       const v = dropped ? undefined : stripNulls(before, depth + 1);
       if ((dropped || v !== before) && !out) {
