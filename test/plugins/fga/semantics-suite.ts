@@ -70,6 +70,11 @@ async function runScenario(t: Test, svc: FgaService, s: Scenario): Promise<void>
   });
 }
 
+/** `group:g1#member` member of `group:g0`, and so on: a member of `group:g<n>` is n userset hops below `group:g0`. */
+function groupChain(n: number): string[] {
+  return Array.from({ length: n }, (_, i) => `group:g${i + 1}#member member group:g${i}`);
+}
+
 export async function semanticsSuite(t: Test, svc: FgaService): Promise<void> {
   for (const s of scenarios) await t.test(s.name, async (t) => runScenario(t, svc, s));
 
@@ -101,7 +106,7 @@ type group
   relations
     define member: [user, group#member]
 `;
-    const chain = Array.from({ length: 30 }, (_, i) => `group:g${i + 1}#member member group:g${i}`);
+    const chain = groupChain(30);
     await withTuples(svc, dsl, ['group:a#member member group:b', 'group:b#member member group:a', 'user:anne member group:a', ...chain, 'user:deep member group:g30'], async () => {
       const [cycleNo, cycleYes] = svc.check([
         { user: 'user:zed', relation: 'member', object: 'group:a' },
@@ -135,7 +140,7 @@ type doc
     define shown: grouped but not blocked
 `;
     // group:g0's members lie thirty userset hops down: asking about them is a depth error.
-    const chain = Array.from({ length: 30 }, (_, i) => `group:g${i + 1}#member member group:g${i}`);
+    const chain = groupChain(30);
     await withTuples(svc, dsl, [...chain, 'group:g0#member grouped doc:1', 'user:anne owner doc:1', 'user:anne blocked doc:1'], async () => {
       const one = (user: string, relation: string) => () => svc.check([{ user, relation, object: 'doc:1' }])[0];
       t.equal(one('user:anne', 'viewer')(), true, 'union: the owner branch is true, the deep one does not matter');
@@ -175,6 +180,7 @@ type doc
     define parent: [doc]
     define pv: v or pv from parent
 `;
+    // Upward here: group:g0 (anne's) is a member of g1, and so on up to g19.
     const groups = Array.from({ length: 19 }, (_, i) => `group:g${i}#member member group:g${i + 1}`);
     const parents = Array.from({ length: 9 }, (_, i) => `doc:${i + 1} parent doc:${i + 2}`);
     await withTuples(svc, dsl, ['user:anne member group:g0', ...groups, 'group:g19#member deep doc:1', 'user:anne own doc:1', ...parents], async () => {
@@ -205,7 +211,7 @@ type doc
     define r0: [user]
 ${relations}
 `;
-    const chain = Array.from({ length: 20 }, (_, i) => `group:g${i + 1}#member member group:g${i}`);
+    const chain = groupChain(20);
     await withTuples(svc, dsl, ['user:anne r0 doc:1', ...chain, 'user:deep member group:g20'], async () => {
       t.same(svc.check([{ user: 'user:anne', relation: 'r30', object: 'doc:1' }]), [true], 'thirty computed relations over one tuple resolve');
       t.same(svc.check([{ user: 'user:bob', relation: 'r30', object: 'doc:1' }]), [false], 'and answer false for someone else');
