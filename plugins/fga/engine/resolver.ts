@@ -73,8 +73,14 @@ export class DepthExceededError extends ServiceError {
 }
 
 interface TaintedAnswer {
-  /** Stack height and frame id of the outermost open question this answer assumed false. */
-  height: number;
+  /** Stack heights of the open questions this answer assumed false, ascending. */
+  heights: number[];
+  /**
+   * Id of the frame at the innermost of them. The answer stands while that frame is open: the
+   * frames below it are then the same ones too (a stack). Keyed on the outermost one instead, an
+   * answer outlived an inner question it assumed false after that question closed true (review
+   * finding: `s: p or x`, `x: s or d`, `p: x and s` with `d` true answered `p` false).
+   */
   frame: number;
   value: boolean;
   /** How many hops below the question its evaluation went (see `answered`). */
@@ -108,6 +114,37 @@ const answered = (value: boolean, below: number): number => -(1 + 2 * below + (v
 const answerOf = (state: number): boolean => ((-state - 1) & 1) === 1;
 const belowOf = (state: number): number => (-state - 1) >> 1;
 
+/** `heights` (ascending, owned by the caller) with `h` added. */
+function withHeight(heights: number[] | undefined, h: number): number[] {
+  if (heights === undefined) return [h];
+  let i = heights.length;
+  while (i > 0 && heights[i - 1] > h) i--;
+  if (i === 0 || heights[i - 1] !== h) heights.splice(i, 0, h);
+  return heights;
+}
+
+/** `heights` with every height of `more` added; `more` itself is never changed or kept. */
+function withHeights(heights: number[] | undefined, more: readonly number[] | undefined): number[] | undefined {
+  if (more === undefined) return heights;
+  if (heights === undefined) return more.slice();
+  for (const h of more) heights = withHeight(heights, h);
+  return heights;
+}
+
+/**
+ * The heights below `height` (the frame that is closing: its own question and those opened
+ * inside it are no longer open), or undefined when none are. Truncates `heights` in place: the
+ * closing frame owns it.
+ */
+function below(heights: number[] | undefined, height: number): number[] | undefined {
+  if (heights === undefined) return undefined;
+  let n = heights.length;
+  while (n > 0 && heights[n - 1] >= height) n--;
+  if (n === 0) return undefined;
+  heights.length = n;
+  return heights;
+}
+
 /** What a resolver remembers of one checked user. */
 interface UserMemory {
   memo: Map<string, number[]>;
@@ -131,8 +168,8 @@ export class Resolver {
   /** Ids of the open frames, by stack height. */
   private readonly frames: number[] = [];
   private nextFrame = 1;
-  /** Lowest stack height of an open question hit by the evaluation in progress. */
-  private taint = Infinity;
+  /** Stack heights of the open questions the evaluation in progress assumed false, ascending (undefined: none). */
+  private assumed: number[] | undefined;
   /** Deepest hop reached by the evaluation in progress (a remembered answer counts as deep as its evaluation went). */
   private deepest = 0;
   /** Sub-questions evaluated (not served from memory); exposed for tests and metrics. */
@@ -170,7 +207,7 @@ export class Resolver {
 
   /** Entry point; `object` is `type:id`, `user` any tuple user form. Inputs must be validated. */
   check(object: string, relation: string, user: string): boolean {
-    this.taint = Infinity;
+    this.assumed = undefined;
     this.deepest = 0;
     // Validated users are never empty: '' means no check has set one up yet.
     const first = this.user === '';
@@ -230,16 +267,15 @@ export class Resolver {
     if (state < 0 && depth + belowOf(state) <= MAX_DEPTH) return this.reuse(answerOf(state), depth + belowOf(state));
     if (state >= FAILED && depth >= state - FAILED) throw new DepthExceededError();
     const t = this.tainted !== undefined && this.tainted.size > 0 ? this.tainted.get(`${object}#${relation}`) : undefined;
-    if (t && this.frames[t.height] === t.frame) {
-      if (t.height < this.taint) this.taint = t.height;
+    if (t && this.frames[t.heights[t.heights.length - 1]] === t.frame) {
+      this.assumed = withHeights(this.assumed, t.heights);
       if (t.failedAt !== undefined) {
         if (depth >= t.failedAt) throw new DepthExceededError();
       } else if (depth + t.below <= MAX_DEPTH) return this.reuse(t.value, depth + t.below);
     }
     if (state >= OPEN && state < FAILED) {
       // A cycle: this question is already being asked further up.
-      const openAt = state - OPEN;
-      if (openAt < this.taint) this.taint = openAt;
+      this.assumed = withHeight(this.assumed, state - OPEN);
       return false;
     }
     if (depth > MAX_DEPTH) throw new DepthExceededError();
@@ -271,8 +307,8 @@ export class Resolver {
     const height = this.frames.length;
     this.frames.push(this.nextFrame++);
     states[slot] = OPEN + height;
-    const outerTaint = this.taint;
-    this.taint = Infinity;
+    const outerAssumed = this.assumed;
+    this.assumed = undefined;
     const outerDeepest = this.deepest;
     this.deepest = depth;
     let value: boolean;
@@ -285,32 +321,38 @@ export class Resolver {
       // A depth error on its way to a union or intersection that may still decide without it
       // (`failedBranch`): what this evaluation assumed and how deep it went stay counted outside
       // it, and a failure on the hop limit that assumed nothing is remembered (FAILED).
+      const inner = below(this.assumed, height);
       if (err instanceof DepthExceededError && err.hops) {
-        const inner = this.taint;
-        if (inner >= height) failedAt = depth;
-        else (this.tainted ??= new Map()).set(`${object}#${relation}`, { height: inner, frame: this.frames[inner], value: false, below: 0, failedAt: depth });
+        if (inner === undefined) failedAt = depth;
+        else this.remember(object, relation, inner, false, 0, depth);
       }
-      if (outerTaint < this.taint) this.taint = outerTaint;
+      this.assumed = withHeights(outerAssumed, inner);
       if (outerDeepest > this.deepest) this.deepest = outerDeepest;
       throw err;
     } finally {
       states[slot] = failedAt >= 0 ? FAILED + failedAt : UNKNOWN;
       this.frames.pop();
     }
-    const below = this.deepest - depth;
+    const deepestBelow = this.deepest - depth;
     if (outerDeepest > this.deepest) this.deepest = outerDeepest;
-    const inner = this.taint;
-    // An answer that assumed an open question false is kept only while that question is open:
-    // a false one always; a true one too in a model with a cycle through a `but not`, where the
-    // assumption can have made it true. In a stratified model a true answer stays true.
-    if (inner >= height || (value && this.model.stratified)) {
-      states[slot] = answered(value, below);
-      this.taint = outerTaint;
+    const inner = below(this.assumed, height);
+    // An answer that assumed open questions false is kept only while they are open: a false one
+    // always; a true one too in a model with a cycle through a `but not`, where the assumption
+    // can have made it true. In a stratified model a true answer stays true.
+    if (inner === undefined || (value && this.model.stratified)) {
+      states[slot] = answered(value, deepestBelow);
+      this.assumed = outerAssumed;
     } else {
-      (this.tainted ??= new Map()).set(`${object}#${relation}`, { height: inner, frame: this.frames[inner], value, below });
-      this.taint = Math.min(outerTaint, inner);
+      this.remember(object, relation, inner, value, deepestBelow, undefined);
+      this.assumed = withHeights(outerAssumed, inner);
     }
     return value;
+  }
+
+  /** Keeps an answer that assumed the open questions at `heights` false, while they stay open. */
+  private remember(object: string, relation: string, heights: number[], value: boolean, below: number, failedAt: number | undefined): void {
+    const frame = this.frames[heights[heights.length - 1]];
+    (this.tainted ??= new Map()).set(`${object}#${relation}`, { heights, frame, value, below, failedAt });
   }
 
   /** A remembered answer whose evaluation reached `deepest` from here: refused past MAX_DEPTH, as evaluating it afresh would be. */
