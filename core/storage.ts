@@ -38,7 +38,17 @@ export interface Storage {
   readonly statements: StatementRunner;
   /** True when the database answers a trivial query (used by /healthz). */
   ping(): Promise<boolean>;
+  /**
+   * SQLite files only: tells whether anything was committed since an earlier look, so hot reads
+   * may be kept in process (storage/sqlite-change-stamp.ts has the rules).
+   */
+  readonly changeStamp?: ChangeStamp;
   close(): Promise<void>;
+}
+
+export interface ChangeStamp {
+  /** The same number as at an earlier call only if nothing was committed in between; undefined: cannot tell. */
+  current(): number | undefined;
 }
 
 export type StorageOpener = (config: Config, entities: EntityDefinition[]) => Promise<Storage>;

@@ -9,6 +9,7 @@ import type { Config } from '../core/config.js';
 import type { DatabaseType, EntityDefinition, StatementRunner, Storage, StorageOpener } from '../core/storage.js';
 import { driverOptions } from './drivers.js';
 import { statementRunner } from './sqlite-statements.js';
+import { SqliteChangeStamp } from './sqlite-change-stamp.js';
 import { memoryEntryEntity } from './entities/memory-entry.js';
 import { syncSchema } from './schema/sync.js';
 import { redact, resolveDatabaseSettings, type DatabaseSettings } from './settings.js';
@@ -19,14 +20,18 @@ const PING_TIMEOUT_MS = 2_000;
 class MikroStorage implements Storage {
   readonly isSql: boolean;
   readonly statements: StatementRunner;
+  readonly changeStamp: SqliteChangeStamp | undefined;
   private closed = false;
 
   constructor(
     readonly type: DatabaseType,
     readonly orm: MikroORM,
+    /** A local SQLite file (in WAL mode), or undefined. */
+    file: string | undefined,
   ) {
     this.isSql = type !== 'mongodb';
     this.statements = statementRunner(orm, type === 'sqlite' || type === 'libsql');
+    this.changeStamp = file === undefined ? undefined : new SqliteChangeStamp(file);
   }
 
   em(): EntityManager {
@@ -54,6 +59,7 @@ class MikroStorage implements Storage {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
+    this.changeStamp?.release();
     await this.orm.close(true);
   }
 }
@@ -69,7 +75,7 @@ export const openStorage: StorageOpener = async (config: Config, entities: Entit
     await orm.close(true).catch(() => {});
     throw wrap(settings, 'could not bring the schema up to date', err);
   }
-  return new MikroStorage(settings.type, orm);
+  return new MikroStorage(settings.type, orm, settings.folder ? settings.url : undefined);
 };
 
 async function connect(settings: DatabaseSettings, entities: EntityDefinition[]): Promise<MikroORM> {

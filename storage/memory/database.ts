@@ -18,6 +18,11 @@ import { MEMORY_KEY_MAX, MEMORY_TABLE } from '../entities/memory-entry.js';
 import { ttl } from './process.js';
 
 const SWEEP_INTERVAL_MS = 60_000;
+/**
+ * Reads kept in process (see `get`): at most this many keys; the oldest goes first. Sized for
+ * the sessions of the active users of one server (~0.5 KB each).
+ */
+export const READ_CACHE_MAX = 10_000;
 /** Retries when a concurrent writer changed the row between our two statements. */
 const MAX_ATTEMPTS = 50;
 
@@ -25,6 +30,13 @@ interface Row {
   key: string;
   value: string;
   expires_at: number | string;
+}
+
+/** A read kept in process: the value (null: no live row) as of the change stamp it was read under. */
+interface CachedRead {
+  value: string | null;
+  expiresAt: number;
+  stamp: number;
 }
 
 interface RunResult {
@@ -62,6 +74,8 @@ export class DatabaseMemoryStore implements MemoryStore {
   private readonly sweeper: NodeJS.Timeout;
   private closed = false;
   private readonly statements = new Map<string, Statement>();
+  /** Reads of `get` by key, used while the database is unchanged (SQLite files only; see `get`). */
+  private readonly reads = new Map<string, CachedRead>();
 
   constructor(storage: Storage, options: DatabaseMemoryOptions = {}) {
     if (!storage.isSql) throw new Error('DatabaseMemoryStore needs a SQL database');
@@ -143,9 +157,39 @@ export class DatabaseMemoryStore implements MemoryStore {
     return r.affectedRows > 0;
   }
 
+  /**
+   * On a SQLite file a read is kept in process and answered again while nothing at all has been
+   * committed to the database since (storage/sqlite-change-stamp.ts): every bearer request reads
+   * its session here, and a cold SQLite read cost more CPU than the rest of the request. Any
+   * commit, by this process or another sharing the file, makes every kept read stale, so a
+   * logout or a revocation is seen by the next request as before. The stamp is taken before the
+   * read; a value is filed under it, never under a later one.
+   */
   async get(key: string): Promise<string | null> {
     checkKey(key);
-    return (await this.liveRow(key))?.value ?? null;
+    const stamp = this.storage.changeStamp?.current();
+    if (stamp !== undefined) {
+      const kept = this.reads.get(key);
+      if (kept !== undefined && kept.stamp === stamp && kept.expiresAt > this.now()) return kept.value;
+    }
+    const row = await this.liveRow(key);
+    const value = row?.value ?? null;
+    if (stamp !== undefined) this.keep(key, { value, expiresAt: row ? Number(row.expires_at) : Infinity, stamp });
+    return value;
+  }
+
+  private keep(key: string, read: CachedRead): void {
+    const reads = this.reads;
+    reads.delete(key);
+    if (reads.size >= READ_CACHE_MAX) {
+      // Entries of an older stamp are useless: drop them all; else the oldest one.
+      const stale = reads.values().next().value;
+      if (stale !== undefined && stale.stamp !== read.stamp) {
+        for (const [k, r] of reads) if (r.stamp !== read.stamp) reads.delete(k);
+      }
+      if (reads.size >= READ_CACHE_MAX) reads.delete(reads.keys().next().value as string);
+    }
+    reads.set(key, read);
   }
 
   async set(key: string, value: string, ttlMs: number): Promise<void> {

@@ -1,6 +1,8 @@
 /**
  * The database memory store is atomic across processes sharing one database (DESIGN.md §4):
- * a worker process and this one increment one counter and both try to consume one value.
+ * a worker process and this one increment one counter and both try to consume one value. And a
+ * read kept in this process (on SQLite files, storage/memory/database.ts `get`) never outlives a
+ * write made by another process.
  */
 import t from 'tap';
 import { execFile } from 'node:child_process';
@@ -10,6 +12,7 @@ import { openMemoryStore, openStorage } from '../../../storage/index.js';
 import { databaseTargets } from '../../helpers/databases.js';
 
 const worker = fileURLToPath(new URL('./fixtures/increment-worker.ts', import.meta.url));
+const writer = fileURLToPath(new URL('./fixtures/write-worker.ts', import.meta.url));
 const tsx = fileURLToPath(new URL('../../../node_modules/.bin/tsx', import.meta.url));
 
 function runWorker(flags: Record<string, string>, key: string, times: number): Promise<{ seen: number[]; consumed: string | null }> {
@@ -17,6 +20,16 @@ function runWorker(flags: Record<string, string>, key: string, times: number): P
     execFile(tsx, [worker, JSON.stringify(flags), key, String(times)], { timeout: 60_000 }, (err, stdout, stderr) => {
       if (err) reject(new Error(`${err.message}\n${stderr}`));
       else resolve(JSON.parse(stdout) as { seen: number[]; consumed: string | null });
+    });
+  });
+}
+
+/** Sets `key` to `value` (deletes it without one) from another process. */
+function writeFromWorker(flags: Record<string, string>, key: string, value?: string): Promise<void> {
+  return new Promise((resolve, reject) => {
+    execFile(tsx, [writer, JSON.stringify(flags), key, ...(value === undefined ? [] : [value])], { timeout: 60_000 }, (err, _stdout, stderr) => {
+      if (err) reject(new Error(`${err.message}\n${stderr}`));
+      else resolve();
     });
   });
 }
@@ -44,5 +57,27 @@ for (const target of targets) {
     t.same(all, Array.from({ length: 120 }, (_, i) => i + 1), 'every value 1..120 seen exactly once');
     t.equal(await memory.get('xp'), '120');
     t.same([other.consumed, myConsume].filter((v) => v !== null), ['prize'], 'exactly one process consumed the value');
+  });
+}
+
+for (const target of targets) {
+  t.test(`${target.name}: a value read here, then changed or deleted by another process, is read anew`, async (t) => {
+    const flags = { ...target.flags, 'memory-store': 'database' };
+    const config = new Config(flags);
+    const storage = await openStorage(config, []);
+    const memory = await openMemoryStore(config, storage);
+    t.teardown(async () => {
+      await memory.close();
+      await storage.close();
+    });
+    await memory.set('session:u:1', 'live', 60_000);
+    for (let i = 0; i < 3; i++) t.equal(await memory.get('session:u:1'), 'live', `read ${i + 1}`);
+    await writeFromWorker(flags, 'session:u:1');
+    t.equal(await memory.get('session:u:1'), null, 'deleted by the other process (a logout there)');
+    t.equal(await memory.get('session:u:1'), null);
+    await writeFromWorker(flags, 'session:u:1', 'again');
+    t.equal(await memory.get('session:u:1'), 'again', 'set by the other process');
+    await writeFromWorker(flags, 'session:u:other', 'x');
+    t.equal(await memory.get('session:u:1'), 'again', 'a write of another key changes nothing read here');
   });
 }

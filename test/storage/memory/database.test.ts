@@ -2,6 +2,7 @@ import t from 'tap';
 import { Config } from '../../../core/config.js';
 import type { Storage } from '../../../core/storage.js';
 import { openMemoryStore, openStorage } from '../../../storage/index.js';
+import { DatabaseMemoryStore } from '../../../storage/memory/database.js';
 import { databaseTargets } from '../../helpers/databases.js';
 import { memoryStoreSuite } from './shared-suite.js';
 
@@ -38,4 +39,22 @@ t.test('values outlive a restart', async (t) => {
   const m2 = await openMemoryStore(config, second);
   t.equal(await m2.get('durable'), 'yes');
   t.equal(m2.backend, 'database');
+});
+
+t.test('a read kept in process ends with its row: expiry is checked at every use', async (t) => {
+  const [sqlite] = targets;
+  const storage = await openStorage(new Config({ ...sqlite.flags, 'memory-store': 'database' }), []);
+  t.teardown(() => storage.close());
+  let clock = 1_000_000;
+  const memory = new DatabaseMemoryStore(storage, { now: () => clock });
+  t.teardown(() => memory.close());
+  await memory.set('short', 'lived', 1_000);
+  t.equal(await memory.get('short'), 'lived');
+  clock += 999;
+  t.equal(await memory.get('short'), 'lived', 'still live 1 ms before its end');
+  clock += 1;
+  t.equal(await memory.get('short'), null, 'gone at its end, with nothing committed meanwhile');
+  t.equal(await memory.get('never'), null);
+  await memory.set('never', 'now', 1_000);
+  t.equal(await memory.get('never'), 'now', 'a key read as missing is read anew once written');
 });
