@@ -20,6 +20,8 @@
  * - propagation: a write on this node until the server (another node, polling every 250 ms)
  *   answers it over REST.
  *
+ * BENCH_FGA_PROF=<dir>: the Latchkey server child writes a CPU profile there (node --cpu-prof).
+ *
  * The machine is shared: absolute numbers move with its load (reported in the `machine` row);
  * the ratios measured in the same run are what to compare.
  */
@@ -306,7 +308,7 @@ async function measureOne(
 
   // Over REST: the server is another node on the same database (it loads the snapshot itself).
   t0 = performance.now();
-  const server = await startBenchChild<ServerInfo>(new URL('./servers/latchkey.ts', import.meta.url), { args: [JSON.stringify(flags)] });
+  const server = await startBenchChild<ServerInfo>(new URL('./servers/latchkey.ts', import.meta.url), { args: [JSON.stringify(flags)], ...(process.env.BENCH_FGA_PROF ? { cpuProfDir: process.env.BENCH_FGA_PROF } : {}) });
   keepServer(server);
   rows.push({ section: S, name: `${tag}: server start (kernel + snapshot)`, value: (performance.now() - t0) / 1000, unit: 's', note: `server heap ${server.info.heapMb} MB` });
   const bodies = Array.from({ length: 500 }, () => {
