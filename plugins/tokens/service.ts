@@ -363,12 +363,15 @@ export async function createTokensService({ config, memory, keys, sessions, user
       // spent, so a request refused for its scope leaves the client's token usable.
       const scopes = options.scopes && options.scopes.length > 0 ? options.scopes : record.scopes;
       if (scopes.some((s) => !record.scopes.includes(s))) throw new ScopeExceedsGrantError();
+      // The spent mark goes first: a replay arriving once the record is gone must find it, or it
+      // is refused without ending the family (review finding: between the consume and a mark
+      // written after it, a replay went unnoticed).
+      await memory.set(spentKey(r.sub, r.jti), record.sid, REFRESH_TTL_SECONDS * 1000);
       // Atomic: of two concurrent uses only one gets the record; the other is a reuse.
       if ((await memory.consume(refreshKey(r.sub, r.jti))) === null) {
         await sessions.revoke(record.userId, record.sid);
         throw invalid();
       }
-      await memory.set(spentKey(r.sub, r.jti), record.sid, REFRESH_TTL_SECONDS * 1000);
       const session = await sessions.get(record.userId, record.sid);
       if (!session) throw invalid();
       const user = await users.findById(record.userId);
@@ -393,10 +396,12 @@ export async function createTokensService({ config, memory, keys, sessions, user
     async revokeRefreshToken(token) {
       const r = await refreshPayload(token);
       if (!r) return false;
-      const raw = await memory.consume(refreshKey(r.sub, r.jti));
-      if (raw === null) return false;
-      const record = JSON.parse(raw) as RefreshRecord;
+      const held = await memory.get(refreshKey(r.sub, r.jti));
+      if (held === null) return false;
+      const record = JSON.parse(held) as RefreshRecord;
+      // Marked spent before it is taken away, as in `refresh`.
       await memory.set(spentKey(r.sub, r.jti), record.sid, REFRESH_TTL_SECONDS * 1000);
+      if ((await memory.consume(refreshKey(r.sub, r.jti))) === null) return false;
       // Revoking a refresh token ends its family, the session it belongs to.
       await sessions.revoke(record.userId, record.sid);
       return true;

@@ -1,0 +1,57 @@
+/**
+ * Reuse of a spent refresh token ends its family (RFC 9700 §4.14.2), including a replay that
+ * lands while the legitimate refresh is between taking the token and issuing the next one
+ * (review finding: the spent mark was written after the token was taken, and a replay in between
+ * was refused without ending the family, leaving the refresh to succeed).
+ */
+import t from 'tap';
+import type { MemoryStore } from '../../../core/memory-store.js';
+import type { TokensService } from '../../../plugins/tokens/types.js';
+import { bootAccounts, call, PASSWORD, signup, type Auth } from '../accounts/helpers.js';
+
+const tk = await bootAccounts();
+const { kernel } = tk;
+t.teardown(() => tk.close());
+const tokens = kernel.service('tokens') as TokensService;
+
+async function offlineLogin(email: string): Promise<Auth> {
+  await signup(kernel, email);
+  return call<Auth>(kernel, 'login', { email, password: PASSWORD, scope: ['openid', 'offline_access'] });
+}
+
+t.test('a replay right after the token was taken ends the family, and the refresh in progress fails', async (t) => {
+  const auth = await offlineLogin('race@example.com');
+  const memory: MemoryStore = kernel.memory;
+  const consume = memory.consume.bind(memory);
+  let replay: Promise<unknown> | undefined;
+  memory.consume = async (key: string) => {
+    const value = await consume(key);
+    // The first take of a refresh token: the replay runs to its end before the refresh goes on.
+    if (key.startsWith('refresh:') && replay === undefined) {
+      replay = tokens.refresh(auth.refresh_token!).catch((err: unknown) => err);
+      await replay;
+    }
+    return value;
+  };
+  t.teardown(() => {
+    memory.consume = consume;
+  });
+  await t.rejects(tokens.refresh(auth.refresh_token!), { code: 'unauthenticated' }, 'the refresh in progress finds its session ended');
+  t.match(await replay, { code: 'unauthenticated' }, 'the replay is refused');
+  await t.rejects(call(kernel, 'profile', undefined, { bearer: auth.access_token }), { code: 'unauthenticated' }, 'the session is over');
+});
+
+t.test('a plain replay after a refresh ends the family', async (t) => {
+  const auth = await offlineLogin('replay@example.com');
+  const next = await tokens.refresh(auth.refresh_token!);
+  t.ok(next.tokens.access_token);
+  await t.rejects(tokens.refresh(auth.refresh_token!), { code: 'unauthenticated' });
+  await t.rejects(call(kernel, 'profile', undefined, { bearer: next.tokens.access_token }), { code: 'unauthenticated' }, 'the rotated tokens die with the family');
+});
+
+t.test('revoking a refresh token ends its session; revoking it again says so', async (t) => {
+  const auth = await offlineLogin('revoke@example.com');
+  t.equal(await tokens.revokeRefreshToken(auth.refresh_token!), true);
+  t.equal(await tokens.revokeRefreshToken(auth.refresh_token!), false);
+  await t.rejects(call(kernel, 'profile', undefined, { bearer: auth.access_token }), { code: 'unauthenticated' });
+});
