@@ -210,7 +210,11 @@ export class FgaService {
 
   async installModel(dsl: string): Promise<StoredModel> {
     try {
-      CompiledModel.fromDsl('', dsl);
+      const compiled = CompiledModel.fromDsl('', dsl);
+      // The language accepts a model without types (OpenFGA's syntax cases do), but OpenFGA's
+      // API refuses to write one: every check after it would fail on an undefined type (review
+      // finding: it was installed here).
+      if (compiled.model.types.size === 0) throw new ModelError('the model defines no type: at least one is needed.', 0, 'no-types');
     } catch (err) {
       if (err instanceof ModelError) throw new ServiceError('invalid_argument', err.message);
       throw err;

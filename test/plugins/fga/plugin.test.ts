@@ -58,6 +58,11 @@ t.test('admin operations, checks and lists on the main SQLite database', async (
     code: 'invalid_argument',
     message: /line 5: `person` is not a valid type/,
   }, 'an invalid model is refused with its line');
+  await t.rejects(kernel.invoke('_fga_write_model', admin(kernel), { dsl: 'model\n  schema 1.1\n' }), {
+    code: 'invalid_argument',
+    message: 'invalid model: the model defines no type: at least one is needed.',
+  }, 'a model without types is refused, as OpenFGA refuses to write one');
+  t.same(await kernel.invoke('_fga_get_model', admin(kernel), undefined), { id: '', dsl: '' }, 'and nothing was installed');
   await t.rejects(kernel.invoke('_fga_write_model', as(kernel, 'user:anne'), { dsl: MODEL }), { code: 'unauthenticated' }, 'admin only');
   const installed = (await kernel.invoke('_fga_write_model', admin(kernel), { dsl: MODEL })) as { id: string; dsl: string };
   t.match(installed, { dsl: MODEL }, 'installs a version');
