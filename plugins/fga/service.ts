@@ -15,6 +15,7 @@ import { ServiceError } from '../../core/errors.js';
 import { CheckCache } from './engine/check-cache.js';
 import { CompiledModel } from './engine/compiled-model.js';
 import { ModelError } from './engine/dsl-error.js';
+import { MAX_MODEL_BYTES } from './model-size.js';
 import { checkMany, expandOf, listObjectsOf, listUsersOf, requireObjectRelation, type CheckQuery } from './engine/queries.js';
 import { Resolver } from './engine/resolver.js';
 import { TupleIndex } from './engine/tuple-index.js';
@@ -209,6 +210,7 @@ export class FgaService {
   }
 
   async installModel(dsl: string): Promise<StoredModel> {
+    if (Buffer.byteLength(dsl) > MAX_MODEL_BYTES) throw new ServiceError('invalid_argument', `invalid model: at most ${MAX_MODEL_BYTES} bytes of UTF-8`);
     try {
       const compiled = CompiledModel.fromDsl('', dsl);
       // The language accepts a model without types (OpenFGA's syntax cases do), but OpenFGA's
