@@ -60,6 +60,12 @@ function halfHash(value: string, alg: string): string {
 }
 
 /** The MCP resource audience `{scheme+host of --url}/mcp` (SPEC.md "Authentication/MCP" 2). */
+/** Latchkey's own resource identifiers besides `--url` itself: its origin, with and without the slash. */
+function baseResources(url: string): string[] {
+  const u = new URL(url);
+  return [`${u.protocol}//${u.host}`, `${u.protocol}//${u.host}/`];
+}
+
 export function mcpAudience(url: string): string {
   const u = new URL(url);
   return `${u.protocol}//${u.host}/mcp`;
@@ -155,6 +161,19 @@ export async function createTokensService({ config, memory, keys, sessions, user
   const clientIdDefault = config.string('client-id') ?? '';
   const roleClaim = config.string('jwt-role-claim', 'role') || 'role';
   const mcp = issuer ? mcpAudience(issuer) : '';
+  const ownResources = issuer ? new Set([issuer, ...baseResources(issuer)]) : new Set<string>();
+  /**
+   * Whether a token is for Latchkey's own API (/v1, /graphql, gRPC, /userinfo): its audience is
+   * the client it was issued to (no resource was asked for) or Latchkey itself. A token bound by
+   * RFC 8707 `resource` to another API is for that API only (RFC 9700 §2.3: a resource server
+   * that received it must not be able to replay it here; review finding), and an MCP-audience
+   * token is for /mcp only (SPEC.md "MCP" 2).
+   */
+  const ownAudience = (aud: string[], clientId: unknown): boolean => {
+    if (aud.length === 0) return false;
+    for (const a of aud) if (a === mcp || (a !== clientId && !ownResources.has(a))) return false;
+    return true;
+  };
   const customize = compileCustomizer(config.string('custom-access-token-script'), roleClaim, logger);
   const current = keys.current;
   const verifierByKid = new Map<string, TokenVerifier>();
@@ -292,7 +311,7 @@ export async function createTokensService({ config, memory, keys, sessions, user
     const payload = await verifyJwt(token);
     if (!payload || payload.token_type !== 'access_token') return null;
     const aud = Array.isArray(payload.aud) ? payload.aud : payload.aud !== undefined ? [payload.aud] : [];
-    if (options.audience !== undefined ? !aud.includes(options.audience) : aud.includes(mcp)) return null;
+    if (options.audience !== undefined ? !aud.includes(options.audience) : !ownAudience(aud, payload.client_id)) return null;
     const session = await sessionOf(payload);
     if (!session) return null;
     return { claims: payload as Record<string, unknown>, userId: session.userId, session };

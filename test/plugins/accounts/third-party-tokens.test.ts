@@ -53,3 +53,31 @@ t.test("a third-party client's token cannot manage the account; a first-party on
   t.ok(own.json.refresh_token);
   t.equal((await call('update_profile', String(own.json.access_token), { given_name: 'Augusta' })).status, 200, 'and changes the profile');
 });
+
+t.test('a token bound to another API by `resource` (RFC 8707) is not accepted here; one bound to Latchkey is', async (t) => {
+  const f = await oauthFixture([accountsPlugin]);
+  t.teardown(() => f.server.close());
+  const kernel = f.server.kernel;
+  const user = (await kernel.service('users').findById(f.userId))!;
+  const tokenFor = async (audience: string | undefined) => {
+    const session = await kernel.service('sessions').create({ userId: user.id, roles: ['user'], scopes: ['openid'], amr: ['pwd'], clientId: f.client.client_id });
+    return (await kernel.service('tokens').issue({ user, session, scopes: ['openid'], roles: ['user'], clientId: f.client.client_id, ...(audience ? { audience } : {}) })).access_token;
+  };
+  const profile = async (token: string) => (await fetch(`${f.server.url}/v1/profile`, { headers: { authorization: `Bearer ${token}` } })).status;
+  const validate = async (token: string) => {
+    const res = await fetch(`${f.server.url}/v1/validate_jwt_token`, { method: 'POST', headers: { 'content-type': 'application/json', origin: f.server.url }, body: JSON.stringify({ token_type: 'access_token', token }) });
+    return ((await res.json()) as { is_valid: boolean }).is_valid;
+  };
+  // A resource server that received this token must not be able to replay it against Latchkey
+  // (RFC 9700 §2.3; review finding: it read the profile and validated).
+  const partner = await tokenFor('https://api.partner.example');
+  t.equal(await profile(partner), 401, 'profile refused');
+  t.equal(await validate(partner), false, 'validate_jwt_token says invalid');
+  const origin = new URL(f.server.url).origin;
+  for (const own of [undefined, origin, `${origin}/`, f.server.url]) {
+    const token = await tokenFor(own);
+    t.equal(await profile(token), 200, `audience ${own ?? 'the client id'}: profile reads`);
+    t.equal(await validate(token), true, `audience ${own ?? 'the client id'}: valid`);
+  }
+  t.equal(await profile(await tokenFor(`${origin}/mcp`)), 401, 'an MCP-audience token stays refused (SPEC.md "MCP" 2)');
+});
