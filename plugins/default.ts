@@ -6,6 +6,7 @@ import type { AnyPlugin } from '../core/plugin.js';
 import { accountsPlugin } from './accounts/index.js';
 import { adminPlugin } from './admin/index.js';
 import { adminUsersPlugin } from './admin-users/index.js';
+import { auditPlugin } from './audit/index.js';
 import { fgaPlugin } from './fga/index.js';
 import { healthPlugin } from './health/index.js';
 import { keysPlugin } from './keys/index.js';
@@ -31,4 +32,7 @@ export const oauthPlugins: AnyPlugin[] = [clientRegistryPlugin, oauthServerPlugi
 /** Fine-grained authorization (OpenFGA models and tuples). */
 export const authorizationPlugins: AnyPlugin[] = [fgaPlugin];
 
-export const defaultPlugins: AnyPlugin[] = [...basePlugins, ...accountPlugins, ...oauthPlugins, ...authorizationPlugins, ...placeholderPlugins()];
+/** The audit log: audited actions (SPEC.md "Audit") recorded and listed for admins. */
+export const auditPlugins: AnyPlugin[] = [auditPlugin];
+
+export const defaultPlugins: AnyPlugin[] = [...basePlugins, ...accountPlugins, ...oauthPlugins, ...authorizationPlugins, ...auditPlugins, ...placeholderPlugins()];

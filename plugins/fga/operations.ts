@@ -197,7 +197,7 @@ export const fgaOperations: AnyOperation[] = [
     handler: async (ctx) => {
       await fga(ctx).reset();
       // SPEC.md "Audit": FGA reset is recorded.
-      ctx.kernel.events.emit('fga.reset', { actor: ctx.principal?.subject ?? 'admin', actor_kind: ctx.principal?.kind ?? 'admin', ip: ctx.ip });
+      ctx.kernel.events.emit('fga.reset', { actor: ctx.principal?.subject ?? 'admin', actor_kind: ctx.principal?.kind ?? 'admin', ip: ctx.ip, user_agent: ctx.header('user-agent') ?? '' });
       return { message: 'FGA store reset' };
     },
   }),
