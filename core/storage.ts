@@ -49,6 +49,8 @@ export interface Storage {
 export interface ChangeStamp {
   /** The same number as at an earlier call only if nothing was committed in between; undefined: cannot tell. */
   current(): number | undefined;
+  /** A commit made by this process is done (its writers call this): kept reads are stale. */
+  noteWrite(): void;
 }
 
 export type StorageOpener = (config: Config, entities: EntityDefinition[]) => Promise<Storage>;

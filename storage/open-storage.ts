@@ -26,7 +26,7 @@ class MikroStorage implements Storage {
   constructor(
     readonly type: DatabaseType,
     readonly orm: MikroORM,
-    /** A local SQLite file (in WAL mode), or undefined. */
+    /** A local SQLite file in WAL mode, or undefined. */
     file: string | undefined,
   ) {
     this.isSql = type !== 'mongodb';
@@ -68,17 +68,18 @@ export const openStorage: StorageOpener = async (config: Config, entities: Entit
   releaseOrmAsyncContextsWhenIdle();
   const settings = resolveDatabaseSettings(config);
   if (settings.folder) await mkdir(settings.folder, { recursive: true });
-  const orm = await connect(settings, [...entities, memoryEntryEntity(settings.type)]);
+  const { orm, wal } = await connect(settings, [...entities, memoryEntryEntity(settings.type)]);
   try {
     await syncSchema(orm, settings.type);
   } catch (err) {
     await orm.close(true).catch(() => {});
     throw wrap(settings, 'could not bring the schema up to date', err);
   }
-  return new MikroStorage(settings.type, orm, settings.folder ? settings.url : undefined);
+  return new MikroStorage(settings.type, orm, settings.folder && wal ? settings.url : undefined);
 };
 
-async function connect(settings: DatabaseSettings, entities: EntityDefinition[]): Promise<MikroORM> {
+/** The open ORM, and whether a SQLite file is in WAL mode (what the change stamp reads needs). */
+async function connect(settings: DatabaseSettings, entities: EntityDefinition[]): Promise<{ orm: MikroORM; wal: boolean }> {
   const options = await driverOptions(settings);
   let orm: MikroORM;
   try {
@@ -102,11 +103,13 @@ async function connect(settings: DatabaseSettings, entities: EntityDefinition[])
     await orm.close(true).catch(() => {});
     throw wrap(settings, 'could not reach the database', new Error(status.reason));
   }
+  let wal = false;
   if (settings.folder) {
     // Write-ahead logging lets readers in other processes go on while one process writes.
-    await orm.em.getConnection().execute('pragma journal_mode = wal', [], 'all');
+    const mode = await orm.em.getConnection().execute<{ journal_mode?: string }[]>('pragma journal_mode = wal', [], 'all');
+    wal = String(mode[0]?.journal_mode ?? '').toLowerCase() === 'wal';
   }
-  return orm;
+  return { orm, wal };
 }
 
 function wrap(settings: DatabaseSettings, what: string, err: unknown): Error {

@@ -20,6 +20,14 @@
  * what it read under that stamp. A commit after the stamp was taken changes the header, so the
  * next look gives a new stamp and the entry is not used again, even when the read itself already
  * saw that commit.
+ *
+ * Two more rules, from a review:
+ * - Writes of this process also count through `noteWrite`, which the writers call once their
+ *   commit is done: what this process itself changed never depends on reading the file.
+ * - Once the `-shm` file at the path has been replaced by another one (deleted and made anew,
+ *   by an operator or by SQLite after every connection closed), this process's connection may
+ *   still write the old, unlinked one, whose header nobody reads any more. From then on the
+ *   stamp answers "cannot tell", for good.
  */
 import { fstatSync, openSync, closeSync, readSync, statSync } from 'node:fs';
 
@@ -30,6 +38,8 @@ const HEADER = 48;
 export class SqliteChangeStamp {
   private fd: number | undefined;
   private ino = -1;
+  /** The file was replaced after it was first read: no answer from here on. */
+  private replaced = false;
   private readonly buf = Buffer.alloc(2 * HEADER);
   private readonly last = Buffer.alloc(HEADER);
   private generation = 0;
@@ -47,20 +57,27 @@ export class SqliteChangeStamp {
    * written at this moment).
    */
   current(): number | undefined {
+    if (this.replaced) return undefined;
     try {
-      // The file is deleted when the last connection closes and made anew by the next one: a new
-      // file (another inode; this one stays allocated while it is open here) starts afresh.
       const st = statSync(this.shmPath, { throwIfNoEntry: false });
-      if (!st) {
+      // Gone or another file since it was first read: see the header comment. (The file read
+      // stays allocated while it is open here, so a new file always has another inode.)
+      if (this.ino !== -1 && (!st || st.ino !== this.ino)) {
+        this.replaced = true;
         this.release();
         return undefined;
       }
-      if (this.fd === undefined || st.ino !== this.ino) {
-        this.release();
+      if (!st) return undefined;
+      if (this.fd === undefined) {
         this.fd = openSync(this.shmPath, 'r');
-        this.ino = fstatSync(this.fd).ino;
+        const ino = fstatSync(this.fd).ino;
+        if (ino !== st.ino) {
+          this.replaced = true;
+          this.release();
+          return undefined;
+        }
+        this.ino = ino;
         this.generation++;
-        if (this.ino !== st.ino) return undefined;
       }
       const b = this.buf;
       if (readSync(this.fd, b, 0, 2 * HEADER, 0) < 2 * HEADER) return undefined;
@@ -77,7 +94,12 @@ export class SqliteChangeStamp {
     }
   }
 
-  /** Closes the file (called on shutdown; a later `current` opens it again). */
+  /** A commit of this process is done: kept reads from before it are stale. */
+  noteWrite(): void {
+    this.generation++;
+  }
+
+  /** Closes the file (called on shutdown; a later `current` opens it again if it is the same file). */
   release(): void {
     if (this.fd !== undefined) {
       try {
@@ -86,7 +108,6 @@ export class SqliteChangeStamp {
         // already closed
       }
       this.fd = undefined;
-      this.ino = -1;
       // Whatever is read next is compared with nothing seen before.
       this.last.fill(0);
       this.generation++;

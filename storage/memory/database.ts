@@ -196,6 +196,12 @@ export class DatabaseMemoryStore implements MemoryStore {
     checkKey(key);
     const st = this.statement('set', (p) => this.table().insert({ key: p.key, value: p.value, expires_at: p.expiresAt }).onConflict('key').merge(['value', 'expires_at']));
     await this.runStatement(st, 'run', { key, value, expiresAt: this.now() + ttl(ttlMs) });
+    this.wrote();
+  }
+
+  /** A write of this store is committed: reads kept from before it are stale (see `get`). */
+  private wrote(): void {
+    this.storage.changeStamp?.noteWrite();
   }
 
   /** One UPDATE of the live row: a row deleted (or expired) meanwhile is not written again. */
@@ -203,6 +209,7 @@ export class DatabaseMemoryStore implements MemoryStore {
     checkKey(key);
     const now = this.now();
     const r = await this.run(this.table().where('key', key).andWhere('expires_at', '>', now).update({ value, expires_at: now + ttl(ttlMs) }));
+    this.wrote();
     return r.affectedRows > 0;
   }
 
@@ -210,7 +217,9 @@ export class DatabaseMemoryStore implements MemoryStore {
     checkKey(key);
     const expiresAt = this.now() + ttl(ttlMs);
     await this.clearExpired(key);
-    return this.insertIfMissing(key, value, expiresAt);
+    const inserted = await this.insertIfMissing(key, value, expiresAt);
+    this.wrote();
+    return inserted;
   }
 
   async consume(key: string): Promise<string | null> {
@@ -221,7 +230,10 @@ export class DatabaseMemoryStore implements MemoryStore {
       const r = await this.run(
         this.table().where({ key, value: row.value, expires_at: Number(row.expires_at) }).delete(),
       );
-      if (r.affectedRows > 0) return row.value;
+      if (r.affectedRows > 0) {
+        this.wrote();
+        return row.value;
+      }
       // Someone consumed it first (the next read finds nothing) or replaced it (take the new one).
     }
     return null;
@@ -230,6 +242,7 @@ export class DatabaseMemoryStore implements MemoryStore {
   async delete(key: string): Promise<void> {
     checkKey(key);
     await this.runStatement(this.statement('delete', (p) => this.table().where('key', p.key).delete()), 'run', { key });
+    this.wrote();
   }
 
   async increment(key: string, ttlMs: number): Promise<number> {
@@ -237,9 +250,15 @@ export class DatabaseMemoryStore implements MemoryStore {
     const window = ttl(ttlMs);
     for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
       const bumped = await this.bumpLive(key);
-      if (bumped !== null) return bumped;
+      if (bumped !== null) {
+        this.wrote();
+        return bumped;
+      }
       await this.clearExpired(key);
-      if (await this.insertIfMissing(key, '1', this.now() + window)) return 1;
+      if (await this.insertIfMissing(key, '1', this.now() + window)) {
+        this.wrote();
+        return 1;
+      }
       // Another caller started the window between our statements: bump theirs.
     }
     throw new Error(`memory store: increment of "${key}" did not settle after ${MAX_ATTEMPTS} attempts`);
@@ -269,6 +288,7 @@ export class DatabaseMemoryStore implements MemoryStore {
   async deletePrefix(prefix: string): Promise<number> {
     await this.run(this.withPrefix(this.table(), prefix).andWhere('expires_at', '<=', this.now()).delete());
     const r = await this.run(this.withPrefix(this.table(), prefix).delete());
+    this.wrote();
     return r.affectedRows;
   }
 

@@ -1,7 +1,8 @@
 /**
  * The change stamp of a SQLite file (storage/sqlite-change-stamp.ts): the same while nothing is
  * committed, whatever reads happen; different after a commit by another connection of this
- * process or by another process; "cannot tell" without a wal-index; a file made anew is new.
+ * process, by another process, or noted by this process's writers; "cannot tell" without a
+ * wal-index, and for good once the file read was deleted or replaced.
  */
 import t from 'tap';
 import { execFile } from 'node:child_process';
@@ -68,20 +69,42 @@ t.test('cannot tell without a wal-index, or from a file in another format', asyn
   t.equal(new SqliteChangeStamp(path).current(), undefined, 'too short');
 });
 
-t.test('a -shm file made anew in place of the one read is a change', async (t) => {
+t.test('a -shm file deleted or made anew after it was read: cannot tell, for good', async (t) => {
   const path = join(dir, 'c.db');
   const first = new Database(path);
   first.exec('pragma journal_mode = wal');
   first.exec('create table m (k text)');
+  t.teardown(() => first.close());
   const stamp = new SqliteChangeStamp(path);
-  const before = stamp.current();
-  t.type(before, 'number');
-  // The same header bytes in a new file (another inode): what is read no longer comes from the
-  // file SQLite writes, so it must not count as unchanged.
-  const { readFile, rename } = await import('node:fs/promises');
+  t.type(stamp.current(), 'number');
+  // The same header bytes in a new file (another inode): this process's connection may still
+  // write the old, unlinked one, whose header nobody reads any more (review finding).
+  const { readFile, rename, unlink } = await import('node:fs/promises');
   const bytes = await readFile(`${path}-shm`);
   await writeFile(`${path}-shm.new`, bytes);
   await rename(`${path}-shm.new`, `${path}-shm`);
-  t.not(stamp.current(), before, 'a new file is a new stamp');
-  first.close();
+  t.equal(stamp.current(), undefined, 'a new file');
+  first.prepare('insert into m values (?)').run(['x']);
+  t.equal(stamp.current(), undefined, 'still, after commits');
+  const other = new SqliteChangeStamp(path);
+  t.type(other.current(), 'number', 'a stamp that never saw the old file reads the new one');
+  await unlink(`${path}-shm`);
+  t.equal(other.current(), undefined, 'a deleted file');
+  await writeFile(`${path}-shm`, bytes);
+  t.equal(other.current(), undefined, 'and one made again after it');
+});
+
+t.test("this process's own commits count without reading the file", async (t) => {
+  const path = join(dir, 'd.db');
+  const db = new Database(path);
+  db.exec('pragma journal_mode = wal');
+  db.exec('create table m (k text)');
+  t.teardown(() => db.close());
+  const stamp = new SqliteChangeStamp(path);
+  const before = stamp.current();
+  stamp.noteWrite();
+  const after = stamp.current();
+  t.type(after, 'number');
+  t.not(after, before, 'noteWrite alone gives a new stamp');
+  t.equal(stamp.current(), after);
 });

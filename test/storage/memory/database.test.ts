@@ -58,3 +58,28 @@ t.test('a read kept in process ends with its row: expiry is checked at every use
   await memory.set('never', 'now', 1_000);
   t.equal(await memory.get('never'), 'now', 'a key read as missing is read anew once written');
 });
+
+t.test("this process's own writes end its kept reads, even when the -shm file it read was replaced", async (t) => {
+  const [sqlite] = targets;
+  const storage = await openStorage(new Config({ ...sqlite.flags, 'memory-store': 'database' }), []);
+  t.teardown(() => storage.close());
+  const memory = new DatabaseMemoryStore(storage);
+  t.teardown(() => memory.close());
+  t.ok(storage.changeStamp, 'a SQLite file in WAL mode has a change stamp');
+  await memory.set('session:own', 'live', 60_000);
+  t.equal(await memory.get('session:own'), 'live');
+  await memory.delete('session:own');
+  t.equal(await memory.get('session:own'), null, 'a delete here is seen here at once');
+  await memory.set('session:own', 'again', 60_000);
+  t.equal(await memory.get('session:own'), 'again');
+  // The review's case: the -shm file unlinked under a running server (this process's connection
+  // keeps writing the old one, whose header nobody reads any more).
+  const shm = `${String(sqlite.flags['database-url'])}-shm`;
+  const { unlink, writeFile, readFile } = await import('node:fs/promises');
+  const bytes = await readFile(shm);
+  await unlink(shm);
+  await writeFile(shm, bytes);
+  t.equal(storage.changeStamp!.current(), undefined, 'the stamp cannot tell any more');
+  await memory.delete('session:own');
+  t.equal(await memory.get('session:own'), null, 'the logout here is seen here');
+});
