@@ -76,12 +76,14 @@ interface TaintedAnswer {
   /** Stack heights of the open questions this answer assumed false, ascending. */
   heights: number[];
   /**
-   * Id of the frame at the innermost of them. The answer stands while that frame is open: the
-   * frames below it are then the same ones too (a stack). Keyed on the outermost one instead, an
-   * answer outlived an inner question it assumed false after that question closed true (review
-   * finding: `s: p or x`, `x: s or d`, `p: x and s` with `d` true answered `p` false).
+   * Ids of the frames at those heights. The answer stands while each of them is open, or closed
+   * false (its assumption was right) with its own assumptions standing in turn (`standing`).
+   * Kept only while the outermost was open, an answer outlived an inner question it assumed
+   * false after that question closed true (review finding: `s: p or x`, `x: s or d`,
+   * `p: x and s` with `d` true answered `p` false); kept only while all were open, a model dense
+   * in cycles was evaluated once per path and a check ran for minutes (review finding).
    */
-  frame: number;
+  frames: number[];
   value: boolean;
   /** How many hops below the question its evaluation went (see `answered`). */
   below: number;
@@ -113,6 +115,9 @@ const FAILED = 1 << 30;
 const answered = (value: boolean, below: number): number => -(1 + 2 * below + (value ? 1 : 0));
 const answerOf = (state: number): boolean => ((-state - 1) & 1) === 1;
 const belowOf = (state: number): number => (-state - 1) >> 1;
+
+/** No open question assumed (see `Resolver.standing`). */
+const EMPTY: readonly number[] = Object.freeze([]);
 
 /** `heights` (ascending, owned by the caller) with `h` added. */
 function withHeight(heights: number[] | undefined, h: number): number[] {
@@ -167,6 +172,20 @@ export class Resolver {
   private tainted: Map<string, TaintedAnswer> | undefined;
   /** Ids of the open frames, by stack height. */
   private readonly frames: number[] = [];
+  /** Within one check: frames some question found open (a cycle), by id; only these can be assumed. */
+  private cycled: Set<number> | undefined;
+  /**
+   * Within one check: frames found open by a cycle that then closed false, by id, with what
+   * their own answer assumed (null: nothing). An answer that assumed such a frame false stands
+   * on those assumptions instead.
+   */
+  private closedFalse: Map<number, TaintedAnswer | null> | undefined;
+  /**
+   * What `standing` found for closed frames, by id, while no cycled frame has closed since (each
+   * closing can change it): without it, chains of frames that closed false were followed once
+   * per path, and a check of a model dense in cycles took seconds with a few dozen evaluations.
+   */
+  private standingOf: Map<number, readonly number[] | null> | undefined;
   private nextFrame = 1;
   /** Stack heights of the open questions the evaluation in progress assumed false, ascending (undefined: none). */
   private assumed: number[] | undefined;
@@ -216,6 +235,9 @@ export class Resolver {
     // answer (stratified.ts): every check starts from a memory of its own.
     else if (!this.model.stratified && this.memo.size > 0) this.memo = new Map();
     this.tainted?.clear();
+    this.cycled?.clear();
+    this.closedFalse?.clear();
+    this.standingOf?.clear();
     const plan = this.model.plan(typeOf(object), relation);
     return this.resolve(object, relation, plan, 0, this.index?.tuplesOf(object));
   }
@@ -267,15 +289,18 @@ export class Resolver {
     if (state < 0 && depth + belowOf(state) <= MAX_DEPTH) return this.reuse(answerOf(state), depth + belowOf(state));
     if (state >= FAILED && depth >= state - FAILED) throw new DepthExceededError();
     const t = this.tainted !== undefined && this.tainted.size > 0 ? this.tainted.get(`${object}#${relation}`) : undefined;
-    if (t && this.frames[t.heights[t.heights.length - 1]] === t.frame) {
-      this.assumed = withHeights(this.assumed, t.heights);
-      if (t.failedAt !== undefined) {
-        if (depth >= t.failedAt) throw new DepthExceededError();
-      } else if (depth + t.below <= MAX_DEPTH) return this.reuse(t.value, depth + t.below);
+    const stands = t && this.standing(t.heights, t.frames);
+    if (stands !== undefined && stands !== null) {
+      if (stands !== EMPTY) this.assumed = withHeights(this.assumed, stands);
+      if (t!.failedAt !== undefined) {
+        if (depth >= t!.failedAt) throw new DepthExceededError();
+      } else if (depth + t!.below <= MAX_DEPTH) return this.reuse(t!.value, depth + t!.below);
     }
     if (state >= OPEN && state < FAILED) {
       // A cycle: this question is already being asked further up.
-      this.assumed = withHeight(this.assumed, state - OPEN);
+      const openAt = state - OPEN;
+      this.assumed = withHeight(this.assumed, openAt);
+      (this.cycled ??= new Set()).add(this.frames[openAt]);
       return false;
     }
     if (depth > MAX_DEPTH) throw new DepthExceededError();
@@ -305,7 +330,8 @@ export class Resolver {
       }
     }
     const height = this.frames.length;
-    this.frames.push(this.nextFrame++);
+    const frame = this.nextFrame++;
+    this.frames.push(frame);
     states[slot] = OPEN + height;
     const outerAssumed = this.assumed;
     this.assumed = undefined;
@@ -323,8 +349,13 @@ export class Resolver {
       // it, and a failure on the hop limit that assumed nothing is remembered (FAILED).
       const inner = below(this.assumed, height);
       if (err instanceof DepthExceededError && err.hops) {
+        let kept: TaintedAnswer | null = null;
         if (inner === undefined) failedAt = depth;
-        else this.remember(object, relation, inner, false, 0, depth);
+        else kept = this.remember(object, relation, inner, false, 0, depth);
+        // Not found true either: answers that assumed it false stand on what it assumed, as for
+        // one that closed false. (Invalidated instead, a model whose cycles reach the hop limit
+        // was evaluated once per path: 240,000 evaluations where 400 did.)
+        if (this.cycled !== undefined && this.cycled.has(frame)) (this.closedFalse ??= new Map()).set(frame, kept);
       }
       this.assumed = withHeights(outerAssumed, inner);
       if (outerDeepest > this.deepest) this.deepest = outerDeepest;
@@ -332,6 +363,7 @@ export class Resolver {
     } finally {
       states[slot] = failedAt >= 0 ? FAILED + failedAt : UNKNOWN;
       this.frames.pop();
+      if (this.cycled !== undefined && this.cycled.has(frame)) this.standingOf?.clear();
     }
     const deepestBelow = this.deepest - depth;
     if (outerDeepest > this.deepest) this.deepest = outerDeepest;
@@ -339,20 +371,57 @@ export class Resolver {
     // An answer that assumed open questions false is kept only while they are open: a false one
     // always; a true one too in a model with a cycle through a `but not`, where the assumption
     // can have made it true. In a stratified model a true answer stays true.
+    let kept: TaintedAnswer | null = null;
     if (inner === undefined || (value && this.model.stratified)) {
       states[slot] = answered(value, deepestBelow);
       this.assumed = outerAssumed;
     } else {
-      this.remember(object, relation, inner, value, deepestBelow, undefined);
+      kept = this.remember(object, relation, inner, value, deepestBelow, undefined);
       this.assumed = withHeights(outerAssumed, inner);
     }
+    // Answers that assumed this question false were right to: they stand on what it assumed.
+    if (!value && this.cycled !== undefined && this.cycled.has(frame)) (this.closedFalse ??= new Map()).set(frame, kept);
     return value;
   }
 
-  /** Keeps an answer that assumed the open questions at `heights` false, while they stay open. */
-  private remember(object: string, relation: string, heights: number[], value: boolean, below: number, failedAt: number | undefined): void {
-    const frame = this.frames[heights[heights.length - 1]];
-    (this.tainted ??= new Map()).set(`${object}#${relation}`, { heights, frame, value, below, failedAt });
+  /** Keeps an answer that assumed the open questions at `heights` false (see `standing`). */
+  private remember(object: string, relation: string, heights: number[], value: boolean, below: number, failedAt: number | undefined): TaintedAnswer {
+    const kept: TaintedAnswer = { heights, frames: heights.map((h) => this.frames[h]), value, below, failedAt };
+    (this.tainted ??= new Map()).set(`${object}#${relation}`, kept);
+    return kept;
+  }
+
+  /**
+   * Whether an answer that assumed the frames `ids` (at `heights`) false still stands, and on
+   * which open questions: null when one of them closed true or failed (the answer must be
+   * evaluated afresh); else the heights of the open questions it now rests on (EMPTY: none). A
+   * frame that closed false passes its own assumptions on.
+   */
+  private standing(heights: readonly number[], ids: readonly number[]): readonly number[] | null {
+    const top = heights.length - 1;
+    // All open, the common case: the innermost open means every one below it is the same frame.
+    if (this.frames[heights[top]] === ids[top]) return heights;
+    let out: number[] | undefined;
+    for (let i = 0; i <= top; i++) {
+      if (this.frames[heights[i]] === ids[i]) {
+        out = withHeight(out, heights[i]);
+        continue;
+      }
+      const via = this.closedStanding(ids[i]);
+      if (via === null) return null;
+      if (via !== EMPTY) out = withHeights(out, via);
+    }
+    return out ?? EMPTY;
+  }
+
+  /** `standing` of a closed frame: null unless it closed false; else what its own answer rests on now. */
+  private closedStanding(id: number): readonly number[] | null {
+    const known = this.standingOf?.get(id);
+    if (known !== undefined) return known;
+    const closed = this.closedFalse?.get(id);
+    const result = closed === undefined ? null : closed === null ? EMPTY : this.standing(closed.heights, closed.frames);
+    (this.standingOf ??= new Map()).set(id, result);
+    return result;
   }
 
   /** A remembered answer whose evaluation reached `deepest` from here: refused past MAX_DEPTH, as evaluating it afresh would be. */

@@ -100,3 +100,33 @@ t.test('property: nested cycles answer the least fixed point, alone and in a sha
   );
   t.ok(compared > 30000, `compared ${compared} answers`);
 });
+
+t.test('a model dense in cycles that reach the hop limit costs a few hundred evaluations, not one per path', async (t) => {
+  // Review finding: kept only while every question they assumed was open, remembered answers
+  // were thrown away as sibling questions closed, and this check ran for minutes; it costs ~360
+  // evaluations now (~400 before the innermost rule).
+  const model = CompiledModel.fromDsl(
+    'm',
+    `${HEAD}    define parent: [doc]
+    define d: [user]
+    define r0: (r6 and r0) or d
+    define r1: r7 from parent or r5 or r1 or r3
+    define r2: r5 or r1 from parent or r3 or r6
+    define r3: r4 or r5 from parent or r6 from parent or r9 from parent
+    define r4: r9 from parent and r7 from parent and r6
+    define r5: r6 from parent or r5 from parent or r5
+    define r6: r2 from parent or r9 from parent or r9
+    define r7: r0 or r1 from parent or r9 from parent or r6
+    define r8: r5 from parent or r9 from parent or r3
+    define r9: r0 from parent or r2 from parent or r5 or r8 from parent
+`,
+  );
+  const index = new TupleIndex();
+  for (const [p, c] of [[2, 4], [7, 1], [6, 3], [0, 2], [6, 7], [6, 6], [7, 7], [6, 5], [5, 5], [1, 0], [0, 1], [2, 6], [7, 0], [3, 7]]) {
+    index.add({ user: `doc:${p}`, relation: 'parent', object: `doc:${c}` });
+  }
+  index.add({ user: 'user:a', relation: 'd', object: 'doc:5' });
+  const resolver = new Resolver(model, index);
+  t.equal(resolver.check('doc:0', 'r0', 'user:a'), false);
+  t.ok(resolver.evaluations < 2_000, `${resolver.evaluations} evaluations`);
+});
