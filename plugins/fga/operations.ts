@@ -23,7 +23,11 @@ import {
   ListPermissionsInput,
   ListPermissionsResponse,
 } from './schemas.js';
+import { LIST_CAP } from './service.js';
 import { resolveSubjects } from './subject.js';
+
+/** How far each side of a delegated list_permissions is listed before the two are intersected. */
+const DELEGATED_SCAN = 10 * LIST_CAP;
 
 const fga = (ctx: RequestContext): FgaApi => ctx.kernel.service('fga');
 
@@ -101,12 +105,17 @@ export const fgaOperations: AnyOperation[] = [
       const who = resolveSubjects(ctx, input.user, service.currentModel);
       if (who.denyAll) return { objects: [], permissions: [], truncated: false };
       const filter = { relation: input.relation, objectType: input.object_type };
-      const mine = service.listPermissions(who.user, filter);
-      if (!who.agent) return mine;
+      if (!who.agent) return service.listPermissions(who.user, filter);
       // Delegation: only what both the user and the agent hold (SPEC.md "Agent delegation" 3).
-      const agents = new Set(service.listPermissions(who.agent, filter, Number.MAX_SAFE_INTEGER).permissions.map((p) => `${p.object}#${p.relation}`));
-      const permissions = mine.permissions.filter((p) => agents.has(`${p.object}#${p.relation}`));
-      return { objects: [...new Set(permissions.map((p) => p.object))], permissions, truncated: mine.truncated };
+      // Both sides are listed up to DELEGATED_SCAN, then the shared part is capped (review
+      // finding: the user's side was cut at 1000 first, so what both held beyond it was never
+      // found, and the agent's side had no bound at all).
+      const mine = service.listPermissions(who.user, filter, DELEGATED_SCAN);
+      const theirs = service.listPermissions(who.agent, filter, DELEGATED_SCAN);
+      const agents = new Set(theirs.permissions.map((p) => `${p.object}#${p.relation}`));
+      const shared = mine.permissions.filter((p) => agents.has(`${p.object}#${p.relation}`));
+      const permissions = shared.slice(0, LIST_CAP);
+      return { objects: [...new Set(permissions.map((p) => p.object))], permissions, truncated: shared.length > LIST_CAP || mine.truncated || theirs.truncated };
     },
   }),
   defineOperation({

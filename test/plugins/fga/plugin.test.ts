@@ -228,3 +228,23 @@ t.test('configuration rules', async (t) => {
   t.equal(fgaPlugin.validateConfig!(new Config({ 'fga-check-cache-size': 1e10 })), '--fga-check-cache-size must be at most 10000000', 'a size the table cannot be allocated for is refused at start');
   t.equal(fgaPlugin.validateConfig!(new Config({ 'fga-check-cache-size': 10_000_000 })), undefined, 'the largest size is taken');
 });
+
+t.test('a delegated list finds what user and agent share beyond the first 1000 of the user, and is capped after', async (t) => {
+  const { kernel, close } = await bootTestKernel({ plugins: [fgaPlugin, callers] });
+  t.teardown(close);
+  await kernel.invoke('_fga_write_model', admin(kernel), { dsl: MODEL });
+  const write = async (tuples: { user: string; relation: string; object: string }[]) => {
+    for (let i = 0; i < tuples.length; i += 1000) await kernel.invoke('_fga_write_tuples', admin(kernel), { tuples: tuples.slice(i, i + 1000) });
+  };
+  // The user views 2500 documents; the agent only 1200-1299 and 3000 (which the user lacks).
+  await write(Array.from({ length: 2500 }, (_, i) => ({ user: 'user:zoe', relation: 'viewer', object: `document:d${String(i).padStart(4, '0')}` })));
+  await write([...Array.from({ length: 100 }, (_, i) => ({ user: 'agent:bot', relation: 'viewer', object: `document:d${1200 + i}` })), { user: 'agent:bot', relation: 'viewer', object: 'document:d3000' }]);
+  const listed = (await kernel.invoke('list_permissions', as(kernel, 'user:zoe', 'bot'), { relation: 'viewer', object_type: 'document' })) as { objects: string[]; truncated: boolean };
+  t.same(listed.objects.sort(), Array.from({ length: 100 }, (_, i) => `document:d${1200 + i}`), 'the 100 shared ones, all past the 1000th of the user');
+  t.equal(listed.truncated, false);
+  // The agent views all 2500 too: 2500 shared, capped at 1000 and said so.
+  await write(Array.from({ length: 2500 }, (_, i) => ({ user: 'agent:bot', relation: 'viewer', object: `document:d${String(i).padStart(4, '0')}` })).filter((x) => !/^document:d12\d\d$/.test(x.object)));
+  const all = (await kernel.invoke('list_permissions', as(kernel, 'user:zoe', 'bot'), { relation: 'viewer', object_type: 'document' })) as { objects: string[]; truncated: boolean };
+  t.equal(all.objects.length, 1000);
+  t.equal(all.truncated, true);
+});
