@@ -194,17 +194,30 @@ export class SqlFgaStore implements FgaStore {
     if (filter.relation) where.relation = filter.relation;
     if (filter.object?.endsWith(':')) where.objectType = filter.object.slice(0, -1);
     else if (filter.object) where.object = filter.object;
+    let cursor: string | undefined;
     if (token) {
-      const after = Buffer.from(token, 'base64url').toString();
-      if (!/^[0-9a-f]{64}$/.test(after)) throw new ServiceError('invalid_argument', 'invalid continuation_token');
-      where.id = { $gt: after };
+      cursor = Buffer.from(token, 'base64url').toString();
+      if (!/^[0-9a-f]{64}$/.test(cursor)) throw new ServiceError('invalid_argument', 'invalid continuation_token');
     }
-    const rows = (await this.em().find(fgaTupleEntity, where, { orderBy: { id: 'asc' }, limit: pageSize + 1 })) as TupleRow[];
-    const more = rows.length > pageSize;
-    const page = rows.slice(0, pageSize);
-    // Case-insensitive collations (MySQL) may match more than asked: keep exact matches only.
-    const tuples = page.map((r) => ({ user: r.user, relation: r.relation, object: r.object })).filter((t) => matchesFilter(t, filter));
-    return { tuples, continuationToken: more ? Buffer.from(page[page.length - 1].id).toString('base64url') : '' };
+    // Case-insensitive collations (MySQL, MariaDB) may match more than asked: only exact matches
+    // count, and rows are read on until the page is full or none are left (review finding: the
+    // near misses took the page's places, and pages came back short or empty with a token).
+    const tuples: Tuple[] = [];
+    const em = this.em();
+    for (;;) {
+      const want = pageSize - tuples.length;
+      const rows = (await em.find(fgaTupleEntity, cursor === undefined ? where : { ...where, id: { $gt: cursor } }, { orderBy: { id: 'asc' }, limit: want + 1 })) as TupleRow[];
+      let used = 0;
+      while (used < rows.length && tuples.length < pageSize) {
+        const r = rows[used++];
+        cursor = r.id;
+        const t = { user: r.user, relation: r.relation, object: r.object };
+        if (matchesFilter(t, filter)) tuples.push(t);
+      }
+      // Full: more may follow when rows are left in this batch, or when it was a full batch.
+      if (tuples.length === pageSize) return { tuples, continuationToken: used < rows.length || rows.length > want ? Buffer.from(cursor!).toString('base64url') : '' };
+      if (rows.length <= want) return { tuples, continuationToken: '' };
+    }
   }
 
   async countTuples(): Promise<number> {

@@ -53,3 +53,32 @@ for (const target of await databaseTargets({ only: ['sqlite', 'postgres', 'maria
     t.equal((await svc.getModel()).dsl, largest, 'the model in force is unchanged');
   });
 }
+
+for (const target of await databaseTargets({ only: ['sqlite', 'postgres', 'mariadb'] })) {
+  t.test(`${target.name}: a read's pages hold page_size exact matches, whatever the collation`, async (t) => {
+    const storage = await openStorage(new Config(target.flags), fgaEntities);
+    const svc = await FgaService.open(await SqlFgaStore.open(storage, true), { syncIntervalMs: 0 });
+    t.teardown(async () => {
+      await svc.close();
+      await target.dispose();
+    });
+    await svc.installModel('model\n  schema 1.1\ntype user\ntype doc\n  relations\n    define viewer: [user]\n');
+    // Near misses on MariaDB (case) sort among the exact ones.
+    const users = ['user:Alice', 'user:ALICE', 'user:alice', 'user:aLiCe', 'user:ALIce'];
+    const tuples = [];
+    for (let d = 0; d < 4; d++) for (const user of users) tuples.push({ user, relation: 'viewer', object: `doc:${d}` });
+    await svc.writeTuples(tuples);
+    const seen: string[] = [];
+    let token: string | undefined;
+    let pages = 0;
+    do {
+      const page = await svc.readTuples({ user: 'user:alice' }, 1, token);
+      pages++;
+      t.ok(page.tuples.length === 1 || (page.tuples.length === 0 && page.continuationToken === ''), `page ${pages}: one tuple, or an empty last page`);
+      for (const x of page.tuples) seen.push(`${x.user}|${x.object}`);
+      token = page.continuationToken || undefined;
+    } while (token && pages < 50);
+    t.same(seen.sort(), ['user:alice|doc:0', 'user:alice|doc:1', 'user:alice|doc:2', 'user:alice|doc:3'], 'every exact match once, no near miss');
+    t.ok(pages <= 5, `${pages} pages for 4 matches`);
+  });
+}
