@@ -3,7 +3,7 @@
  *   import { createServer, defaultPlugins, definePlugin, latchkey } from 'latchkey';
  */
 export * from './core/index.js';
-export { basePlugins, defaultPlugins } from './plugins/default.js';
+export { accountPlugins, auditPlugins, authorizationPlugins, basePlugins, defaultPlugins, oauthPlugins } from './plugins/default.js';
 export { createServer, type LatchkeyServer, type CreateServerOptions } from './transports/http/server.js';
 export { latchkey, type LatchkeyPluginOptions } from './transports/http/embed.js';
 export { runCli } from './transports/cli/run.js';
