@@ -17,8 +17,18 @@ import { Script, createContext, type Context } from 'node:vm';
 import type { Logger } from '../../core/logger.js';
 
 export const SCRIPT_TIMEOUT_MS = 50;
+/**
+ * The most JSON text of custom claims kept, in characters. A token travels in an HTTP header,
+ * where proxies commonly stop at 8-16 KB; and a larger result, parsed by host code outside the
+ * time limit, blocked the event loop for every login (review finding: a 256 MB result took 1.4 s).
+ * A script can still block inside a single long built-in call (`'x'.repeat(2 ** 28)`), which V8
+ * cannot interrupt: the operator's script is trusted code, kept from accidents, not from malice.
+ */
+export const MAX_CLAIMS_TEXT = 16_384;
 /** What the wrapper returns when the script throws (see compileCustomizer). */
 const FAILED = '\u0000failed';
+/** What the wrapper returns when the result's JSON text is over MAX_CLAIMS_TEXT. */
+const TOO_LARGE = '\u0000too-large';
 
 export const RESERVED_CLAIMS = new Set([
   'iss', 'sub', 'aud', 'exp', 'iat', 'nbf', 'jti', 'sid', 'scope', 'token_type', 'nonce', 'auth_time',
@@ -51,7 +61,7 @@ export function compileCustomizer(source: string | undefined, roleClaim: string,
   if (!source || source.trim() === '') return null;
   // The try/catch is the script's own: a thrown value (say an object whose \`message\` getter
   // loops) is never touched outside the time limit. FAILED is no JSON text, so it cannot collide.
-  const code = `(function () { try { const fn = (${source}); const out = fn(JSON.parse(__user), JSON.parse(__payload)); return JSON.stringify(out === undefined ? null : out); } catch (e) { return ${JSON.stringify(FAILED)}; } })()`;
+  const code = `(function () { try { const fn = (${source}); const out = fn(JSON.parse(__user), JSON.parse(__payload)); const text = JSON.stringify(out === undefined ? null : out); return typeof text === 'string' && text.length > ${MAX_CLAIMS_TEXT} ? ${JSON.stringify(TOO_LARGE)} : text; } catch (e) { return ${JSON.stringify(FAILED)}; } })()`;
   let script: Script;
   try {
     script = new Script(code, { filename: 'custom-access-token-script.js' });
@@ -66,6 +76,10 @@ export function compileCustomizer(source: string | undefined, roleClaim: string,
       const text = script.runInContext(context, { timeout: SCRIPT_TIMEOUT_MS, displayErrors: false }) as unknown;
       if (text === FAILED) {
         logger.warn('custom access token script threw; no custom claims added');
+        return {};
+      }
+      if (text === TOO_LARGE) {
+        logger.warn({ max: MAX_CLAIMS_TEXT }, 'custom access token script returned too much; no custom claims added');
         return {};
       }
       const out = typeof text === 'string' ? (JSON.parse(text) as unknown) : null;

@@ -4,7 +4,7 @@
  */
 import t from 'tap';
 import type { Logger } from '../../../core/logger.js';
-import { compileCustomizer, SCRIPT_TIMEOUT_MS } from '../../../plugins/tokens/custom-claims.js';
+import { compileCustomizer, MAX_CLAIMS_TEXT, SCRIPT_TIMEOUT_MS } from '../../../plugins/tokens/custom-claims.js';
 
 const warnings: string[] = [];
 const logger = { warn: (...args: unknown[]) => void warnings.push(JSON.stringify(args)), info() {}, error() {}, debug() {} } as unknown as Logger;
@@ -34,6 +34,19 @@ t.test('a script that loops or throws is stopped and adds nothing', async (t) =>
     t.same(value, {}, body);
     t.ok(ms < SCRIPT_TIMEOUT_MS * 20, `${body}: ${ms.toFixed(0)} ms`);
   }
+});
+
+t.test('a result larger than MAX_CLAIMS_TEXT adds nothing, and is never parsed by the host', async (t) => {
+  const fits = compile(`function () { return { blob: "x".repeat(${MAX_CLAIMS_TEXT - 20}) } }`)(user, {});
+  t.equal((fits.blob as string).length, MAX_CLAIMS_TEXT - 20, 'just under the bound: kept');
+  warnings.length = 0;
+  // Review finding: a huge result was parsed outside the time limit (1.4 s per login at 256 MB).
+  const over = compile(`function () { return { blob: "x".repeat(${MAX_CLAIMS_TEXT}) } }`)(user, {});
+  t.same(over, {}, 'just over the bound: nothing');
+  t.match(warnings.join(), /returned too much/);
+  const { value, ms } = timed(() => compile('function () { const a = "x".repeat(1 << 20); const o = {}; for (let i = 0; i < 64; i++) o["k" + i] = a; return o; }')(user, {}));
+  t.same(value, {}, '64 MB of JSON: nothing');
+  t.ok(ms < 2000, `${ms.toFixed(0)} ms`);
 });
 
 t.test('a thrown value whose getters loop is never read outside the time limit', async (t) => {
