@@ -27,7 +27,8 @@ const handler: RawRoute['handler'] = async (req, ctx) => {
 
     // RFC 7662 §2.1: the hint orders the search, and a token not found under it is looked for as
     // every other type (an access token sent with the refresh_token hint answered inactive).
-    const asAccess = async () => (await tokens.verifyAccessToken(token)) ?? (await tokens.validate(token, 'id_token'));
+    // Whatever the token is for (an MCP or `resource`-bound token included): RFC 7662 asks about the token itself.
+    const asAccess = async () => (await tokens.verifyAccessToken(token, { audiences: 'any' })) ?? (await tokens.validate(token, 'id_token'));
     const asRefresh = () => tokens.validate(token, 'refresh_token');
     const userToken = hint === 'refresh_token' ? ((await asRefresh()) ?? (await asAccess())) : ((await asAccess()) ?? (await asRefresh()));
     if (userToken) {

@@ -29,7 +29,8 @@ const handler: RawRoute['handler'] = async (req, ctx) => {
       await tokens.revokeRefreshToken(token);
       return OK;
     }
-    const access = await tokens.verifyAccessToken(token);
+    // Whatever audience it carries: a revocation must not silently do nothing (review finding).
+    const access = await tokens.verifyAccessToken(token, { audiences: 'any' });
     if (access) {
       if (callerClient && (access.session.clientId ?? kernel.config.string('client-id')) !== callerClient.clientId) return OK;
       // Access tokens are stateful: ending the session they name revokes them (CONTRACT.md).

@@ -311,7 +311,12 @@ export async function createTokensService({ config, memory, keys, sessions, user
     const payload = await verifyJwt(token);
     if (!payload || payload.token_type !== 'access_token') return null;
     const aud = Array.isArray(payload.aud) ? payload.aud : payload.aud !== undefined ? [payload.aud] : [];
-    if (options.audience !== undefined ? !aud.includes(options.audience) : !ownAudience(aud, payload.client_id)) return null;
+    if (options.audience !== undefined) {
+      if (!aud.includes(options.audience)) return null;
+    } else {
+      const accepted = options.audiences ?? 'own';
+      if (accepted === 'own' ? !ownAudience(aud, payload.client_id) : accepted === 'not-mcp' && aud.includes(mcp)) return null;
+    }
     const session = await sessionOf(payload);
     if (!session) return null;
     return { claims: payload as Record<string, unknown>, userId: session.userId, session };
@@ -351,7 +356,8 @@ export async function createTokensService({ config, memory, keys, sessions, user
     sign,
     verifyAccessToken,
     async validate(token: string, type: TokenType) {
-      if (type === 'access_token') return verifyAccessToken(token, {});
+      // A resource server may ask about a token bound to it; an MCP token is for /mcp only.
+      if (type === 'access_token') return verifyAccessToken(token, { audiences: 'not-mcp' });
       if (type === 'id_token') {
         const payload = await verifyJwt(token);
         if (!payload || payload.token_type !== 'id_token') return null;

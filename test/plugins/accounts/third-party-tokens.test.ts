@@ -69,10 +69,25 @@ t.test('a token bound to another API by `resource` (RFC 8707) is not accepted he
     return ((await res.json()) as { is_valid: boolean }).is_valid;
   };
   // A resource server that received this token must not be able to replay it against Latchkey
-  // (RFC 9700 §2.3; review finding: it read the profile and validated).
+  // as a credential (RFC 9700 §2.3; review finding: it read the profile).
   const partner = await tokenFor('https://api.partner.example');
   t.equal(await profile(partner), 401, 'profile refused');
-  t.equal(await validate(partner), false, 'validate_jwt_token says invalid');
+  // Asking about the token is another matter: validate_jwt_token, introspection and revocation
+  // concern the token whatever it is for (review finding on the first version of this rule).
+  t.equal(await validate(partner), true, 'validate_jwt_token: valid (a resource server asking about its token)');
+  const form = (path: string, token: string) =>
+    fetch(`${f.server.url}/oauth/${path}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ token, client_id: f.client.client_id, client_secret: f.client.client_secret }),
+    });
+  t.equal(((await (await form('introspect', partner)).json()) as { active: boolean }).active, true, 'introspection: active');
+  const mcpToken = await tokenFor(`${new URL(f.server.url).origin}/mcp`);
+  t.equal(((await (await form('introspect', mcpToken)).json()) as { active: boolean }).active, true, 'introspection of an MCP-audience token: active');
+  t.equal(await validate(mcpToken), false, 'validate_jwt_token of an MCP-audience token: invalid (SPEC.md "MCP" 2)');
+  t.equal((await form('revoke', partner)).status, 200);
+  t.equal(((await (await form('introspect', partner)).json()) as { active: boolean }).active, false, 'revocation took effect');
+  t.equal(await validate(partner), false, 'and the token is no longer valid');
   const origin = new URL(f.server.url).origin;
   for (const own of [undefined, origin, `${origin}/`, f.server.url]) {
     const token = await tokenFor(own);
