@@ -181,11 +181,12 @@ export class Resolver {
    */
   private closedFalse: Map<number, TaintedAnswer | null> | undefined;
   /**
-   * What `standing` found for closed frames, by id, while no cycled frame has closed since (each
-   * closing can change it): without it, chains of frames that closed false were followed once
-   * per path, and a check of a model dense in cycles took seconds with a few dozen evaluations.
+   * What `standing` found for closed frames, by id: without it, chains of frames that closed
+   * false were followed once per path, and a check of a model dense in cycles took seconds with
+   * a few dozen evaluations. A closed frame's outcome never changes; what it rests on is a set
+   * of open frames, which holds while the innermost of them is still open (`top`).
    */
-  private standingOf: Map<number, readonly number[] | null> | undefined;
+  private standingOf: Map<number, { on: readonly number[] | null; top: number }> | undefined;
   private nextFrame = 1;
   /** Stack heights of the open questions the evaluation in progress assumed false, ascending (undefined: none). */
   private assumed: number[] | undefined;
@@ -363,7 +364,6 @@ export class Resolver {
     } finally {
       states[slot] = failedAt >= 0 ? FAILED + failedAt : UNKNOWN;
       this.frames.pop();
-      if (this.cycled !== undefined && this.cycled.has(frame)) this.standingOf?.clear();
     }
     const deepestBelow = this.deepest - depth;
     if (outerDeepest > this.deepest) this.deepest = outerDeepest;
@@ -417,11 +417,11 @@ export class Resolver {
   /** `standing` of a closed frame: null unless it closed false; else what its own answer rests on now. */
   private closedStanding(id: number): readonly number[] | null {
     const known = this.standingOf?.get(id);
-    if (known !== undefined) return known;
+    if (known !== undefined && (known.on === null || known.on === EMPTY || this.frames[known.on[known.on.length - 1]] === known.top)) return known.on;
     const closed = this.closedFalse?.get(id);
-    const result = closed === undefined ? null : closed === null ? EMPTY : this.standing(closed.heights, closed.frames);
-    (this.standingOf ??= new Map()).set(id, result);
-    return result;
+    const on = closed === undefined ? null : closed === null ? EMPTY : this.standing(closed.heights, closed.frames);
+    (this.standingOf ??= new Map()).set(id, { on, top: on === null || on === EMPTY ? 0 : this.frames[on[on.length - 1]] });
+    return on;
   }
 
   /** A remembered answer whose evaluation reached `deepest` from here: refused past MAX_DEPTH, as evaluating it afresh would be. */
