@@ -1,8 +1,8 @@
 /**
- * The audit log: records audited domain events (audited-events.ts) as they are emitted, and lists
- * them for admins, newest first, filtered by action, actor, resource and time (SPEC.md Admin API
- * `audit_logs`). A record is written once and never changed; it names who acted and from where,
- * never a token or secret.
+ * The audit log: records audited actions (audited-events.ts), called by the operation that
+ * performs one and awaited before it answers, and lists them for admins, newest first, filtered
+ * by action, actor, resource and time (SPEC.md Admin API `audit_logs`). A record is written once
+ * and never changed; it names who acted and from where, never a token or secret.
  */
 import type { EntityManager } from '@mikro-orm/core';
 import type { DomainEvent } from '../../core/events.js';
@@ -40,6 +40,7 @@ function text(value: unknown, max: number): string | null {
 
 export function createAuditService(storage: Storage): AuditService {
   const em = (): EntityManager => storage.em();
+  const caseBlind = storage.type === 'mysql' || storage.type === 'mariadb';
   return {
     async record(event) {
       const audited = AUDITED_EVENTS[event.name];
@@ -71,16 +72,23 @@ export function createAuditService(storage: Storage): AuditService {
       if (filter.from !== undefined || filter.to !== undefined) {
         where.createdAt = { ...(filter.from !== undefined ? { $gte: filter.from } : {}), ...(filter.to !== undefined ? { $lte: filter.to } : {}) };
       }
-      const [rows, total] = await em().findAndCount(AuditLogEntity, where as never, { orderBy: { createdAt: 'desc', id: 'desc' } as never, limit: page.limit, offset: page.offset });
-      // Exact matches only: MySQL and MariaDB compare ignoring case and trailing spaces.
-      const exact = (rows as unknown as AuditLogRow[]).filter(
+      const order = { orderBy: { createdAt: 'desc', id: 'desc' } as never };
+      const textFilter = filter.action !== undefined || filter.actorId !== undefined || filter.resourceType !== undefined || filter.resourceId !== undefined;
+      if (!textFilter || !caseBlind) {
+        const [rows, total] = await em().findAndCount(AuditLogEntity, where as never, { ...order, limit: page.limit, offset: page.offset });
+        return { rows: rows as unknown as AuditLogRow[], total };
+      }
+      // MySQL and MariaDB compare ignoring case and trailing spaces: their matches are narrowed to
+      // exact ones here, before the page is cut, so pages and `total` agree (review finding).
+      const rows = (await em().find(AuditLogEntity, where as never, order)) as unknown as AuditLogRow[];
+      const exact = rows.filter(
         (r) =>
           (filter.action === undefined || r.action === filter.action) &&
           (filter.actorId === undefined || r.actorId === filter.actorId) &&
           (filter.resourceType === undefined || r.resourceType === filter.resourceType) &&
           (filter.resourceId === undefined || r.resourceId === filter.resourceId),
       );
-      return { rows: exact, total };
+      return { rows: exact.slice(page.offset, page.offset + page.limit), total: exact.length };
     },
   };
 }

@@ -205,8 +205,11 @@ export const fgaOperations: AnyOperation[] = [
     output: MessageResponse,
     handler: async (ctx) => {
       await fga(ctx).reset();
-      // SPEC.md "Audit": FGA reset is recorded.
-      ctx.kernel.events.emit('fga.reset', { actor: ctx.principal?.subject ?? 'admin', actor_kind: ctx.principal?.kind ?? 'admin', ip: ctx.ip, user_agent: ctx.header('user-agent') ?? '' });
+      const payload = { actor: ctx.principal?.subject ?? 'admin', actor_kind: ctx.principal?.kind ?? 'admin', ip: ctx.ip, user_agent: ctx.header('user-agent') ?? '' };
+      // SPEC.md "Audit": FGA reset is recorded, before the answer, so that a record that cannot be
+      // written is the caller's error and not only a log line (the audit plugin, when present).
+      if (ctx.kernel.hasService('audit')) await ctx.kernel.service('audit').record({ name: 'fga.reset', payload, at: Date.now() });
+      ctx.kernel.events.emit('fga.reset', payload);
       return { message: 'FGA store reset' };
     },
   }),

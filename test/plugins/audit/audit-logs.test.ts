@@ -69,3 +69,18 @@ t.test('only admins list audit records; bad filters are a 400', async (t) => {
   t.equal((await post('/v1/admin/audit_logs', { action: 'x'.repeat(129) })).status, 400, 'oversized filter');
   t.equal((await post('/v1/admin/audit_logs', { secret: 'x' })).status, 400, 'unknown field');
 });
+
+t.test('a reset whose audit record cannot be written answers an error, not a silent success', async (t) => {
+  t.equal((await post('/v1/admin/fga/model', { dsl: 'model\n  schema 1.1\ntype user\n' })).status, 200);
+  const audit = server.kernel.service('audit');
+  const record = audit.record.bind(audit);
+  audit.record = async () => {
+    throw new Error('the disk is full');
+  };
+  t.teardown(() => {
+    audit.record = record;
+  });
+  const reset = await post('/v1/admin/fga/reset', {});
+  t.equal(reset.status, 500);
+  t.same(reset.json, { code: 'internal', message: 'internal server error' }, 'the envelope, no detail leaked');
+});
