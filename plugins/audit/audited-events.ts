@@ -1,7 +1,8 @@
 /**
- * Which domain events are audited, and how each becomes an audit record (SPEC.md "Audit": FGA
- * reset, and organization domain verification when that plugin is built). The emitting plugin
- * says who acted (`actor`, `actor_kind`, `ip`, `user_agent`); this says what was acted on.
+ * Which actions are audited, and how each becomes an audit record (SPEC.md "Audit": FGA reset,
+ * and organization domain verification when that plugin is built). The operation performing one
+ * passes who acted (`actor`, `actor_kind`, `ip`, `user_agent`) to `AuditService.record`; this
+ * says what was acted on.
  */
 export interface AuditedEvent {
   action: string;
