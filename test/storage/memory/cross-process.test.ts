@@ -4,12 +4,13 @@
  * read kept in this process (on SQLite files, storage/memory/database.ts `get`) never outlives a
  * write made by another process.
  */
-import t from 'tap';
+import t, { type Test } from 'tap';
 import { execFile } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { Config } from '../../../core/config.js';
 import { openMemoryStore, openStorage } from '../../../storage/index.js';
-import { databaseTargets } from '../../helpers/databases.js';
+import type { MemoryStore } from '../../../core/memory-store.js';
+import { databaseTargets, type DbTarget } from '../../helpers/databases.js';
 
 const worker = fileURLToPath(new URL('./fixtures/increment-worker.ts', import.meta.url));
 const writer = fileURLToPath(new URL('./fixtures/write-worker.ts', import.meta.url));
@@ -35,18 +36,24 @@ function writeFromWorker(flags: Record<string, string>, key: string, value?: str
 }
 
 const targets = await databaseTargets({ sqlOnly: true });
+
+/** The database memory store on `target` in this process, closed at the end of the test. */
+async function openOn(t: Test, target: DbTarget): Promise<{ flags: Record<string, string>; memory: MemoryStore }> {
+  const flags = { ...target.flags, 'memory-store': 'database' } as Record<string, string>;
+  const config = new Config(flags);
+  const storage = await openStorage(config, []);
+  const memory = await openMemoryStore(config, storage);
+  t.teardown(async () => {
+    await memory.close();
+    await storage.close();
+  });
+  return { flags, memory };
+}
 t.teardown(() => Promise.all(targets.map((d) => d.dispose())));
 
 for (const target of targets) {
   t.test(`${target.name}: two processes, one counter, one consumable value`, async (t) => {
-    const flags = { ...target.flags, 'memory-store': 'database' };
-    const config = new Config(flags);
-    const storage = await openStorage(config, []);
-    const memory = await openMemoryStore(config, storage);
-    t.teardown(async () => {
-      await memory.close();
-      await storage.close();
-    });
+    const { flags, memory } = await openOn(t, target);
     await memory.set('xp:once', 'prize', 60_000);
     const [other, mine, myConsume] = await Promise.all([
       runWorker(flags, 'xp', 60),
@@ -62,14 +69,7 @@ for (const target of targets) {
 
 for (const target of targets) {
   t.test(`${target.name}: a value read here, then changed or deleted by another process, is read anew`, async (t) => {
-    const flags = { ...target.flags, 'memory-store': 'database' };
-    const config = new Config(flags);
-    const storage = await openStorage(config, []);
-    const memory = await openMemoryStore(config, storage);
-    t.teardown(async () => {
-      await memory.close();
-      await storage.close();
-    });
+    const { flags, memory } = await openOn(t, target);
     await memory.set('session:u:1', 'live', 60_000);
     for (let i = 0; i < 3; i++) t.equal(await memory.get('session:u:1'), 'live', `read ${i + 1}`);
     await writeFromWorker(flags, 'session:u:1');

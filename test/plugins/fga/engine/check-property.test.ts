@@ -6,9 +6,10 @@
  */
 import t from 'tap';
 import fc from 'fast-check';
-import { CompiledModel, Resolver, TupleIndex, DepthExceededError, ModelError } from '../../../../plugins/fga/engine/index.js';
+import { CompiledModel, Resolver, TupleIndex, DepthExceededError } from '../../../../plugins/fga/engine/index.js';
 import { listObjects } from '../../../../plugins/fga/engine/list-objects.js';
 import type { Rewrite, Tuple } from '../../../../plugins/fga/engine/types.js';
+import { compiledOrNull } from './random-model.js';
 
 const TYPES = ['t0', 't1'];
 const IDS = ['a', 'b', 'c'];
@@ -113,13 +114,8 @@ t.test('check agrees with a brute-force evaluator; list objects equals the allow
   let compared = 0;
   fc.assert(
     fc.property(arbModel, arbTuples, (dsl, tuples) => {
-      let model: CompiledModel;
-      try {
-        model = CompiledModel.fromDsl('m', dsl);
-      } catch (err) {
-        if (err instanceof ModelError) return true; // an invalid random model: nothing to compare
-        throw err;
-      }
+      const model = compiledOrNull(dsl);
+      if (!model) return true;
       const index = new TupleIndex();
       for (const x of tuples) index.add(x);
       // Usersets as checked users too; the brute force needs them in its universe.
