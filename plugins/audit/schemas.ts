@@ -1,6 +1,9 @@
 /** Request and answer of the admin audit log list (SPEC.md Admin API, CONTRACT.md `AuditLog`). */
 import { InputObject, Int64, OptInt64, OptStr, OutputObject, Pagination, PaginationRequest, Type } from '../../core/schema.js';
 
+/** Unix seconds: a larger bound was a 500 on PostgreSQL (review finding); this is year 275760. */
+const MAX_TIMESTAMP = 8_640_000_000_000;
+
 export const ListAuditLogRequest = InputObject('ListAuditLogRequest', {
   pagination: Type.Optional(PaginationRequest),
   action: OptStr({ max: 128 }),
@@ -8,9 +11,9 @@ export const ListAuditLogRequest = InputObject('ListAuditLogRequest', {
   resource_type: OptStr({ max: 64 }),
   resource_id: OptStr({ max: 512 }),
   /** Unix seconds, inclusive. */
-  from_timestamp: OptInt64({ min: 0 }),
+  from_timestamp: OptInt64({ min: 0, max: MAX_TIMESTAMP }),
   /** Unix seconds, inclusive. */
-  to_timestamp: OptInt64({ min: 0 }),
+  to_timestamp: OptInt64({ min: 0, max: MAX_TIMESTAMP }),
 });
 
 const OptText = () => Type.Optional(Type.String());

@@ -29,8 +29,11 @@ const handler: RawRoute['handler'] = async (req, ctx) => {
       await tokens.revokeRefreshToken(token);
       return OK;
     }
-    // Whatever audience it carries: a revocation must not silently do nothing (review finding).
-    const access = await tokens.verifyAccessToken(token, { audiences: 'any' });
+    // A client that identified itself may revoke its own tokens whatever their audience (a
+    // revocation must not silently do nothing: review finding). Without a client, only a token
+    // that is a credential here: one bound to another API must not let that API end the user's
+    // session (RFC 7009 §2.1; review finding).
+    const access = await tokens.verifyAccessToken(token, { audiences: callerClient ? 'any' : 'own' });
     if (access) {
       if (callerClient && (access.session.clientId ?? kernel.config.string('client-id')) !== callerClient.clientId) return OK;
       // Access tokens are stateful: ending the session they name revokes them (CONTRACT.md).

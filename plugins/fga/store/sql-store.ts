@@ -52,6 +52,12 @@ function chunks<T>(items: readonly T[], size = CHUNK): T[][] {
   return out;
 }
 
+/** Rows fetched per query by a tuple read (see readTuples). */
+const READ_BATCH_MAX = 2_000;
+const READ_BATCH_MIN = 100;
+/** Rows a tuple read looks at before it answers a short page with a token (see readTuples). */
+export const READ_SCAN = 10_000;
+
 export class SqlFgaStore implements FgaStore {
   readonly kind = 'sql' as const;
 
@@ -204,9 +210,14 @@ export class SqlFgaStore implements FgaStore {
     // near misses took the page's places, and pages came back short or empty with a token).
     const tuples: Tuple[] = [];
     const em = this.em();
+    const next = () => Buffer.from(cursor!).toString('base64url');
+    // Batches of at least twice the page and 100 rows (near misses come in runs), and at most READ_SCAN rows
+    // looked at per call: past it, a short page and a token (review finding: with the batch
+    // shrinking to the places left, a page among thousands of near misses cost a query per row).
+    const batch = Math.min(READ_BATCH_MAX, Math.max(READ_BATCH_MIN, 2 * pageSize));
+    let scanned = 0;
     for (;;) {
-      const want = pageSize - tuples.length;
-      const rows = (await em.find(fgaTupleEntity, cursor === undefined ? where : { ...where, id: { $gt: cursor } }, { orderBy: { id: 'asc' }, limit: want + 1 })) as TupleRow[];
+      const rows = (await em.find(fgaTupleEntity, cursor === undefined ? where : { ...where, id: { $gt: cursor } }, { orderBy: { id: 'asc' }, limit: batch })) as TupleRow[];
       let used = 0;
       while (used < rows.length && tuples.length < pageSize) {
         const r = rows[used++];
@@ -214,9 +225,11 @@ export class SqlFgaStore implements FgaStore {
         const t = { user: r.user, relation: r.relation, object: r.object };
         if (matchesFilter(t, filter)) tuples.push(t);
       }
-      // Full: more may follow when rows are left in this batch, or when it was a full batch.
-      if (tuples.length === pageSize) return { tuples, continuationToken: used < rows.length || rows.length > want ? Buffer.from(cursor!).toString('base64url') : '' };
-      if (rows.length <= want) return { tuples, continuationToken: '' };
+      scanned += used;
+      // Full: more may follow when rows are left in this batch, or when the batch was full.
+      if (tuples.length === pageSize) return { tuples, continuationToken: used < rows.length || rows.length === batch ? next() : '' };
+      if (rows.length < batch) return { tuples, continuationToken: '' };
+      if (scanned >= READ_SCAN) return { tuples, continuationToken: next() };
     }
   }
 

@@ -85,6 +85,11 @@ t.test('a token bound to another API by `resource` (RFC 8707) is not accepted he
   const mcpToken = await tokenFor(`${new URL(f.server.url).origin}/mcp`);
   t.equal(((await (await form('introspect', mcpToken)).json()) as { active: boolean }).active, true, 'introspection of an MCP-audience token: active');
   t.equal(await validate(mcpToken), false, 'validate_jwt_token of an MCP-audience token: invalid (SPEC.md "MCP" 2)');
+  // Without client authentication, a token bound to another API does not let that API end the
+  // user's session (RFC 7009 §2.1; review finding).
+  const anonymous = await fetch(`${f.server.url}/oauth/revoke`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams({ token: partner }) });
+  t.equal(anonymous.status, 200, 'answered as RFC 7009 asks');
+  t.equal(((await (await form('introspect', partner)).json()) as { active: boolean }).active, true, 'but nothing was revoked');
   t.equal((await form('revoke', partner)).status, 200);
   t.equal(((await (await form('introspect', partner)).json()) as { active: boolean }).active, false, 'revocation took effect');
   t.equal(await validate(partner), false, 'and the token is no longer valid');
