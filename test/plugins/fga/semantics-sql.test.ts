@@ -2,24 +2,30 @@
  * The same semantics suite on the SQL store (SQLite always; PostgreSQL and MariaDB when
  * reachable), each on a fresh database of its own, through the storage layer's openStorage.
  */
-import t from 'tap';
+import t, { type Test } from 'tap';
 import { Config } from '../../../core/config.js';
 import { openStorage } from '../../../storage/index.js';
 import { FgaService } from '../../../plugins/fga/service.js';
 import { READ_SCAN, SqlFgaStore } from '../../../plugins/fga/store/sql-store.js';
 import { fgaEntities } from '../../../plugins/fga/store/sql-entities.js';
-import { databaseTargets } from '../../helpers/databases.js';
+import { databaseTargets, type DbTarget } from '../../helpers/databases.js';
 import { semanticsSuite } from './semantics-suite.js';
 
 const targets = await databaseTargets({ only: ['sqlite', 'postgres', 'mariadb'] });
+
+/** The FGA service on the SQL store of `target`, closed (and the database dropped) at the end of the test. */
+async function openFga(t: Test, target: DbTarget): Promise<FgaService> {
+  const storage = await openStorage(new Config(target.flags), fgaEntities);
+  const svc = await FgaService.open(await SqlFgaStore.open(storage, true), { syncIntervalMs: 0 });
+  t.teardown(async () => {
+    await svc.close();
+    await target.dispose();
+  });
+  return svc;
+}
 for (const target of targets) {
   t.test(`FGA semantics on ${target.name}`, async (t) => {
-    const storage = await openStorage(new Config(target.flags), fgaEntities);
-    const svc = await FgaService.open(await SqlFgaStore.open(storage, true), { syncIntervalMs: 0 });
-    t.teardown(async () => {
-      await svc.close();
-      await target.dispose();
-    });
+    const svc = await openFga(t, target);
     await semanticsSuite(t, svc);
   });
 }
@@ -33,12 +39,7 @@ function modelOfSize(bytes: number, letter = 'a'): string {
 
 for (const target of await databaseTargets({ only: ['sqlite', 'postgres', 'mariadb'] })) {
   t.test(`${target.name}: a model is at most 65,535 bytes on every store, and one that size installs`, async (t) => {
-    const storage = await openStorage(new Config(target.flags), fgaEntities);
-    const svc = await FgaService.open(await SqlFgaStore.open(storage, true), { syncIntervalMs: 0 });
-    t.teardown(async () => {
-      await svc.close();
-      await target.dispose();
-    });
+    const svc = await openFga(t, target);
     const largest = modelOfSize(65_535);
     t.ok(Buffer.byteLength(largest) <= 65_535 && Buffer.byteLength(largest) > 65_400, `${Buffer.byteLength(largest)} bytes`);
     const installed = await svc.installModel(largest);
@@ -56,12 +57,7 @@ for (const target of await databaseTargets({ only: ['sqlite', 'postgres', 'maria
 
 for (const target of await databaseTargets({ only: ['sqlite', 'postgres', 'mariadb'] })) {
   t.test(`${target.name}: a read's pages hold page_size exact matches, whatever the collation`, async (t) => {
-    const storage = await openStorage(new Config(target.flags), fgaEntities);
-    const svc = await FgaService.open(await SqlFgaStore.open(storage, true), { syncIntervalMs: 0 });
-    t.teardown(async () => {
-      await svc.close();
-      await target.dispose();
-    });
+    const svc = await openFga(t, target);
     await svc.installModel('model\n  schema 1.1\ntype user\ntype doc\n  relations\n    define viewer: [user]\n');
     // Near misses on MariaDB (case) sort among the exact ones.
     const users = ['user:Alice', 'user:ALICE', 'user:alice', 'user:aLiCe', 'user:ALIce'];
@@ -85,12 +81,7 @@ for (const target of await databaseTargets({ only: ['sqlite', 'postgres', 'maria
 
 for (const target of await databaseTargets({ only: ['mariadb'] })) {
   t.test(`${target.name}: a read among more near misses than one call looks at answers a short page and goes on`, async (t) => {
-    const storage = await openStorage(new Config(target.flags), fgaEntities);
-    const svc = await FgaService.open(await SqlFgaStore.open(storage, true), { syncIntervalMs: 0 });
-    t.teardown(async () => {
-      await svc.close();
-      await target.dispose();
-    });
+    const svc = await openFga(t, target);
     await svc.installModel('model\n  schema 1.1\ntype user\ntype doc\n  relations\n    define viewer: [user]\n');
     const near = Array.from({ length: READ_SCAN + 500 }, (_, i) => ({ user: 'user:ALICE', relation: 'viewer', object: `doc:${i}` }));
     await svc.importTuples([...near, { user: 'user:alice', relation: 'viewer', object: 'doc:1' }, { user: 'user:alice', relation: 'viewer', object: 'doc:99999' }]);
