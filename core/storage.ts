@@ -47,7 +47,7 @@ export interface Storage {
 }
 
 export interface ChangeStamp {
-  /** The same number as at an earlier call only if nothing was committed in between; undefined: cannot tell. */
+  /** The same number as at an earlier call only if nothing was committed in between, else a larger one; undefined: cannot tell. */
   current(): number | undefined;
   /** A commit made by this process is done (its writers call this): kept reads are stale. */
   noteWrite(): void;

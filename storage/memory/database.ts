@@ -32,11 +32,10 @@ interface Row {
   expires_at: number | string;
 }
 
-/** A read kept in process: the value (null: no live row) as of the change stamp it was read under. */
+/** A read kept in process: the value (null: no live row) and when the row expires. */
 interface CachedRead {
   value: string | null;
   expiresAt: number;
-  stamp: number;
 }
 
 interface RunResult {
@@ -74,8 +73,9 @@ export class DatabaseMemoryStore implements MemoryStore {
   private readonly sweeper: NodeJS.Timeout;
   private closed = false;
   private readonly statements = new Map<string, Statement>();
-  /** Reads of `get` by key, used while the database is unchanged (SQLite files only; see `get`). */
+  /** Reads of `get` by key, all made under the change stamp `readsStamp` (SQLite files only; see `get`). */
   private readonly reads = new Map<string, CachedRead>();
+  private readsStamp = -1;
 
   constructor(storage: Storage, options: DatabaseMemoryOptions = {}) {
     if (!storage.isSql) throw new Error('DatabaseMemoryStore needs a SQL database');
@@ -169,26 +169,28 @@ export class DatabaseMemoryStore implements MemoryStore {
     checkKey(key);
     const stamp = this.storage.changeStamp?.current();
     if (stamp !== undefined) {
-      const kept = this.reads.get(key);
-      if (kept !== undefined && kept.stamp === stamp && kept.expiresAt > this.now()) return kept.value;
+      const kept = stamp === this.readsStamp ? this.reads.get(key) : undefined;
+      if (kept !== undefined && kept.expiresAt > this.now()) return kept.value;
     }
     const row = await this.liveRow(key);
     const value = row?.value ?? null;
-    if (stamp !== undefined) this.keep(key, { value, expiresAt: row ? Number(row.expires_at) : Infinity, stamp });
+    if (stamp !== undefined) this.keep(key, { value, expiresAt: row ? Number(row.expires_at) : Infinity }, stamp);
     return value;
   }
 
-  private keep(key: string, read: CachedRead): void {
+  /**
+   * Files a read made under `stamp`. Stamps only grow: one older than the reads kept is already
+   * stale and is not kept; a newer one makes every read kept so far stale, and they are dropped.
+   */
+  private keep(key: string, read: CachedRead, stamp: number): void {
     const reads = this.reads;
-    reads.delete(key);
-    if (reads.size >= READ_CACHE_MAX) {
-      // Entries of an older stamp are useless: drop them all; else the oldest one.
-      const stale = reads.values().next().value;
-      if (stale !== undefined && stale.stamp !== read.stamp) {
-        for (const [k, r] of reads) if (r.stamp !== read.stamp) reads.delete(k);
-      }
-      if (reads.size >= READ_CACHE_MAX) reads.delete(reads.keys().next().value as string);
+    if (stamp < this.readsStamp) return;
+    if (stamp > this.readsStamp) {
+      reads.clear();
+      this.readsStamp = stamp;
     }
+    reads.delete(key);
+    if (reads.size >= READ_CACHE_MAX) reads.delete(reads.keys().next().value as string);
     reads.set(key, read);
   }
 
