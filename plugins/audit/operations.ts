@@ -35,14 +35,7 @@ export const auditOperations: AnyOperation[] = [
       }
       const page = pageOf(input?.pagination);
       const { rows, total } = await ctx.kernel.service('audit').list(
-        {
-          ...(input?.action !== undefined ? { action: input.action } : {}),
-          ...(input?.actor_id !== undefined ? { actorId: input.actor_id } : {}),
-          ...(input?.resource_type !== undefined ? { resourceType: input.resource_type } : {}),
-          ...(input?.resource_id !== undefined ? { resourceId: input.resource_id } : {}),
-          ...(input?.from_timestamp !== undefined ? { from: input.from_timestamp } : {}),
-          ...(input?.to_timestamp !== undefined ? { to: input.to_timestamp } : {}),
-        },
+        { action: input?.action, actorId: input?.actor_id, resourceType: input?.resource_type, resourceId: input?.resource_id, from: input?.from_timestamp, to: input?.to_timestamp },
         page,
       );
       return { pagination: paginationOf(page, total), audit_logs: rows.map(dto) };

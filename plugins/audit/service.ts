@@ -11,18 +11,19 @@ import { newId } from '../../storage/index.js';
 import { AUDITED_EVENTS } from './audited-events.js';
 import { AuditLogEntity, type AuditLogRow } from './entities.js';
 
+/** Absent or undefined fields do not filter. */
 export interface AuditFilter {
-  action?: string;
-  actorId?: string;
-  resourceType?: string;
-  resourceId?: string;
+  action?: string | undefined;
+  actorId?: string | undefined;
+  resourceType?: string | undefined;
+  resourceId?: string | undefined;
   /** Unix seconds, inclusive. */
-  from?: number;
-  to?: number;
+  from?: number | undefined;
+  to?: number | undefined;
 }
 
 export interface AuditService {
-  /** Records one audited event; events not audited are ignored. */
+  /** Records one audited action; a name that is not in AUDITED_EVENTS is a programming error and throws. */
   record(event: DomainEvent): Promise<void>;
   list(filter: AuditFilter, page: { limit: number; offset: number }): Promise<{ rows: AuditLogRow[]; total: number }>;
 }
@@ -32,6 +33,9 @@ declare module '../../core/services.js' {
     audit: AuditService;
   }
 }
+
+/** The filters that compare text, each named as the row field it matches. */
+const TEXT_FILTERS = ['action', 'actorId', 'resourceType', 'resourceId'] as const;
 
 /** A payload field as bounded text, or null. */
 function text(value: unknown, max: number): string | null {
@@ -44,7 +48,8 @@ export function createAuditService(storage: Storage): AuditService {
   return {
     async record(event) {
       const audited = AUDITED_EVENTS[event.name];
-      if (!audited) return;
+      // A caller naming an action this log does not know would otherwise lose its record unseen.
+      if (!audited) throw new Error(`audit: "${event.name}" is not an audited action`);
       const p = event.payload;
       const row: AuditLogRow = {
         id: newId(),
@@ -65,29 +70,19 @@ export function createAuditService(storage: Storage): AuditService {
     },
     async list(filter, page) {
       const where: Record<string, unknown> = {};
-      if (filter.action !== undefined) where.action = filter.action;
-      if (filter.actorId !== undefined) where.actorId = filter.actorId;
-      if (filter.resourceType !== undefined) where.resourceType = filter.resourceType;
-      if (filter.resourceId !== undefined) where.resourceId = filter.resourceId;
+      for (const k of TEXT_FILTERS) if (filter[k] !== undefined) where[k] = filter[k];
       if (filter.from !== undefined || filter.to !== undefined) {
         where.createdAt = { ...(filter.from !== undefined ? { $gte: filter.from } : {}), ...(filter.to !== undefined ? { $lte: filter.to } : {}) };
       }
       const order = { orderBy: { createdAt: 'desc', id: 'desc' } as never };
-      const textFilter = filter.action !== undefined || filter.actorId !== undefined || filter.resourceType !== undefined || filter.resourceId !== undefined;
-      if (!textFilter || !caseBlind) {
+      if (!caseBlind || TEXT_FILTERS.every((k) => filter[k] === undefined)) {
         const [rows, total] = await em().findAndCount(AuditLogEntity, where as never, { ...order, limit: page.limit, offset: page.offset });
         return { rows: rows as unknown as AuditLogRow[], total };
       }
       // MySQL and MariaDB compare ignoring case and trailing spaces: their matches are narrowed to
       // exact ones here, before the page is cut, so pages and `total` agree (review finding).
       const rows = (await em().find(AuditLogEntity, where as never, order)) as unknown as AuditLogRow[];
-      const exact = rows.filter(
-        (r) =>
-          (filter.action === undefined || r.action === filter.action) &&
-          (filter.actorId === undefined || r.actorId === filter.actorId) &&
-          (filter.resourceType === undefined || r.resourceType === filter.resourceType) &&
-          (filter.resourceId === undefined || r.resourceId === filter.resourceId),
-      );
+      const exact = rows.filter((r) => TEXT_FILTERS.every((k) => filter[k] === undefined || r[k] === filter[k]));
       return { rows: exact.slice(page.offset, page.offset + page.limit), total: exact.length };
     },
   };
