@@ -27,6 +27,12 @@ export interface StatementRunner {
   run<M extends StatementMethod>(sql: string, params: unknown[], method: M): Promise<StatementResult<M>>;
 }
 
+/**
+ * The most bytes a text column holds on every database: TEXT is 65,535 bytes on MySQL and
+ * MariaDB, where more is a database error (a 500). Values stored as TEXT are bounded by it.
+ */
+export const MAX_TEXT_BYTES = 65_535;
+
 export interface Storage {
   readonly type: DatabaseType;
   /** True for the SQL family (drives FGA availability, SPEC.md "Startup configuration"). */

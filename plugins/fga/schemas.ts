@@ -1,6 +1,6 @@
 /** FGA input and output schemas, named as CONTRACT.md names them. */
 import { Bool, InputObject, Int64, OptInt64, OptStr, OutputObject, Str, Type } from '../../core/schema.js';
-import { MAX_MODEL_BYTES } from './model-size.js';
+import { MAX_TEXT_BYTES } from '../../core/storage.js';
 
 /**
  * At most 512 characters: the store's columns (store/sql-entities.ts) and OpenFGA's limit for a
@@ -46,7 +46,7 @@ export const ListPermissionsResponse = OutputObject('ListPermissionsResponse', {
 });
 
 export const FgaModel = OutputObject('FgaModel', { id: Type.String(), dsl: Type.String() });
-export const FgaWriteModelInput = InputObject('FgaWriteModelInput', { dsl: Str({ max: MAX_MODEL_BYTES, min: 1 }) });
+export const FgaWriteModelInput = InputObject('FgaWriteModelInput', { dsl: Str({ max: MAX_TEXT_BYTES, min: 1 }) });
 export const FgaWriteTuplesInput = InputObject('FgaWriteTuplesInput', { tuples: Type.Array(FgaTupleInput, { minItems: 1, maxItems: 1000 }) });
 
 export const FgaReadTuplesInput = InputObject('FgaReadTuplesInput', {

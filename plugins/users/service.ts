@@ -13,7 +13,7 @@ import { ServiceError, notFound } from '../../core/errors.js';
 import type { HookBus } from '../../core/hooks.js';
 import type { MemoryStore } from '../../core/memory-store.js';
 import { raw } from '@mikro-orm/core';
-import type { DatabaseType, Storage } from '../../core/storage.js';
+import { MAX_TEXT_BYTES, type DatabaseType, type Storage } from '../../core/storage.js';
 import { newId } from '../../storage/index.js';
 import { UserEntity, type UserRow } from './entities.js';
 import { hashPassword, PRODUCTION_PARAMS, verifyPassword } from './password.js';
@@ -102,11 +102,11 @@ export interface UsersDeps {
 }
 
 /**
- * `app_data` as stored: JSON text of at most MAX_APP_DATA_BYTES. The column is TEXT, which holds
- * 65,535 bytes on MySQL and MariaDB (more was a database error there), and every login and
- * profile answer carries it: 880 KB of it went out with each login (review finding).
+ * `app_data` as stored: JSON text of at most MAX_APP_DATA_BYTES, what its TEXT column holds
+ * everywhere (more was a database error on MySQL and MariaDB). Every login and profile answer
+ * carries it: 880 KB of it went out with each login (review finding).
  */
-export const MAX_APP_DATA_BYTES = 65_535;
+export const MAX_APP_DATA_BYTES = MAX_TEXT_BYTES;
 
 /**
  * Where a (lowercased) query starts in the lowercased search column, compared byte for byte:
