@@ -4,7 +4,7 @@
  * process, by another process, or noted by this process's writers; "cannot tell" without a
  * wal-index, and for good once the file read was deleted or replaced.
  */
-import t from 'tap';
+import t, { type Test } from 'tap';
 import { execFile } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -23,21 +23,25 @@ const Database = require('libsql') as new (path: string) => Db;
 const dir = await mkdtemp(join(tmpdir(), 'latchkey-stamp-'));
 t.teardown(() => rm(dir, { recursive: true, force: true }));
 
+/** A new database file in WAL mode with a table `m (k, v)`, closed at the end of the test. */
+function walDatabase(t: Test, name: string): { path: string; db: Db } {
+  const path = join(dir, name);
+  const db = new Database(path);
+  db.exec('pragma journal_mode = wal');
+  db.exec('create table m (k text primary key, v text)');
+  t.teardown(() => db.close());
+  return { path, db };
+}
+
 function inOtherProcess(path: string, sql: string): Promise<void> {
   const source = `const D = require('libsql'); const d = new D(${JSON.stringify(path)}); d.prepare(${JSON.stringify(sql)}).run([]); d.close();`;
   return new Promise((resolve, reject) => execFile(process.execPath, ['-e', source], { cwd: process.cwd(), timeout: 30_000 }, (err) => (err ? reject(err) : resolve())));
 }
 
 t.test('same while nothing is committed, new after each commit, by this process or another', async (t) => {
-  const path = join(dir, 'a.db');
-  const mine = new Database(path);
-  mine.exec('pragma journal_mode = wal');
-  mine.exec('create table m (k text primary key, v text)');
+  const { path, db: mine } = walDatabase(t, 'a.db');
   const other = new Database(path);
-  t.teardown(() => {
-    mine.close();
-    other.close();
-  });
+  t.teardown(() => other.close());
   const stamp = new SqliteChangeStamp(path);
   const first = stamp.current();
   t.type(first, 'number');
@@ -70,11 +74,7 @@ t.test('cannot tell without a wal-index, or from a file in another format', asyn
 });
 
 t.test('a -shm file deleted or made anew after it was read: cannot tell, for good', async (t) => {
-  const path = join(dir, 'c.db');
-  const first = new Database(path);
-  first.exec('pragma journal_mode = wal');
-  first.exec('create table m (k text)');
-  t.teardown(() => first.close());
+  const { path, db: first } = walDatabase(t, 'c.db');
   const stamp = new SqliteChangeStamp(path);
   t.type(stamp.current(), 'number');
   // The same header bytes in a new file (another inode): this process's connection may still
@@ -84,7 +84,7 @@ t.test('a -shm file deleted or made anew after it was read: cannot tell, for goo
   await writeFile(`${path}-shm.new`, bytes);
   await rename(`${path}-shm.new`, `${path}-shm`);
   t.equal(stamp.current(), undefined, 'a new file');
-  first.prepare('insert into m values (?)').run(['x']);
+  first.prepare('insert into m values (?, ?)').run(['x', 'y']);
   t.equal(stamp.current(), undefined, 'still, after commits');
   const other = new SqliteChangeStamp(path);
   t.type(other.current(), 'number', 'a stamp that never saw the old file reads the new one');
@@ -95,11 +95,7 @@ t.test('a -shm file deleted or made anew after it was read: cannot tell, for goo
 });
 
 t.test("this process's own commits count without reading the file", async (t) => {
-  const path = join(dir, 'd.db');
-  const db = new Database(path);
-  db.exec('pragma journal_mode = wal');
-  db.exec('create table m (k text)');
-  t.teardown(() => db.close());
+  const { path } = walDatabase(t, 'd.db');
   const stamp = new SqliteChangeStamp(path);
   const before = stamp.current();
   stamp.noteWrite();

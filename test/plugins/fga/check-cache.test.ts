@@ -12,14 +12,9 @@ import { fgaEntities } from '../../../plugins/fga/store/sql-entities.js';
 import { SqlFgaStore } from '../../../plugins/fga/store/sql-store.js';
 import { openStorage } from '../../../storage/index.js';
 import { sqliteTarget } from '../../helpers/databases.js';
+import { GROUPS_MODEL } from './models.js';
 
-const MODEL = `model
-  schema 1.1
-type user
-type group
-  relations
-    define member: [user, group#member]
-type doc
+const MODEL = `${GROUPS_MODEL}type doc
   relations
     define viewer: [user, group#member]
     define blocked: [user]

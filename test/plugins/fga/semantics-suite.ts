@@ -7,6 +7,7 @@
 import type { Test } from 'tap';
 import type { FgaService } from '../../../plugins/fga/service.js';
 import { scenarios, tuple, type Scenario } from './semantics-scenarios.js';
+import { GROUPS_MODEL } from './models.js';
 
 const typeOf = (ref: string) => ref.slice(0, ref.indexOf(':'));
 
@@ -99,13 +100,7 @@ export async function semanticsSuite(t: Test, svc: FgaService): Promise<void> {
   });
 
   await t.test('cycles answer false; the depth limit is an error; sub-questions are asked once', async (t) => {
-    const dsl = `model
-  schema 1.1
-type user
-type group
-  relations
-    define member: [user, group#member]
-`;
+    const dsl = GROUPS_MODEL;
     const chain = groupChain(30);
     await withTuples(svc, dsl, ['group:a#member member group:b', 'group:b#member member group:a', 'user:anne member group:a', ...chain, 'user:deep member group:g30'], async () => {
       const [cycleNo, cycleYes] = svc.check([
@@ -123,13 +118,7 @@ type group
   });
 
   await t.test('a branch that decides wins over a sibling too deep, as OpenFGA evaluates branches at once', async (t) => {
-    const dsl = `model
-  schema 1.1
-type user
-type group
-  relations
-    define member: [user, group#member]
-type doc
+    const dsl = `${GROUPS_MODEL}type doc
   relations
     define owner: [user]
     define blocked: [user]
@@ -166,13 +155,7 @@ type doc
     // Review finding: doc:1's `v` was true through `own`, but remembered as deep as its `deep`
     // branch went (19 hops), so doc:10's `pv` (nine parents up) refused it as too deep in a batch
     // and in list objects, while alone it was true.
-    const dsl = `model
-  schema 1.1
-type user
-type group
-  relations
-    define member: [user, group#member]
-type doc
+    const dsl = `${GROUPS_MODEL}type doc
   relations
     define deep: [group#member]
     define own: [user]
@@ -199,13 +182,7 @@ type doc
 
   await t.test('computed relations of the same object are not hops (OpenFGA resolves them without a dispatch)', async (t) => {
     const relations = Array.from({ length: 30 }, (_, i) => `    define r${i + 1}: r${i}`).join('\n');
-    const dsl = `model
-  schema 1.1
-type user
-type group
-  relations
-    define member: [user, group#member]
-    define m2: member
+    const dsl = `${GROUPS_MODEL}    define m2: member
 type doc
   relations
     define r0: [user]

@@ -15,14 +15,9 @@ import { SqlFgaStore } from '../../../plugins/fga/store/sql-store.js';
 import { openStorage } from '../../../storage/index.js';
 import { databaseTarget, sqliteTarget, type DbTarget } from '../../helpers/databases.js';
 import { bootTestKernel, testContext } from '../../helpers/kernel.js';
+import { GROUPS_MODEL } from './models.js';
 
-const MODEL = `model
-  schema 1.1
-type user
-type group
-  relations
-    define member: [user, group#member]
-type doc
+const MODEL = `${GROUPS_MODEL}type doc
   relations
     define viewer: [user, group#member]
 `;
