@@ -48,6 +48,11 @@ export interface RequestContextInit {
   headers?: Record<string, string | undefined>;
   /** Parsed cookies; when absent they are parsed from the `cookie` header on first use. */
   cookies?: Record<string, string | undefined>;
+  /**
+   * False when the transport has found that the caller's cookies must not act for it (a browser
+   * request from an origin that may not use credentials): then no cookie is read or set. Default true.
+   */
+  cookiesHonoured?: boolean;
   userAgent?: string;
 }
 
@@ -62,13 +67,16 @@ export class RequestContext {
   /** Set by the access check before the handler runs. */
   principal: Principal | undefined;
   private localsMap: Map<string, unknown> | undefined;
+  /** See RequestContextInit.cookiesHonoured. */
+  readonly cookiesHonoured: boolean;
 
   constructor(init: RequestContextInit) {
     this.kernel = init.kernel;
     this.transport = init.transport;
     this.ip = init.ip;
     this.headers = init.headers ?? {};
-    this.parsedCookies = init.cookies;
+    this.cookiesHonoured = init.cookiesHonoured ?? true;
+    this.parsedCookies = this.cookiesHonoured ? init.cookies : {};
   }
 
   header(name: string): string | undefined {
@@ -98,10 +106,12 @@ export class RequestContext {
   }
 
   setCookie(name: string, value: string, options: CookieOptions = {}): void {
+    if (!this.cookiesHonoured) return;
     this.setCookies.push({ name, value, options: { path: '/', httpOnly: true, ...options } });
   }
 
   clearCookie(name: string, options: CookieOptions = {}): void {
+    if (!this.cookiesHonoured) return;
     this.setCookies.push({ name, value: '', options: { path: '/', httpOnly: true, ...options, maxAge: 0 } });
   }
 

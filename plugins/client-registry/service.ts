@@ -9,7 +9,7 @@ import { invalidArgument, notFound } from '../../core/errors.js';
 import type { Storage } from '../../core/storage.js';
 import { newId } from '../../storage/ids.js';
 import { OAuthClientEntity, type OAuthClientRow } from './entities.js';
-import { parentDomain } from '../sessions/cookies.js';
+import { ownSite as ownSiteOf } from '../../core/own-site.js';
 import { digestSecret, newClientId, newClientSecret, secretMatches } from './secret.js';
 import { checkName, checkRedirectUris, checkScopes } from './validation.js';
 
@@ -80,8 +80,6 @@ interface Cached {
 /** Control characters never occur in a client id; a NUL reached the SQL text and failed there (a 500: review finding). */
 const CONTROL = /[\u0000-\u001f\u007f]/;
 
-const isLoopback = (host: string): boolean => host === 'localhost' || host.endsWith('.localhost') || host === '127.0.0.1' || host === '[::1]';
-
 export function createClientRegistry(storage: Storage, config: Config): ClientRegistryService {
   const cache = new LRUCache<string, Cached>({ max: 10_000, ttl: CACHE_TTL_MS });
   const builtInId = config.string('client-id') ?? '';
@@ -149,18 +147,14 @@ export function createClientRegistry(storage: Storage, config: Config): ClientRe
    * one (development). Before, `*` let /authorize hand an implicit-flow token to any URL: a
    * review found the account takeover that followed (RFC 9700 §4.1.3, RFC 6749 §10.15).
    */
-  const serviceUrl = config.string('url') ?? '';
-  const serviceHost = urlOf(serviceUrl)?.hostname ?? '';
-  const serviceSite = parentDomain(serviceUrl);
+  const site = ownSiteOf(config.string('url'));
   // The listed origins, normalised once (a trailing slash or a path in the flag is ignored).
   const listed = new Set(origins.filter((o) => o !== '*').flatMap((o) => urlOf(o)?.origin ?? []));
   const anyOrigin = origins.includes('*');
-  const ownSite = (host: string): boolean =>
-    host === serviceHost || (serviceSite !== undefined && (host === serviceSite || host.endsWith(`.${serviceSite}`))) || (isLoopback(serviceHost) && isLoopback(host));
   const builtInAllows = (uri: string): boolean => {
     const url = urlOf(uri);
     if (!url || url.origin === 'null' || uri.includes('#')) return false;
-    return listed.has(url.origin) || (anyOrigin && ownSite(url.hostname));
+    return listed.has(url.origin) || (anyOrigin && site.includes(url.hostname));
   };
 
   return {

@@ -10,7 +10,18 @@ import type { RawRequest, RawResponse, RawRoute } from '../../core/plugin.js';
 import { renderPage, type PageOptions } from './html.js';
 
 // No form-action directive: Chromium applies it to the redirects after the POST (on to the client).
-const HTML = { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store', 'content-security-policy': "default-src 'none'; style-src 'unsafe-inline'; img-src https: data:" };
+/**
+ * `Referrer-Policy: same-origin` instead of the default `no-referrer`: under `no-referrer` the
+ * page's own form posts carry `Origin: null`, which the server trusts only with the browser's
+ * Sec-Fetch-Site (transports/http/credentialed-origins.ts); browsers without that header would
+ * then get no session cookie. Other sites still get no referrer.
+ */
+const HTML = {
+  'content-type': 'text/html; charset=utf-8',
+  'cache-control': 'no-store',
+  'content-security-policy': "default-src 'none'; style-src 'unsafe-inline'; img-src https: data:",
+  'referrer-policy': 'same-origin',
+};
 
 /** Only same-site relative paths: the page must never become an open redirect. */
 export function safeReturn(value: unknown): string {

@@ -12,7 +12,7 @@ export const serverFlags: FlagDeclaration[] = [
   { name: 'metrics-port', type: 'number', default: 8081, description: 'Port of the dedicated metrics listener; must differ from --http-port and --grpc-port.' },
   { name: 'log-level', type: 'string', default: 'info', choices: ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], description: 'Log level.' },
   { name: 'trusted-proxies', type: 'list', default: [], description: 'Comma-separated CIDRs whose X-Forwarded-For is trusted; default none.' },
-  { name: 'allowed-origins', type: 'list', default: ['*'], description: 'Comma-separated origins allowed by CORS, and where the built-in client may redirect; default * (CORS for any origin, redirects within the service\'s own site).' },
+  { name: 'allowed-origins', type: 'list', default: ['*'], description: 'Comma-separated origins allowed by CORS, and where the built-in client may redirect; default * (CORS for any origin; cookies and redirects only within the service\'s own site).' },
   { name: 'database-type', type: 'string', required: true, choices: DATABASE_TYPES, description: 'Main database type.' },
   { name: 'database-url', type: 'string', description: 'Main database connection URL (a file path for sqlite).', secret: true },
   { name: 'database-host', type: 'string', description: 'Database host (instead of --database-url).' },

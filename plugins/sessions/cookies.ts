@@ -6,35 +6,14 @@
  */
 import type { Config } from '../../core/config.js';
 import type { CookieOptions } from '../../core/context.js';
-import { isIP } from 'node:net';
+import { parentDomain } from '../../core/own-site.js';
 
 export const SESSION_COOKIE = 'cookie_session';
 export const SESSION_DOMAIN_COOKIE = 'cookie_session_domain';
 export const COOKIE_PURPOSE = 'app-session-cookie';
 
-/**
- * The host of `--url` without its first label: `auth.example.com` -> `example.com`,
- * `auth.example.co.uk` -> `example.co.uk`, `auth.corp.example.com` -> `corp.example.com`. Hosts
- * with two labels, localhost and IPs have none. It used to be the last two labels, which gave
- * `co.uk` (a public suffix: browsers drop the cookie, and a lax cookie jar would send the
- * session to every `.co.uk` site) and shared a deeper host's cookie with its whole organisation
- * (a review finding). Without the public suffix list a host directly under a multi-label suffix
- * (`app.github.io`) still names one (`github.io`), which browsers refuse: give such a service a
- * host of its own.
- */
-export function parentDomain(url: string | undefined): string | undefined {
-  if (!url) return undefined;
-  let host: string;
-  try {
-    host = new URL(url).hostname.replace(/\.$/, '');
-  } catch {
-    return undefined;
-  }
-  if (isIP(host) || host.startsWith('[')) return undefined;
-  const labels = host.split('.');
-  if (labels.length < 3 || labels.at(-1) === 'localhost') return undefined;
-  return labels.slice(1).join('.');
-}
+/** The domain cookie's scope (core/own-site.ts, shared with redirects and CORS). */
+export { parentDomain };
 
 /**
  * The session cookies' attributes. SameSite defaults to `none` (SPEC.md flags); an empty value

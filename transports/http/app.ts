@@ -16,6 +16,7 @@ import { rateLimitHook, rateLimiterOf, type IpRateLimiter } from './rate-limit.j
 import { registerRawRoutes } from './raw-routes.js';
 import { registerRest } from './rest.js';
 import { corsPolicy, registerPreflightRoute } from './cors.js';
+import { credentialedOriginsOf } from './credentialed-origins.js';
 import { addResponseHeaders } from './security-headers.js';
 
 /** Request headers browsers may send cross-origin (CONTRACT.md "Transport rules"). */
@@ -48,6 +49,7 @@ export async function mountKernel(app: FastifyInstance, { kernel, metrics, rateL
     allowedHeaders: CORS_HEADERS,
     methods: ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'],
     maxAgeSeconds: 600,
+    credentialed: credentialedOriginsOf(kernel),
   });
   metrics?.instrument(app);
   addResponseHeaders(app, baseUrl.protocol === 'https:', cors);

@@ -6,6 +6,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { RequestContext, type TransportName } from '../../core/context.js';
 import { serializeSetCookie } from '../../core/cookies.js';
 import type { Kernel } from '../../core/kernel.js';
+import { credentialedOriginsOf } from './credentialed-origins.js';
 
 /**
  * The request headers as the context wants them. Node already lowercases names and joins repeated
@@ -28,6 +29,9 @@ export function contextFromRequest(kernel: Kernel, request: FastifyRequest, tran
     ip: request.ip,
     // Cookies are parsed from the header by the context itself, only when an operation reads one.
     headers: headersOf(request),
+    // A browser origin that may not use the caller's cookies gets none read and none set
+    // (credentialed-origins.ts): no cross-site request forgery and no cross-site token reads.
+    cookiesHonoured: credentialedOriginsOf(kernel).trusts(request.headers.origin, request.headers['sec-fetch-site'] as string | undefined),
   });
 }
 

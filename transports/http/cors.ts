@@ -1,11 +1,13 @@
 /**
  * CORS (Fetch standard, "CORS protocol"; SPEC.md --allowed-origins; CONTRACT.md "Transport
- * rules" for the request headers). Credentials are always allowed (the SDK sends cookies), so a
- * literal `*` is never sent: `--allowed-origins *` (or an empty list) reflects the caller's origin,
- * and a list reflects only its members. The answer depends on the Origin header, hence
- * `Vary: Origin` on every response.
+ * rules" for the request headers). A literal `*` is never sent: `--allowed-origins *` (or an empty
+ * list) reflects the caller's origin, and a list reflects only its members. Credentials (the SDK
+ * sends cookies) are allowed only to origins that credentialed-origins.ts trusts: listed ones, the
+ * service's own, and with `*` those of the service's own site. The answer depends on the Origin
+ * header, hence `Vary: Origin` on every response.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { CredentialedOrigins } from './credentialed-origins.js';
 
 export interface CorsOptions {
   /** --allowed-origins; empty or containing `*` means any origin. */
@@ -15,11 +17,20 @@ export interface CorsOptions {
   methods: readonly string[];
   /** How long a browser may cache a preflight answer, in seconds. */
   maxAgeSeconds: number;
+  /** Origins that may send cookies (Access-Control-Allow-Credentials). */
+  credentialed: CredentialedOrigins;
+}
+
+export interface CorsAnswer {
+  /** Access-Control-Allow-Origin. */
+  origin: string;
+  /** Whether Access-Control-Allow-Credentials: true goes with it. */
+  credentials: boolean;
 }
 
 export interface CorsPolicy {
-  /** The Access-Control-Allow-Origin value for this Origin header, or null (not allowed / none). */
-  allowOrigin(origin: string | undefined): string | null;
+  /** The CORS answer for this Origin header (and Sec-Fetch-Site, see credentialed-origins.ts), or null (not allowed / none). */
+  allowOrigin(origin: string | undefined, fetchSite?: string): CorsAnswer | null;
   /** Answers a preflight (an OPTIONS request naming Access-Control-Request-Method). */
   preflight(request: FastifyRequest, reply: FastifyReply): FastifyReply;
 }
@@ -44,9 +55,9 @@ export function corsPolicy(options: CorsOptions): CorsPolicy {
     'access-control-max-age': String(options.maxAgeSeconds),
   };
   return {
-    allowOrigin(origin) {
-      if (!origin) return null;
-      return origins.allows(origin) ? origin : null;
+    allowOrigin(origin, fetchSite) {
+      if (!origin || !origins.allows(origin)) return null;
+      return { origin, credentials: options.credentialed.trusts(origin, fetchSite) };
     },
     preflight(request, reply) {
       if (!request.headers.origin || !request.headers['access-control-request-method']) {

@@ -34,6 +34,10 @@ export function csrfCheck(selfOrigin: string, allowed: string[]) {
     const referer = request.headers.referer;
     if (!origin && !referer) return refuse(request, reply, 'missing Origin or Referer header');
     if (origins.any) return done();
+    // A same-origin form post from a page with `Referrer-Policy: no-referrer` carries `Origin: null`
+    // and no Referer; the browser's own Sec-Fetch-Site (which pages cannot set) tells it apart
+    // from a sandboxed frame or a cross-site redirect (credentialed-origins.ts).
+    if (origin === 'null' && request.headers['sec-fetch-site'] === 'same-origin') return done();
     let from: string;
     try {
       from = origin && origin !== 'null' ? new URL(origin).origin : new URL(referer ?? '').origin;

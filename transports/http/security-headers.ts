@@ -22,10 +22,10 @@ export function addResponseHeaders(app: FastifyInstance, httpsOnly: boolean, cor
   const always = { ...securityHeaders(httpsOnly), vary: 'Origin' };
   app.addHook('onRequest', (request, reply, done) => {
     reply.headers(always);
-    const allowed = cors.allowOrigin(request.headers.origin);
+    const allowed = cors.allowOrigin(request.headers.origin, request.headers['sec-fetch-site'] as string | undefined);
     if (allowed !== null) {
-      reply.header('access-control-allow-origin', allowed);
-      reply.header('access-control-allow-credentials', 'true');
+      reply.header('access-control-allow-origin', allowed.origin);
+      if (allowed.credentials) reply.header('access-control-allow-credentials', 'true');
     }
     done();
   });

@@ -136,4 +136,13 @@ t.test('with --allowed-origins * the built-in client redirects only within the s
   const devApp = (await dev.kernel.service('client-registry').findByClientId('app'))!;
   t.ok(dev.kernel.service('client-registry').redirectAllowed(devApp, 'http://localhost:3000/cb'), 'development: loopback to loopback');
   t.notOk(dev.kernel.service('client-registry').redirectAllowed(devApp, 'https://attacker.example/cb'));
+  // A service directly under a multi-label public suffix: its "parent domain" was the suffix,
+  // so every `.co.uk` (or `.github.io`) host could receive the built-in client's tokens.
+  for (const [url, stranger] of [['https://example.co.uk', 'https://attacker.co.uk/cb'], ['https://myapp.github.io', 'https://attacker.github.io/cb']]) {
+    const suffixed = await boot(url);
+    t.teardown(suffixed.close);
+    const own = (await suffixed.kernel.service('client-registry').findByClientId('app'))!;
+    t.ok(suffixed.kernel.service('client-registry').redirectAllowed(own, `${url}/cb`), `${url}: its own host`);
+    t.notOk(suffixed.kernel.service('client-registry').redirectAllowed(own, stranger), `${url}: another site under the same public suffix`);
+  }
 });

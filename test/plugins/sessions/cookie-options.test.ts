@@ -25,6 +25,9 @@ t.test('the domain cookie is scoped to the host without its first label, never t
     ['https://auth.corp.example.com', 'corp.example.com'], // was example.com: the whole organisation
     ['https://auth.example.com./', 'example.com'], // a trailing dot is the same host
     ['https://example.com', undefined],
+    ['https://example.co.uk', undefined], // was co.uk: a public suffix (Public Suffix List)
+    ['https://app.github.io', undefined], // a private public suffix: github.io is not this service's site
+    ['https://a.app.github.io', 'app.github.io'],
     ['http://localhost:8080', undefined],
     ['http://a.b.localhost:8080', undefined],
     ['http://127.0.0.1:8080', undefined],

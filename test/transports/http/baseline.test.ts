@@ -126,12 +126,13 @@ t.test('admin: secret header, wrong secret, cookie session, logout', async (t) =
 });
 
 t.test('CORS allows the contract request headers with credentials', async (t) => {
+  // A loopback origin is the own site of this loopback service (--allowed-origins *).
   const res = await fetch(`${server.url}/v1/admin/login`, {
     method: 'OPTIONS',
-    headers: { origin: 'http://app.example', 'access-control-request-method': 'POST', 'access-control-request-headers': 'x-authorizer-url,x-service-admin-secret,content-type' },
+    headers: { origin: 'http://localhost:5173', 'access-control-request-method': 'POST', 'access-control-request-headers': 'x-authorizer-url,x-service-admin-secret,content-type' },
   });
   t.ok(res.status === 204 || res.status === 200);
-  t.equal(res.headers.get('access-control-allow-origin'), 'http://app.example');
+  t.equal(res.headers.get('access-control-allow-origin'), 'http://localhost:5173');
   t.equal(res.headers.get('access-control-allow-credentials'), 'true');
   const allowed = (res.headers.get('access-control-allow-headers') ?? '').toLowerCase();
   for (const h of ['x-authorizer-url', 'x-authorizer-client-id', 'x-service-admin-secret', 'authorization', 'content-type']) t.ok(allowed.includes(h), h);

@@ -1,6 +1,7 @@
 /**
  * CORS against a real server (Fetch standard "CORS protocol"; SPEC.md --allowed-origins;
- * CONTRACT.md request headers): any origin reflected with credentials, or only the listed ones.
+ * CONTRACT.md request headers): any origin reflected, or only the listed ones; credentials only
+ * for listed origins and, with `*`, the service's own site (transports/http/credentialed-origins.ts).
  */
 import t from 'tap';
 import { basePlugins } from '../../../plugins/default.js';
@@ -12,14 +13,20 @@ const preflight = (url: string, origin: string | undefined, method: string | nul
     headers: { ...(origin ? { origin } : {}), ...(method ? { 'access-control-request-method': method } : {}), 'access-control-request-headers': 'content-type,authorization' },
   });
 
-t.test('with --allowed-origins * every origin is reflected, never a literal *', async (t) => {
+t.test('with --allowed-origins * every origin is reflected, never a literal *, but only the own site gets credentials', async (t) => {
   const server = await startTestServer({ plugins: basePlugins, flags: { 'allowed-origins': '*' } });
   t.teardown(() => server.close());
   const res = await fetch(`${server.url}/v1/meta`, { headers: { origin: 'https://anything.example' } });
   t.equal(res.status, 200);
   t.equal(res.headers.get('access-control-allow-origin'), 'https://anything.example');
-  t.equal(res.headers.get('access-control-allow-credentials'), 'true');
+  t.equal(res.headers.get('access-control-allow-credentials'), null, 'another site may read public answers, not with cookies');
   t.match(res.headers.get('vary') ?? '', /Origin/);
+  // --url is http://localhost:<port>: a loopback service trusts loopback origins (development).
+  const dev = await fetch(`${server.url}/v1/meta`, { headers: { origin: 'http://localhost:3000' } });
+  t.equal(dev.headers.get('access-control-allow-origin'), 'http://localhost:3000');
+  t.equal(dev.headers.get('access-control-allow-credentials'), 'true');
+  const own = await fetch(`${server.url}/v1/meta`, { headers: { origin: server.url } });
+  t.equal(own.headers.get('access-control-allow-credentials'), 'true');
 
   const plain = await fetch(`${server.url}/v1/meta`);
   t.equal(plain.headers.get('access-control-allow-origin'), null, 'no Origin, no CORS answer');
@@ -41,6 +48,7 @@ t.test('with a list only its origins (trailing slash ignored) get CORS headers',
   for (const origin of ['https://app.example', 'https://admin.example']) {
     const res = await fetch(`${server.url}/v1/meta`, { headers: { origin } });
     t.equal(res.headers.get('access-control-allow-origin'), origin);
+    t.equal(res.headers.get('access-control-allow-credentials'), 'true', 'a listed origin may send cookies');
     t.equal((await preflight(`${server.url}/graphql`, origin)).headers.get('access-control-allow-origin'), origin);
   }
   const other = await fetch(`${server.url}/v1/meta`, { headers: { origin: 'https://evil.example' } });

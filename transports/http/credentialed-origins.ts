@@ -1,0 +1,62 @@
+/**
+ * Which browser origins may use the caller's cookies (CORS with credentials; the session and admin
+ * cookies honoured and set). Listed `--allowed-origins` and the service's own origin always may.
+ * `--allowed-origins *` (SPEC.md's default) opens CORS to every origin for reads without
+ * credentials, but credentials only to the service's own site (core/own-site.ts), over the
+ * service's own scheme (schemeful same-site, as browsers now decide SameSite).
+ *
+ * Why: the session cookies are `SameSite=None` by default, so browsers attach them to requests
+ * from any site. Before, `*` echoed every origin with `Access-Control-Allow-Credentials`, and any
+ * website could `fetch('/v1/session', {credentials: 'include'})` and read a signed-in user's
+ * tokens, or post a form that changed their profile (a review finding). A request from an origin
+ * not trusted here is served as if it came without cookies, and sets none.
+ */
+import { ownSite } from '../../core/own-site.js';
+import type { Kernel } from '../../core/kernel.js';
+
+export interface CredentialedOrigins {
+  /**
+   * True for a request with no Origin header (navigations, server-side clients) and for trusted
+   * origins; false for other sites. `Origin: null` is trusted only when the browser itself says
+   * the request is same-origin (`fetchSite`, the `Sec-Fetch-Site` header, which pages cannot set):
+   * a same-origin form post from a page with `Referrer-Policy: no-referrer` (the security headers'
+   * default) carries `Origin: null` (Fetch standard, "append a request Origin header"), and so do
+   * sandboxed frames and cross-site redirects, which must not be trusted.
+   */
+  trusts(origin: string | undefined, fetchSite?: string): boolean;
+}
+
+export function credentialedOrigins(url: string | undefined, allowed: readonly string[]): CredentialedOrigins {
+  const self = parse(url);
+  const site = ownSite(url);
+  const any = allowed.length === 0 || allowed.includes('*');
+  const listed = new Set(allowed.flatMap((o) => (o === '*' ? [] : [parse(o)?.origin ?? o.replace(/\/+$/, '')])));
+  return {
+    trusts(origin, fetchSite) {
+      if (origin === undefined) return true;
+      if (origin === 'null') return fetchSite === 'same-origin';
+      if (origin === self?.origin || listed.has(origin)) return true;
+      if (!any || !self) return false;
+      const from = parse(origin);
+      return from !== undefined && from.origin === origin && from.protocol === self.protocol && site.includes(from.hostname);
+    },
+  };
+}
+
+const byKernel = new WeakMap<Kernel, CredentialedOrigins>();
+
+/** The kernel's policy, made once from its config (per kernel: two kernels in one process keep their own). */
+export function credentialedOriginsOf(kernel: Kernel): CredentialedOrigins {
+  let policy = byKernel.get(kernel);
+  if (!policy) byKernel.set(kernel, (policy = credentialedOrigins(kernel.config.string('url'), kernel.config.list('allowed-origins'))));
+  return policy;
+}
+
+function parse(url: string | undefined): URL | undefined {
+  if (!url || url === 'null') return undefined;
+  try {
+    return new URL(url);
+  } catch {
+    return undefined;
+  }
+}
