@@ -9,7 +9,7 @@ import type { CompiledModel } from './compiled-model.js';
 import { expand, type ExpandNode } from './expand.js';
 import { listObjects, type ListResult } from './list-objects.js';
 import { listUsers } from './list-users.js';
-import { Resolver } from './resolver.js';
+import { deadlineFromNow, Resolver } from './resolver.js';
 import { OverlayReader } from './tuple-index.js';
 import type { TupleReader } from './tuple-reader.js';
 import { parseObject, parseUser, tupleKey } from './tuple-format.js';
@@ -60,11 +60,13 @@ export function checkMany(model: CompiledModel, reader: TupleReader, queries: re
     }
   }
   let shared: Resolver | undefined;
+  // One time limit for the whole batch, however many resolvers it takes.
+  const options = { deadline: deadlineFromNow() };
   return queries.map((q) => {
     if (q.contextualTuples && q.contextualTuples.length > 0) {
-      return new Resolver(model, OverlayReader.of(reader, q.contextualTuples)).check(q.object, q.relation, q.user);
+      return new Resolver(model, OverlayReader.of(reader, q.contextualTuples), options).check(q.object, q.relation, q.user);
     }
-    shared ??= new Resolver(model, reader);
+    shared ??= new Resolver(model, reader, options);
     return shared.check(q.object, q.relation, q.user);
   });
 }

@@ -48,7 +48,27 @@ export const SMALL_TREE = 2;
  */
 export const REACH_CAP = 4096;
 
+/**
+ * How long the evaluations of one request may run, in milliseconds. The engine runs on the
+ * server's event loop: while a check runs, no login, token check or other request of this process
+ * is served. Ordinary models answer in microseconds (bench/fga: a batch of 100 checks at 1M tuples
+ * under 10 ms at p99), but a model dense in cycles can make one check run for a second or more
+ * (random models of 32 relations over 20 objects: the worst check of a model took 0.3-1.2 s on
+ * a 2-core VM, and a batch of 100 such checks would hold the loop for a minute). Past the limit the request fails like a model too deep to
+ * resolve, as OpenFGA bounds a check's resolution. Admins write models, so this is a guard against
+ * a model mistake taking the whole server down, not against callers.
+ */
+export const EVALUATION_TIME_LIMIT_MS = 1000;
+/** The clock is read once per this many sub-questions (a power of two): cheap, and fine-grained enough. */
+const CLOCK_EVERY = 256;
+
 export interface ResolverOptions {
+  /**
+   * When evaluation must stop, on `performance.now()`'s clock; resolvers of one request share one
+   * (a batch with contextual tuples makes one per check). Default: EVALUATION_TIME_LIMIT_MS from
+   * the resolver's creation.
+   */
+  deadline?: number;
   /** Userset trees up to this size are walked top-down; 0 walks every eligible one bottom-up (tests). */
   smallTree?: number;
   /** Overrides REACH_CAP (tests). */
@@ -62,6 +82,19 @@ export interface ResolverOptions {
  * finding). A model needs far fewer than this; more is the same 400 as too many hops.
  */
 export const MAX_COMPUTED_NESTING = 256;
+
+/**
+ * The hop-limit failure as branches throw and catch it inside one check: one instance, made once.
+ * A dense cyclic model fails on the limit along thousands of branches, and each `new` Error
+ * recorded a stack trace of the deep recursion (V8 translating optimized frames): on the dense
+ * model of test/plugins/fga/engine/time-limit.test.ts a failing check took 196-268 ms with
+ * them, 139-231 ms without. `check` hands its caller an error of its own.
+ */
+let hopLimit: DepthExceededError | undefined;
+const HOP_LIMIT = (): DepthExceededError => (hopLimit ??= new DepthExceededError());
+
+/** The deadline of a request that starts now (ResolverOptions.deadline). */
+export const deadlineFromNow = (ms = EVALUATION_TIME_LIMIT_MS): number => performance.now() + ms;
 
 export class DepthExceededError extends ServiceError {
   /** True when too many hops, not too many nested computed relations, caused it (see `failed`). */
@@ -204,6 +237,9 @@ export class Resolver {
 
   private readonly smallTree: number;
   private readonly reachCap: number;
+  private readonly deadline: number;
+  /** Sub-questions met, answered from memory or not (the clock is read every CLOCK_EVERY of them). */
+  private steps = 0;
   private user = '';
   private userShape = '';
   private userIsSet = false;
@@ -219,6 +255,7 @@ export class Resolver {
   ) {
     this.smallTree = options.smallTree ?? SMALL_TREE;
     this.reachCap = options.reachCap ?? REACH_CAP;
+    this.deadline = options.deadline ?? deadlineFromNow();
     if (reader instanceof TupleIndex) {
       this.index = reader;
       if (model.hasClosedDirect) this.heights = reader.usersetHeights(model, MAX_DEPTH);
@@ -240,7 +277,11 @@ export class Resolver {
     this.closedFalse?.clear();
     this.standingOf?.clear();
     const plan = this.model.plan(typeOf(object), relation);
-    return this.resolve(object, relation, plan, 0, this.index?.tuplesOf(object));
+    try {
+      return this.resolve(object, relation, plan, 0, this.index?.tuplesOf(object));
+    } catch (err) {
+      throw err === hopLimit ? new DepthExceededError() : err;
+    }
   }
 
   /**
@@ -282,19 +323,21 @@ export class Resolver {
    * `tuples` the object's entry in the index (undefined without one, or when reading another reader).
    */
   private resolve(object: string, relation: string, plan: RelationPlan | undefined, depth: number, tuples: ObjectTuples | undefined): boolean {
+    // Not a hop failure: failedBranch lets no sibling go on after it, so the request ends here.
+    if ((++this.steps & (CLOCK_EVERY - 1)) === 0 && performance.now() > this.deadline) throw new DepthExceededError(`evaluation ran longer than ${EVALUATION_TIME_LIMIT_MS} ms`);
     let states = plan && this.memo.get(object);
     const state = states ? states[plan!.slot] : UNKNOWN;
     // A remembered answer is reused where its deciding branches still fit the limit; deeper, it is
     // evaluated afresh, where another branch may decide within the limit (review finding: a batch
     // gave the depth error where each check alone was true).
     if (state < 0 && depth + belowOf(state) <= MAX_DEPTH) return this.reuse(answerOf(state), depth + belowOf(state));
-    if (state >= FAILED && depth >= state - FAILED) throw new DepthExceededError();
+    if (state >= FAILED && depth >= state - FAILED) throw HOP_LIMIT();
     const t = this.tainted !== undefined && this.tainted.size > 0 ? this.tainted.get(`${object}#${relation}`) : undefined;
     const stands = t && this.standing(t.heights, t.frames);
     if (stands !== undefined && stands !== null) {
       if (stands !== EMPTY) this.assumed = withHeights(this.assumed, stands);
       if (t!.failedAt !== undefined) {
-        if (depth >= t!.failedAt) throw new DepthExceededError();
+        if (depth >= t!.failedAt) throw HOP_LIMIT();
       } else if (depth + t!.below <= MAX_DEPTH) return this.reuse(t!.value, depth + t!.below);
     }
     if (state >= OPEN && state < FAILED) {
@@ -304,7 +347,7 @@ export class Resolver {
       (this.cycled ??= new Set()).add(this.frames[openAt]);
       return false;
     }
-    if (depth > MAX_DEPTH) throw new DepthExceededError();
+    if (depth > MAX_DEPTH) throw HOP_LIMIT();
     if (depth > this.deepest) this.deepest = depth;
     // `group:x#member` has `member` on `group:x` by definition (OpenFGA self-defining userset).
     if (this.userIsSet && relation === this.userRelation && object === this.userObject) return true;
@@ -426,7 +469,7 @@ export class Resolver {
 
   /** A remembered answer whose evaluation reached `deepest` from here: refused past MAX_DEPTH, as evaluating it afresh would be. */
   private reuse(value: boolean, deepest: number): boolean {
-    if (deepest > MAX_DEPTH) throw new DepthExceededError();
+    if (deepest > MAX_DEPTH) throw HOP_LIMIT();
     if (deepest > this.deepest) this.deepest = deepest;
     return value;
   }
