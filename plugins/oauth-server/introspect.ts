@@ -1,7 +1,10 @@
 /**
  * POST /oauth/introspect (RFC 7662): an authenticated client asks about a token issued to it.
  * Tokens of other clients, and anything invalid, answer `{active: false}` (§2.2) so a client
- * cannot probe foreign tokens.
+ * cannot probe foreign tokens. So do ID tokens: introspection answers for OAuth tokens (access and
+ * refresh), and an ID token reported active as a `Bearer` token would let a resource server that
+ * introspects take it for an access token (OIDC Core §2: an ID token tells the client about the
+ * authentication; it is handed to front ends and is no credential for an API).
  */
 import type { RawRoute } from '../../core/plugin.js';
 import { identifyClient } from './client-auth.js';
@@ -28,7 +31,7 @@ const handler: RawRoute['handler'] = async (req, ctx) => {
     // RFC 7662 §2.1: the hint orders the search, and a token not found under it is looked for as
     // every other type (an access token sent with the refresh_token hint answered inactive).
     // Whatever the token is for (an MCP or `resource`-bound token included): RFC 7662 asks about the token itself.
-    const asAccess = async () => (await tokens.verifyAccessToken(token, { audiences: 'any' })) ?? (await tokens.validate(token, 'id_token'));
+    const asAccess = () => tokens.verifyAccessToken(token, { audiences: 'any' });
     const asRefresh = () => tokens.validate(token, 'refresh_token');
     const userToken = hint === 'refresh_token' ? ((await asRefresh()) ?? (await asAccess())) : ((await asAccess()) ?? (await asRefresh()));
     if (userToken) {

@@ -135,6 +135,9 @@ t.test('OpenID Connect flows with openid-client', async (t) => {
     t.equal(active.active, true);
     t.equal(active.client_id, fx.client.client_id);
     t.equal(active.sub, fx.userId);
+    t.equal((await oidc.tokenIntrospection(config, tokens.refresh_token!)).active, true, 'the refresh token too');
+    t.equal((await oidc.tokenIntrospection(config, tokens.id_token!)).active, false, 'an ID token is no OAuth token: never active (it was, as a Bearer token)');
+    t.equal((await oidc.tokenIntrospection(config, tokens.id_token!, { token_type_hint: 'access_token' })).active, false, 'whatever the hint');
     await oidc.tokenRevocation(config, tokens.refresh_token!);
     t.equal((await oidc.tokenIntrospection(config, tokens.access_token)).active, false, 'revoking the refresh token ends its session');
     await oidc.tokenRevocation(config, 'not-a-token');
