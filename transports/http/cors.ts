@@ -35,16 +35,19 @@ export interface CorsPolicy {
   preflight(request: FastifyRequest, reply: FastifyReply): FastifyReply;
 }
 
-/** --allowed-origins as CORS and CSRF read it: empty or `*` is any origin; entries compare without a trailing slash. */
+/** --allowed-origins as CORS, CSRF and credentials read it: empty or `*` is any origin; entries compare without a trailing slash. */
 export interface OriginAllowList {
   readonly any: boolean;
+  /** Any origin, or a listed one. */
   allows(origin: string): boolean;
+  /** A listed one (`*` aside). */
+  lists(origin: string): boolean;
 }
 
 export function originAllowList(allowed: readonly string[]): OriginAllowList {
   const any = allowed.length === 0 || allowed.includes('*');
   const listed = new Set(allowed.map((o) => o.replace(/\/+$/, '')));
-  return { any, allows: (origin) => any || listed.has(origin) };
+  return { any, allows: (origin) => any || listed.has(origin), lists: (origin) => listed.has(origin) };
 }
 
 export function corsPolicy(options: CorsOptions): CorsPolicy {

@@ -13,6 +13,7 @@
  */
 import { ownSite } from '../../core/own-site.js';
 import type { Kernel } from '../../core/kernel.js';
+import { originAllowList } from './cors.js';
 
 export interface CredentialedOrigins {
   /**
@@ -29,14 +30,13 @@ export interface CredentialedOrigins {
 export function credentialedOrigins(url: string | undefined, allowed: readonly string[]): CredentialedOrigins {
   const self = parse(url);
   const site = ownSite(url);
-  const any = allowed.length === 0 || allowed.includes('*');
-  const listed = new Set(allowed.flatMap((o) => (o === '*' ? [] : [parse(o)?.origin ?? o.replace(/\/+$/, '')])));
+  const origins = originAllowList(allowed);
   return {
     trusts(origin, fetchSite) {
       if (origin === undefined) return true;
       if (origin === 'null') return fetchSite === 'same-origin';
-      if (origin === self?.origin || listed.has(origin)) return true;
-      if (!any || !self) return false;
+      if (origin === self?.origin || origins.lists(origin)) return true;
+      if (!origins.any || !self) return false;
       const from = parse(origin);
       return from !== undefined && from.origin === origin && from.protocol === self.protocol && site.includes(from.hostname);
     },
