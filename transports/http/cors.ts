@@ -29,8 +29,8 @@ export interface CorsAnswer {
 }
 
 export interface CorsPolicy {
-  /** The CORS answer for this Origin header (and Sec-Fetch-Site, see credentialed-origins.ts), or null (not allowed / none). */
-  allowOrigin(origin: string | undefined, fetchSite?: string): CorsAnswer | null;
+  /** The CORS answer for this Origin header, or null (not allowed / none / opaque). */
+  allowOrigin(origin: string | undefined): CorsAnswer | null;
   /** Answers a preflight (an OPTIONS request naming Access-Control-Request-Method). */
   preflight(request: FastifyRequest, reply: FastifyReply): FastifyReply;
 }
@@ -58,9 +58,12 @@ export function corsPolicy(options: CorsOptions): CorsPolicy {
     'access-control-max-age': String(options.maxAgeSeconds),
   };
   return {
-    allowOrigin(origin, fetchSite) {
-      if (!origin || !origins.allows(origin)) return null;
-      return { origin, credentials: options.credentialed.trusts(origin, fetchSite) };
+    allowOrigin(origin) {
+      // An opaque origin (`null`: sandboxed frames of any site, cross-site redirects) gets no CORS
+      // answer: reflecting `null` would serve every sandboxed page alike, and the service's own
+      // pages never need CORS for their same-origin requests.
+      if (!origin || origin === 'null' || !origins.allows(origin)) return null;
+      return { origin, credentials: options.credentialed.trusts(origin) };
     },
     preflight(request, reply) {
       if (!request.headers.origin || !request.headers['access-control-request-method']) {

@@ -22,7 +22,7 @@ export function addResponseHeaders(app: FastifyInstance, httpsOnly: boolean, cor
   const always = { ...securityHeaders(httpsOnly), vary: 'Origin' };
   app.addHook('onRequest', (request, reply, done) => {
     reply.headers(always);
-    const allowed = cors.allowOrigin(request.headers.origin, request.headers['sec-fetch-site'] as string | undefined);
+    const allowed = cors.allowOrigin(request.headers.origin);
     if (allowed !== null) {
       reply.header('access-control-allow-origin', allowed.origin);
       if (allowed.credentials) reply.header('access-control-allow-credentials', 'true');

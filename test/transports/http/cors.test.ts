@@ -27,6 +27,10 @@ t.test('with --allowed-origins * every origin is reflected, never a literal *, b
   t.equal(dev.headers.get('access-control-allow-credentials'), 'true');
   const own = await fetch(`${server.url}/v1/meta`, { headers: { origin: server.url } });
   t.equal(own.headers.get('access-control-allow-credentials'), 'true');
+  for (const fetchSite of ['cross-site', 'same-origin']) {
+    const opaque = await fetch(`${server.url}/v1/meta`, { headers: { origin: 'null', 'sec-fetch-site': fetchSite } });
+    t.equal(opaque.headers.get('access-control-allow-origin'), null, `an opaque origin gets no CORS answer (Sec-Fetch-Site ${fetchSite}), never a reflected null`);
+  }
 
   const plain = await fetch(`${server.url}/v1/meta`);
   t.equal(plain.headers.get('access-control-allow-origin'), null, 'no Origin, no CORS answer');
