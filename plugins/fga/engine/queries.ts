@@ -42,8 +42,11 @@ export function requireType(model: CompiledModel, type: string): void {
   if (!model.hasType(type)) throw bad(`type '${type}' is not defined in the authorization model`);
 }
 
-/** Answers checks in order; those without contextual tuples share one resolver (and its memory). */
-export function checkMany(model: CompiledModel, reader: TupleReader, queries: readonly CheckQuery[]): boolean[] {
+/**
+ * Answers checks in order; those without contextual tuples share one resolver (and its memory).
+ * Every resolver of the batch stops at the one `deadline` (resolver.ts EVALUATION_TIME_LIMIT_MS).
+ */
+export function checkMany(model: CompiledModel, reader: TupleReader, queries: readonly CheckQuery[], deadline = deadlineFromNow()): boolean[] {
   for (const q of queries) {
     requireObjectRelation(model, q.object, q.relation);
     requireUser(model, q.user);
@@ -61,7 +64,7 @@ export function checkMany(model: CompiledModel, reader: TupleReader, queries: re
   }
   let shared: Resolver | undefined;
   // One time limit for the whole batch, however many resolvers it takes.
-  const options = { deadline: deadlineFromNow() };
+  const options = { deadline };
   return queries.map((q) => {
     if (q.contextualTuples && q.contextualTuples.length > 0) {
       return new Resolver(model, OverlayReader.of(reader, q.contextualTuples), options).check(q.object, q.relation, q.user);

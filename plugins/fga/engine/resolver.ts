@@ -54,8 +54,8 @@ export const REACH_CAP = 4096;
  * is served. Ordinary models answer in microseconds (bench/fga: a batch of 100 checks at 1M tuples
  * under 10 ms at p99), but a model dense in cycles can make one check run for a second or more
  * (random models of 32 relations over 20 objects: the worst check of a model took 0.3-1.2 s on
- * a 2-core VM, and a batch of 100 such checks would hold the loop for a minute). Past the limit the request fails like a model too deep to
- * resolve, as OpenFGA bounds a check's resolution. Admins write models, so this is a guard against
+ * a 2-core VM, and a batch of 100 such checks would hold the loop for a minute). Past the limit
+ * the request fails like a model too deep to resolve, as OpenFGA bounds a check's resolution. Admins write models, so this is a guard against
  * a model mistake taking the whole server down, not against callers.
  */
 export const EVALUATION_TIME_LIMIT_MS = 1000;
@@ -83,16 +83,6 @@ export interface ResolverOptions {
  */
 export const MAX_COMPUTED_NESTING = 256;
 
-/**
- * The hop-limit failure as branches throw and catch it inside one check: one instance, made once.
- * A dense cyclic model fails on the limit along thousands of branches, and each `new` Error
- * recorded a stack trace of the deep recursion (V8 translating optimized frames): on the dense
- * model of test/plugins/fga/engine/time-limit.test.ts a failing check took 196-268 ms with
- * them, 139-231 ms without. `check` hands its caller an error of its own.
- */
-let hopLimit: DepthExceededError | undefined;
-const HOP_LIMIT = (): DepthExceededError => (hopLimit ??= new DepthExceededError());
-
 /** The deadline of a request that starts now (ResolverOptions.deadline). */
 export const deadlineFromNow = (ms = EVALUATION_TIME_LIMIT_MS): number => performance.now() + ms;
 
@@ -104,6 +94,15 @@ export class DepthExceededError extends ServiceError {
     this.hops = what === undefined;
   }
 }
+
+/**
+ * The hop-limit failure as branches throw and catch it inside one check: one instance, made once.
+ * A dense cyclic model fails on the limit along thousands of branches, and each `new` Error
+ * recorded a stack trace of the deep recursion (V8 translating optimized frames): on the dense
+ * model of test/plugins/fga/engine/time-limit.test.ts a failing check took 196-268 ms with
+ * them, 139-231 ms without. `check` hands its caller an error of its own.
+ */
+const HOP_LIMIT = new DepthExceededError();
 
 interface TaintedAnswer {
   /** Stack heights of the open questions this answer assumed false, ascending. */
@@ -280,7 +279,7 @@ export class Resolver {
     try {
       return this.resolve(object, relation, plan, 0, this.index?.tuplesOf(object));
     } catch (err) {
-      throw err === hopLimit ? new DepthExceededError() : err;
+      throw err === HOP_LIMIT ? new DepthExceededError() : err;
     }
   }
 
@@ -331,13 +330,13 @@ export class Resolver {
     // evaluated afresh, where another branch may decide within the limit (review finding: a batch
     // gave the depth error where each check alone was true).
     if (state < 0 && depth + belowOf(state) <= MAX_DEPTH) return this.reuse(answerOf(state), depth + belowOf(state));
-    if (state >= FAILED && depth >= state - FAILED) throw HOP_LIMIT();
+    if (state >= FAILED && depth >= state - FAILED) throw HOP_LIMIT;
     const t = this.tainted !== undefined && this.tainted.size > 0 ? this.tainted.get(`${object}#${relation}`) : undefined;
     const stands = t && this.standing(t.heights, t.frames);
     if (stands !== undefined && stands !== null) {
       if (stands !== EMPTY) this.assumed = withHeights(this.assumed, stands);
       if (t!.failedAt !== undefined) {
-        if (depth >= t!.failedAt) throw HOP_LIMIT();
+        if (depth >= t!.failedAt) throw HOP_LIMIT;
       } else if (depth + t!.below <= MAX_DEPTH) return this.reuse(t!.value, depth + t!.below);
     }
     if (state >= OPEN && state < FAILED) {
@@ -347,7 +346,7 @@ export class Resolver {
       (this.cycled ??= new Set()).add(this.frames[openAt]);
       return false;
     }
-    if (depth > MAX_DEPTH) throw HOP_LIMIT();
+    if (depth > MAX_DEPTH) throw HOP_LIMIT;
     if (depth > this.deepest) this.deepest = depth;
     // `group:x#member` has `member` on `group:x` by definition (OpenFGA self-defining userset).
     if (this.userIsSet && relation === this.userRelation && object === this.userObject) return true;
@@ -469,7 +468,7 @@ export class Resolver {
 
   /** A remembered answer whose evaluation reached `deepest` from here: refused past MAX_DEPTH, as evaluating it afresh would be. */
   private reuse(value: boolean, deepest: number): boolean {
-    if (deepest > MAX_DEPTH) throw HOP_LIMIT();
+    if (deepest > MAX_DEPTH) throw HOP_LIMIT;
     if (deepest > this.deepest) this.deepest = deepest;
     return value;
   }
