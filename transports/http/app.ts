@@ -15,7 +15,7 @@ import type { HttpMetrics } from './metrics.js';
 import { rateLimitHook, rateLimiterOf, type IpRateLimiter } from './rate-limit.js';
 import { registerRawRoutes } from './raw-routes.js';
 import { registerRest } from './rest.js';
-import { corsPolicy, registerPreflightRoute } from './cors.js';
+import { corsPolicy, originAllowList, registerPreflightRoute } from './cors.js';
 import { credentialedOriginsOf } from './credentialed-origins.js';
 import { addResponseHeaders } from './security-headers.js';
 
@@ -44,19 +44,20 @@ export async function mountKernel(app: FastifyInstance, { kernel, metrics, rateL
   });
   await app.register(formbody, { bodyLimit });
   acceptEmptyJson(app);
+  const credentialed = credentialedOriginsOf(kernel);
   const cors = corsPolicy({
     allowedOrigins: allowed,
     allowedHeaders: CORS_HEADERS,
     methods: ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'],
     maxAgeSeconds: 600,
-    credentialed: credentialedOriginsOf(kernel),
+    credentialed,
   });
   metrics?.instrument(app);
   addResponseHeaders(app, baseUrl.protocol === 'https:', cors);
   registerPreflightRoute(app, cors);
   const limiter = rateLimiter === undefined ? rateLimiterOf(kernel) : rateLimiter;
   if (limiter) app.addHook('onRequest', rateLimitHook(limiter));
-  addCsrfCheck(app, baseUrl.origin, allowed);
+  addCsrfCheck(app, originAllowList(allowed).any, credentialed);
 
   app.setErrorHandler((err: FastifyError, _request, reply) => {
     if (err instanceof ServiceError) return sendError(reply, err);

@@ -2,11 +2,11 @@
  * CSRF (SPEC.md "Authentication", Versioning 2): a state-changing request without `Origin` or
  * `Referer` is refused with 403. Routes that back-end clients call with credentials of their own
  * (token endpoint, MCP, SCIM) declare themselves exempt. When --allowed-origins is a list, a
- * present Origin must be one of them or the service's own origin.
+ * present Origin (else the Referer's) must be one that may use cookies: listed, or the service's own.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest, HookHandlerDoneFunction, RouteOptions } from 'fastify';
 import { ServiceError } from '../../core/errors.js';
-import { originAllowList } from './cors.js';
+import type { CredentialedOrigins } from './credentialed-origins.js';
 import { sendRefusal } from './errors.js';
 
 const SAFE = new Set(['GET', 'HEAD', 'OPTIONS']);
@@ -15,8 +15,8 @@ const SAFE = new Set(['GET', 'HEAD', 'OPTIONS']);
  * Adds the check to each route that can change state as the route is registered: routes that
  * only answer safe methods, and exempt ones, get no hook at all instead of a per-request test.
  */
-export function addCsrfCheck(app: FastifyInstance, selfOrigin: string, allowed: string[]): void {
-  const check = csrfCheck(selfOrigin, allowed);
+export function addCsrfCheck(app: FastifyInstance, anyOrigin: boolean, credentialed: CredentialedOrigins): void {
+  const check = csrfCheck(anyOrigin, credentialed);
   app.addHook('onRoute', (route: RouteOptions) => {
     const methods = Array.isArray(route.method) ? route.method : [route.method];
     if (methods.every((m) => SAFE.has(m))) return;
@@ -25,26 +25,27 @@ export function addCsrfCheck(app: FastifyInstance, selfOrigin: string, allowed: 
   });
 }
 
-export function csrfCheck(selfOrigin: string, allowed: string[]) {
-  const origins = originAllowList(allowed);
+export function csrfCheck(anyOrigin: boolean, credentialed: CredentialedOrigins) {
   // Callback style: this runs before every handler, and an async hook costs a promise per request.
   return (request: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction): void => {
     if (SAFE.has(request.method)) return done();
     const origin = request.headers.origin;
     const referer = request.headers.referer;
     if (!origin && !referer) return refuse(request, reply, 'missing Origin or Referer header');
-    if (origins.any) return done();
-    // A same-origin form post from a page with `Referrer-Policy: no-referrer` carries `Origin: null`
-    // and no Referer; the browser's own Sec-Fetch-Site (which pages cannot set) tells it apart
-    // from a sandboxed frame or a cross-site redirect (credentialed-origins.ts).
-    if (origin === 'null' && request.headers['sec-fetch-site'] === 'same-origin') return done();
+    if (anyOrigin) return done();
+    // With a list, the post must come from a page that may use the caller's cookies: the rule of
+    // credentialed-origins.ts (a listed origin, the service's own, or its own no-referrer page,
+    // whose posts carry `Origin: null`). Another `null` is judged by its Referer, as before.
+    const fetchSite = request.headers['sec-fetch-site'] as string | undefined;
+    if (origin && credentialed.trusts(origin, fetchSite)) return done();
+    if (origin && origin !== 'null') return refuse(request, reply, 'origin not allowed');
     let from: string;
     try {
-      from = origin && origin !== 'null' ? new URL(origin).origin : new URL(referer ?? '').origin;
+      from = new URL(referer ?? '').origin;
     } catch {
       return refuse(request, reply, 'invalid Origin or Referer header');
     }
-    if (from !== selfOrigin && !origins.allows(from)) return refuse(request, reply, 'origin not allowed');
+    if (!credentialed.trusts(from)) return refuse(request, reply, 'origin not allowed');
     done();
   };
 }

@@ -7,7 +7,7 @@
  */
 import t from 'tap';
 import { credentialedOrigins } from '../../../transports/http/credentialed-origins.js';
-import { startTestServer } from '../../helpers/server.js';
+import { startTestServer, TEST_ADMIN_SECRET } from '../../helpers/server.js';
 
 t.test('the policy: listed origins, the own origin, and with * the own site over the own scheme', async (t) => {
   const any = credentialedOrigins('https://auth.example.com', ['*']);
@@ -116,4 +116,11 @@ t.test('a listed origin may use cookies; an unlisted one is refused before any c
   t.equal(opaque.status, 403, 'and an opaque origin from another site');
   const ownPage = await fetch(`${server.url}/v1/session`, { method: 'POST', headers: { origin: 'null', 'sec-fetch-site': 'same-origin', cookie: rotated } });
   t.equal(ownPage.status, 200, 'but not the service\'s own no-referrer page (it was refused: the hosted login page failed with a list)');
+  // Without an Origin (or with an opaque one the browser does not call same-origin) the Referer decides.
+  const login = (headers: Record<string, string>) =>
+    fetch(`${server.url}/v1/admin/login`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify({ admin_secret: TEST_ADMIN_SECRET }) });
+  t.equal((await login({ referer: 'https://app.other.example/settings' })).status, 200, 'a Referer of a listed origin');
+  t.equal((await login({ referer: 'https://evil.example/x' })).status, 403, 'a Referer of another one');
+  t.equal((await login({ origin: 'null', referer: 'https://app.other.example/page' })).status, 200, 'Origin null with a listed Referer');
+  t.equal((await login({ referer: 'not a url' })).status, 403, 'a Referer that is no URL');
 });
