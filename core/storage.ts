@@ -55,6 +55,11 @@ export interface Storage {
 export interface ChangeStamp {
   /** The same number as at an earlier call only if nothing was committed in between, else a larger one; undefined: cannot tell. */
   current(): number | undefined;
+  /**
+   * `current()`, read once for every caller that asked before the read: one file read serves
+   * every request that arrived before it (storage/sqlite-change-stamp.ts, "Reads shared").
+   */
+  shared(): Promise<number | undefined>;
   /** A commit made by this process is done (its writers call this): kept reads are stale. */
   noteWrite(): void;
 }

@@ -28,12 +28,30 @@
  *   by an operator or by SQLite after every connection closed), this process's connection may
  *   still write the old, unlinked one, whose header nobody reads any more. From then on the
  *   stamp answers "cannot tell", for good.
+ *
+ * How often the path is looked at: while this process holds the database open, SQLite itself
+ * never deletes or replaces the `-shm` file (only the last connection to close does), so a
+ * replacement is an operator's doing and already breaks SQLite's own locking between the
+ * processes. The path is therefore checked (a `stat`) at most every `REPLACEMENT_CHECK_MS`, not
+ * on every call: on the bearer path that `stat` was a tenth of the server's CPU per request
+ * (a CPU profile of the cold `profile` bench, 2026-11-27). The header itself is read every time.
+ *
+ * Reads shared (`shared()`): the header read is one `pread`, and on this project's VMs a system
+ * call costs more than a whole cached session lookup (16% of the server's CPU on the cold
+ * `profile` bench, the same day). Callers that ask while a read is pending share it: the read
+ * runs in the event loop's check phase (setImmediate), after every caller that joined it. That
+ * is as safe as a read of one's own: a caller joins before the read happens, so whatever its
+ * request depends on (a logout the client saw answered before sending it) was committed before
+ * the request arrived, hence before the read. A caller that comes after the read starts the next
+ * one. Under load, one read serves every request of an event-loop turn.
  */
 import { fstatSync, openSync, closeSync, readSync, statSync } from 'node:fs';
 
 /** The wal-index format number SQLite has written since 3.7.0. */
 const WAL_INDEX_VERSION = 3007000;
 const HEADER = 48;
+/** At most this long between two looks at the `-shm` path (see the header comment). */
+export const REPLACEMENT_CHECK_MS = 100;
 
 export class SqliteChangeStamp {
   private fd: number | undefined;
@@ -44,8 +62,17 @@ export class SqliteChangeStamp {
   private readonly last = Buffer.alloc(HEADER);
   private generation = 0;
 
-  /** `databasePath`: the database file (its `-shm` file is read). */
-  constructor(databasePath: string) {
+  /** When the path was last looked at (performance.now(); a clock read, not a system call). */
+  private checkedAt = -Infinity;
+
+  /**
+   * `databasePath`: the database file (its `-shm` file is read). `checkEveryMs`: how long a look
+   * at the path stays good (tests pass 0 to look on every call).
+   */
+  constructor(
+    databasePath: string,
+    private readonly checkEveryMs = REPLACEMENT_CHECK_MS,
+  ) {
     this.shmPath = `${databasePath}-shm`;
   }
 
@@ -59,6 +86,7 @@ export class SqliteChangeStamp {
   current(): number | undefined {
     if (this.replaced) return undefined;
     try {
+      if (this.fd !== undefined && performance.now() - this.checkedAt < this.checkEveryMs) return this.readHeader(this.fd);
       const st = statSync(this.shmPath, { throwIfNoEntry: false });
       // Gone or another file since it was first read: see the header comment. (The file read
       // stays allocated while it is open here, so a new file always has another inode.)
@@ -79,8 +107,19 @@ export class SqliteChangeStamp {
         this.ino = ino;
         this.generation++;
       }
+      this.checkedAt = performance.now();
+      return this.readHeader(this.fd);
+    } catch {
+      this.release();
+      return undefined;
+    }
+  }
+
+  /** The stamp from the header in the open file (one `pread`). */
+  private readHeader(fd: number): number | undefined {
+    try {
       const b = this.buf;
-      if (readSync(this.fd, b, 0, 2 * HEADER, 0) < 2 * HEADER) return undefined;
+      if (readSync(fd, b, 0, 2 * HEADER, 0) < 2 * HEADER) return undefined;
       // `isInit` (byte 12) is set once the header is valid; the two copies differ while a commit writes them.
       if (b.readUInt32LE(0) !== WAL_INDEX_VERSION || b[12] !== 1 || b.compare(b, 0, HEADER, HEADER, 2 * HEADER) !== 0) return undefined;
       if (b.compare(this.last, 0, HEADER, 0, HEADER) !== 0) {
@@ -92,6 +131,19 @@ export class SqliteChangeStamp {
       this.release();
       return undefined;
     }
+  }
+
+  private pending: Promise<number | undefined> | undefined;
+
+  /** `current()`, shared by every caller until it is read (see "Reads shared" above). */
+  shared(): Promise<number | undefined> {
+    return (this.pending ??= new Promise((resolve) => {
+      setImmediate(() => {
+        // Cleared before the read: a caller from here on must not get a stamp read before it asked.
+        this.pending = undefined;
+        resolve(this.current());
+      });
+    }));
   }
 
   /** A commit of this process is done: kept reads from before it are stale. */
@@ -108,6 +160,7 @@ export class SqliteChangeStamp {
         // already closed
       }
       this.fd = undefined;
+      this.checkedAt = -Infinity;
       // Whatever is read next is compared with nothing seen before.
       this.last.fill(0);
       this.generation++;

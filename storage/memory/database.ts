@@ -167,7 +167,8 @@ export class DatabaseMemoryStore implements MemoryStore {
    */
   async get(key: string): Promise<string | null> {
     checkKey(key);
-    const stamp = this.storage.changeStamp?.current();
+    const changes = this.storage.changeStamp;
+    const stamp = changes === undefined ? undefined : await changes.shared();
     if (stamp !== undefined) {
       const kept = stamp === this.readsStamp ? this.reads.get(key) : undefined;
       if (kept !== undefined && kept.expiresAt > this.now()) return kept.value;

@@ -10,7 +10,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createRequire } from 'node:module';
-import { SqliteChangeStamp } from '../../storage/sqlite-change-stamp.js';
+import { REPLACEMENT_CHECK_MS, SqliteChangeStamp } from '../../storage/sqlite-change-stamp.js';
 
 interface Db {
   exec(sql: string): void;
@@ -75,7 +75,8 @@ t.test('cannot tell without a wal-index, or from a file in another format', asyn
 
 t.test('a -shm file deleted or made anew after it was read: cannot tell, for good', async (t) => {
   const { path, db: first } = walDatabase(t, 'c.db');
-  const stamp = new SqliteChangeStamp(path);
+  // 0: the path is looked at on every call (the default looks every REPLACEMENT_CHECK_MS; next test).
+  const stamp = new SqliteChangeStamp(path, 0);
   t.type(stamp.current(), 'number');
   // The same header bytes in a new file (another inode): this process's connection may still
   // write the old, unlinked one, whose header nobody reads any more (review finding).
@@ -86,12 +87,46 @@ t.test('a -shm file deleted or made anew after it was read: cannot tell, for goo
   t.equal(stamp.current(), undefined, 'a new file');
   first.prepare('insert into m values (?, ?)').run(['x', 'y']);
   t.equal(stamp.current(), undefined, 'still, after commits');
-  const other = new SqliteChangeStamp(path);
+  const other = new SqliteChangeStamp(path, 0);
   t.type(other.current(), 'number', 'a stamp that never saw the old file reads the new one');
   await unlink(`${path}-shm`);
   t.equal(other.current(), undefined, 'a deleted file');
   await writeFile(`${path}-shm`, bytes);
   t.equal(other.current(), undefined, 'and one made again after it');
+});
+
+t.test('by default the path is looked at again once REPLACEMENT_CHECK_MS have passed, the header on every call', async (t) => {
+  const { path, db } = walDatabase(t, 'e.db');
+  const stamp = new SqliteChangeStamp(path);
+  const first = stamp.current();
+  t.type(first, 'number');
+  const { readFile, rename } = await import('node:fs/promises');
+  const bytes = await readFile(`${path}-shm`);
+  // A commit is seen at once: the header is read on every call.
+  db.prepare('insert into m values (?, ?)').run(['e1', 'v']);
+  const afterCommit = stamp.current();
+  t.type(afterCommit, 'number');
+  t.not(afterCommit, first, 'a commit gives a new stamp on the next call');
+  await writeFile(`${path}-shm.new`, bytes);
+  await rename(`${path}-shm.new`, `${path}-shm`);
+  await new Promise((resolve) => setTimeout(resolve, REPLACEMENT_CHECK_MS + 20));
+  t.equal(stamp.current(), undefined, 'the replacement is seen once the interval has passed');
+});
+
+t.test('callers that ask before a shared read share it; the read comes after every one of them', async (t) => {
+  const { path, db } = walDatabase(t, 'f.db');
+  const stamp = new SqliteChangeStamp(path);
+  const first = stamp.shared();
+  t.equal(stamp.shared(), first, 'a caller asking while a read is pending joins it');
+  const a = await first;
+  t.type(a, 'number');
+  db.prepare('insert into m values (?, ?)').run(['f1', 'v']);
+  const b = await stamp.shared();
+  t.not(b, a, 'a caller after the read gets a read of its own, which sees the commit before it');
+  const pending = stamp.shared();
+  // Committed after the caller asked but before the shared read ran: the read still sees it.
+  db.prepare('insert into m values (?, ?)').run(['f2', 'v']);
+  t.not(await pending, b);
 });
 
 t.test("this process's own commits count without reading the file", async (t) => {

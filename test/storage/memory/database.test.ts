@@ -3,6 +3,7 @@ import { Config } from '../../../core/config.js';
 import type { Storage } from '../../../core/storage.js';
 import { openMemoryStore, openStorage } from '../../../storage/index.js';
 import { DatabaseMemoryStore } from '../../../storage/memory/database.js';
+import { REPLACEMENT_CHECK_MS } from '../../../storage/sqlite-change-stamp.js';
 import { databaseTargets } from '../../helpers/databases.js';
 import { memoryStoreSuite } from './shared-suite.js';
 
@@ -79,6 +80,8 @@ t.test("this process's own writes end its kept reads, even when the -shm file it
   const bytes = await readFile(shm);
   await unlink(shm);
   await writeFile(shm, bytes);
+  // The path is looked at again every REPLACEMENT_CHECK_MS (storage/sqlite-change-stamp.ts).
+  await new Promise((resolve) => setTimeout(resolve, REPLACEMENT_CHECK_MS + 20));
   t.equal(storage.changeStamp!.current(), undefined, 'the stamp cannot tell any more');
   await memory.delete('session:own');
   t.equal(await memory.get('session:own'), null, 'the logout here is seen here');
