@@ -11,7 +11,7 @@
  */
 import { createHash } from 'node:crypto';
 import { decodeProtectedHeader, jwtVerify, type JWTPayload } from 'jose';
-import { LRUCache } from 'lru-cache';
+import { ExpiringCache } from '../../core/expiring-cache.js';
 import type { Config } from '../../core/config.js';
 import type { RequestContext } from '../../core/context.js';
 import { ServiceError } from '../../core/errors.js';
@@ -202,7 +202,7 @@ export async function createTokensService({ config, memory, keys, sessions, user
    * tokens that verified are stored (an attacker cannot fill it with garbage), at most
    * VERIFIED_CACHE_MAX of them.
    */
-  const verified = new LRUCache<string, JWTPayload>({ max: VERIFIED_CACHE_MAX });
+  const verified = new ExpiringCache<string, JWTPayload>(VERIFIED_CACHE_MAX);
 
   /**
    * Checks a token with the key its header names (the current key when it names none we hold).
@@ -218,17 +218,14 @@ export async function createTokensService({ config, memory, keys, sessions, user
   const verifyJwt = async (token: string): Promise<JWTPayload | null> => {
     if (token.length > 8192) return null;
     const now = Date.now() / 1000;
-    const hit = verified.get(token);
-    if (hit) {
-      if ((hit.exp as number) > now) return hit;
-      verified.delete(token);
-      return null;
-    }
+    // Kept until its `exp` (below): a hit is a token that verified and has not expired.
+    const hit = verified.get(token, now);
+    if (hit) return hit;
     try {
       const payload = await verifyWithKeyOf(token, now);
       if (!payload) return null;
       // Only tokens with an expiry and no future `nbf` (jose already refused those) are kept.
-      if (typeof payload.exp === 'number') verified.set(token, payload, { ttl: Math.max(1, Math.ceil((payload.exp - now) * 1000)) });
+      if (typeof payload.exp === 'number') verified.set(token, payload, payload.exp);
       return payload;
     } catch {
       return null;

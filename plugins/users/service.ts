@@ -7,7 +7,7 @@
  * writes. Two concurrent signups of one email therefore serialize and the second sees the first.
  */
 import { createHash, randomBytes } from 'node:crypto';
-import { LRUCache } from 'lru-cache';
+import { ExpiringCache } from '../../core/expiring-cache.js';
 import type { Config } from '../../core/config.js';
 import { ServiceError, notFound } from '../../core/errors.js';
 import type { HookBus } from '../../core/hooks.js';
@@ -176,7 +176,7 @@ export function createUsersService({ config, storage, memory, hooks, hashers }: 
   // through this service invalidate it at once; another node's write is seen within
   // BY_ID_TTL_MS. Access decisions never depend on it: revocation ends sessions, which are
   // checked on every request.
-  const byId = new LRUCache<string, UserRecord>({ max: 10_000, ttl: BY_ID_TTL_MS });
+  const byId = new ExpiringCache<string, UserRecord>(10_000);
 
   /** Takes the per-identifier locks, runs `fn`, releases. Busy locks are retried briefly. */
   async function withIdentifierLocks<T>(identifiers: string[], fn: () => Promise<T>): Promise<T> {
@@ -262,10 +262,10 @@ export function createUsersService({ config, storage, memory, hooks, hashers }: 
 
     async findById(id) {
       if (id.length > 64) return null;
-      const hit = byId.get(id);
+      const hit = byId.get(id, Date.now());
       if (hit) return hit;
       const user = await findOne('id', id);
-      if (user) byId.set(id, user);
+      if (user) byId.set(id, user, Date.now() + BY_ID_TTL_MS);
       return user;
     },
     findByEmail: async (email) => {

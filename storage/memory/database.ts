@@ -335,7 +335,9 @@ function incrementExpression(type: DatabaseType): string {
 }
 
 function checkKey(key: string): void {
-  if (key.length === 0 || [...key].length > MEMORY_KEY_MAX) {
+  // Characters are code points (the column's length); a key no longer in UTF-16 units than the
+  // limit is within it, so only longer ones are spread into code points (an array per call).
+  if (key.length === 0 || (key.length > MEMORY_KEY_MAX && [...key].length > MEMORY_KEY_MAX)) {
     throw new RangeError(`memory store keys must be 1 to ${MEMORY_KEY_MAX} characters`);
   }
 }
