@@ -24,6 +24,7 @@ import type { UserRecord, UsersService } from '../users/types.js';
 import { compileCustomizer, RESERVED_CLAIMS } from './custom-claims.js';
 import { asymmetricSigner, isAsymmetricAlg } from './asymmetric-sign.js';
 import { hmacJws, isHmacAlg } from './hmac-jws.js';
+import { SecondSighting } from './second-sighting.js';
 import type { IssueRequest, IssuedTokens, RefreshResult, TokenType, TokensService, VerifiedToken, VerifyOptions } from './types.js';
 
 /** A refresh asked for a scope its grant does not hold (the token endpoint's `invalid_scope`, RFC 6749 §5.2). */
@@ -203,6 +204,8 @@ export async function createTokensService({ config, memory, keys, sessions, user
    * VERIFIED_CACHE_MAX of them.
    */
   const verified = new ExpiringCache<string, JWTPayload>(VERIFIED_CACHE_MAX);
+  /** Only a token seen before is kept: one used once would only be churn (second-sighting.ts). */
+  const sighting = new SecondSighting(VERIFIED_CACHE_MAX);
 
   /**
    * Checks a token with the key its header names (the current key when it names none we hold).
@@ -225,7 +228,7 @@ export async function createTokensService({ config, memory, keys, sessions, user
       const payload = await verifyWithKeyOf(token, now);
       if (!payload) return null;
       // Only tokens with an expiry and no future `nbf` (jose already refused those) are kept.
-      if (typeof payload.exp === 'number') verified.set(token, payload, payload.exp);
+      if (typeof payload.exp === 'number' && sighting.seenBefore(token)) verified.set(token, payload, payload.exp);
       return payload;
     } catch {
       return null;
