@@ -2,8 +2,15 @@
  * `roles` and `required_relations` checks of `session`, `validate_jwt_token` and
  * `validate_session`. Relations are answered by the FGA plugin's `fga` service when the build has
  * it; without it they fail closed (a relation nobody can check is not granted).
+ *
+ * A relation the model cannot answer (an object that is not `type:id`, a type or relation the
+ * model does not define) is the caller's mistake and answers `invalid_argument`, as the same
+ * question does in check_permissions: answering "not valid" made a typo look like a denial
+ * (review finding). So does a check past the engine's limits (hops, time). Any other failure of
+ * the engine fails closed.
  */
 import type { RequestContext } from '../../core/context.js';
+import { ServiceError } from '../../core/errors.js';
 
 export interface RelationQuery {
   relation: string;
@@ -25,7 +32,8 @@ export async function hasRelations(ctx: RequestContext, subject: string, wanted:
   const fga = ctx.kernel.service('fga' as never) as unknown as FgaRelationChecker;
   try {
     return await fga.checkRelations(subject, wanted);
-  } catch {
+  } catch (err) {
+    if (err instanceof ServiceError && err.code === 'invalid_argument') throw err;
     return false;
   }
 }
