@@ -19,7 +19,8 @@ export interface FgaApi {
   writeTuples(tuples: readonly Tuple[]): Promise<void>;
   deleteTuples(tuples: readonly Tuple[]): Promise<void>;
   readTuples(filter: ReadFilter, pageSize: number, continuationToken?: string): Promise<TuplePage>;
-  reset(): Promise<void>;
+  /** `beforeReset` runs once the reset is allowed, before anything is deleted (the audit record). */
+  reset(beforeReset?: () => Promise<void>): Promise<void>;
   check(queries: readonly CheckQuery[]): boolean[];
   /** True only when `subject` holds every listed relation (`required_relations`). */
   checkRelations(subject: string, relations: readonly Permission[]): Promise<boolean>;

@@ -204,11 +204,28 @@ export const fgaOperations: AnyOperation[] = [
     rest: { method: 'POST', path: 'admin/fga/reset' },
     output: MessageResponse,
     handler: async (ctx) => {
-      await fga(ctx).reset();
       const payload = { actor: ctx.principal?.subject ?? 'admin', actor_kind: ctx.principal?.kind ?? 'admin', ip: ctx.ip, user_agent: ctx.header('user-agent') ?? '' };
-      // SPEC.md "Audit": FGA reset is recorded, before the answer, so that a record that cannot be
-      // written is the caller's error and not only a log line (the audit plugin, when present).
-      if (ctx.kernel.hasService('audit')) await ctx.kernel.service('audit').record({ name: 'fga.reset', payload, at: Date.now() });
+      const audit = ctx.kernel.hasService('audit') ? ctx.kernel.service('audit') : undefined;
+      // SPEC.md "Audit": FGA reset is recorded. The record is written once the reset is allowed
+      // and before anything is deleted (the reset's `beforeReset`): a record that cannot be
+      // written fails the call with the store untouched, and no reset happens unrecorded (the
+      // record used to follow the reset, which had already committed when it failed).
+      let recorded = false;
+      try {
+        await fga(ctx).reset(async () => {
+          if (!audit) return;
+          await audit.record({ name: 'fga.reset', payload, at: Date.now() });
+          recorded = true;
+        });
+      } catch (err) {
+        // Refused or failed after its record was written (a tuple written in between, a
+        // database error): the log says so too, so that it does not show a reset that never was.
+        if (recorded && audit) {
+          const metadata = { outcome: 'failed', error: err instanceof Error ? err.message.slice(0, 200) : 'error' };
+          await audit.record({ name: 'fga.reset', payload: { ...payload, metadata }, at: Date.now() }).catch((e: unknown) => ctx.kernel.logger.error({ err: e }, 'audit: the failed FGA reset could not be recorded'));
+        }
+        throw err;
+      }
       ctx.kernel.events.emit('fga.reset', payload);
       return { message: 'FGA store reset' };
     },

@@ -22,7 +22,7 @@ import { TupleIndex } from './engine/tuple-index.js';
 import type { ListResult } from './engine/list-objects.js';
 import type { Tuple } from './engine/types.js';
 import type { Change, FgaStore, ReadFilter, StoredModel, TuplePage } from './store/types.js';
-import { ModelChangedError } from './store/store-rules.js';
+import { ModelChangedError, stillHasTuples } from './store/store-rules.js';
 
 export const LIST_CAP = 1000;
 const CHANGE_BATCH = 10_000;
@@ -247,7 +247,14 @@ export class FgaService {
     return this.store.readTuples(filter, pageSize, continuationToken);
   }
 
-  async reset(): Promise<void> {
+  /**
+   * Deletes the store. `beforeReset` (the audit record) runs once the reset is known to be
+   * allowed and before anything is deleted: a reset never happens unrecorded, and a refused one
+   * leaves no record. The store checks for tuples again under its lock, for a write in between.
+   */
+  async reset(beforeReset?: () => Promise<void>): Promise<void> {
+    if ((await this.store.countTuples()) > 0) throw stillHasTuples();
+    await beforeReset?.();
     await this.store.reset();
     await this.syncAfterWrite();
   }

@@ -6,7 +6,7 @@ import { ServiceError } from '../../../core/errors.js';
 import { newId } from '../../../storage/index.js';
 import { tupleKey } from '../engine/tuple-format.js';
 import type { Tuple } from '../engine/types.js';
-import { checkModelInForce, checkWriteBatch, matchesFilter, pageOf } from './store-rules.js';
+import { checkModelInForce, checkWriteBatch, matchesFilter, pageOf, stillHasTuples } from './store-rules.js';
 import type { Change, FgaStore, ReadFilter, Snapshot, StoredModel, TuplePage } from './types.js';
 
 export class MemoryFgaStore implements FgaStore {
@@ -82,7 +82,7 @@ export class MemoryFgaStore implements FgaStore {
   }
 
   async reset(): Promise<void> {
-    if (this.tuples.size > 0) throw new ServiceError('failed_precondition', 'the FGA store still has tuples: delete them before reset');
+    if (this.tuples.size > 0) throw stillHasTuples();
     this.models.length = 0;
     this.append({ seq: ++this.seq, op: 'reset' });
   }

@@ -12,7 +12,7 @@ import { newId } from '../../../storage/index.js';
 import { tupleKey } from '../engine/tuple-format.js';
 import type { Tuple } from '../engine/types.js';
 import { fgaChangeEntity, fgaCounterEntity, fgaModelEntity, fgaTupleEntity } from './sql-entities.js';
-import { checkModelInForce, checkWriteBatch, matchesFilter } from './store-rules.js';
+import { checkModelInForce, checkWriteBatch, matchesFilter, stillHasTuples } from './store-rules.js';
 import type { Change, FgaStore, ReadFilter, Snapshot, StoredModel, TuplePage } from './types.js';
 
 const COUNTER_ID = 1;
@@ -240,7 +240,7 @@ export class SqlFgaStore implements FgaStore {
   async reset(): Promise<void> {
     await this.sequenced(1, async (em, seq) => {
       if ((await em.count(fgaTupleEntity, {})) > 0) {
-        throw new ServiceError('failed_precondition', 'the FGA store still has tuples: delete them before reset');
+        throw stillHasTuples();
       }
       await em.nativeDelete(fgaModelEntity, {});
       await em.insert(fgaChangeEntity, { seq, op: 'reset', object: null, relation: null, user: null, modelId: null, at: Date.now() });

@@ -49,3 +49,6 @@ export class ModelChangedError extends Error {
 export function checkModelInForce(expected: string | undefined, current: StoredModel | null): void {
   if (expected !== undefined && current?.id !== expected) throw new ModelChangedError();
 }
+
+/** Reset is refused while any tuple exists (SPEC.md `/v1/admin/fga/reset`). */
+export const stillHasTuples = (): ServiceError => new ServiceError('failed_precondition', 'the FGA store still has tuples: delete them before reset');

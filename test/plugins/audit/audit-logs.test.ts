@@ -85,4 +85,42 @@ t.test('a reset whose audit record cannot be written answers an error, not a sil
   const reset = await post('/v1/admin/fga/reset', {});
   t.equal(reset.status, 500);
   t.same(reset.json, { code: 'internal', message: 'internal server error' }, 'the envelope, no detail leaked');
+  // The record is written before anything is deleted: the store is untouched.
+  const model = await fetch(`${server.url}/v1/admin/fga/model`, { headers: admin });
+  t.match(await model.json(), { dsl: /type user/ }, 'the model is still installed');
+});
+
+const count = async (): Promise<number> => ((await post('/v1/admin/audit_logs', { action: 'fga.reset' })).json.pagination as { total: number }).total;
+
+t.test('a reset refused for its tuples leaves no record', async (t) => {
+  t.equal((await post('/v1/admin/fga/model', { dsl: 'model\n  schema 1.1\ntype user\ntype doc\n  relations\n    define viewer: [user]\n' })).status, 200);
+  t.equal((await post('/v1/admin/fga/tuples', { tuples: [{ user: 'user:a', relation: 'viewer', object: 'doc:1' }] })).status, 200);
+  const before = await count();
+  const reset = await post('/v1/admin/fga/reset', {});
+  t.equal(reset.status, 400, JSON.stringify(reset.json));
+  t.equal(await count(), before, 'nothing recorded');
+  t.equal((await post('/v1/admin/fga/tuples/delete', { tuples: [{ user: 'user:a', relation: 'viewer', object: 'doc:1' }] })).status, 200);
+});
+
+t.test('a reset refused after its record was written (a tuple written in between) is recorded as failed', async (t) => {
+  t.equal((await post('/v1/admin/fga/model', { dsl: 'model\n  schema 1.1\ntype user\ntype doc\n  relations\n    define viewer: [user]\n' })).status, 200);
+  const audit = server.kernel.service('audit');
+  const record = audit.record.bind(audit);
+  const written: Record<string, unknown>[] = [];
+  // A write from another admin lands between the check and the reset.
+  audit.record = async (event) => {
+    written.push(event.payload);
+    if (written.length === 1) await server.kernel.service('fga').writeTuples([{ user: 'user:b', relation: 'viewer', object: 'doc:2' }]);
+    await record(event);
+  };
+  t.teardown(() => {
+    audit.record = record;
+  });
+  const before = await count();
+  const reset = await post('/v1/admin/fga/reset', {});
+  t.equal(reset.status, 400, 'refused by the store under its lock');
+  t.equal(await count(), before + 2, 'the attempt and its failure');
+  t.match(written[1], { metadata: { outcome: 'failed', error: /still has tuples/ } });
+  const model = await fetch(`${server.url}/v1/admin/fga/model`, { headers: admin });
+  t.match(await model.json(), { dsl: /type doc/ }, 'nothing was deleted');
 });
