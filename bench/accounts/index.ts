@@ -11,7 +11,7 @@
  *   autocannon inside the server's process, which took event-loop time from CPU-bound servers
  *   and made the comparison depend on where the client happened to live.)
  * - validate_jwt_token and profile send the same token over and over, as a client does during
- *   its token's life. Latchkey keeps verified signatures in an LRU (plugins/tokens/service.ts) and
+ *   its token's life. Latchkey keeps verified tokens from their second use (plugins/tokens/service.ts) and
  *   still looks the session up on every request; the bare route verifies the signature on every
  *   request. The "cold" rows (HS256) send a different token on every request, cycling through
  *   more distinct tokens than the cache holds, so both sides pay a full verification each time.
