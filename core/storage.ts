@@ -62,6 +62,15 @@ export interface ChangeStamp {
   shared(): Promise<number | undefined>;
   /** A commit made by this process is done (its writers call this): kept reads are stale. */
   noteWrite(): void;
+  /**
+   * Around one own autocommit statement writing one key (storage/sqlite-change-stamp.ts, "Own
+   * writes"): `afterOwnWrite` is true when that statement was the only commit since the mark,
+   * and then the registered readers (`onOwnWrite`) have dropped that key alone; on false the
+   * caller calls `noteWrite`.
+   */
+  beforeOwnWrite(): object | undefined;
+  afterOwnWrite(mark: object | undefined, changedRows: number, key: string): boolean;
+  onOwnWrite(forget: (key: string) => void): () => void;
 }
 
 export type StorageOpener = (config: Config, entities: EntityDefinition[]) => Promise<Storage>;

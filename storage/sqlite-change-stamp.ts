@@ -44,6 +44,18 @@
  * request depends on (a logout the client saw answered before sending it) was committed before
  * the request arrived, hence before the read. A caller that comes after the read starts the next
  * one. Under load, one read serves every request of an event-loop turn.
+ *
+ * Own writes (`beforeOwnWrite`/`afterOwnWrite`): a single autocommit statement of this process
+ * that writes one key need not make every kept read stale. SQLite adds one to the header's
+ * change counter (`iChange`, bytes 8-11) at every commit (wal.c, sqlite3WalFrames). So when the
+ * header just before the statement is the one last looked at (nothing committed since), and just
+ * after it the counter is exactly one more (or the header is unchanged when the statement changed
+ * no row), that commit was the only one: only its key is stale. The listeners (the memory
+ * stores) drop that key and keep the rest, and the header after is taken as seen. A statement
+ * that changed rows but is not the only commit, any other change, or a header that cannot be
+ * read makes everything stale, as `noteWrite` does. Why it matters: before, every login, refresh
+ * or logout anywhere made every cached session stale, and a login read two keys again right after
+ * its own session write.
  */
 import { fstatSync, openSync, closeSync, readSync, statSync } from 'node:fs';
 
@@ -53,7 +65,16 @@ const HEADER = 48;
 /** At most this long between two looks at the `-shm` path (see the header comment). */
 export const REPLACEMENT_CHECK_MS = 100;
 
+/** The header just before an own write (see "Own writes"). */
+export interface OwnWriteMark {
+  readonly header: Buffer;
+}
+
+const changeCounter = (header: Buffer): number => header.readUInt32LE(8);
+
 export class SqliteChangeStamp {
+  /** Told the key of an own write that was the only commit (see "Own writes"). */
+  private readonly forgetters = new Set<(key: string) => void>();
   private fd: number | undefined;
   private ino = -1;
   /** The file was replaced after it was first read: no answer from here on. */
@@ -115,13 +136,19 @@ export class SqliteChangeStamp {
     }
   }
 
+  /** Reads the header into `buf`; false when it is short, in another format, or being written. */
+  private readValid(fd: number): boolean {
+    const b = this.buf;
+    if (readSync(fd, b, 0, 2 * HEADER, 0) < 2 * HEADER) return false;
+    // `isInit` (byte 12) is set once the header is valid; the two copies differ while a commit writes them.
+    return b.readUInt32LE(0) === WAL_INDEX_VERSION && b[12] === 1 && b.compare(b, 0, HEADER, HEADER, 2 * HEADER) === 0;
+  }
+
   /** The stamp from the header in the open file (one `pread`). */
   private readHeader(fd: number): number | undefined {
     try {
+      if (!this.readValid(fd)) return undefined;
       const b = this.buf;
-      if (readSync(fd, b, 0, 2 * HEADER, 0) < 2 * HEADER) return undefined;
-      // `isInit` (byte 12) is set once the header is valid; the two copies differ while a commit writes them.
-      if (b.readUInt32LE(0) !== WAL_INDEX_VERSION || b[12] !== 1 || b.compare(b, 0, HEADER, HEADER, 2 * HEADER) !== 0) return undefined;
       if (b.compare(this.last, 0, HEADER, 0, HEADER) !== 0) {
         b.copy(this.last, 0, 0, HEADER);
         this.generation++;
@@ -131,6 +158,44 @@ export class SqliteChangeStamp {
       this.release();
       return undefined;
     }
+  }
+
+  /** The header now, when it can be read and is valid (a copy). */
+  private headerNow(): Buffer | undefined {
+    if (this.replaced || this.fd === undefined) return undefined;
+    try {
+      return this.readValid(this.fd) ? Buffer.from(this.buf.subarray(0, HEADER)) : undefined;
+    } catch {
+      return undefined;
+    }
+  }
+
+  /** Just before an own single-statement write: a mark when nothing was committed since the last look. */
+  beforeOwnWrite(): OwnWriteMark | undefined {
+    const header = this.headerNow();
+    return header && header.equals(this.last) ? { header } : undefined;
+  }
+
+  /**
+   * Just after it (`changedRows`: what the statement reported). True when it was the only commit
+   * since the mark: the listeners drop `key`, and the header after is taken as seen. Otherwise
+   * false, and the caller makes every kept read stale (`noteWrite`).
+   */
+  afterOwnWrite(mark: OwnWriteMark | undefined, changedRows: number, key: string): boolean {
+    if (!mark) return false;
+    const after = this.headerNow();
+    if (!after || !mark.header.equals(this.last)) return false;
+    const only = changedRows > 0 ? changeCounter(after) === changeCounter(mark.header) + 1 : after.equals(mark.header);
+    if (!only) return false;
+    after.copy(this.last);
+    for (const forget of this.forgetters) forget(key);
+    return true;
+  }
+
+  /** Registers a reader's cache to be told the key of an own write; returns the unregistration. */
+  onOwnWrite(forget: (key: string) => void): () => void {
+    this.forgetters.add(forget);
+    return () => this.forgetters.delete(forget);
   }
 
   private pending: Promise<number | undefined> | undefined;

@@ -76,6 +76,17 @@ export class DatabaseMemoryStore implements MemoryStore {
   /** Reads of `get` by key, all made under the change stamp `readsStamp` (SQLite files only; see `get`). */
   private readonly reads = new Map<string, CachedRead>();
   private readsStamp = -1;
+  /**
+   * Own writes that left the other kept reads good (see `ownWrite`), counted, and when each key
+   * was last written that way: a read of a key that was in flight while such a write of it ran
+   * is not kept, since it may have read the row before the write. At most READ_CACHE_MAX keys are
+   * remembered; past that the memory starts afresh at `floor`, and no read that began before it
+   * is kept.
+   */
+  private ownWrites = 0;
+  private readonly ownWriteOf = new Map<string, number>();
+  private floor = 0;
+  private readonly stopListening: (() => void) | undefined;
 
   constructor(storage: Storage, options: DatabaseMemoryOptions = {}) {
     if (!storage.isSql) throw new Error('DatabaseMemoryStore needs a SQL database');
@@ -85,6 +96,15 @@ export class DatabaseMemoryStore implements MemoryStore {
     this.now = options.now ?? Date.now;
     this.sweeper = setInterval(() => void this.sweep().catch(() => {}), options.sweepIntervalMs ?? SWEEP_INTERVAL_MS);
     this.sweeper.unref();
+    this.stopListening = storage.changeStamp?.onOwnWrite((key) => {
+      this.ownWrites++;
+      this.reads.delete(key);
+      if (this.ownWriteOf.size >= READ_CACHE_MAX) {
+        this.ownWriteOf.clear();
+        this.floor = this.ownWrites;
+      }
+      this.ownWriteOf.set(key, this.ownWrites);
+    });
   }
 
   private get knex(): Knex {
@@ -167,6 +187,7 @@ export class DatabaseMemoryStore implements MemoryStore {
    */
   async get(key: string): Promise<string | null> {
     checkKey(key);
+    const writes = this.ownWrites;
     const changes = this.storage.changeStamp;
     const stamp = changes === undefined ? undefined : await changes.shared();
     if (stamp !== undefined) {
@@ -175,8 +196,13 @@ export class DatabaseMemoryStore implements MemoryStore {
     }
     const row = await this.liveRow(key);
     const value = row?.value ?? null;
-    if (stamp !== undefined) this.keep(key, { value, expiresAt: row ? Number(row.expires_at) : Infinity }, stamp);
+    if (stamp !== undefined && this.unwrittenSince(key, writes)) this.keep(key, { value, expiresAt: row ? Number(row.expires_at) : Infinity }, stamp);
     return value;
+  }
+
+  /** No own write of `key` completed after `writes` own writes (when its read began; see `ownWrites`). */
+  private unwrittenSince(key: string, writes: number): boolean {
+    return writes >= this.floor && (this.ownWriteOf.get(key) ?? 0) <= writes;
   }
 
   /**
@@ -198,8 +224,24 @@ export class DatabaseMemoryStore implements MemoryStore {
   async set(key: string, value: string, ttlMs: number): Promise<void> {
     checkKey(key);
     const st = this.statement('set', (p) => this.table().insert({ key: p.key, value: p.value, expires_at: p.expiresAt }).onConflict('key').merge(['value', 'expires_at']));
-    await this.runStatement(st, 'run', { key, value, expiresAt: this.now() + ttl(ttlMs) });
-    this.wrote();
+    await this.ownWrite(key, () => this.runStatement(st, 'run', { key, value, expiresAt: this.now() + ttl(ttlMs) }));
+  }
+
+  /**
+   * One autocommit statement writing `key` alone. When it was the only commit since the change
+   * stamp was last read, only that key's kept read is dropped (storage/sqlite-change-stamp.ts,
+   * "Own writes"); otherwise, or when it fails, every kept read is stale (`wrote`).
+   */
+  private async ownWrite(key: string, exec: () => Promise<RunResult>): Promise<RunResult> {
+    const changes = this.storage.changeStamp;
+    const mark = changes?.beforeOwnWrite();
+    let result: RunResult | undefined;
+    try {
+      result = await exec();
+      return result;
+    } finally {
+      if (!(result && changes?.afterOwnWrite(mark, result.affectedRows, key))) this.wrote();
+    }
   }
 
   /** A write of this store is committed: reads kept from before it are stale (see `get`). */
@@ -211,8 +253,7 @@ export class DatabaseMemoryStore implements MemoryStore {
   async replace(key: string, value: string, ttlMs: number): Promise<boolean> {
     checkKey(key);
     const now = this.now();
-    const r = await this.run(this.table().where('key', key).andWhere('expires_at', '>', now).update({ value, expires_at: now + ttl(ttlMs) }));
-    this.wrote();
+    const r = await this.ownWrite(key, () => this.run(this.table().where('key', key).andWhere('expires_at', '>', now).update({ value, expires_at: now + ttl(ttlMs) })));
     return r.affectedRows > 0;
   }
 
@@ -244,8 +285,7 @@ export class DatabaseMemoryStore implements MemoryStore {
 
   async delete(key: string): Promise<void> {
     checkKey(key);
-    await this.runStatement(this.statement('delete', (p) => this.table().where('key', p.key).delete()), 'run', { key });
-    this.wrote();
+    await this.ownWrite(key, () => this.runStatement(this.statement('delete', (p) => this.table().where('key', p.key).delete()), 'run', { key }));
   }
 
   async increment(key: string, ttlMs: number): Promise<number> {
@@ -318,6 +358,7 @@ export class DatabaseMemoryStore implements MemoryStore {
   async close(): Promise<void> {
     this.closed = true;
     clearInterval(this.sweeper);
+    this.stopListening?.();
   }
 }
 

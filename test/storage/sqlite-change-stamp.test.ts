@@ -129,6 +129,47 @@ t.test('callers that ask before a shared read share it; the read comes after eve
   t.not(await pending, b);
 });
 
+t.test('an own write that was the only commit leaves the stamp as it was and names its key', async (t) => {
+  const { path, db } = walDatabase(t, 'g.db');
+  const stamp = new SqliteChangeStamp(path);
+  const told: string[] = [];
+  const stop = stamp.onOwnWrite((key) => void told.push(key));
+  const g = stamp.current();
+  t.type(g, 'number');
+  const insert = db.prepare('insert into m values (?, ?)');
+
+  let mark = stamp.beforeOwnWrite();
+  insert.run(['g1', 'v']);
+  t.equal(stamp.afterOwnWrite(mark, 1, 'g1'), true, 'one commit, one changed row');
+  t.same(told, ['g1'], 'the readers are told its key');
+  t.equal(stamp.current(), g, 'and the stamp stays: other kept reads are still good');
+
+  mark = stamp.beforeOwnWrite();
+  t.equal(stamp.afterOwnWrite(mark, 0, 'g2'), true, 'no row changed and nothing committed');
+
+  mark = stamp.beforeOwnWrite();
+  insert.run(['g3', 'v']);
+  insert.run(['g4', 'v']);
+  t.equal(stamp.afterOwnWrite(mark, 1, 'g3'), false, 'two commits: another one besides ours');
+
+  stamp.current();
+  mark = stamp.beforeOwnWrite();
+  insert.run(['g5', 'v']);
+  t.equal(stamp.afterOwnWrite(mark, 0, 'g5'), false, 'a commit while our statement changed nothing is somebody else\'s');
+
+  stamp.current();
+  insert.run(['g6', 'v']);
+  t.equal(stamp.beforeOwnWrite(), undefined, 'a commit since the last look: no mark');
+  t.equal(stamp.afterOwnWrite(undefined, 1, 'g7'), false);
+  t.same(told, ['g1', 'g2'], 'only the writes that were the only commit were told');
+  stop();
+  stamp.current();
+  mark = stamp.beforeOwnWrite();
+  insert.run(['g8', 'v']);
+  t.equal(stamp.afterOwnWrite(mark, 1, 'g8'), true);
+  t.same(told, ['g1', 'g2'], 'a reader that stopped listening is not told');
+});
+
 t.test("this process's own commits count without reading the file", async (t) => {
   const { path } = walDatabase(t, 'd.db');
   const stamp = new SqliteChangeStamp(path);

@@ -1,4 +1,7 @@
-import t from 'tap';
+import t, { type Test } from 'tap';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { Config } from '../../../core/config.js';
 import type { Storage } from '../../../core/storage.js';
 import { openMemoryStore, openStorage } from '../../../storage/index.js';
@@ -85,4 +88,110 @@ t.test("this process's own writes end its kept reads, even when the -shm file it
   t.equal(storage.changeStamp!.current(), undefined, 'the stamp cannot tell any more');
   await memory.delete('session:own');
   t.equal(await memory.get('session:own'), null, 'the logout here is seen here');
+});
+
+/**
+ * A SQLite file of its own: the files of `targets` are shared with the test above, which
+ * replaces a -shm file under an open connection (after that, this process's SQLite keeps
+ * writing the old one, which no new change stamp reads).
+ */
+async function freshSqlite(t: Test): Promise<Storage> {
+  const dir = await mkdtemp(join(tmpdir(), 'latchkey-own-writes-'));
+  const storage = await openStorage(new Config({ 'database-type': 'sqlite', 'database-url': join(dir, 'own.db'), 'memory-store': 'database' }), []);
+  t.teardown(async () => {
+    await storage.close();
+    await rm(dir, { recursive: true, force: true });
+  });
+  return storage;
+}
+
+/** Counts the memory store's reads that reach SQLite (kept statements, `get`). */
+function countReads(storage: Storage): { readonly n: number } {
+  const statements = storage.statements as { run: (sql: string, values: unknown[], method: string) => Promise<unknown> };
+  const run = statements.run.bind(statements);
+  const counter = { n: 0 };
+  statements.run = (sql, values, method) => {
+    if (method === 'get') counter.n++;
+    return run(sql, values, method);
+  };
+  return counter;
+}
+
+t.test("an own write that was the only commit drops only its key's kept read", async (t) => {
+  const storage = await freshSqlite(t);
+  const memory = new DatabaseMemoryStore(storage);
+  t.teardown(() => memory.close());
+  await memory.set('own:a', 'A', 60_000);
+  await memory.set('own:b', 'B', 60_000);
+  t.equal(await memory.get('own:a'), 'A');
+  t.equal(await memory.get('own:b'), 'B');
+  const reads = countReads(storage);
+  t.equal(await memory.get('own:a'), 'A');
+  t.equal(reads.n, 0, 'kept');
+  await memory.set('own:c', 'C', 60_000);
+  await memory.delete('own:b');
+  t.equal(await memory.get('own:a'), 'A');
+  t.equal(reads.n, 0, 'still kept after own writes of other keys');
+  t.equal(await memory.get('own:b'), null, 'the deleted key is read again');
+  t.equal(reads.n, 1);
+  t.equal(await memory.get('own:c'), 'C');
+  // A commit by another connection (here: a raw statement on the ORM's connection, which this
+  // store did not make) makes everything stale again.
+  await storage.orm.em.getConnection().execute(`update ${'latchkey_memory'} set value = 'A2' where key = 'own:a'`, [], 'run');
+  t.equal(await memory.get('own:a'), 'A2', 'a write that is not an own write of this store is seen');
+});
+
+t.test('a read in flight while an own write of its key runs is not kept', async (t) => {
+  const storage = await freshSqlite(t);
+  const memory = new DatabaseMemoryStore(storage);
+  t.teardown(() => memory.close());
+  await memory.set('race:k', 'old', 60_000);
+  // The read gets its row, then waits until the write has committed before it files it.
+  const store = memory as unknown as { liveRow(key: string): Promise<unknown> };
+  const liveRow = store.liveRow.bind(store);
+  let release!: () => void;
+  const gate = new Promise<void>((resolve) => (release = resolve));
+  let read!: () => void;
+  const readDone = new Promise<void>((resolve) => (read = resolve));
+  store.liveRow = async (key) => {
+    const row = await liveRow(key);
+    read();
+    await gate;
+    return row;
+  };
+  const inFlight = memory.get('race:k');
+  await readDone;
+  store.liveRow = liveRow;
+  await memory.set('race:k', 'new', 60_000);
+  release();
+  t.equal(await inFlight, 'old', 'the read in flight answers what it read (it overlapped the write)');
+  t.equal(await memory.get('race:k'), 'new', 'but it was not kept');
+});
+
+t.test('a read in flight while an own write of another key runs is kept', async (t) => {
+  const storage = await freshSqlite(t);
+  const memory = new DatabaseMemoryStore(storage);
+  t.teardown(() => memory.close());
+  await memory.set('race:x', 'X', 60_000);
+  const store = memory as unknown as { liveRow(key: string): Promise<unknown> };
+  const liveRow = store.liveRow.bind(store);
+  let release!: () => void;
+  const gate = new Promise<void>((resolve) => (release = resolve));
+  let read!: () => void;
+  const readDone = new Promise<void>((resolve) => (read = resolve));
+  store.liveRow = async (key) => {
+    const row = await liveRow(key);
+    read();
+    await gate;
+    return row;
+  };
+  const inFlight = memory.get('race:x');
+  await readDone;
+  store.liveRow = liveRow;
+  await memory.set('race:y', 'Y', 60_000);
+  release();
+  t.equal(await inFlight, 'X');
+  const reads = countReads(storage);
+  t.equal(await memory.get('race:x'), 'X');
+  t.equal(reads.n, 0, 'kept: the write was of another key');
 });
