@@ -105,6 +105,14 @@ async function freshSqlite(t: Test): Promise<Storage> {
   return storage;
 }
 
+/** A database memory store on a SQLite file of its own (`freshSqlite`). */
+async function freshStore(t: Test): Promise<{ storage: Storage; memory: DatabaseMemoryStore }> {
+  const storage = await freshSqlite(t);
+  const memory = new DatabaseMemoryStore(storage);
+  t.teardown(() => memory.close());
+  return { storage, memory };
+}
+
 /** Counts the memory store's reads that reach SQLite (kept statements, `get`). */
 function countReads(storage: Storage): { readonly n: number } {
   const statements = storage.statements as { run: (sql: string, values: unknown[], method: string) => Promise<unknown> };
@@ -118,9 +126,7 @@ function countReads(storage: Storage): { readonly n: number } {
 }
 
 t.test("an own write that was the only commit drops only its key's kept read", async (t) => {
-  const storage = await freshSqlite(t);
-  const memory = new DatabaseMemoryStore(storage);
-  t.teardown(() => memory.close());
+  const { storage, memory } = await freshStore(t);
   await memory.set('own:a', 'A', 60_000);
   await memory.set('own:b', 'B', 60_000);
   t.equal(await memory.get('own:a'), 'A');
@@ -141,56 +147,43 @@ t.test("an own write that was the only commit drops only its key's kept read", a
   t.equal(await memory.get('own:a'), 'A2', 'a write that is not an own write of this store is seen');
 });
 
-t.test('a read in flight while an own write of its key runs is not kept', async (t) => {
-  const storage = await freshSqlite(t);
-  const memory = new DatabaseMemoryStore(storage);
-  t.teardown(() => memory.close());
-  await memory.set('race:k', 'old', 60_000);
-  // The read gets its row, then waits until the write has committed before it files it.
+/**
+ * Starts `memory.get(key)` and holds it once it has read its row, before it files the read; runs
+ * `during` (the write) meanwhile, then lets it finish. Returns what the held read answered.
+ */
+async function readOverlapping(memory: DatabaseMemoryStore, key: string, during: () => Promise<void>): Promise<string | null> {
   const store = memory as unknown as { liveRow(key: string): Promise<unknown> };
   const liveRow = store.liveRow.bind(store);
   let release!: () => void;
   const gate = new Promise<void>((resolve) => (release = resolve));
   let read!: () => void;
   const readDone = new Promise<void>((resolve) => (read = resolve));
-  store.liveRow = async (key) => {
-    const row = await liveRow(key);
+  store.liveRow = async (k) => {
+    const row = await liveRow(k);
     read();
     await gate;
     return row;
   };
-  const inFlight = memory.get('race:k');
+  const inFlight = memory.get(key);
   await readDone;
   store.liveRow = liveRow;
-  await memory.set('race:k', 'new', 60_000);
+  await during();
   release();
-  t.equal(await inFlight, 'old', 'the read in flight answers what it read (it overlapped the write)');
+  return inFlight;
+}
+
+t.test('a read in flight while an own write of its key runs is not kept', async (t) => {
+  const { memory } = await freshStore(t);
+  await memory.set('race:k', 'old', 60_000);
+  const answered = await readOverlapping(memory, 'race:k', () => memory.set('race:k', 'new', 60_000));
+  t.equal(answered, 'old', 'the read in flight answers what it read (it overlapped the write)');
   t.equal(await memory.get('race:k'), 'new', 'but it was not kept');
 });
 
 t.test('a read in flight while an own write of another key runs is kept', async (t) => {
-  const storage = await freshSqlite(t);
-  const memory = new DatabaseMemoryStore(storage);
-  t.teardown(() => memory.close());
+  const { storage, memory } = await freshStore(t);
   await memory.set('race:x', 'X', 60_000);
-  const store = memory as unknown as { liveRow(key: string): Promise<unknown> };
-  const liveRow = store.liveRow.bind(store);
-  let release!: () => void;
-  const gate = new Promise<void>((resolve) => (release = resolve));
-  let read!: () => void;
-  const readDone = new Promise<void>((resolve) => (read = resolve));
-  store.liveRow = async (key) => {
-    const row = await liveRow(key);
-    read();
-    await gate;
-    return row;
-  };
-  const inFlight = memory.get('race:x');
-  await readDone;
-  store.liveRow = liveRow;
-  await memory.set('race:y', 'Y', 60_000);
-  release();
-  t.equal(await inFlight, 'X');
+  t.equal(await readOverlapping(memory, 'race:x', () => memory.set('race:y', 'Y', 60_000)), 'X');
   const reads = countReads(storage);
   t.equal(await memory.get('race:x'), 'X');
   t.equal(reads.n, 0, 'kept: the write was of another key');
