@@ -197,11 +197,12 @@ export async function createTokensService({ config, memory, keys, sessions, user
   /**
    * Tokens whose signature, algorithm and issuer were verified, until their `exp`. A JWS check is
    * a pure function of the token text and the (boot-time, fixed) keys, so verifying an identical
-   * string again can only give the same answer; a hit still re-checks `exp` against the clock.
+   * string again can only give the same answer; an entry's deadline is its `exp`, so a hit is
+   * never an expired token.
    * This caches no authorization decision: callers look the session up on every request, so
    * logout, revoke, deactivation and admin revoke still take effect on the next request. Only
-   * tokens that verified are stored (an attacker cannot fill it with garbage), at most
-   * VERIFIED_CACHE_MAX of them.
+   * tokens that verified are stored (an attacker cannot fill it with garbage), from their second
+   * use (`sighting`), at most VERIFIED_CACHE_MAX of them.
    */
   const verified = new ExpiringCache<string, JWTPayload>(VERIFIED_CACHE_MAX);
   /** Only a token seen before is kept: one used once would only be churn (second-sighting.ts). */
@@ -221,7 +222,6 @@ export async function createTokensService({ config, memory, keys, sessions, user
   const verifyJwt = async (token: string): Promise<JWTPayload | null> => {
     if (token.length > 8192) return null;
     const now = Date.now() / 1000;
-    // Kept until its `exp` (below): a hit is a token that verified and has not expired.
     const hit = verified.get(token, now);
     if (hit) return hit;
     try {

@@ -50,3 +50,15 @@ t.test('a cookie re-issued by /session rotation gets 24 hours of its own', async
   await t.rejects(profileWith(first.cookie), { code: 'unauthenticated' }, 'the old cookie (its session rotated away, and 30 h old)');
   t.equal((await profileWith(next)).email, 'rotate@example.com', 'the new cookie, 10 h old');
 });
+
+t.test('an access token answered from the verified-token cache still ends at its exp', async (t) => {
+  await signup(kernel, 'cached@example.com');
+  const { auth } = await loginCookie(kernel, 'cached@example.com');
+  const profile = () => call<{ email: string }>(kernel, 'profile', undefined, { bearer: auth.access_token });
+  // Kept from its second use (plugins/tokens/second-sighting.ts); the third is a cache hit.
+  for (let i = 0; i < 3; i++) t.equal((await profile()).email, 'cached@example.com');
+  advance(29 * 60 * 1000);
+  t.equal((await profile()).email, 'cached@example.com', 'at 29 minutes');
+  advance(2 * 60 * 1000);
+  await t.rejects(profile(), { code: 'unauthenticated' }, 'at 31 minutes, though its session lives on');
+});

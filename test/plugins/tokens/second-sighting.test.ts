@@ -1,7 +1,8 @@
 import t from 'tap';
 import { SecondSighting } from '../../../plugins/tokens/second-sighting.js';
 
-const token = (i: number) => `header.payload.${i.toString(36).padStart(6, 'x')}`;
+// Varies in the four characters before the last one, which the fingerprint reads.
+const token = (i: number) => `header.payload.${i.toString(36).padStart(6, 'x')}Q`;
 
 t.test('a token is "seen before" from its second sighting on', async (t) => {
   const s = new SecondSighting(100);
@@ -19,8 +20,9 @@ t.test('only the last `size` new tokens are remembered', async (t) => {
   t.equal(s.seenBefore(token(3)), true, 'a recent one is still known');
 });
 
-t.test('tokens that differ before their last four characters share a fingerprint (a harmless early admission)', async (t) => {
+t.test('the fingerprint is the four characters before the last one', async (t) => {
   const s = new SecondSighting(10);
-  t.equal(s.seenBefore('aaaa.bbbb.cccc1234'), false);
-  t.equal(s.seenBefore('zzzz.yyyy.wwww1234'), true);
+  t.equal(s.seenBefore('aaaa.bbbb.cccc1234A'), false);
+  t.equal(s.seenBefore('zzzz.yyyy.wwww1234B'), true, 'other text elsewhere, same four: a harmless early admission');
+  t.equal(s.seenBefore('aaaa.bbbb.cccc1235A'), false, 'one of the four differs: new');
 });

@@ -1,13 +1,11 @@
 import t, { type Test } from 'tap';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { Config } from '../../../core/config.js';
 import type { Storage } from '../../../core/storage.js';
 import { openMemoryStore, openStorage } from '../../../storage/index.js';
 import { DatabaseMemoryStore } from '../../../storage/memory/database.js';
 import { REPLACEMENT_CHECK_MS } from '../../../storage/sqlite-change-stamp.js';
-import { databaseTargets } from '../../helpers/databases.js';
+import { MEMORY_TABLE } from '../../../storage/entities/memory-entry.js';
+import { databaseTargets, sqliteTarget } from '../../helpers/databases.js';
 import { memoryStoreSuite } from './shared-suite.js';
 
 const targets = await databaseTargets();
@@ -96,11 +94,11 @@ t.test("this process's own writes end its kept reads, even when the -shm file it
  * writing the old one, which no new change stamp reads).
  */
 async function freshSqlite(t: Test): Promise<Storage> {
-  const dir = await mkdtemp(join(tmpdir(), 'latchkey-own-writes-'));
-  const storage = await openStorage(new Config({ 'database-type': 'sqlite', 'database-url': join(dir, 'own.db'), 'memory-store': 'database' }), []);
+  const target = await sqliteTarget();
+  const storage = await openStorage(new Config({ ...target.flags, 'memory-store': 'database' }), []);
   t.teardown(async () => {
     await storage.close();
-    await rm(dir, { recursive: true, force: true });
+    await target.dispose();
   });
   return storage;
 }
@@ -143,7 +141,7 @@ t.test("an own write that was the only commit drops only its key's kept read", a
   t.equal(await memory.get('own:c'), 'C');
   // A commit by another connection (here: a raw statement on the ORM's connection, which this
   // store did not make) makes everything stale again.
-  await storage.orm.em.getConnection().execute(`update ${'latchkey_memory'} set value = 'A2' where key = 'own:a'`, [], 'run');
+  await storage.orm.em.getConnection().execute(`update ${MEMORY_TABLE} set value = 'A2' where key = 'own:a'`, [], 'run');
   t.equal(await memory.get('own:a'), 'A2', 'a write that is not an own write of this store is seen');
 });
 
