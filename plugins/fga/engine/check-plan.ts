@@ -42,6 +42,12 @@ export class RelationPlan {
   readonly usersets = new Map<string, RelationPlan>();
   /** A closed direct relation (compiled-model.ts): may be answered bottom-up. */
   closed = false;
+  /**
+   * A union of direct users and tuple-to-userset steps whose parents' relations are such unions
+   * too, admitting only usersets of closed relations (`viewer: [user, group#member] or viewer from
+   * parent`): what it grants through an object's parents can be kept per object (frontier.ts).
+   */
+  frontier = false;
   /** This relation's place among its type's relations: the resolver keeps one state per place and object. */
   slot = 0;
   /** One 0 per relation of the type: the resolver's fresh states for an object of this type. */

@@ -4,7 +4,7 @@
  * dependency edges list-objects walks. Built once per model version.
  */
 import { ServiceError } from '../../../core/errors.js';
-import { linkPlan, RelationPlan } from './check-plan.js';
+import { linkPlan, RelationPlan, THIS, TTU, UNION, type Step } from './check-plan.js';
 import { compileModel } from './model-validator.js';
 import { parseObject, parseUser, shapeOf, userShape, isRelationName } from './tuple-format.js';
 import { isStratified } from './stratified.js';
@@ -86,6 +86,7 @@ export class CompiledModel {
         if (via.length > 0) target.reachVia.set(shape, via);
       }
     }
+    markFrontiers([...this.plans.values()].flatMap((byName) => [...byName.values()]));
   }
 
   /** What check needs of `type#relation` (check-plan.ts); undefined when the model lacks it. */
@@ -234,4 +235,30 @@ export function positiveLeaves(rw: Rewrite): Rewrite[] {
     default:
       return [rw];
   }
+}
+
+/**
+ * Marks the plans whose grants through parents can be kept per object (`RelationPlan.frontier`):
+ * a rewrite of direct users and `x from y` steps (one union at most), usersets only of closed
+ * relations, and every parent's relation marked too. The greatest such set: a relation that
+ * reaches itself through parents (`viewer from parent` on a folder) stays marked.
+ */
+function markFrontiers(plans: readonly RelationPlan[]): void {
+  const leaves = (step: Step): readonly Step[] | null => {
+    if (step.kind === THIS || step.kind === TTU) return [step];
+    if (step.kind !== UNION) return null;
+    return step.children.every((c) => c.kind === THIS || c.kind === TTU) ? step.children : null;
+  };
+  const marked = new Set(plans.filter((p) => leaves(p.rewrite) !== null && [...p.usersets.values()].every((target) => target.closed)));
+  for (let changed = true; changed; ) {
+    changed = false;
+    for (const p of marked) {
+      const ok = leaves(p.rewrite)!.every((step) => step.kind === THIS || [...step.parents!.values()].every((parent) => marked.has(parent)));
+      if (!ok) {
+        marked.delete(p);
+        changed = true;
+      }
+    }
+  }
+  for (const p of marked) p.frontier = true;
 }

@@ -28,6 +28,7 @@ import { ServiceError } from '../../../core/errors.js';
 import { COMPUTED, EXCLUSION, INTERSECTION, THIS, TTU, UNION, type RelationPlan, type Step } from './check-plan.js';
 import type { CompiledModel } from './compiled-model.js';
 import { DirectUsers } from './direct-users.js';
+import { frontierOf, type Frontier } from './frontier.js';
 import { TupleIndex, type ObjectTuples } from './tuple-index.js';
 import type { TupleReader } from './tuple-reader.js';
 import { shapeOf, typeOf } from './tuple-format.js';
@@ -242,6 +243,8 @@ export class Resolver {
   private user = '';
   private userShape = '';
   private userIsSet = false;
+  /** Frontiers (frontier.ts) may stand for parent walks: the node's own index, a stratified model, a plain checked user. */
+  private frontiersOn = false;
   private userWildcard = '';
   /** For a userset user `type:id#relation`: its object and relation (the self-defining userset). */
   private userObject = '';
@@ -299,6 +302,9 @@ export class Resolver {
     this.user = user;
     this.userShape = shapeOf(user);
     this.userIsSet = user.includes('#');
+    // A userset as the checked user is granted by every node it names along the walk (the
+    // self-defining rule in `resolve`), which a frontier does not list.
+    this.frontiersOn = this.index !== undefined && this.model.stratified && !this.userIsSet;
     this.userWildcard = this.userIsSet ? '' : `${typeOf(user)}:*`;
     const h = user.lastIndexOf('#');
     this.userObject = this.userIsSet ? user.slice(0, h) : '';
@@ -503,6 +509,15 @@ export class Resolver {
           if (computed === undefined) continue;
           const mark = this.deepest;
           try {
+            // What the parent and its own parents grant, kept across requests (frontier.ts),
+            // where the walk it stands for could neither fail nor meet a cycle.
+            if (this.frontiersOn && computed.frontier) {
+              const f = frontierOf(this.index!, this.model, this.heights, p, computed, MAX_DEPTH);
+              if (f !== null && depth + 1 + f.deepest <= MAX_DEPTH) {
+                if (this.viaFrontier(f, depth + 1)) return true;
+                continue;
+              }
+            }
             if (this.resolve(p.object, computed.name, computed, depth + 1, this.index?.tuplesAt(p))) return true;
           } catch (err) {
             failure = this.failedBranch(err, mark, failure);
@@ -558,6 +573,31 @@ export class Resolver {
         if (failure) throw failure;
         return true;
       }
+    }
+    return false;
+  }
+
+  /**
+   * The walk of a parent at `depth` through its frontier: its plain users, then its usersets
+   * (closed relations, answered as ever). Counted as deep as the walk could have gone, so a
+   * remembered answer is reused only where that walk would fit.
+   */
+  private viaFrontier(f: Frontier, depth: number): boolean {
+    this.evaluations++;
+    if (depth + f.deepest > this.deepest) this.deepest = depth + f.deepest;
+    const user = this.user;
+    if (f.plain.has(user) || (this.userWildcard !== user && f.plain.has(this.userWildcard))) return true;
+    const index = this.index!;
+    for (const s of f.sets) {
+      // The usersets the user reaches, walked up once per request (`reach`): a probe of a small
+      // set instead of a visit to each group. Within the limit and without a cycle (the
+      // frontier's precondition), that set is exactly what the walk down would find.
+      const reached = this.reach(s.target);
+      if (reached !== null) {
+        if (reached.get(s.target)?.has(s.view.object) === true) return true;
+        continue;
+      }
+      if (this.resolve(s.view.object, s.view.relation, s.target, depth + 1, index.tuplesAt(s.view))) return true;
     }
     return false;
   }

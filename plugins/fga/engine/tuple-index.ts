@@ -3,8 +3,10 @@
  * reverse (`type#relation@user` -> object ids). It is the TupleReader of every store and the
  * overlay for contextual tuples.
  */
+import type { RelationPlan } from './check-plan.js';
 import type { CompiledModel } from './compiled-model.js';
 import { DirectUsers } from './direct-users.js';
+import type { Frontier } from './frontier.js';
 import type { TupleReader } from './tuple-reader.js';
 import type { Tuple } from './types.js';
 import { UsersetHeights } from './userset-heights.js';
@@ -36,6 +38,10 @@ function removeFrom(map: Map<string, Set<string>>, key: string, value: string): 
 export class ObjectTuples {
   readonly relations = new Map<string, DirectUsers<Set<string>>>();
   live = true;
+  /** What this object's parents grant, by relation plan (frontier.ts), valid while the index's epoch and the model are these. */
+  frontiers: Map<RelationPlan, Frontier | null> | undefined;
+  frontierEpoch = 0;
+  frontierModel: CompiledModel | undefined;
 }
 
 /** Something naming an object, with room to remember its tuples (direct-users.ts views). */
@@ -55,6 +61,11 @@ export class TupleIndex implements TupleReader {
   /** One string per relation name, so the per-object maps share their keys (compared in cache). */
   private readonly names = new Map<string, string>();
   private count = 0;
+  /**
+   * Bumped by every change (add, remove, clear): kept frontiers (frontier.ts) older than it are
+   * built again. Any change at all, since which relations a frontier read depends on the model.
+   */
+  epoch = 1;
   /** Cached userset heights (userset-heights.ts); dropped when a userset tuple changes. */
   private heights: UsersetHeights | undefined;
 
@@ -77,6 +88,7 @@ export class TupleIndex implements TupleReader {
     if (set.has(t.user)) return false;
     set.add(t.user);
     users.changed(isSet);
+    this.epoch++;
     if (isSet) this.heights = undefined;
     addTo(this.reverse, `${t.object.slice(0, i)}#${t.relation}@${t.user}`, t.object.slice(i + 1));
     this.count++;
@@ -91,6 +103,7 @@ export class TupleIndex implements TupleReader {
     const set = isSet ? users?.sets : users?.plain;
     if (!tuples || !users || !set || !set.delete(t.user)) return false;
     users.changed(isSet);
+    this.epoch++;
     if (set.size === 0) {
       if (isSet) users.sets = undefined;
       else users.plain = undefined;
@@ -116,6 +129,7 @@ export class TupleIndex implements TupleReader {
     this.objects.clear();
     this.reverse.clear();
     this.count = 0;
+    this.epoch++;
     this.heights = undefined;
   }
 
