@@ -22,20 +22,40 @@ const MODEL = `${GROUPS_MODEL}type doc
 `;
 const anne = { user: 'user:anne', relation: 'can_view', object: 'doc:1' };
 
+type Question = Parameters<CheckCache['set']>[1];
+/** Stores an answer: `set` keeps one only at its question's second sighting. */
+function store(cache: CheckCache, generation: number, q: Question, allowed: boolean, hash?: number): void {
+  cache.set(generation, q, allowed, hash);
+  cache.set(generation, q, allowed, hash);
+}
+
+t.test('CheckCache: an answer is kept from its question\'s second sighting, and a question seen once leaves only a number', async (t) => {
+  const cache = new CheckCache(1000);
+  cache.set(1, anne, true);
+  t.equal(cache.get(1, anne), undefined, 'seen once: not kept');
+  t.equal(cache.size, 0);
+  cache.set(1, anne, true);
+  t.equal(cache.get(1, anne), true, 'seen twice: kept');
+  t.equal(cache.size, 1);
+  for (let i = 0; i < 5000; i++) cache.set(1, { user: `user:u${i}`, relation: 'can_view', object: `doc:${i}` }, false);
+  t.equal(cache.size, 1, 'questions that never repeat keep no strings');
+  t.equal(cache.get(1, anne), true, 'and push nothing out');
+});
+
 t.test('CheckCache: an answer is only returned for the generation it was computed in', async (t) => {
   const cache = new CheckCache(2);
   t.equal(cache.get(1, anne), undefined);
-  cache.set(1, anne, true);
+  store(cache, 1, anne, true);
   t.equal(cache.get(1, anne), true);
   t.equal(cache.get(1, { ...anne }), true, 'the same question in other objects');
   t.equal(cache.get(2, anne), undefined, 'a newer generation does not see it');
-  cache.set(2, anne, false);
+  store(cache, 2, anne, false);
   t.equal(cache.get(2, anne), false);
   t.equal(cache.size, 1, 'the same question takes the same slot');
-  for (let i = 0; i < 10; i++) cache.set(2, { ...anne, object: `doc:${i}` }, true);
+  for (let i = 0; i < 10; i++) store(cache, 2, { ...anne, object: `doc:${i}` }, true);
   t.equal(cache.size, 2, 'bounded');
   const split = new CheckCache(1000);
-  split.set(1, { user: 'user:a', relation: 'bc', object: 'd:e' }, true);
+  store(split, 1, { user: 'user:a', relation: 'bc', object: 'd:e' }, true);
   t.equal(split.get(1, { user: 'user:ab', relation: 'c', object: 'd:e' }), undefined, 'fields stay apart');
   t.equal(split.get(1, { user: 'user:a', relation: 'bc', object: 'd:e' }), true);
 });
@@ -49,7 +69,7 @@ t.test('CheckCache: questions with the same hash are told apart by their fields 
     { user: 'user:anne', relation: 'can_view', object: 'doc:2' },
   ];
   // Every question forced onto the same hash, so only the full comparison can tell them apart.
-  cache.set(1, anneDoc, true, 7);
+  store(cache, 1, anneDoc, true, 7);
   for (const q of others) t.equal(cache.get(1, q, 7), undefined, `${q.user} ${q.relation} ${q.object} is not served anne's answer`);
   t.equal(cache.get(1, { ...anneDoc }, 7), true, 'the same question still is');
   t.equal(cache.get(1, anneDoc), undefined, 'under its real hash it was never stored');
@@ -59,7 +79,7 @@ t.test('CheckCache: questions with the same hash are told apart by their fields 
 t.test('CheckCache: a full table answers only what it holds, exactly', async (t) => {
   const cache = new CheckCache(64);
   const q = (i: number) => ({ user: `user:u${i}`, relation: 'can_view', object: `doc:${i % 7}` });
-  for (let i = 0; i < 1000; i++) cache.set(5, q(i), i % 3 === 0);
+  for (let i = 0; i < 1000; i++) store(cache, 5, q(i), i % 3 === 0);
   t.ok(cache.size <= 64, `at most the bound (${cache.size})`);
   let held = 0;
   for (let i = 0; i < 1000; i++) {
@@ -75,8 +95,8 @@ t.test('CheckCache: a full table answers only what it holds, exactly', async (t)
   // hash by luck of its low bits, not a promise of the table.)
   for (let i = 998; i < 1000; i++) t.not(cache.get(5, q(i)), undefined, `the newest answers are kept (${i})`);
   const one = new CheckCache(1);
-  one.set(1, q(1), true);
-  one.set(1, q(2), false);
+  store(one, 1, q(1), true);
+  store(one, 1, q(2), false);
   t.equal(one.size, 1);
   t.equal(one.get(1, q(2)), false);
   t.equal(one.get(1, q(1)), undefined);
@@ -87,7 +107,9 @@ t.test('every change on this node is seen by the next check', async (t) => {
   t.teardown(() => svc.close());
   await svc.installModel(MODEL);
   t.same(svc.check([anne]), [false]);
-  t.equal(svc.cachedAnswers, 1, 'the answer is remembered');
+  t.equal(svc.cachedAnswers, 0, 'asked once: not remembered');
+  t.same(svc.check([anne]), [false]);
+  t.equal(svc.cachedAnswers, 1, 'asked again: the answer is remembered');
   t.same(svc.check([anne]), [false], 'again (cached)');
   t.equal(svc.cachedAnswers, 1);
   await svc.writeTuples([{ user: 'user:anne', relation: 'viewer', object: 'doc:1' }]);
@@ -125,6 +147,8 @@ t.test('a node that pulls the change log drops its older answers', async (t) => 
   await writer.installModel(MODEL);
   await reader.sync();
   t.same(reader.check([anne]), [false]);
+  t.same(reader.check([anne]), [false], 'asked twice: cached');
+  t.equal(reader.cachedAnswers, 1);
   await writer.writeTuples([{ user: 'user:anne', relation: 'viewer', object: 'doc:1' }]);
   t.same(reader.check([anne]), [false], 'not pulled yet: the same answer as an uncached read would give');
   await reader.sync();
