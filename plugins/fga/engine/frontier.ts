@@ -97,6 +97,8 @@ class Builder {
       if (step.kind === THIS) {
         const users = tuples.relations.get(plan.name);
         if (users === undefined) continue;
+        // Past the cap the walk answers: stop counting at once (a folder may have 100k viewers).
+        if ((users.plain?.size ?? 0) + (users.sets?.size ?? 0) > MAX_ENTRIES) return null;
         for (const u of users.plain ?? []) if (plan.allowed.has(shapeOf(u))) plain.add(u);
         for (const view of users.usersets()) {
           const target = plan.usersets.get(view.shape);
@@ -118,6 +120,7 @@ class Builder {
         for (const u of above.plain) plain.add(u);
         for (const s of above.sets) if (!sets.has(s.view.user)) sets.set(s.view.user, s);
         deepest = Math.max(deepest, 1 + above.deepest);
+        if (plain.size + sets.size > MAX_ENTRIES) return null;
       }
     }
     if (deepest > this.limit || plain.size + sets.size > MAX_ENTRIES) return null;

@@ -5,7 +5,8 @@
  * answers, same depth errors, cycles still false, and a new userset tuple is seen at once.
  */
 import t from 'tap';
-import { CompiledModel, DepthExceededError, MAX_DEPTH, Resolver, TupleIndex, type TupleReader } from '../../../../plugins/fga/engine/index.js';
+import { CompiledModel, MAX_DEPTH, Resolver } from '../../../../plugins/fga/engine/index.js';
+import { indexAndWalk } from './index-and-walk.js';
 
 const MODEL = `model
   schema 1.1
@@ -19,24 +20,7 @@ type doc
 `;
 const model = CompiledModel.fromDsl('m', MODEL);
 
-function setup(tuples: [string, string, string][]) {
-  const index = new TupleIndex();
-  for (const [user, relation, object] of tuples) index.add({ user, relation, object });
-  const plain: TupleReader = {
-    directUsers: (k) => index.directUsers(k),
-    usersetUsers: (k) => index.usersetUsers(k),
-    objectIds: (ty, r, u) => index.objectIds(ty, r, u),
-  };
-  const answer = (reader: TupleReader, object: string, relation: string, user: string): boolean | 'depth' => {
-    try {
-      return new Resolver(model, reader).check(object, relation, user);
-    } catch (err) {
-      if (err instanceof DepthExceededError) return 'depth';
-      throw err;
-    }
-  };
-  return { index, both: (object: string, relation: string, user: string) => [answer(index, object, relation, user), answer(plain, object, relation, user)] };
-}
+const setup = (tuples: [string, string, string][]) => indexAndWalk(model, tuples);
 
 /** A 4-ary tree of groups g0..g340 (g0 the root), each leaf with one user u<leaf>. */
 function tree(): [string, string, string][] {

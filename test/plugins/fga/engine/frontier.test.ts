@@ -6,7 +6,9 @@
  */
 import t from 'tap';
 import fc from 'fast-check';
-import { CompiledModel, DepthExceededError, Resolver, TupleIndex, type TupleReader } from '../../../../plugins/fga/engine/index.js';
+import { CompiledModel, Resolver } from '../../../../plugins/fga/engine/index.js';
+import { indexAndWalk } from './index-and-walk.js';
+import { MAX_ENTRIES, MAX_NODES } from '../../../../plugins/fga/engine/frontier.js';
 
 const MODEL = `model
   schema 1.1
@@ -26,27 +28,9 @@ type document
     define can_view: viewer but not blocked
 `;
 
-type Answer = boolean | 'depth';
-
 function setup(tuples: [string, string, string][], dsl = MODEL) {
   const model = CompiledModel.fromDsl('m', dsl);
-  const index = new TupleIndex();
-  for (const [user, relation, object] of tuples) index.add({ user, relation, object });
-  const plain: TupleReader = {
-    directUsers: (k) => index.directUsers(k),
-    usersetUsers: (k) => index.usersetUsers(k),
-    objectIds: (ty, r, u) => index.objectIds(ty, r, u),
-  };
-  const answer = (reader: TupleReader, object: string, relation: string, user: string): Answer => {
-    try {
-      return new Resolver(model, reader).check(object, relation, user);
-    } catch (err) {
-      if (err instanceof DepthExceededError) return 'depth';
-      throw err;
-    }
-  };
-  /** [through the index (frontiers), walking every level]. */
-  const both = (object: string, relation: string, user: string): [Answer, Answer] => [answer(index, object, relation, user), answer(plain, object, relation, user)];
+  const { index, both } = indexAndWalk(model, tuples);
   /** How many frontiers the index keeps on `object`'s entry. */
   const kept = (object: string) => index.tuplesOf(object)?.frontiers?.size ?? 0;
   return { model, index, both, kept };
@@ -191,6 +175,25 @@ t.test('on a cycle, whichever folder is asked first, every folder is answered in
     }
   }
   t.equal(compared, 54);
+});
+
+t.test('past the size caps the walk answers, the same way', async (t) => {
+  // More viewers on one folder than a frontier holds (MAX_ENTRIES).
+  const crowd: [string, string, string][] = [...chain(3)];
+  for (let i = 0; i <= MAX_ENTRIES; i++) crowd.push([`user:v${i}`, 'viewer', 'folder:f0']);
+  const wide = setup(crowd);
+  t.same(wide.both('document:d', 'viewer', 'user:v7'), [true, true]);
+  t.same(wide.both('document:d', 'viewer', 'user:stranger'), [false, false]);
+  t.equal(wide.index.tuplesOf('folder:f3')?.frontiers?.get(wide.model.plan('folder', 'viewer')!), null, 'no frontier kept for it');
+  // More ancestors than one build visits (MAX_NODES): every folder of a ladder has two parents.
+  const ladder: [string, string, string][] = [['folder:top', 'parent', 'folder:l0a'], ['folder:top', 'parent', 'folder:l0b'], ['user:u', 'viewer', 'folder:top']];
+  for (let i = 1; i < 12; i++) {
+    for (const side of ['a', 'b']) ladder.push([`folder:l${i - 1}a`, 'parent', `folder:l${i}${side}`], [`folder:l${i - 1}b`, 'parent', `folder:l${i}${side}`]);
+  }
+  for (let i = 0; i < MAX_NODES + 10; i++) ladder.push([`folder:side${i}`, 'parent', 'folder:l11a']);
+  ladder.push(['folder:l11a', 'parent', 'document:d']);
+  t.same(setup(ladder).both('document:d', 'viewer', 'user:u'), [true, true]);
+  t.same(setup(ladder).both('document:d', 'viewer', 'user:other'), [false, false]);
 });
 
 t.test('writes after a check are seen by the next one', async (t) => {
