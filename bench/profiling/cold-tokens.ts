@@ -1,0 +1,63 @@
+/**
+ * Development aid, not part of `npm run bench`: the accounts bench's cold HS256 rows alone, with
+ * server CPU per request. `profile` (bearer) and `validate_jwt_token` on Latchkey against the bare
+ * routes verifying the same tokens, every request a token neither side has seen lately: 24,000
+ * tokens of one session, each side going on through them in strict order (autocannon), as the
+ * bench does.
+ *
+ *   npx tsx bench/profiling/cold-tokens.ts
+ *
+ * Environment: R rounds (default 3; the first also warms the JIT), S seconds per run (4),
+ * BENCH_CPU_PROF=<dir> (every party writes a CPU profile there; cpuprofile-summary.ts reads it).
+ *
+ * Why not wrk: a wrk Lua script cycling through the same tokens saw Latchkey's verified-token
+ * cache hit more and more (0%, 12%, 62% over three runs, counted in the server; cause not found,
+ * a strict cycle gives ~0.2%), which made the cold rows look like 90-95% of bare.
+ */
+import { readFileSync } from 'node:fs';
+import { startParty, type Party } from '../accounts/parties.js';
+import { httpRun, postJson } from '../accounts/http.js';
+import { VERIFIED_CACHE_MAX } from '../../plugins/tokens/service.js';
+
+const SECRET = 'profiling-secret-0123456789abcdef0123456789';
+const PASSWORD = 'Correct-horse-9';
+const seconds = Number(process.env.S ?? 4);
+const rounds = Number(process.env.R ?? 3);
+
+const latchkey = await startParty({ kind: 'latchkey', flags: { 'rate-limit-per-minute': 0, 'memory-store': 'database', 'jwt-secret': SECRET } });
+const bare = await startParty({ kind: 'bare', alg: 'HS256', secret: SECRET, issuer: latchkey.origin });
+await postJson(`${latchkey.url}/v1/signup`, { email: 'cold@example.com', password: PASSWORD, confirm_password: PASSWORD }, { origin: latchkey.origin });
+const tokens = await latchkey.mint(VERIFIED_CACHE_MAX + 4000, 'cold@example.com');
+
+/** utime + stime of a process, in seconds (/proc/<pid>/stat, clock ticks of 1/100 s). */
+function cpuOf(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / 100;
+}
+
+async function measure(party: Party, label: string, load: () => ReturnType<typeof httpRun>): Promise<void> {
+  const before = cpuOf(party.pid);
+  const t0 = performance.now();
+  const result = await load();
+  const elapsed = (performance.now() - t0) / 1000;
+  const cpu = cpuOf(party.pid) - before;
+  console.log(label.padEnd(22), `${Math.round(result.rps)} req/s`.padEnd(14), `${((cpu * 1e6) / (result.rps * elapsed)).toFixed(1)} µs/req`, result.errors ? `(${result.errors} errors)` : '');
+}
+
+let latchkeyAt = 0;
+let bareAt = 0;
+const nextForLatchkey = () => tokens[latchkeyAt++ % tokens.length];
+const nextForBare = () => tokens[bareAt++ % tokens.length];
+const post = { 'content-type': 'application/json', origin: latchkey.origin };
+const bareBase = bare.url.replace(/\/verify$/, '');
+for (let r = 0; r < rounds; r++) {
+  await measure(bare, 'bare GET', () => httpRun({ url: `${bareBase}/verify`, durationS: seconds, vary: () => ({ headers: { authorization: `Bearer ${nextForBare()}` } }) }));
+  await measure(latchkey, 'latchkey profile', () => httpRun({ url: `${latchkey.url}/v1/profile`, durationS: seconds, vary: () => ({ headers: { authorization: `Bearer ${nextForLatchkey()}` } }) }));
+  await measure(bare, 'bare POST', () => httpRun({ url: `${bareBase}/validate`, method: 'POST', headers: post, durationS: seconds, vary: () => ({ body: JSON.stringify({ token_type: 'access_token', token: nextForBare() }) }) }));
+  await measure(latchkey, 'latchkey validate', () =>
+    httpRun({ url: `${latchkey.url}/v1/validate_jwt_token`, method: 'POST', headers: post, durationS: seconds, vary: () => ({ body: JSON.stringify({ token_type: 'access_token', token: nextForLatchkey() }) }) }),
+  );
+}
+await latchkey.close();
+await bare.close();
