@@ -7,14 +7,9 @@
 import t from 'tap';
 import { CompiledModel, MAX_DEPTH, Resolver } from '../../../../plugins/fga/engine/index.js';
 import { indexAndWalk } from './index-and-walk.js';
+import { WILDCARD_GROUPS_MODEL } from '../models.js';
 
-const MODEL = `model
-  schema 1.1
-type user
-type group
-  relations
-    define member: [user, user:*, group#member]
-type doc
+const MODEL = `${WILDCARD_GROUPS_MODEL}type doc
   relations
     define viewer: [group#member]
 `;

@@ -8,15 +8,10 @@ import t from 'tap';
 import fc from 'fast-check';
 import { CompiledModel, Resolver } from '../../../../plugins/fga/engine/index.js';
 import { indexAndWalk } from './index-and-walk.js';
+import { WILDCARD_GROUPS_MODEL } from '../models.js';
 import { MAX_ENTRIES, MAX_NODES } from '../../../../plugins/fga/engine/frontier.js';
 
-const MODEL = `model
-  schema 1.1
-type user
-type group
-  relations
-    define member: [user, user:*, group#member]
-type folder
+const MODEL = `${WILDCARD_GROUPS_MODEL}type folder
   relations
     define parent: [folder]
     define viewer: [user, user:*, group#member] or viewer from parent
