@@ -1,0 +1,40 @@
+/**
+ * Development aid: the FGA evaluator alone (no HTTP, no database) on the bench data set, uncached
+ * checks with a write every W checks (each write adds and removes a viewer tuple, which drops the
+ * index's frontiers), to see what frontiers cost under churn.
+ *
+ *   node --max-old-space-size=4096 --import tsx bench/profiling/fga-writes.ts 1000000
+ */
+import { CompiledModel } from '../../plugins/fga/engine/compiled-model.js';
+import { Resolver } from '../../plugins/fga/engine/resolver.js';
+import { TupleIndex } from '../../plugins/fga/engine/tuple-index.js';
+import { BENCH_MODEL, generate, prng } from '../fga/dataset.js';
+
+const size = Number(process.argv[2] ?? 1_000_000);
+const data = generate(size);
+const index = new TupleIndex();
+for (const t of data.tuples) index.add(t);
+const model = CompiledModel.fromDsl('bench', BENCH_MODEL);
+const rnd = prng(7);
+const question = () => ({ user: `user:u${rnd(data.users)}`, relation: 'can_view', object: `document:d${rnd(data.documents)}` });
+const ask = (q: ReturnType<typeof question>) => new Resolver(model, index).check(q.object, q.relation, q.user);
+
+for (let i = 0; i < 20_000; i++) ask(question());
+for (const every of [0, 2000, 200, 20, 2]) {
+  const lat: number[] = [];
+  for (let i = 0; i < 40_000; i++) {
+    if (every > 0 && i % every === 0) {
+      const t = { user: `user:writer${i}`, relation: 'viewer', object: `document:d${rnd(data.documents)}` };
+      index.add(t);
+      index.remove(t);
+    }
+    const q = question();
+    const start = performance.now();
+    ask(q);
+    lat.push(performance.now() - start);
+  }
+  lat.sort((a, b) => a - b);
+  const at = (p: number) => (lat[Math.floor(lat.length * p)] * 1000).toFixed(1);
+  const mean = (lat.reduce((a, b) => a + b, 0) / lat.length) * 1000;
+  console.log(`${size} tuples, ${every ? `a write every ${every} checks` : 'no writes'}: p50 ${at(0.5)} µs, p99 ${at(0.99)} µs, mean ${mean.toFixed(1)} µs`);
+}
