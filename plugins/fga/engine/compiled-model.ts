@@ -42,6 +42,11 @@ export class CompiledModel {
   readonly hasClosedDirect: boolean;
   /** No relation depends on itself through a `but not` (stratified.ts says what that buys). */
   readonly stratified: boolean;
+  /**
+   * The `type#relation`s whose tuples a frontier (frontier.ts) can read: the direct users and the
+   * tuplesets of the marked relations that are some `x from y`'s parent relation.
+   */
+  frontierReads: ReadonlySet<string> = new Set();
   /** Per type and relation, what check needs of it, looked up once (check-plan.ts). */
   private readonly plans = new Map<string, Map<string, RelationPlan>>();
 
@@ -86,7 +91,7 @@ export class CompiledModel {
         if (via.length > 0) target.reachVia.set(shape, via);
       }
     }
-    markFrontiers([...this.plans.values()].flatMap((byName) => [...byName.values()]));
+    this.frontierReads = markFrontiers([...this.plans.values()].flatMap((byName) => [...byName.values()]));
   }
 
   /** What check needs of `type#relation` (check-plan.ts); undefined when the model lacks it. */
@@ -243,7 +248,7 @@ export function positiveLeaves(rw: Rewrite): Rewrite[] {
  * relations, and every parent's relation marked too. The greatest such set: a relation that
  * reaches itself through parents (`viewer from parent` on a folder) stays marked.
  */
-function markFrontiers(plans: readonly RelationPlan[]): void {
+function markFrontiers(plans: readonly RelationPlan[]): Set<string> {
   const leaves = (step: Step): readonly Step[] | null => {
     if (step.kind === THIS || step.kind === TTU) return [step];
     if (step.kind !== UNION) return null;
@@ -261,4 +266,19 @@ function markFrontiers(plans: readonly RelationPlan[]): void {
     }
   }
   for (const p of marked) p.frontier = true;
+  // Frontiers are built only for a tuple-to-userset's parent relation, and from there for the
+  // parent relations of its own steps: what they read is these relations' direct users and tuplesets.
+  // A step anywhere in a rewrite (under a `but not` too) may use one.
+  const reads = new Set<string>();
+  const visit = (step: Step): void => {
+    for (const c of step.children) visit(c);
+    if (step.kind !== TTU) return;
+    for (const parent of step.parents!.values()) {
+      if (!parent.frontier) continue;
+      reads.add(parent.key);
+      for (const s of leaves(parent.rewrite)!) if (s.kind === TTU) reads.add(`${parent.type}#${s.tupleset}`);
+    }
+  };
+  for (const p of plans) visit(p.rewrite);
+  return reads;
 }

@@ -21,9 +21,12 @@
  *   MAX_ENTRIES users or usersets, or more than MAX_NODES objects visited to build one: no
  *   frontier either (bounded memory and build time; the walk answers).
  *
- * Kept on the object's index entry, per relation plan, until the index changes (`epoch`, bumped
- * by every write: any tuple may be a parent link, a viewer or a userset below one) or the model
- * does. Built lazily, by the first check that needs it.
+ * Kept on the object's index entry, per relation plan, until a tuple a frontier can read changes
+ * (`TupleIndex.frontierEpoch`: a tuple of a relation in `CompiledModel.frontierReads`, the direct
+ * users and tuplesets of the relations frontiers are built for, or any tuple whose user is a
+ * userset, for the heights) or the model does. A plain user joining a group or a document's own
+ * tuples leave them: memberships are read from the user's side at each check. Built lazily, by
+ * the first check that needs it.
  */
 import type { RelationPlan } from './check-plan.js';
 import { THIS, TTU, type Step } from './check-plan.js';
@@ -74,9 +77,10 @@ class Builder {
   of(ref: ObjectRef, plan: RelationPlan): Frontier | null {
     const tuples = this.index.tuplesAt(ref);
     if (tuples === undefined) return EMPTY;
-    if (tuples.frontierEpoch !== this.index.epoch || tuples.frontierModel !== this.model || tuples.frontiers === undefined) {
+    const epoch = this.index.frontierEpoch(this.model);
+    if (tuples.frontierEpoch !== epoch || tuples.frontierModel !== this.model || tuples.frontiers === undefined) {
       tuples.frontiers = new Map();
-      tuples.frontierEpoch = this.index.epoch;
+      tuples.frontierEpoch = epoch;
       tuples.frontierModel = this.model;
     }
     const known = tuples.frontiers.get(plan);
@@ -145,7 +149,7 @@ class Builder {
 export function frontierOf(index: TupleIndex, model: CompiledModel, heights: UsersetHeights | undefined, ref: ObjectRef, plan: RelationPlan, limit: number): Frontier | null {
   const tuples = index.tuplesAt(ref);
   if (tuples === undefined) return EMPTY;
-  if (tuples.frontierEpoch === index.epoch && tuples.frontierModel === model) {
+  if (tuples.frontierEpoch === index.frontierEpoch(model) && tuples.frontierModel === model) {
     const known = tuples.frontiers?.get(plan);
     if (known !== undefined && known !== BUILDING) return known;
   }

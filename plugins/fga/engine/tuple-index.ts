@@ -38,7 +38,7 @@ function removeFrom(map: Map<string, Set<string>>, key: string, value: string): 
 export class ObjectTuples {
   readonly relations = new Map<string, DirectUsers<Set<string>>>();
   live = true;
-  /** What this object's parents grant, by relation plan (frontier.ts), valid while the index's epoch and the model are these. */
+  /** What this object's parents grant, by relation plan (frontier.ts), valid while the index's `frontierEpoch` for the model is this. */
   frontiers: Map<RelationPlan, Frontier | null> | undefined;
   frontierEpoch = 0;
   frontierModel: CompiledModel | undefined;
@@ -61,11 +61,16 @@ export class TupleIndex implements TupleReader {
   /** One string per relation name, so the per-object maps share their keys (compared in cache). */
   private readonly names = new Map<string, string>();
   private count = 0;
-  /**
-   * Bumped by every change (add, remove, clear): kept frontiers (frontier.ts) older than it are
-   * built again. Any change at all, since which relations a frontier read depends on the model.
-   */
-  epoch = 1;
+  /** Changes so far (add, remove, clear): the clock of the change marks below. */
+  private changes = 1;
+  /** By `type#relation`: the change that last touched a tuple of it (what frontiers depend on). */
+  private readonly lastChange = new Map<string, number>();
+  /** The last change of a tuple whose user is a userset (userset heights, so every frontier), or a clear. */
+  private lastUsersetChange = 1;
+  /** `frontierEpoch`'s last answer, for this model as of this many changes. */
+  private epochModel: CompiledModel | undefined;
+  private epochAt = 0;
+  private epochValue = 0;
   /** Cached userset heights (userset-heights.ts); dropped when a userset tuple changes. */
   private heights: UsersetHeights | undefined;
 
@@ -88,9 +93,10 @@ export class TupleIndex implements TupleReader {
     if (set.has(t.user)) return false;
     set.add(t.user);
     users.changed(isSet);
-    this.epoch++;
+    const typeRelation = `${t.object.slice(0, i)}#${t.relation}`;
+    this.changed(typeRelation, isSet);
     if (isSet) this.heights = undefined;
-    addTo(this.reverse, `${t.object.slice(0, i)}#${t.relation}@${t.user}`, t.object.slice(i + 1));
+    addTo(this.reverse, `${typeRelation}@${t.user}`, t.object.slice(i + 1));
     this.count++;
     return true;
   }
@@ -103,7 +109,8 @@ export class TupleIndex implements TupleReader {
     const set = isSet ? users?.sets : users?.plain;
     if (!tuples || !users || !set || !set.delete(t.user)) return false;
     users.changed(isSet);
-    this.epoch++;
+    const typeRelation = `${t.object.slice(0, i)}#${t.relation}`;
+    this.changed(typeRelation, isSet);
     if (set.size === 0) {
       if (isSet) users.sets = undefined;
       else users.plain = undefined;
@@ -114,7 +121,7 @@ export class TupleIndex implements TupleReader {
       }
     }
     if (isSet) this.heights = undefined;
-    removeFrom(this.reverse, `${t.object.slice(0, i)}#${t.relation}@${t.user}`, t.object.slice(i + 1));
+    removeFrom(this.reverse, `${typeRelation}@${t.user}`, t.object.slice(i + 1));
     this.count--;
     return true;
   }
@@ -129,8 +136,31 @@ export class TupleIndex implements TupleReader {
     this.objects.clear();
     this.reverse.clear();
     this.count = 0;
-    this.epoch++;
+    this.lastUsersetChange = ++this.changes;
     this.heights = undefined;
+  }
+
+  /** Marks a change to a tuple of `typeRelation` (one whose user is a userset when `userset`). */
+  private changed(typeRelation: string, userset: boolean): void {
+    const at = ++this.changes;
+    this.lastChange.set(typeRelation, at);
+    if (userset) this.lastUsersetChange = at;
+  }
+
+  /**
+   * The last change that can have altered a frontier built for `model` (frontier.ts): a tuple of
+   * a relation `model.frontierReads` names, or any tuple whose user is a userset (the userset
+   * heights a frontier counts). A frontier built at this value or later is current. Other changes
+   * (a plain user joining a group, a document's own tuples) leave every frontier as it was.
+   */
+  frontierEpoch(model: CompiledModel): number {
+    if (this.epochModel === model && this.epochAt === this.changes) return this.epochValue;
+    let value = this.lastUsersetChange;
+    for (const key of model.frontierReads) value = Math.max(value, this.lastChange.get(key) ?? 0);
+    this.epochModel = model;
+    this.epochAt = this.changes;
+    this.epochValue = value;
+    return value;
   }
 
   /** The userset heights for `model` over the current tuples (built lazily, kept until a userset tuple changes). */

@@ -206,6 +206,29 @@ t.test('writes after a check are seen by the next one', async (t) => {
   t.same(both('document:d', 'viewer', 'user:u'), [false, false], 'a parent link removed');
 });
 
+t.test('a write no frontier reads leaves them kept; one it reads drops them', async (t) => {
+  const { both, index, model } = setup([...chain(4), ['group:g#member', 'viewer', 'folder:f1'], ['user:u', 'viewer', 'folder:f0']]);
+  const plan = model.plan('folder', 'viewer')!;
+  const kept = () => index.tuplesOf('folder:f4')?.frontiers?.get(plan);
+  t.same(both('document:d', 'viewer', 'user:v'), [false, false]);
+  const first = kept();
+  t.ok(first, 'built by the first check');
+  index.add({ user: 'user:v', relation: 'member', object: 'group:g' });
+  t.same(both('document:d', 'viewer', 'user:v'), [true, true], 'a plain user joining a group the frontier holds');
+  index.add({ user: 'folder:f4', relation: 'parent', object: 'document:other' });
+  index.add({ user: 'user:w', relation: 'viewer', object: 'document:d' });
+  t.same(both('document:d', 'viewer', 'user:w'), [true, true], "a document's own tuples");
+  t.equal(kept(), first, 'the same frontier: none of these writes can change it');
+  index.add({ user: 'user:x', relation: 'viewer', object: 'folder:f2' });
+  t.same(both('document:d', 'viewer', 'user:x'), [true, true], 'a viewer on a folder');
+  t.not(kept(), first, 'rebuilt');
+  const second = kept();
+  index.add({ user: 'group:h#member', relation: 'member', object: 'group:other' });
+  t.same(both('document:d', 'viewer', 'user:x'), [true, true]);
+  t.not(kept(), second, 'a userset tuple anywhere (the heights a frontier counts) rebuilds it too');
+  t.same([...model.frontierReads].sort(), ['folder#parent', 'folder#viewer'], 'what frontiers read, for this model');
+});
+
 t.test('a new model does not reuse frontiers built under the old one', async (t) => {
   const tuples: [string, string, string][] = [...chain(3), ['group:g#member', 'viewer', 'folder:f0'], ['user:u', 'member', 'group:g']];
   const { index } = setup(tuples);
@@ -236,28 +259,39 @@ t.test('random folder forests: the index with frontiers agrees with the walk', a
   let compared = 0;
   const seen = { true: 0, false: 0, depth: 0 };
   fc.assert(
-    fc.property(fc.array(tuple, { maxLength: 30 }), extraChain, (tuples, n) => {
+    fc.property(fc.array(tuple, { maxLength: 30 }), extraChain, fc.array(fc.tuple(fc.boolean(), tuple), { maxLength: 6 }), (tuples, n, writes) => {
       // Each document in a folder; folder:f0 below a chain c0 <- c1 <- ... <- c<n> of n more
       // levels, with user:a a viewer halfway up and group:g0 at the top.
       const all: [string, string, string][] = [...tuples, ['folder:f0', 'parent', 'document:d0'], ['folder:f1', 'parent', 'document:d1'], ['folder:f2', 'parent', 'document:d2']];
       for (let i = 1; i <= n; i++) all.push([`folder:c${i - 1}`, 'parent', `folder:c${i}`]);
       if (n > 0) all.push([`folder:c${n}`, 'parent', 'folder:f0'], ['user:a', 'viewer', `folder:c${Math.floor(n / 2)}`], ['group:g0#member', 'viewer', 'folder:c0']);
-      const { both } = setup(all);
-      for (const object of ['document:d0', 'document:d1', 'document:d2', 'folder:f0', 'folder:f3']) {
-        for (const relation of object.startsWith('document') ? ['viewer', 'can_view'] : ['viewer']) {
-          for (const u of ['user:a', 'user:b', 'user:c', 'group:g1#member']) {
-            const [frontier, walk] = both(object, relation, u);
-            if (frontier !== walk) return false;
-            compared++;
-            seen[String(frontier) as keyof typeof seen]++;
+      const { both, index } = setup(all);
+      const agree = (): boolean => {
+        for (const object of ['document:d0', 'document:d1', 'document:d2', 'folder:f0', 'folder:f3']) {
+          for (const relation of object.startsWith('document') ? ['viewer', 'can_view'] : ['viewer']) {
+            for (const u of ['user:a', 'user:b', 'user:c', 'group:g1#member']) {
+              const [frontier, walk] = both(object, relation, u);
+              if (frontier !== walk) return false;
+              compared++;
+              seen[String(frontier) as keyof typeof seen]++;
+            }
           }
         }
+        return true;
+      };
+      if (!agree()) return false;
+      // Then writes and deletes, each followed by every question again: a frontier kept across a
+      // write that could change it would answer differently from the walk.
+      for (const [add, [user, relation, object]] of writes) {
+        if (add) index.add({ user, relation, object });
+        else index.remove({ user, relation, object });
+        if (!agree()) return false;
       }
       return true;
     }),
     { numRuns: 300, seed: 20261127 },
   );
-  t.equal(compared, 300 * 32, 'every question of every run compared');
+  t.ok(compared > 300 * 32 * 2, `every question of every run compared, after each write too (${compared})`);
   // The generator reaches every kind of answer, so the comparison covers each.
   t.ok(seen.true > 500 && seen.false > 500 && seen.depth > 100, `answers: ${JSON.stringify(seen)}`);
 });
