@@ -2,18 +2,11 @@
  * The evaluator alone on the bench data set, no database (profiling aid):
  * `node --cpu-prof --import tsx bench/fga/engine-only.ts 1000000`.
  */
-import { CompiledModel } from '../../plugins/fga/engine/compiled-model.js';
 import { Resolver, type ResolverOptions } from '../../plugins/fga/engine/resolver.js';
-import { TupleIndex } from '../../plugins/fga/engine/tuple-index.js';
-import { BENCH_MODEL, generate, prng } from './dataset.js';
+import { inMemoryBench } from './in-memory.js';
 
 const size = Number(process.argv[2] ?? 1_000_000);
-const data = generate(size);
-const index = new TupleIndex();
-for (const t of data.tuples) index.add(t);
-const model = CompiledModel.fromDsl('bench', BENCH_MODEL);
-const rnd = prng(7);
-const one = () => ({ user: `user:u${rnd(data.users)}`, relation: 'can_view', object: `document:d${rnd(data.documents)}` });
+const { index, model, question: one } = inMemoryBench(size);
 // The same index either way; top-down only when every userset tree counts as small. (A plain
 // TupleReader would also walk top-down, but through the allocating path meant for contextual tuples.)
 const readers: [string, ResolverOptions][] = [['index (bottom-up for closed direct relations)', {}], ['top-down only', { smallTree: Number.MAX_SAFE_INTEGER }]];

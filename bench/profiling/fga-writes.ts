@@ -5,19 +5,12 @@
  *
  *   node --max-old-space-size=4096 --import tsx bench/profiling/fga-writes.ts 1000000
  */
-import { CompiledModel } from '../../plugins/fga/engine/compiled-model.js';
 import { Resolver } from '../../plugins/fga/engine/resolver.js';
-import { TupleIndex } from '../../plugins/fga/engine/tuple-index.js';
-import { BENCH_MODEL, generate, prng } from '../fga/dataset.js';
+import { inMemoryBench, type Question } from '../fga/in-memory.js';
 
 const size = Number(process.argv[2] ?? 1_000_000);
-const data = generate(size);
-const index = new TupleIndex();
-for (const t of data.tuples) index.add(t);
-const model = CompiledModel.fromDsl('bench', BENCH_MODEL);
-const rnd = prng(7);
-const question = () => ({ user: `user:u${rnd(data.users)}`, relation: 'can_view', object: `document:d${rnd(data.documents)}` });
-const ask = (q: ReturnType<typeof question>) => new Resolver(model, index).check(q.object, q.relation, q.user);
+const { data, index, model, rnd, question } = inMemoryBench(size);
+const ask = (q: Question) => new Resolver(model, index).check(q.object, q.relation, q.user);
 
 for (let i = 0; i < 20_000; i++) ask(question());
 const folders = Math.max(10, Math.floor(size / 50));
