@@ -23,8 +23,9 @@
  * to be promoted to the old generation; with questions that never repeat (the bench's all-distinct
  * rows, a crawler) every request left old-generation garbage behind, and at 1M tuples the server's
  * heap is ~700 MB, where each major GC is expensive. A question asked again is answered from the
- * cache from its third time on. Two questions sharing a hash only make the second one stored at
- * its first sighting (stored questions are still compared in full).
+ * cache from its third time on. Two questions sharing a hash (or a question whose hash is 0, the
+ * table's initial value) only make one stored at its first sighting (stored questions are still
+ * compared in full).
  */
 import { randomInt } from 'node:crypto';
 import type { CheckQuery } from './queries.js';

@@ -43,11 +43,17 @@ export class RelationPlan {
   /** A closed direct relation (compiled-model.ts): may be answered bottom-up. */
   closed = false;
   /**
-   * A union of direct users and tuple-to-userset steps whose parents' relations are such unions
-   * too, admitting only usersets of closed relations (`viewer: [user, group#member] or viewer from
-   * parent`): what it grants through an object's parents can be kept per object (frontier.ts).
+   * For a union of direct users and tuple-to-userset steps whose parents' relations are such
+   * unions too, admitting only usersets of closed relations (`viewer: [user, group#member] or
+   * viewer from parent`): those steps. What it grants through an object's parents can then be kept
+   * per object (frontier.ts). Undefined for every other relation (compiled-model.ts `markFrontiers`).
    */
-  frontier = false;
+  frontierSteps: readonly Step[] | undefined;
+
+  /** Whether `frontierSteps` are set. */
+  get frontier(): boolean {
+    return this.frontierSteps !== undefined;
+  }
   /** This relation's place among its type's relations: the resolver keeps one state per place and object. */
   slot = 0;
   /** One 0 per relation of the type: the resolver's fresh states for an object of this type. */

@@ -46,7 +46,7 @@ export class CompiledModel {
    * The `type#relation`s whose tuples a frontier (frontier.ts) can read: the direct users and the
    * tuplesets of the marked relations that are some `x from y`'s parent relation.
    */
-  frontierReads: ReadonlySet<string> = new Set();
+  readonly frontierReads: ReadonlySet<string>;
   /** Per type and relation, what check needs of it, looked up once (check-plan.ts). */
   private readonly plans = new Map<string, Map<string, RelationPlan>>();
 
@@ -65,6 +65,7 @@ export class CompiledModel {
     const closed = this.findClosedDirect();
     this.hasClosedDirect = closed.relations.size > 0;
     this.buildPlans(closed);
+    this.frontierReads = markFrontiers([...this.plans.values()].flatMap((byName) => [...byName.values()]));
   }
 
   private buildPlans(closed: ClosedDirect): void {
@@ -91,7 +92,6 @@ export class CompiledModel {
         if (via.length > 0) target.reachVia.set(shape, via);
       }
     }
-    this.frontierReads = markFrontiers([...this.plans.values()].flatMap((byName) => [...byName.values()]));
   }
 
   /** What check needs of `type#relation` (check-plan.ts); undefined when the model lacks it. */
@@ -265,7 +265,7 @@ function markFrontiers(plans: readonly RelationPlan[]): Set<string> {
       }
     }
   }
-  for (const p of marked) p.frontier = true;
+  for (const p of marked) p.frontierSteps = leaves(p.rewrite)!;
   // Frontiers are built only for a tuple-to-userset's parent relation, and from there for the
   // parent relations of its own steps: what they read is these relations' direct users and tuplesets.
   // A step anywhere in a rewrite (under a `but not` too) may use one.
@@ -276,7 +276,7 @@ function markFrontiers(plans: readonly RelationPlan[]): Set<string> {
     for (const parent of step.parents!.values()) {
       if (!parent.frontier) continue;
       reads.add(parent.key);
-      for (const s of leaves(parent.rewrite)!) if (s.kind === TTU) reads.add(`${parent.type}#${s.tupleset}`);
+      for (const s of parent.frontierSteps!) if (s.kind === TTU) reads.add(`${parent.type}#${s.tupleset}`);
     }
   };
   for (const p of plans) visit(p.rewrite);

@@ -29,7 +29,7 @@
  * the first check that needs it.
  */
 import type { RelationPlan } from './check-plan.js';
-import { THIS, TTU, type Step } from './check-plan.js';
+import { THIS } from './check-plan.js';
 import type { CompiledModel } from './compiled-model.js';
 import type { UsersetUser } from './direct-users.js';
 import type { ObjectRef, ObjectTuples, TupleIndex } from './tuple-index.js';
@@ -48,6 +48,13 @@ export interface FrontierSet {
   target: RelationPlan;
 }
 
+/** The frontiers kept on one object's index entry, valid while the index's `frontierEpoch` for `model` is `epoch`. */
+export interface KeptFrontiers {
+  epoch: number;
+  model: CompiledModel;
+  byPlan: Map<RelationPlan, Frontier | null>;
+}
+
 export interface Frontier {
   /** Plain users and `type:*` some level admits (each kept only where that level's type restriction allows it). */
   readonly plain: ReadonlySet<string>;
@@ -60,8 +67,6 @@ export interface Frontier {
 const EMPTY: Frontier = Object.freeze({ plain: new Set<string>(), sets: Object.freeze([]), deepest: 0 });
 /** Marks an entry being built: met again, the parents have a cycle. */
 const BUILDING: Frontier = Object.freeze({ plain: new Set<string>(), sets: Object.freeze([]), deepest: -1 });
-
-const stepsOf = (plan: RelationPlan): readonly Step[] => (plan.rewrite.kind === THIS || plan.rewrite.kind === TTU ? [plan.rewrite] : plan.rewrite.children);
 
 class Builder {
   private nodes = 0;
@@ -78,18 +83,15 @@ class Builder {
     const tuples = this.index.tuplesAt(ref);
     if (tuples === undefined) return EMPTY;
     const epoch = this.index.frontierEpoch(this.model);
-    if (tuples.frontierEpoch !== epoch || tuples.frontierModel !== this.model || tuples.frontiers === undefined) {
-      tuples.frontiers = new Map();
-      tuples.frontierEpoch = epoch;
-      tuples.frontierModel = this.model;
-    }
-    const known = tuples.frontiers.get(plan);
+    let kept = tuples.frontiers;
+    if (kept === undefined || kept.epoch !== epoch || kept.model !== this.model) tuples.frontiers = kept = { epoch, model: this.model, byPlan: new Map() };
+    const known = kept.byPlan.get(plan);
     if (known === BUILDING) return null;
     if (known !== undefined) return known;
     if (++this.nodes > MAX_NODES) return null;
-    tuples.frontiers.set(plan, BUILDING);
+    kept.byPlan.set(plan, BUILDING);
     const built = this.build(tuples, plan);
-    tuples.frontiers.set(plan, built);
+    kept.byPlan.set(plan, built);
     return built;
   }
 
@@ -97,7 +99,7 @@ class Builder {
     const plain = new Set<string>();
     const sets = new Map<string, FrontierSet>();
     let deepest = 0;
-    for (const step of stepsOf(plan)) {
+    for (const step of plan.frontierSteps!) {
       if (step.kind === THIS) {
         const users = tuples.relations.get(plan.name);
         if (users === undefined) continue;
@@ -149,8 +151,9 @@ class Builder {
 export function frontierOf(index: TupleIndex, model: CompiledModel, heights: UsersetHeights | undefined, ref: ObjectRef, plan: RelationPlan, limit: number): Frontier | null {
   const tuples = index.tuplesAt(ref);
   if (tuples === undefined) return EMPTY;
-  if (tuples.frontierEpoch === index.frontierEpoch(model) && tuples.frontierModel === model) {
-    const known = tuples.frontiers?.get(plan);
+  const kept = tuples.frontiers;
+  if (kept !== undefined && kept.model === model && kept.epoch === index.frontierEpoch(model)) {
+    const known = kept.byPlan.get(plan);
     if (known !== undefined && known !== BUILDING) return known;
   }
   return new Builder(index, model, heights, limit).of(ref, plan);

@@ -3,10 +3,9 @@
  * reverse (`type#relation@user` -> object ids). It is the TupleReader of every store and the
  * overlay for contextual tuples.
  */
-import type { RelationPlan } from './check-plan.js';
 import type { CompiledModel } from './compiled-model.js';
 import { DirectUsers } from './direct-users.js';
-import type { Frontier } from './frontier.js';
+import type { KeptFrontiers } from './frontier.js';
 import type { TupleReader } from './tuple-reader.js';
 import type { Tuple } from './types.js';
 import { UsersetHeights } from './userset-heights.js';
@@ -38,10 +37,8 @@ function removeFrom(map: Map<string, Set<string>>, key: string, value: string): 
 export class ObjectTuples {
   readonly relations = new Map<string, DirectUsers<Set<string>>>();
   live = true;
-  /** What this object's parents grant, by relation plan (frontier.ts), valid while the index's `frontierEpoch` for the model is this. */
-  frontiers: Map<RelationPlan, Frontier | null> | undefined;
-  frontierEpoch = 0;
-  frontierModel: CompiledModel | undefined;
+  /** What this object's parents grant, by relation plan (frontier.ts); one field, set only on objects some check reached as a parent. */
+  frontiers: KeptFrontiers | undefined;
 }
 
 /** Something naming an object, with room to remember its tuples (direct-users.ts views). */

@@ -27,7 +27,7 @@ function setup(tuples: [string, string, string][], dsl = MODEL) {
   const model = CompiledModel.fromDsl('m', dsl);
   const { index, both } = indexAndWalk(model, tuples);
   /** How many frontiers the index keeps on `object`'s entry. */
-  const kept = (object: string) => index.tuplesOf(object)?.frontiers?.size ?? 0;
+  const kept = (object: string) => index.tuplesOf(object)?.frontiers?.byPlan.size ?? 0;
   return { model, index, both, kept };
 }
 
@@ -179,7 +179,7 @@ t.test('past the size caps the walk answers, the same way', async (t) => {
   const wide = setup(crowd);
   t.same(wide.both('document:d', 'viewer', 'user:v7'), [true, true]);
   t.same(wide.both('document:d', 'viewer', 'user:stranger'), [false, false]);
-  t.equal(wide.index.tuplesOf('folder:f3')?.frontiers?.get(wide.model.plan('folder', 'viewer')!), null, 'no frontier kept for it');
+  t.equal(wide.index.tuplesOf('folder:f3')?.frontiers?.byPlan.get(wide.model.plan('folder', 'viewer')!), null, 'no frontier kept for it');
   // More ancestors than one build visits (MAX_NODES): every folder of a ladder has two parents.
   const ladder: [string, string, string][] = [['folder:top', 'parent', 'folder:l0a'], ['folder:top', 'parent', 'folder:l0b'], ['user:u', 'viewer', 'folder:top']];
   for (let i = 1; i < 12; i++) {
@@ -209,7 +209,7 @@ t.test('writes after a check are seen by the next one', async (t) => {
 t.test('a write no frontier reads leaves them kept; one it reads drops them', async (t) => {
   const { both, index, model } = setup([...chain(4), ['group:g#member', 'viewer', 'folder:f1'], ['user:u', 'viewer', 'folder:f0']]);
   const plan = model.plan('folder', 'viewer')!;
-  const kept = () => index.tuplesOf('folder:f4')?.frontiers?.get(plan);
+  const kept = () => index.tuplesOf('folder:f4')?.frontiers?.byPlan.get(plan);
   t.same(both('document:d', 'viewer', 'user:v'), [false, false]);
   const first = kept();
   t.ok(first, 'built by the first check');
