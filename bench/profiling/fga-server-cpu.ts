@@ -8,7 +8,7 @@
  *
  * Environment: N tuples (default 10000), S seconds per run (5), ONLY=repeated|distinct (three runs
  * of one kind on the Latchkey server only), PROF=<dir> (the server writes a CPU profile there;
- * read it with cpuprofile-summary.ts). Rows: requests/s and server CPU µs per request (/proc).
+ * read it with cpuprofile-summary.ts), SERVER_NODE_ARGS (node flags for the server only). Rows: requests/s and server CPU µs per request (/proc).
  * "distinct" picks a random user and document per request (wrk's Lua generator, so a repeat is
  * possible but rare at 100k tuples and up); "repeated" sends one check, which the check-answer
  * cache answers.
@@ -45,6 +45,7 @@ const { users, documents } = data;
 
 const server = await startBenchChild<Info>(new URL('../fga/servers/latchkey.ts', import.meta.url), {
   args: [JSON.stringify(target.flags)],
+  nodeArgs: (process.env.SERVER_NODE_ARGS ?? '').split(' ').filter(Boolean),
   ...(process.env.PROF ? { cpuProfDir: process.env.PROF } : {}),
 });
 const bare = await startBenchChild<Info>(new URL('../fga/servers/bare.ts', import.meta.url));

@@ -10,22 +10,34 @@ import type { TupleReader } from './tuple-reader.js';
 import type { Tuple } from './types.js';
 import { UsersetHeights } from './userset-heights.js';
 
-function addTo(map: Map<string, Set<string>>, key: string, value: string): boolean {
-  let set = map.get(key);
-  if (!set) {
-    set = new Set();
-    map.set(key, set);
-  }
-  if (set.has(value)) return false;
-  set.add(value);
-  return true;
+/**
+ * The reverse index: by object type, then relation, then user, the ids of the objects holding
+ * that tuple. Nested rather than keyed by one `type#relation@user` string: the evaluator asks
+ * with the model's own type and relation strings and the request's user, whose hashes V8 keeps
+ * on the strings, so a lookup builds, flattens and hashes no new key (that concatenation was a
+ * quarter of an uncached check's time at 1M tuples).
+ */
+type Reverse = Map<string, Map<string, Map<string, Set<string>>>>;
+
+function reverseAdd(reverse: Reverse, type: string, relation: string, user: string, id: string): void {
+  let byRelation = reverse.get(type);
+  if (!byRelation) reverse.set(type, (byRelation = new Map()));
+  let byUser = byRelation.get(relation);
+  if (!byUser) byRelation.set(relation, (byUser = new Map()));
+  let ids = byUser.get(user);
+  if (!ids) byUser.set(user, (ids = new Set()));
+  ids.add(id);
 }
 
-function removeFrom(map: Map<string, Set<string>>, key: string, value: string): boolean {
-  const set = map.get(key);
-  if (!set || !set.delete(value)) return false;
-  if (set.size === 0) map.delete(key);
-  return true;
+function reverseRemove(reverse: Reverse, type: string, relation: string, user: string, id: string): void {
+  const byRelation = reverse.get(type);
+  const byUser = byRelation?.get(relation);
+  const ids = byUser?.get(user);
+  if (!byRelation || !byUser || !ids || !ids.delete(id) || ids.size > 0) return;
+  byUser.delete(user);
+  if (byUser.size > 0) return;
+  byRelation.delete(relation);
+  if (byRelation.size === 0) reverse.delete(type);
 }
 
 /**
@@ -54,7 +66,7 @@ export class TupleIndex implements TupleReader {
    * map is most of what a lookup costs.
    */
   private readonly objects = new Map<string, ObjectTuples>();
-  private readonly reverse = new Map<string, Set<string>>();
+  private readonly reverse: Reverse = new Map();
   /** One string per relation name, so the per-object maps share their keys (compared in cache). */
   private readonly names = new Map<string, string>();
   private count = 0;
@@ -93,7 +105,7 @@ export class TupleIndex implements TupleReader {
     const typeRelation = `${t.object.slice(0, i)}#${t.relation}`;
     this.changed(typeRelation, isSet);
     if (isSet) this.heights = undefined;
-    addTo(this.reverse, `${typeRelation}@${t.user}`, t.object.slice(i + 1));
+    reverseAdd(this.reverse, t.object.slice(0, i), t.relation, t.user, t.object.slice(i + 1));
     this.count++;
     return true;
   }
@@ -118,7 +130,7 @@ export class TupleIndex implements TupleReader {
       }
     }
     if (isSet) this.heights = undefined;
-    removeFrom(this.reverse, `${typeRelation}@${t.user}`, t.object.slice(i + 1));
+    reverseRemove(this.reverse, t.object.slice(0, i), t.relation, t.user, t.object.slice(i + 1));
     this.count--;
     return true;
   }
@@ -193,7 +205,7 @@ export class TupleIndex implements TupleReader {
   }
 
   objectIds(type: string, relation: string, user: string): ReadonlySet<string> | undefined {
-    return this.reverse.get(`${type}#${relation}@${user}`);
+    return this.reverse.get(type)?.get(relation)?.get(user);
   }
 }
 
