@@ -127,7 +127,11 @@ export class Kernel {
         return this.service(name);
       },
       optionalService: <K extends keyof Services>(name: K) => this.services.get(name as string) as Services[K] | undefined,
-      authenticate: (access, fn) => this.authenticators[access].push(fn),
+      authenticate: (access, fn) => {
+        this.authenticators[access].push(fn);
+        this.chains = new Map();
+        this.listChains = new WeakMap();
+      },
       onClose: (fn) => this.closers.push(fn),
     };
   }
@@ -173,14 +177,26 @@ export class Kernel {
    * authenticator that ran answered without a promise, so does this (await works on either).
    */
   authenticate(access: Access | readonly Access[], ctx: RequestContext, input: unknown): Promise<Principal | null> | Principal | null {
-    const chain = typeof access === 'string' ? this.chainOf(access) : access.flatMap((level) => this.chainOf(level));
-    return firstPrincipal(chain, 0, ctx, input);
+    return firstPrincipal(typeof access === 'string' ? this.chainOf(access) : this.chainOfList(access), 0, ctx, input);
   }
 
+  /** Each level's chain, and each list's (kept per list object: callers pass module constants), made once. */
+  private chains = new Map<Access, readonly Authenticator[]>();
+  private listChains = new WeakMap<readonly Access[], readonly Authenticator[]>();
+
   private chainOf(level: Access): readonly Authenticator[] {
-    if (level === 'public') return [];
-    if (level === 'org-admin') return [...this.authenticators.admin, ...this.authenticators['org-admin']];
-    return this.authenticators[level];
+    let chain = this.chains.get(level);
+    if (chain === undefined) {
+      chain = level === 'public' ? [] : level === 'org-admin' ? [...this.authenticators.admin, ...this.authenticators['org-admin']] : [...this.authenticators[level]];
+      this.chains.set(level, chain);
+    }
+    return chain;
+  }
+
+  private chainOfList(levels: readonly Access[]): readonly Authenticator[] {
+    let chain = this.listChains.get(levels);
+    if (chain === undefined) this.listChains.set(levels, (chain = levels.flatMap((level) => this.chainOf(level))));
+    return chain;
   }
 
   /**

@@ -4,7 +4,7 @@
  */
 import type { Principal, RequestContext } from '../../core/context.js';
 import { ServiceError } from '../../core/errors.js';
-import { defineOperation, type AnyOperation } from '../../core/operations.js';
+import { defineOperation, type Access, type AnyOperation } from '../../core/operations.js';
 import { MessageResponse } from '../../core/schema.js';
 import type { FgaApi } from './api.js';
 import type { Tuple } from './engine/types.js';
@@ -38,9 +38,12 @@ const fga = (ctx: RequestContext): FgaApi => ctx.kernel.service('fga');
  * when the request carries them too (an admin's browser holds both cookies), are the ones that
  * make it allowed (review finding: the session won and the call was refused).
  */
+const ADMIN_FIRST: readonly Access[] = ['admin', 'session'];
+const SESSION_FIRST: readonly Access[] = ['session', 'admin'];
+
 function authenticateCaller(ctx: RequestContext, input: unknown): Promise<void> | undefined {
   const named = typeof (input as { user?: unknown } | undefined)?.user === 'string' && (input as { user: string }).user !== '';
-  const found = ctx.kernel.authenticate(named ? ['admin', 'session'] : ['session', 'admin'], ctx, input);
+  const found = ctx.kernel.authenticate(named ? ADMIN_FIRST : SESSION_FIRST, ctx, input);
   if (found instanceof Promise) return found.then((principal) => admitCaller(ctx, principal));
   admitCaller(ctx, found);
   return undefined;

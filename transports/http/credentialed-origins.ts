@@ -29,19 +29,37 @@ export interface CredentialedOrigins {
 
 export function credentialedOrigins(url: string | undefined, allowed: readonly string[]): CredentialedOrigins {
   const self = parse(url);
+  // URL's `origin` is a getter that builds a new string on every read.
+  const selfOrigin = self?.origin;
   const site = ownSite(url);
   const origins = originAllowList(allowed);
+  const decide = (origin: string): boolean => {
+    if (origin === selfOrigin || origins.lists(origin)) return true;
+    if (!origins.any || !self) return false;
+    const from = parse(origin);
+    return from !== undefined && from.origin === origin && from.protocol === self.protocol && site.includes(from.hostname);
+  };
+  // Asked up to three times per request (context, CSRF, CORS), mostly for the same few origins:
+  // verdicts are remembered, in a map bounded so that a client sending a new Origin on every
+  // request cannot grow it.
+  const known = new Map<string, boolean>();
   return {
     trusts(origin, fetchSite) {
       if (origin === undefined) return true;
       if (origin === 'null') return fetchSite === 'same-origin';
-      if (origin === self?.origin || origins.lists(origin)) return true;
-      if (!origins.any || !self) return false;
-      const from = parse(origin);
-      return from !== undefined && from.origin === origin && from.protocol === self.protocol && site.includes(from.hostname);
+      let verdict = known.get(origin);
+      if (verdict === undefined) {
+        verdict = decide(origin);
+        if (known.size >= KNOWN_ORIGINS) known.clear();
+        known.set(origin, verdict);
+      }
+      return verdict;
     },
   };
 }
+
+/** Distinct origins whose verdicts are remembered before the memory starts over. */
+const KNOWN_ORIGINS = 256;
 
 const byKernel = new WeakMap<Kernel, CredentialedOrigins>();
 

@@ -9,6 +9,22 @@ import t from 'tap';
 import { credentialedOrigins } from '../../../transports/http/credentialed-origins.js';
 import { startTestServer, TEST_ADMIN_SECRET } from '../../helpers/server.js';
 
+t.test('remembered verdicts stay right when a client sends a new Origin on every request', async (t) => {
+  const any = credentialedOrigins('https://auth.example.com', ['*']);
+  let wrong = 0;
+  // More distinct origins than the memory keeps, each asked twice (the second answer from memory).
+  for (let i = 0; i < 600; i++) {
+    for (let ask = 0; ask < 2; ask++) {
+      if (any.trusts(`https://s${i}.example.com`) !== true) wrong++;
+      if (any.trusts(`https://s${i}.evil.example`) !== false) wrong++;
+    }
+  }
+  t.equal(wrong, 0, 'every verdict, first asked or remembered');
+  t.notOk(any.trusts('null'), 'an opaque origin is never remembered as trusted');
+  t.ok(any.trusts('null', 'same-origin'), 'and is decided by Sec-Fetch-Site each time');
+  t.notOk(any.trusts('null'));
+});
+
 t.test('the policy: listed origins, the own origin, and with * the own site over the own scheme', async (t) => {
   const any = credentialedOrigins('https://auth.example.com', ['*']);
   t.ok(any.trusts(undefined), 'no Origin: a navigation or a server-side client');
