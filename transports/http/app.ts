@@ -67,7 +67,7 @@ export async function mountKernel(app: FastifyInstance, { kernel, metrics, rateL
     return reply.code(500).send({ code: 'internal', message: 'internal server error' });
   });
   app.setNotFoundHandler((request, reply) => {
-    metrics?.countUnmatched(request.method, 404, reply.elapsedTime);
+    metrics?.countUnmatched(request, 404);
     return reply.code(404).send({ code: 'not_found', message: 'route not found' });
   });
 

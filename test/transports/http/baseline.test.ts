@@ -171,6 +171,12 @@ t.test('metrics count requests by method, route and status, and time them', asyn
   t.equal(count(after, 'method="GET",route="unmatched",status="404"') - count(before, 'method="GET",route="unmatched",status="404"'), 1);
   t.equal(count(after, 'method="POST",route="/v1/admin/login",status="403"') - count(before, 'method="POST",route="/v1/admin/login",status="403"'), 1);
   t.match(after, /latchkey_http_request_duration_seconds_count\{method="GET",route="\/v1\/meta"\} \d+/);
+  // Timed from the request's start, not zero and not since some earlier stamp.
+  const sum = (labels: string) => Number(new RegExp(`latchkey_http_request_duration_seconds_sum\\{${labels}\\} ([\\d.e+-]+)`).exec(after)?.[1] ?? Number.NaN);
+  for (const labels of ['method="GET",route="/v1/meta"', 'method="GET",route="unmatched"']) {
+    const seconds = sum(labels);
+    t.ok(seconds > 0 && seconds < 60, `${labels}: duration sum ${seconds} s`);
+  }
 });
 
 t.test('deprecated mutations fail with the exact texts', async (t) => {
