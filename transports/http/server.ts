@@ -66,6 +66,10 @@ export async function createServer(options: CreateServerOptions): Promise<Latchk
     bodyLimit: config.number('body-limit', 1_048_576),
     // Per-request log lines cost throughput; errors are still logged by the error handler.
     logController: new LogController({ disableRequestLogging: true }),
+    // With request logging off nothing logs per request through `request.log`, so each request
+    // gets the server's logger itself rather than a pino child made for it (Fastify's default
+    // whenever a logger is configured, i.e. at the default --log-level info).
+    childLoggerFactory: (parent) => parent,
     return503OnClosing: true,
     clientErrorHandler,
     frameworkErrors,
