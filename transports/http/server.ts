@@ -3,7 +3,7 @@
  * GraphQL, raw routes), gRPC and the metrics listener. The CLI, the examples and the black-box
  * tests all start Latchkey through this function.
  */
-import Fastify, { LogController, type FastifyInstance } from 'fastify';
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import type { Config } from '../../core/config.js';
 import { Kernel } from '../../core/kernel.js';
 import type { Logger } from '../../core/logger.js';
@@ -58,18 +58,21 @@ export async function createServer(options: CreateServerOptions): Promise<Latchk
   const { config } = options;
   const level = config.string('log-level', 'info');
   const requestTimeout = options.requestTimeoutMs ?? REQUEST_TIMEOUT_MS;
+  const loggerOptions = options.logger ?? (level === 'silent' ? false : { level });
   const app = Fastify({
     requestTimeout,
     http: { requestTimeout, headersTimeout: Math.min(60_000, requestTimeout), connectionsCheckingInterval: Math.min(REQUEST_TIMEOUT_CHECK_MS, requestTimeout) },
-    logger: options.logger ?? (level === 'silent' ? false : { level }),
+    logger: loggerOptions,
     trustProxy: trustProxy(config),
     bodyLimit: config.number('body-limit', 1_048_576),
     // Per-request log lines cost throughput; errors are still logged by the error handler.
     logController: new LogController({ disableRequestLogging: true }),
     // With request logging off nothing logs per request through `request.log`, so each request
     // gets the server's logger itself rather than a pino child made for it (Fastify's default
-    // whenever a logger is configured, i.e. at the default --log-level info).
-    childLoggerFactory: (parent) => parent,
+    // whenever a logger is configured, i.e. at the default --log-level info). Only then: without
+    // a logger Fastify skips the factory, and a factory of ours would make it call and validate
+    // one per request.
+    ...(loggerOptions === false ? {} : { childLoggerFactory: (parent: FastifyBaseLogger) => parent }),
     return503OnClosing: true,
     clientErrorHandler,
     frameworkErrors,
