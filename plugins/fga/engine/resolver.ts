@@ -18,7 +18,7 @@
  *
  * Closed direct relations (like `member: [user, group#member]`, see compiled-model.ts) are
  * answered bottom-up: the set of usersets the user reaches through fitting tuples (`reach`,
- * computed once per user per request) contains the node or not. That costs the user's own
+ * computed once per user, and on the node's own index kept between checks: kept-reach.ts) contains the node or not. That costs the user's own
  * memberships instead of the whole tree below a big group (trees of up to SMALL_TREE nodes, and users reaching more
  * than REACH_CAP usersets, are still walked top-down). It is used only on the node's own
  * index (not with contextual tuples) and only where the top-down walk would neither exceed the
@@ -29,6 +29,7 @@ import { COMPUTED, EXCLUSION, INTERSECTION, THIS, TTU, UNION, type RelationPlan,
 import type { CompiledModel } from './compiled-model.js';
 import { DirectUsers } from './direct-users.js';
 import { frontierOf, type Frontier } from './frontier.js';
+import type { Reached, UserReach } from './kept-reach.js';
 import { TupleIndex, type ObjectTuples } from './tuple-index.js';
 import type { TupleReader } from './tuple-reader.js';
 import { shapeOf, typeOf } from './tuple-format.js';
@@ -186,11 +187,8 @@ function below(heights: number[] | undefined, height: number): number[] | undefi
 /** What a resolver remembers of one checked user. */
 interface UserMemory {
   memo: Map<string, number[]>;
-  reached: Map<RelationPlan, Reached | null> | undefined;
+  reached: UserReach | undefined;
 }
-
-/** The userset nodes a user reaches, as objects by relation (`type:id` strings, asked with the object at hand). */
-type Reached = Map<RelationPlan, Set<string>>;
 
 export class Resolver {
   /**
@@ -232,8 +230,11 @@ export class Resolver {
   private readonly heights: UsersetHeights | undefined;
   /** The node's own index when reading it directly (no contextual tuples): one probe per object, parsed views kept. */
   private readonly index: TupleIndex | undefined;
-  /** Closed direct relation -> the nodes leading into it that the checked user reaches (see `reach`). */
-  private reached: Map<RelationPlan, Reached | null> | undefined;
+  /**
+   * Closed direct relation -> the nodes leading into it that the checked user reaches (see
+   * `reach`); on the node's own index, the map kept there for the user between checks.
+   */
+  private reached: UserReach | undefined;
 
   private readonly smallTree: number;
   private readonly reachCap: number;
@@ -589,7 +590,7 @@ export class Resolver {
     if (f.plain.has(user) || (this.userWildcard !== user && f.plain.has(this.userWildcard))) return true;
     const index = this.index!;
     for (const s of f.sets) {
-      // The usersets the user reaches, walked up once per request (`reach`): a probe of a small
+      // The usersets the user reaches, walked up once (`reach`, kept between checks): a probe of a small
       // set instead of a visit to each group. Within the limit and without a cycle (the
       // frontier's precondition), that set is exactly what the walk down would find.
       const reached = this.reach(s.target);
@@ -655,7 +656,10 @@ export class Resolver {
    * walking up from its own tuples (and its type's wildcard); null past the cap.
    */
   private reach(target: RelationPlan): Reached | null {
-    const known = this.reached?.get(target);
+    // On the node's own index the walks are kept between checks (kept-reach.ts): the index
+    // forgets a user's walks when a tuple they read changes. Only here, where a walk is needed.
+    const byTarget = (this.reached ??= this.index ? this.index.reachOf(this.model, this.reachCap, this.user) : new Map());
+    const known = byTarget.get(target);
     if (known !== undefined) return known;
     const reached: Reached = new Map();
     let count = 0;
@@ -681,13 +685,13 @@ export class Resolver {
           queue.push(`${object}#${rel.name}`);
           shapes.push(rel.key);
           if (++count > this.reachCap) {
-            (this.reached ??= new Map()).set(target, null);
+            byTarget.set(target, null);
             return null;
           }
         }
       }
     }
-    (this.reached ??= new Map()).set(target, reached);
+    byTarget.set(target, reached);
     return reached;
   }
 }

@@ -6,6 +6,7 @@
 import type { CompiledModel } from './compiled-model.js';
 import { DirectUsers } from './direct-users.js';
 import type { KeptFrontiers } from './frontier.js';
+import { KeptReach, type UserReach } from './kept-reach.js';
 import type { TupleReader } from './tuple-reader.js';
 import type { Tuple } from './types.js';
 import { UsersetHeights } from './userset-heights.js';
@@ -82,6 +83,8 @@ export class TupleIndex implements TupleReader {
   private epochValue = 0;
   /** Cached userset heights (userset-heights.ts); dropped when a userset tuple changes. */
   private heights: UsersetHeights | undefined;
+  /** The resolver's walks up from checked users, kept between checks (kept-reach.ts). */
+  private readonly reaches = new KeptReach();
 
   get size(): number {
     return this.count;
@@ -104,6 +107,7 @@ export class TupleIndex implements TupleReader {
     users.changed(isSet);
     const typeRelation = `${t.object.slice(0, i)}#${t.relation}`;
     this.changed(typeRelation, isSet);
+    this.forgetReaches(t.user, isSet);
     if (isSet) this.heights = undefined;
     reverseAdd(this.reverse, t.object.slice(0, i), t.relation, t.user, t.object.slice(i + 1));
     this.count++;
@@ -120,6 +124,7 @@ export class TupleIndex implements TupleReader {
     users.changed(isSet);
     const typeRelation = `${t.object.slice(0, i)}#${t.relation}`;
     this.changed(typeRelation, isSet);
+    this.forgetReaches(t.user, isSet);
     if (set.size === 0) {
       if (isSet) users.sets = undefined;
       else users.plain = undefined;
@@ -147,6 +152,18 @@ export class TupleIndex implements TupleReader {
     this.count = 0;
     this.lastUsersetChange = ++this.changes;
     this.heights = undefined;
+    this.reaches.forgetAll();
+  }
+
+  /** What a tuple of `user` changes in the kept walks (kept-reach.ts): that user's, or every one for a userset or a wildcard. */
+  private forgetReaches(user: string, userset: boolean): void {
+    if (userset || user.endsWith(':*')) this.reaches.forgetAll();
+    else this.reaches.forgetUser(user);
+  }
+
+  /** The walks up from `user` kept for `model` with walks capped at `cap` (kept-reach.ts); the resolver fills it. */
+  reachOf(model: CompiledModel, cap: number, user: string): UserReach {
+    return this.reaches.forUser(model, cap, user);
   }
 
   /** Marks a change to a tuple of `typeRelation` (one whose user is a userset when `userset`). */
