@@ -24,9 +24,11 @@ export type Reached = Map<RelationPlan, Set<string>>;
 export type UserReach = Map<RelationPlan, Reached | null>;
 
 /**
- * Users whose walks are kept. An entry of a user with a few memberships is a few hundred bytes
- * (a map, a set and the `type:id` strings), so the default is at most some tens of megabytes.
- * The oldest entry goes first once the memory is full.
+ * Users whose walks are kept. Measured on the bench data set at 1M tuples (300,000 checks of
+ * random users, heap after GC): 95,000 users kept for 64 MB, ~670 B per user including the
+ * frontiers those checks built meanwhile; a user in no group shares one empty answer. So the
+ * default costs at most ~70 MB next to the ~600 MB the index holds at that size. The oldest entry
+ * goes first once the memory is full.
  */
 export const KEPT_REACH_USERS = 100_000;
 

@@ -184,6 +184,9 @@ function below(heights: number[] | undefined, height: number): number[] | undefi
   return heights;
 }
 
+/** A walk up that found no userset (never added to: walks build their own map). */
+const NOTHING_REACHED: Reached = new Map();
+
 /** What a resolver remembers of one checked user. */
 interface UserMemory {
   memo: Map<string, number[]>;
@@ -691,8 +694,10 @@ export class Resolver {
         }
       }
     }
-    byTarget.set(target, reached);
-    return reached;
+    // Most users of a big store hold no such userset; kept walks share one empty answer.
+    const kept = reached.size === 0 ? NOTHING_REACHED : reached;
+    byTarget.set(target, kept);
+    return kept;
   }
 }
 
