@@ -10,10 +10,11 @@
  * `{ result }`) and finally `'close'`.
  * With BENCH_CPU_PROF=<dir> the parent starts children with `--cpu-prof` into that directory.
  */
+import { createPublicKey } from 'node:crypto';
 import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
 import Fastify from 'fastify';
-import { importSPKI, jwtVerify } from 'jose';
+import { asymmetricVerifier } from '../../plugins/tokens/asymmetric-verify.js';
 import { hmacJws } from '../../plugins/tokens/hmac-jws.js';
 import { verifyPassword } from '../../plugins/users/password.js';
 import { startTestServer } from '../../test/helpers/server.js';
@@ -68,20 +69,17 @@ async function hashThreads(stored: string, password: string, threads: number, se
 const send = (m: unknown) => process.send?.(m);
 
 async function bare(spec: Extract<ChildSpec, { kind: 'bare' }>): Promise<{ url: string; close(): Promise<void> }> {
-  // The fastest verification each algorithm has in Node, as Latchkey itself verifies: HS256 with
-  // node:crypto's HMAC, synchronously (plugins/tokens/hmac-jws.ts, the same function; jose would
-  // hand every MAC to WebCrypto on libuv's pool, which costs far more than the MAC and made this
-  // reference slower than it need be: a bench review finding), RS256 with jose and a key
-  // imported once, as a careful resource server would.
+  // The fastest verification each algorithm has in Node, as Latchkey itself verifies, with the
+  // same functions: HS256 with node:crypto's HMAC (plugins/tokens/hmac-jws.ts) and RS256 with
+  // node:crypto's public-key verify (plugins/tokens/asymmetric-verify.ts), both synchronous, with
+  // a key imported once. jose would hand each token to WebCrypto on libuv's pool, which costs far
+  // more than an HMAC and about as much as an RSA verification: a reference slower than it need
+  // be (a bench review finding for HS256; for RS256 since session 15, when Latchkey moved off jose).
   const hmac = spec.alg === 'HS256' ? hmacJws('HS256', new TextEncoder().encode(spec.secret ?? ''), '', spec.issuer) : null;
-  const rsaKey = spec.alg === 'RS256' ? await importSPKI(spec.publicPem ?? '', 'RS256') : null;
+  const rsa = spec.alg === 'RS256' ? asymmetricVerifier('RS256', createPublicKey(spec.publicPem ?? ''), spec.issuer) : null;
   const verify = async (token: string): Promise<Record<string, unknown> | null> => {
-    if (hmac) return hmac.verify(token, Math.floor(Date.now() / 1000));
-    try {
-      return (await jwtVerify(token, rsaKey!, { issuer: spec.issuer, algorithms: ['RS256'] })).payload as Record<string, unknown>;
-    } catch {
-      return null;
-    }
+    const now = Math.floor(Date.now() / 1000);
+    return hmac ? hmac.verify(token, now) : rsa!(token, now);
   };
   const app = Fastify({ logger: false });
   // The same work a resource server does: read the bearer token, verify it, answer with its claims.

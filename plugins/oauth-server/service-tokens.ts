@@ -2,8 +2,9 @@
  * Service-account access tokens (client_credentials) have no user session; they are valid while
  * their signature, issuer and expiry hold and their client stays registered and active.
  */
-import { decodeProtectedHeader, jwtVerify, type JWTPayload } from 'jose';
+import { decodeProtectedHeader, type JWTPayload } from 'jose';
 import type { Kernel } from '../../core/kernel.js';
+import { verifierOf } from '../tokens/key-verifier.js';
 
 export const SERVICE_SUBJECT_PREFIX = 'service_account:';
 
@@ -16,16 +17,15 @@ export async function verifyServiceToken(kernel: Kernel, token: string): Promise
   }
   const keys = kernel.service('keys');
   const candidates = keys.verifiers.filter((k) => !kid || k.kid === kid);
+  const issuer = kernel.service('tokens').issuer;
+  const now = Date.now() / 1000;
   for (const key of candidates) {
-    try {
-      const { payload } = await jwtVerify(token, key.verifyKey, { issuer: kernel.service('tokens').issuer, algorithms: [key.alg] });
-      if (typeof payload.sub !== 'string' || !payload.sub.startsWith(SERVICE_SUBJECT_PREFIX)) return null;
-      const client = await kernel.service('client-registry').findByClientId(String(payload.client_id ?? ''));
-      if (!client || !client.isActive) return null;
-      return payload;
-    } catch {
-      continue;
-    }
+    const payload = await verifierOf(key, issuer)(token, now);
+    if (!payload) continue;
+    if (typeof payload.sub !== 'string' || !payload.sub.startsWith(SERVICE_SUBJECT_PREFIX)) return null;
+    const client = await kernel.service('client-registry').findByClientId(String(payload.client_id ?? ''));
+    if (!client || !client.isActive) return null;
+    return payload;
   }
   return null;
 }

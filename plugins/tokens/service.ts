@@ -10,7 +10,7 @@
  * is its session (RFC 9700 §4.14.2, refresh token rotation with reuse detection).
  */
 import { createHash } from 'node:crypto';
-import { decodeProtectedHeader, jwtVerify, type JWTPayload } from 'jose';
+import { decodeProtectedHeader, type JWTPayload } from 'jose';
 import { ExpiringCache } from '../../core/expiring-cache.js';
 import type { Config } from '../../core/config.js';
 import type { RequestContext } from '../../core/context.js';
@@ -23,6 +23,7 @@ import type { SessionRecord, SessionsService } from '../sessions/types.js';
 import type { UserRecord, UsersService } from '../users/types.js';
 import { compileCustomizer, RESERVED_CLAIMS } from './custom-claims.js';
 import { asymmetricSigner, isAsymmetricAlg } from './asymmetric-sign.js';
+import { verifierFor, type TokenVerifier } from './key-verifier.js';
 import { hmacJws, isHmacAlg } from './hmac-jws.js';
 import { SecondSighting } from './second-sighting.js';
 import type { IssueRequest, IssuedTokens, RefreshResult, TokenType, TokensService, VerifiedToken, VerifyOptions } from './types.js';
@@ -127,25 +128,6 @@ export interface TokensDeps {
 
 /** At most this many verified tokens are remembered (see `verified` below). */
 export const VERIFIED_CACHE_MAX = 20_000;
-
-type VerificationKey = KeysService['verifiers'][number];
-
-/** Checks one token against one key: the payload when valid (signature, alg, iss, exp, nbf), else null. */
-type TokenVerifier = (token: string, nowSeconds: number) => Promise<JWTPayload | null> | JWTPayload | null;
-
-/**
- * HS* keys verify synchronously with node:crypto HMAC (hmac-jws.ts says why); RS and ES keys with
- * jose, whose jwtVerify checks the same claims.
- */
-function verifierFor(k: VerificationKey, issuer: string): TokenVerifier {
-  if (isHmacAlg(k.alg) && k.verifyKey instanceof Uint8Array) {
-    const hmac = hmacJws(k.alg, k.verifyKey, k.kid, issuer);
-    return (token, now) => hmac.verify(token, Math.floor(now)) as JWTPayload | null;
-  }
-  if (k.verifyKey instanceof Uint8Array) throw new Error(`raw key material for non-HMAC algorithm ${k.alg}`);
-  const key = k.verifyKey;
-  return async (token, now) => (await jwtVerify(token, key, { issuer, algorithms: [k.alg], currentDate: new Date(now * 1000) })).payload;
-}
 
 /** Signs a complete payload with the current key: HMAC synchronously, RS and ES on libuv's pool. */
 function signerFor(k: KeysService['current']): (payload: Record<string, unknown>) => Promise<string> | string {
