@@ -8,7 +8,10 @@
  *
  * Environment: N tuples (default 10000), S seconds per run (5), ONLY=repeated|distinct (three runs
  * of one kind on the Latchkey server only), PROF=<dir> (the server writes a CPU profile there;
- * read it with cpuprofile-summary.ts), SERVER_NODE_ARGS (node flags for the server only). Rows: requests/s and server CPU µs per request (/proc).
+ * read it with cpuprofile-summary.ts), SERVER_NODE_ARGS (node flags for the server only),
+ * AGAINST=<another checkout of Latchkey, with node_modules> (with ONLY: that checkout's server on
+ * the same data takes the bare route's place, and the runs alternate between the two, R pairs,
+ * default 3: an A/B of two versions of the engine). Rows: requests/s and server CPU µs per request (/proc).
  * "distinct" picks a random user and document per request (wrk's Lua generator, so a repeat is
  * possible but rare at 100k tuples and up); "repeated" sends one check, which the check-answer
  * cache answers.
@@ -48,7 +51,10 @@ const server = await startBenchChild<Info>(new URL('../fga/servers/latchkey.ts',
   nodeArgs: (process.env.SERVER_NODE_ARGS ?? '').split(' ').filter(Boolean),
   ...(process.env.PROF ? { cpuProfDir: process.env.PROF } : {}),
 });
-const bare = await startBenchChild<Info>(new URL('../fga/servers/bare.ts', import.meta.url));
+const against = process.env.AGAINST;
+const bare = against
+  ? await startBenchChild<Info>(new URL(`file://${against}/bench/fga/servers/latchkey.ts`), { args: [JSON.stringify(target.flags)] })
+  : await startBenchChild<Info>(new URL('../fga/servers/bare.ts', import.meta.url));
 const origin = server.info.origin ?? server.info.base;
 const headers = `wrk.method="POST"\nwrk.headers["content-type"]="application/json"\nwrk.headers["x-service-admin-secret"]="${TEST_ADMIN_SECRET}"\nwrk.headers["origin"]="${origin}"\n`;
 const dir = mkdtempSync(join(tmpdir(), 'lk-fga-cpu-'));
@@ -72,7 +78,12 @@ function run(child: BenchChild<Info>, script: string, label: string): void {
 }
 
 const only = process.env.ONLY as keyof typeof scripts | undefined;
-if (only) {
+if (only && against) {
+  for (let i = 0; i < Number(process.env.R ?? 3); i++) {
+    run(server, scripts[only], `this ${only}`);
+    run(bare, scripts[only], `AGAINST ${only}`);
+  }
+} else if (only) {
   for (let i = 0; i < 3; i++) run(server, scripts[only], `latchkey ${only}`);
 } else {
   for (let round = 0; round < 2; round++) {
