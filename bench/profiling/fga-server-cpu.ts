@@ -52,7 +52,8 @@ const server = await startBenchChild<Info>(new URL('../fga/servers/latchkey.ts',
   ...(process.env.PROF ? { cpuProfDir: process.env.PROF } : {}),
 });
 const against = process.env.AGAINST;
-const bare = against
+/** What the server is measured against: the bare route, or with AGAINST another version's server. */
+const reference = against
   ? await startBenchChild<Info>(new URL(`file://${against}/bench/fga/servers/latchkey.ts`), { args: [JSON.stringify(target.flags)] })
   : await startBenchChild<Info>(new URL('../fga/servers/bare.ts', import.meta.url));
 const origin = server.info.origin ?? server.info.base;
@@ -81,20 +82,20 @@ const only = process.env.ONLY as keyof typeof scripts | undefined;
 if (only && against) {
   for (let i = 0; i < Number(process.env.R ?? 3); i++) {
     run(server, scripts[only], `this ${only}`);
-    run(bare, scripts[only], `AGAINST ${only}`);
+    run(reference, scripts[only], `AGAINST ${only}`);
   }
 } else if (only) {
   for (let i = 0; i < 3; i++) run(server, scripts[only], `latchkey ${only}`);
 } else {
   for (let round = 0; round < 2; round++) {
-    run(bare, scripts.repeated, 'bare');
+    run(reference, scripts.repeated, 'bare');
     run(server, scripts.repeated, 'latchkey repeated');
     run(server, scripts.distinct, 'latchkey distinct');
-    run(bare, scripts.distinct, 'bare distinct');
+    run(reference, scripts.distinct, 'bare distinct');
   }
 }
 await server.stop();
-await bare.stop();
+await reference.stop();
 await writer.close();
 await storage.close();
 await target.dispose();

@@ -10,16 +10,21 @@
 import { KeyObject, sign } from 'node:crypto';
 
 export type AsymmetricAlg = 'RS256' | 'RS384' | 'RS512' | 'ES256' | 'ES384' | 'ES512';
-const HASH: Record<AsymmetricAlg, string> = { RS256: 'sha256', RS384: 'sha384', RS512: 'sha512', ES256: 'sha256', ES384: 'sha384', ES512: 'sha512' };
+/** RFC 7518 §3.3, §3.4: the digest each algorithm signs. */
+export const ASYMMETRIC_HASH: Record<AsymmetricAlg, string> = { RS256: 'sha256', RS384: 'sha384', RS512: 'sha512', ES256: 'sha256', ES384: 'sha384', ES512: 'sha512' };
 
-export const isAsymmetricAlg = (alg: string): alg is AsymmetricAlg => alg in HASH;
+export const isAsymmetricAlg = (alg: string): alg is AsymmetricAlg => alg in ASYMMETRIC_HASH;
+
+/** node:crypto's key argument for `alg`: JWS ECDSA signatures are the fixed-width R||S pair, not DER (RFC 7518 §3.4). */
+export function jwsKeyOptions(alg: AsymmetricAlg, key: KeyObject): { key: KeyObject; dsaEncoding?: 'ieee-p1363' } {
+  return alg.startsWith('ES') ? { key, dsaEncoding: 'ieee-p1363' } : { key };
+}
 
 export function asymmetricSigner(alg: AsymmetricAlg, privateKey: CryptoKey | KeyObject, kid: string): (claims: Record<string, unknown>) => Promise<string> {
   const key = privateKey instanceof KeyObject ? privateKey : KeyObject.from(privateKey);
   const header = Buffer.from(JSON.stringify({ alg, kid, typ: 'JWT' })).toString('base64url');
-  const hash = HASH[alg];
-  // JWS ECDSA signatures are the fixed-width R||S pair, not DER (RFC 7518 §3.4).
-  const options = alg.startsWith('ES') ? { key, dsaEncoding: 'ieee-p1363' as const } : { key };
+  const hash = ASYMMETRIC_HASH[alg];
+  const options = jwsKeyOptions(alg, key);
   return (claims) => {
     const input = `${header}.${Buffer.from(JSON.stringify(claims)).toString('base64url')}`;
     return new Promise((resolve, reject) => {

@@ -13,10 +13,9 @@
  * callback form, still without WebCrypto's overhead.
  */
 import { KeyObject, verify } from 'node:crypto';
-import type { AsymmetricAlg } from './asymmetric-sign.js';
+import { ASYMMETRIC_HASH, jwsKeyOptions, type AsymmetricAlg } from './asymmetric-sign.js';
 import { acceptedPayload, splitCompact, type CompactJws } from './compact-jws.js';
 
-const HASH: Record<AsymmetricAlg, string> = { RS256: 'sha256', RS384: 'sha384', RS512: 'sha512', ES256: 'sha256', ES384: 'sha384', ES512: 'sha512' };
 /** RFC 7518 §3.4: the curve each ES algorithm is defined on. */
 const CURVE: Partial<Record<AsymmetricAlg, string>> = { ES256: 'prime256v1', ES384: 'secp384r1', ES512: 'secp521r1' };
 /** Verified off the event loop (see the header). */
@@ -36,9 +35,8 @@ export function asymmetricVerifier(alg: AsymmetricAlg, publicKey: CryptoKey | Ke
   if (alg.startsWith('RS') ? key.asymmetricKeyType !== 'rsa' || (details.modulusLength ?? 0) < 2048 : key.asymmetricKeyType !== 'ec' || details.namedCurve !== CURVE[alg]) {
     throw new Error(`the ${alg} verification key is not ${alg.startsWith('RS') ? 'an RSA key of at least 2048 bits' : `an EC key on ${CURVE[alg]}`}`);
   }
-  const hash = HASH[alg];
-  // JWS ECDSA signatures are the fixed-width R||S pair, not DER (RFC 7518 §3.4).
-  const options = alg.startsWith('ES') ? { key, dsaEncoding: 'ieee-p1363' as const } : { key };
+  const hash = ASYMMETRIC_HASH[alg];
+  const options = jwsKeyOptions(alg, key);
 
   if (ON_POOL.has(alg)) {
     return (token, nowSeconds) => {

@@ -16,7 +16,7 @@ export type VerificationKey = KeysService['verifiers'][number];
 /** Never throws or rejects; `nowSeconds` may have a fraction. */
 export type TokenVerifier = (token: string, nowSeconds: number) => Promise<JWTPayload | null> | JWTPayload | null;
 
-export function verifierFor(k: VerificationKey, issuer: string): TokenVerifier {
+function verifierFor(k: VerificationKey, issuer: string): TokenVerifier {
   if (isHmacAlg(k.alg) && k.verifyKey instanceof Uint8Array) {
     const hmac = hmacJws(k.alg, k.verifyKey, k.kid, issuer);
     return (token, now) => hmac.verify(token, Math.floor(now)) as JWTPayload | null;
@@ -28,7 +28,10 @@ export function verifierFor(k: VerificationKey, issuer: string): TokenVerifier {
 
 const made = new WeakMap<VerificationKey, { issuer: string; verify: TokenVerifier }>();
 
-/** `verifierFor`, made once per key and issuer (a key's record lives as long as its keys service). */
+/**
+ * The verifier of key `k` for `issuer`, made once per key record and shared by every caller
+ * (user tokens and service-account tokens alike; a record lives as long as its keys service).
+ */
 export function verifierOf(k: VerificationKey, issuer: string): TokenVerifier {
   const known = made.get(k);
   if (known && known.issuer === issuer) return known.verify;

@@ -23,7 +23,7 @@ import type { SessionRecord, SessionsService } from '../sessions/types.js';
 import type { UserRecord, UsersService } from '../users/types.js';
 import { compileCustomizer, RESERVED_CLAIMS } from './custom-claims.js';
 import { asymmetricSigner, isAsymmetricAlg } from './asymmetric-sign.js';
-import { verifierFor, type TokenVerifier } from './key-verifier.js';
+import { verifierOf, type TokenVerifier } from './key-verifier.js';
 import { hmacJws, isHmacAlg } from './hmac-jws.js';
 import { SecondSighting } from './second-sighting.js';
 import type { IssueRequest, IssuedTokens, RefreshResult, TokenType, TokensService, VerifiedToken, VerifyOptions } from './types.js';
@@ -160,8 +160,8 @@ export async function createTokensService({ config, memory, keys, sessions, user
   const customize = compileCustomizer(config.string('custom-access-token-script'), roleClaim, logger);
   const current = keys.current;
   const verifierByKid = new Map<string, TokenVerifier>();
-  for (const k of keys.verifiers) verifierByKid.set(k.kid, verifierFor(k, issuer));
-  const verifyWithCurrent = verifierByKid.get(current.kid) ?? verifierFor(current, issuer);
+  for (const k of keys.verifiers) verifierByKid.set(k.kid, verifierOf(k, issuer));
+  const verifyWithCurrent = verifierByKid.get(current.kid) ?? verifierOf(current, issuer);
   const signPayload = signerFor(current);
   const random = createRandomPool();
 
