@@ -6,4 +6,5 @@ export * from './core/index.js';
 export { accountPlugins, auditPlugins, authorizationPlugins, basePlugins, defaultPlugins, oauthPlugins } from './plugins/default.js';
 export { createServer, type LatchkeyServer, type CreateServerOptions } from './transports/http/server.js';
 export { latchkey, type LatchkeyPluginOptions } from './transports/http/embed.js';
+export { holdResponsesPerTurn } from './transports/http/held-responses.js';
 export { runCli } from './transports/cli/run.js';

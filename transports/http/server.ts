@@ -12,6 +12,7 @@ import { openMemoryStore, openStorage } from '../../storage/index.js';
 import { startGrpcServer } from '../grpc/server.js';
 import { mountKernel } from './app.js';
 import { clientErrorHandler, frameworkErrors } from './client-errors.js';
+import { holdResponsesPerTurn } from './held-responses.js';
 import { HttpMetrics } from './metrics.js';
 import { rateLimiterOf } from './rate-limit.js';
 
@@ -78,6 +79,7 @@ export async function createServer(options: CreateServerOptions): Promise<Latchk
     frameworkErrors,
   });
   const logger: Logger = app.log;
+  holdResponsesPerTurn(app);
   const kernel = await Kernel.boot({ plugins: options.plugins, config, openStorage, openMemoryStore, logger });
   const metrics = new HttpMetrics(true);
   const rateLimiter = rateLimiterOf(kernel);
