@@ -48,7 +48,12 @@
  *   caches are cold at every wake-up. A bare Fastify route answering the same bytes after the
  *   same worker hash costs 0.65-0.86 ms there, so that much is HTTP and the hand-off, not
  *   Latchkey. That share, plus the client's CPU on the same two cores, is what keeps
- *   login below the ceiling. Logins are driven by a closed loop, 8 in flight, counted like the
+ *   login below the ceiling. Session 16 (2026-11-27), per-thread CPU under wrk, 8 s runs: the
+ *   session write's fsync is not it. With `PRAGMA synchronous` OFF the main thread cost
+ *   1.26-1.54 ms per login, with FULL (the default) 1.26-1.52 ms, and the rate did not move
+ *   beyond its run-to-run spread (75-93% of the ceiling in both). `perf record` of the main
+ *   thread alone: a flat profile, no function above 4% (JIT code ~20%, V8 runtime, ICs and
+ *   builtins ~40%, kernel ~19% of which the disk notify ~3%). Logins are driven by a closed loop, 8 in flight, counted like the
  *   ceiling (loginLoad): from wrk (native, its own process) when it is installed, else from a
  *   keep-alive undici Pool in this process. The client's CPU is not small: with the hashes
  *   running it was 1.6-2.3 ms per login through `fetch` (WHATWG streams and a Response per call),
