@@ -146,6 +146,27 @@ t.test('over real sockets, against the same app without the hook', async (t) => 
   }
 });
 
+t.test('pipelined requests on one connection are answered in order', async (t) => {
+  const { app, port } = await echoApp(true);
+  t.teardown(() => app.close());
+  const text = await new Promise<string>((resolve, reject) => {
+    const s = connect(port, '127.0.0.1', () => {
+      s.write([0, 1, 2, 3, 4].map((n) => `GET /echo/${n} HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n`).join(''));
+    });
+    let got = '';
+    s.on('data', (chunk) => {
+      got += chunk.toString('latin1');
+      if ((got.match(/HTTP\/1\.1 200/g) ?? []).length === 5 && got.endsWith('}')) {
+        s.destroy();
+        resolve(got);
+      }
+    });
+    s.once('error', reject);
+  });
+  const bodies = [...text.matchAll(/\{"n":"(\d)"\}/g)].map((m) => m[1]);
+  t.same(bodies, ['0', '1', '2', '3', '4'], 'five answers, in the order asked');
+});
+
 t.test('the real server answers many concurrent requests, each with its own answer', async (t) => {
   const server = await startTestServer();
   t.teardown(() => server.close());
