@@ -54,9 +54,10 @@ export class HeldResponses {
 
   /** Holds `write` until the end of this turn, or writes everything held now when a bound is reached. */
   hold(write: () => void): void {
-    if (this.held.length === 0) this.firstHeldAt = this.now();
+    const now = this.now();
+    if (this.held.length === 0) this.firstHeldAt = now;
     this.held.push(write);
-    if (this.held.length >= this.maxHeld || this.now() - this.firstHeldAt >= this.maxHoldMs) {
+    if (this.held.length >= this.maxHeld || now - this.firstHeldAt >= this.maxHoldMs) {
       this.writeAll();
     } else if (!this.scheduled) {
       this.scheduled = true;
