@@ -65,6 +65,9 @@
  * - The peer is better-auth (npm, email and password on SQLite, defaults: scrypt N=16384 r=16
  *   p=1, i.e. 32 MiB per hash), installed on first use in bench/peers/better-auth. Its raw scrypt
  *   cost is measured as well, so the table shows what each side pays per login.
+ * Latchkey writes the responses finished in one event-loop turn together at its end
+ * (transports/http/held-responses.ts, since session 16); the bare routes write each as its
+ * handler ends, as plain Fastify does.
  * Targets: validate_jwt_token and profile >= 80% of the bare verify route with the same algorithm;
  * login >= 90% of the hash ceiling and >= 5x the peer's sign-in rate.
  * CPU profiles of every child: BENCH_CPU_PROF=<dir> (node --cpu-prof).

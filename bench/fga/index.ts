@@ -21,6 +21,11 @@
  * - propagation: a write on this node until the server (another node, polling every 250 ms)
  *   answers it over REST.
  *
+ * The Latchkey server writes the responses finished in one event-loop turn together at its end
+ * (transports/http/held-responses.ts, since session 16); the bare route writes each one as its
+ * handler ends, as plain Fastify does. With the load generator on the same host that difference
+ * is most of what moved the all-distinct row from ~40% to ~53% at 1M (plugins/fga/README.md).
+ *
  * BENCH_FGA_PROF=<dir>: the Latchkey server child writes a CPU profile there (node --cpu-prof).
  *
  * The machine is shared: absolute numbers move with its load (reported in the `machine` row);
