@@ -80,11 +80,22 @@ export class HeldResponses {
   }
 }
 
-/** Installs the batching on `app`: every response of the app (and its plugins) goes through it. */
+/**
+ * Installs the batching on `app`: every response of the app (and its plugins) goes through it.
+ * A write that throws (a header Node refuses, say) is handed back to Fastify as the hook's error,
+ * as Fastify's own hook runner does when the same throw happens inside the hook: the client gets
+ * Fastify's error answer, not a connection left waiting.
+ */
 export function holdResponsesPerTurn(app: FastifyInstance): HeldResponses {
   const batch = new HeldResponses((err) => app.log.error({ err }, 'writing a held response failed'));
   app.addHook('onSend', (_request, _reply, payload, done) => {
-    batch.hold(() => done(null, payload));
+    batch.hold(() => {
+      try {
+        done(null, payload);
+      } catch (err) {
+        done(err as Error);
+      }
+    });
   });
   return batch;
 }

@@ -146,6 +146,28 @@ t.test('over real sockets, against the same app without the hook', async (t) => 
   }
 });
 
+t.test('a response Node refuses to write gets the same error answer with the hook as without it', async (t) => {
+  for (const held of [false, true]) {
+    const app = Fastify();
+    if (held) holdResponsesPerTurn(app);
+    app.get('/bad-header', (_request, reply) => {
+      // Node's writeHead throws on a newline in a header value, after onSend: where the hook holds.
+      reply.header('x-bad', 'a\nb');
+      return { ok: true };
+    });
+    await app.listen({ host: '127.0.0.1', port: 0 });
+    const address = app.server.address();
+    const port = typeof address === 'object' && address ? address.port : 0;
+    try {
+      const res = await fetch(`http://127.0.0.1:${port}/bad-header`, { signal: AbortSignal.timeout(5_000) });
+      t.equal(res.status, 500, `${held ? 'held' : 'plain'}: answered 500, not left waiting`);
+      t.match(await res.json(), { code: 'ERR_INVALID_CHAR' }, `${held ? 'held' : 'plain'}: Fastify's error answer`);
+    } finally {
+      await app.close();
+    }
+  }
+});
+
 t.test('pipelined requests on one connection are answered in order', async (t) => {
   const { app, port } = await echoApp(true);
   t.teardown(() => app.close());
