@@ -9,9 +9,9 @@
  * Environment: N tuples (default 10000), S seconds per run (5), ONLY=repeated|distinct (three runs
  * of one kind on the Latchkey server only), PROF=<dir> (the server writes a CPU profile there;
  * read it with cpuprofile-summary.ts), SERVER_NODE_ARGS (node flags for the server only),
- * AGAINST=<another checkout of Latchkey, with node_modules> (with ONLY: that checkout's server on
- * the same data takes the bare route's place, and the runs alternate between the two, R pairs,
- * default 3: an A/B of two versions of the engine). Rows: requests/s and server CPU µs per request (/proc).
+ * AGAINST=<another checkout of Latchkey, with node_modules> (that checkout's server on the same
+ * data takes the bare route's place, its rows labelled AGAINST; with ONLY the runs alternate
+ * between the two, R pairs, default 3: an A/B of two versions). Rows: requests/s and server CPU µs per request (/proc).
  * "distinct" picks a random user and document per request (wrk's Lua generator, so a repeat is
  * possible but rare at 100k tuples and up); "repeated" sends one check, which the check-answer
  * cache answers.
@@ -56,6 +56,8 @@ const against = process.env.AGAINST;
 const reference = against
   ? await startBenchChild<Info>(new URL(`file://${against}/bench/fga/servers/latchkey.ts`), { args: [JSON.stringify(target.flags)] })
   : await startBenchChild<Info>(new URL('../fga/servers/bare.ts', import.meta.url));
+/** The reference's label in the rows: without ONLY, AGAINST's server is run where the bare route would be. */
+const referenceName = against ? 'AGAINST' : 'bare';
 const origin = server.info.origin ?? server.info.base;
 const headers = `wrk.method="POST"\nwrk.headers["content-type"]="application/json"\nwrk.headers["x-service-admin-secret"]="${TEST_ADMIN_SECRET}"\nwrk.headers["origin"]="${origin}"\n`;
 const dir = mkdtempSync(join(tmpdir(), 'lk-fga-cpu-'));
@@ -82,16 +84,16 @@ const only = process.env.ONLY as keyof typeof scripts | undefined;
 if (only && against) {
   for (let i = 0; i < Number(process.env.R ?? 3); i++) {
     run(server, scripts[only], `this ${only}`);
-    run(reference, scripts[only], `AGAINST ${only}`);
+    run(reference, scripts[only], `${referenceName} ${only}`);
   }
 } else if (only) {
   for (let i = 0; i < 3; i++) run(server, scripts[only], `latchkey ${only}`);
 } else {
   for (let round = 0; round < 2; round++) {
-    run(reference, scripts.repeated, 'bare');
+    run(reference, scripts.repeated, `${referenceName} repeated`);
     run(server, scripts.repeated, 'latchkey repeated');
     run(server, scripts.distinct, 'latchkey distinct');
-    run(reference, scripts.distinct, 'bare distinct');
+    run(reference, scripts.distinct, `${referenceName} distinct`);
   }
 }
 await server.stop();
