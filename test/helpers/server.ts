@@ -36,7 +36,26 @@ export interface TestServerOptions {
   requestTimeoutMs?: number;
 }
 
+/** Attempts with fresh ports when one was taken between being found free and being listened on. */
+const PORT_ATTEMPTS = 5;
+
+/**
+ * A port found free can be taken before the server listens on it: tap runs test files in
+ * parallel processes, and any of them (or an outgoing connection's ephemeral port) may get it
+ * first. That failed a CI run with EADDRINUSE on the gRPC port; such a start is retried with new
+ * ports, anything else fails at once.
+ */
 export async function startTestServer(options: TestServerOptions = {}): Promise<TestServer> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await startOnFreePorts(options);
+    } catch (err) {
+      if (attempt >= PORT_ATTEMPTS || !/EADDRINUSE/.test(String((err as Error).message))) throw err;
+    }
+  }
+}
+
+async function startOnFreePorts(options: TestServerOptions): Promise<TestServer> {
   const [httpPort, grpcPort, metricsPort] = [await freePort(), await freePort(), await freePort()];
   const dir = await mkdtemp(join(tmpdir(), 'latchkey-test-'));
   const url = `http://localhost:${httpPort}`;
@@ -66,6 +85,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     await server.listen();
   } catch (err) {
     await server.close();
+    await rm(dir, { recursive: true, force: true });
     throw err;
   }
   return {
