@@ -1,6 +1,7 @@
 /**
  * One measured party of the accounts bench, in its own process: a Latchkey server, a bare
- * Fastify route that verifies a token, or the raw Argon2id loop. The load generator (autocannon)
+ * Fastify route that verifies a token, the login floor (a bare route over the server's hash
+ * workers), or the raw Argon2id loop. The load generator (autocannon)
  * stays in the parent, so every HTTP party shares the machine with the same client the same way,
  * and no party loses CPU to a client living on its own event loop.
  *
@@ -16,6 +17,9 @@ import { Worker } from 'node:worker_threads';
 import Fastify from 'fastify';
 import { asymmetricVerifier } from '../../plugins/tokens/asymmetric-verify.js';
 import { hmacJws } from '../../plugins/tokens/hmac-jws.js';
+import { availableParallelism } from 'node:os';
+import { holdResponsesPerTurn } from '../../transports/http/held-responses.js';
+import { createHashWorkers } from '../../plugins/users/hash-workers.js';
 import { verifyPassword } from '../../plugins/users/password.js';
 import { startTestServer } from '../../test/helpers/server.js';
 import { closedLoop, type LoadResult } from '../load.js';
@@ -23,7 +27,8 @@ import { closedLoop, type LoadResult } from '../load.js';
 export type ChildSpec =
   | { kind: 'latchkey'; flags: Record<string, string | number | boolean | undefined> }
   | { kind: 'bare'; alg: 'HS256' | 'RS256'; secret?: string; publicPem?: string; issuer: string }
-  | { kind: 'argon2'; stored: string; password: string; concurrency: number };
+  | { kind: 'argon2'; stored: string; password: string; concurrency: number }
+  | { kind: 'bare-login'; stored: string; body: string };
 
 type Message = 'close' | { run: number; concurrency?: number; threads?: boolean } | { mint: number; email: string };
 
@@ -98,6 +103,34 @@ async function bare(spec: Extract<ChildSpec, { kind: 'bare' }>): Promise<{ url: 
   return { url: `http://127.0.0.1:${typeof addr === 'object' && addr ? addr.port : 0}/verify`, close: () => app.close() };
 }
 
+/**
+ * The login floor: a plain Fastify POST route that verifies the password on the server's own hash
+ * workers (one per core, plugins/users/hash-workers.ts), writes its answers per event-loop turn as
+ * Latchkey does (transports/http/held-responses.ts), and does nothing else: no user lookup, no
+ * session, no token, no cookie. `body` is a login response of Latchkey's size, sent as is. What
+ * any Node server with this hash pool can reach on the machine, so a login row can be read
+ * against it as well as against the raw hash.
+ */
+async function bareLogin(spec: Extract<ChildSpec, { kind: 'bare-login' }>): Promise<{ url: string; close(): Promise<void> }> {
+  const hashers = createHashWorkers(availableParallelism());
+  const app = Fastify({ logger: false });
+  holdResponsesPerTurn(app);
+  app.post('/login', async (req, reply) => {
+    const password = (req.body as { password?: unknown } | undefined)?.password;
+    const ok = typeof password === 'string' && (await hashers.verify(spec.stored, password));
+    return ok ? reply.type('application/json').send(spec.body) : reply.code(401).send({ error: 'unauthenticated' });
+  });
+  await app.listen({ host: '127.0.0.1', port: 0 });
+  const addr = app.server.address();
+  return {
+    url: `http://127.0.0.1:${typeof addr === 'object' && addr ? addr.port : 0}/login`,
+    close: async () => {
+      await app.close();
+      await hashers.close();
+    },
+  };
+}
+
 async function main(): Promise<void> {
   const spec = JSON.parse(process.argv[2] ?? '{}') as ChildSpec;
   let close: () => Promise<void> = async () => {};
@@ -120,6 +153,10 @@ async function main(): Promise<void> {
     send({ ready: true, url: server.url.replace('localhost', '127.0.0.1'), origin: server.url });
   } else if (spec.kind === 'bare') {
     const b = await bare(spec);
+    close = () => b.close();
+    send({ ready: true, url: b.url });
+  } else if (spec.kind === 'bare-login') {
+    const b = await bareLogin(spec);
     close = () => b.close();
     send({ ready: true, url: b.url });
   } else {

@@ -65,6 +65,20 @@
  * - The peer is better-auth (npm, email and password on SQLite, defaults: scrypt N=16384 r=16
  *   p=1, i.e. 32 MiB per hash), installed on first use in bench/peers/better-auth. Its raw scrypt
  *   cost is measured as well, so the table shows what each side pays per login.
+ * The login floor (since session 17): a plain Fastify route in its own process that verifies the
+ * same password on the server's own hash workers, writes per turn as Latchkey does and does
+ * nothing else (child.ts, bareLogin). It shows what the machine leaves any Node server with this
+ * hash pool, measured in the same rounds as the login row. Session 17 (2026-11-27, a slower day:
+ * ceiling 120-150/s), per-thread CPU from /proc under wrk, 6 s runs: Latchkey's main thread
+ * 2.2-2.8 ms per login, V8's helpers 0.3-0.45 ms, its hash workers within noise of the ceiling's
+ * own hash cost; the floor's main thread 0.8-1.1 ms, 91-93% of the ceiling (87% without write
+ * batching). With a no-op hash the same login costs Latchkey's main thread ~0.5 ms (profiler on)
+ * and most of its wall time is the session insert's fsync. Tried, none moved the login ratio beyond
+ * its spread (A/B interleaved with the ceiling, 2-5 rounds a side): `PRAGMA synchronous = NORMAL`
+ * (81.1% vs 80.8% over 5 rounds), hash workers at nice 10, hash answers held to wake the event
+ * loop once per pair, 8 accounts instead of one, `--max-semi-space-size=1`. Each verification
+ * maps @node-rs/argon2's 19 MiB block afresh (~265 page faults per hash with transparent huge
+ * pages, ~4,865 without), in the ceiling and the server alike.
  * Latchkey writes the responses finished in one event-loop turn together at its end
  * (transports/http/held-responses.ts, since session 16); the bare routes write each as its
  * handler ends, as plain Fastify does.
@@ -93,6 +107,7 @@ const CORES = availableParallelism();
 const LOGIN_IN_FLIGHT = 8;
 const LOGIN_ROUNDS = Number(process.env.BENCH_LOGIN_ROUNDS ?? 3);
 const CEILING = `raw Argon2id verify (m=${Math.round(PRODUCTION_PARAMS.memoryCost / 1024)}MiB,t=${PRODUCTION_PARAMS.timeCost},p=${PRODUCTION_PARAMS.parallelism})`;
+const FLOOR = 'login floor: bare route + hash workers';
 const pct = (x: number) => `${(x * 100).toFixed(0)}%`;
 const note = (r: LoadResult, extra = '') =>
   `p99 ${r.p99ms.toFixed(1)} ms${r.cpuUs !== undefined ? `, server CPU ${r.cpuUs.toFixed(0)} µs/req` : ''}${r.errors ? `, ${r.errors} errors` : ''}${extra ? `, ${extra}` : ''}`;
@@ -242,6 +257,7 @@ export async function runAccountsBench(): Promise<Row[]> {
   const ceiling = await startParty({ kind: 'argon2', stored, password: PASSWORD, concurrency: CORES });
   const hs = await startParty({ kind: 'latchkey', flags: { ...BASE_FLAGS, 'jwt-secret': SECRET } });
   let peer: Party | undefined;
+  let floor: Party | undefined;
   let peerError = '';
   try {
     peer = await startPeer();
@@ -261,19 +277,24 @@ export async function runAccountsBench(): Promise<Row[]> {
     const loginBody = JSON.stringify({ email: 'bench0@example.com', password: PASSWORD });
     // One sign-in on each side before timing: a refusal (CSRF, rate limit, bad credentials) is
     // fast and would count as throughput if it only showed up under load.
-    await postJson(`${hs.url}/v1/login`, JSON.parse(loginBody), headers);
+    const answer = await postJson(`${hs.url}/v1/login`, JSON.parse(loginBody), headers);
     if (peer) await postJson(`${peer.url}/api/auth/sign-in/email`, JSON.parse(loginBody), { origin: peer.origin });
+    // The floor answers with a login response of the same size, and checks the same password.
+    floor = await startParty({ kind: 'bare-login', stored, body: JSON.stringify(answer) });
+    const f = floor;
+    await postJson(f.url, JSON.parse(loginBody));
     const runs: (() => Promise<LoadResult>)[] = [
       () => ceiling.run(RUN_S, CORES),
       () => ceiling.run(RUN_S, 8),
       () => ceiling.run(RUN_S, CORES, true),
+      () => loginLoad(f.url, loginBody, {}),
       () => loginLoad(`${hs.url}/v1/login`, loginBody, headers),
     ];
     if (peer) {
       const p = peer;
       runs.push(() => loginLoad(`${p.url}/api/auth/sign-in/email`, loginBody, { origin: p.origin }));
     }
-    const [atCores, at8, onThreads, login, peerLogin] = await interleaved(runs, LOGIN_ROUNDS);
+    const [atCores, at8, onThreads, floorLogin, login, peerLogin] = await interleaved(runs, LOGIN_ROUNDS);
     // The ceiling is the best of the three ways of running the raw hash.
     const hashRef = [atCores, at8, onThreads].reduce((best, r) => (r.rps > best.rps ? r : best));
     rows.splice(
@@ -286,7 +307,24 @@ export async function runAccountsBench(): Promise<Row[]> {
     );
     const signupRow = rows.find((r) => r.name === 'signup (REST, SQLite)');
     if (signupRow) signupRow.ratio = signup.rps / hashRef.rps;
-    rows.push({ section: S, name: 'login (REST, SQLite)', value: login.rps, unit: 'req/s', reference: CEILING, ratio: login.rps / hashRef.rps, note: note(login, `${LOGIN_IN_FLIGHT} in flight from ${loginClientUsed}, target 90%`) });
+    rows.push({
+      section: S,
+      name: FLOOR,
+      value: floorLogin.rps,
+      unit: 'req/s',
+      reference: CEILING,
+      ratio: floorLogin.rps / hashRef.rps,
+      note: note(floorLogin, 'bare Fastify POST over the server\'s hash workers and write batching, nothing else; no target'),
+    });
+    rows.push({
+      section: S,
+      name: 'login (REST, SQLite)',
+      value: login.rps,
+      unit: 'req/s',
+      reference: CEILING,
+      ratio: login.rps / hashRef.rps,
+      note: note(login, `${LOGIN_IN_FLIGHT} in flight from ${loginClientUsed}, target 90%; ${pct(login.rps / floorLogin.rps)} of the floor`),
+    });
 
     if (peer && peerSignup && peerLogin) {
       rows.push({ section: S, name: 'peer better-auth sign-up', value: peerSignup.rps, unit: 'req/s', note: note(peerSignup, 'SQLite, scrypt N=16384 r=16') });
@@ -299,7 +337,7 @@ export async function runAccountsBench(): Promise<Row[]> {
       rows.push({ section: S, name: 'peer better-auth sign-in', value: 0, unit: '-', note: `not measured: ${peerError}` });
     }
   } finally {
-    await Promise.all([ceiling.close(), peer?.close()]);
+    await Promise.all([ceiling.close(), peer?.close(), floor?.close()]);
   }
 
   // Token paths, HS256 then RS256; each server next to a bare verifier with the same key.
