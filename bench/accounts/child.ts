@@ -107,9 +107,9 @@ async function bare(spec: Extract<ChildSpec, { kind: 'bare' }>): Promise<{ url: 
  * The login floor: a plain Fastify POST route that verifies the password on the server's own hash
  * workers (one per core, plugins/users/hash-workers.ts), writes its answers per event-loop turn as
  * Latchkey does (transports/http/held-responses.ts), and does nothing else: no user lookup, no
- * session, no token, no cookie. `body` is a login response body of Latchkey's size, sent as is (without its cookies and security headers). What
- * any Node server with this hash pool can reach on the machine, so a login row can be read
- * against it as well as against the raw hash.
+ * session, no token, no cookie. `body` is the body of a Latchkey login response, sent as is
+ * (without Latchkey's cookies and security headers). What any Node server with this hash pool can
+ * reach on the machine, so a login row can be read against it as well as against the raw hash.
  */
 async function bareLogin(spec: Extract<ChildSpec, { kind: 'bare-login' }>): Promise<{ url: string; close(): Promise<void> }> {
   const hashers = createHashWorkers(availableParallelism());
