@@ -10,7 +10,7 @@ import { withDefaults, type FlagValue } from '../../core/config.js';
 import { Kernel } from '../../core/kernel.js';
 import type { AnyPlugin } from '../../core/plugin.js';
 import { defaultPlugins } from '../../plugins/default.js';
-import { createServer } from '../../transports/http/server.js';
+import { createServer, type LatchkeyServer } from '../../transports/http/server.js';
 import type { DbTarget } from './databases.js';
 import { freePort } from './ports.js';
 
@@ -80,21 +80,24 @@ async function startOnFreePorts(options: TestServerOptions): Promise<TestServer>
   };
   const plugins = options.plugins ?? defaultPlugins;
   const config = withDefaults(Kernel.flagsOf(plugins), values);
-  const server = await createServer({ plugins, config, logger: false, ...(options.requestTimeoutMs ? { requestTimeoutMs: options.requestTimeoutMs } : {}) });
+  let server: LatchkeyServer | undefined;
   try {
+    server = await createServer({ plugins, config, logger: false, ...(options.requestTimeoutMs ? { requestTimeoutMs: options.requestTimeoutMs } : {}) });
     await server.listen();
   } catch (err) {
-    await server.close();
+    // A start that failed at boot or at listen leaves neither a server nor its folder behind.
+    await server?.close();
     await rm(dir, { recursive: true, force: true });
     throw err;
   }
+  const started = server;
   return {
     url,
     grpcAddress: `127.0.0.1:${grpcPort}`,
     metricsUrl: `http://127.0.0.1:${metricsPort}`,
-    kernel: server.kernel,
+    kernel: started.kernel,
     async close() {
-      await server.close();
+      await started.close();
       await rm(dir, { recursive: true, force: true });
     },
   };
