@@ -16,6 +16,12 @@ export interface BenchChild<T> {
   stop(): Promise<void>;
 }
 
+/** The port a server listening on a TCP address got (0 when it is not listening). */
+export function portOf(server: { address(): string | { port: number } | null }): number {
+  const addr = server.address();
+  return typeof addr === 'object' && addr ? addr.port : 0;
+}
+
 /** utime + stime from /proc/<pid>/stat (fields 14 and 15, in clock ticks of 1/100 s). */
 export function procCpuSeconds(pid: number | undefined): number {
   if (!pid) return Number.NaN;

@@ -22,6 +22,7 @@ import { holdResponsesPerTurn } from '../../transports/http/held-responses.js';
 import { createHashWorkers } from '../../plugins/users/hash-workers.js';
 import { verifyPassword } from '../../plugins/users/password.js';
 import { startTestServer } from '../../test/helpers/server.js';
+import { portOf } from '../child.js';
 import { closedLoop, type LoadResult } from '../load.js';
 
 export type ChildSpec =
@@ -99,8 +100,7 @@ async function bare(spec: Extract<ChildSpec, { kind: 'bare' }>): Promise<{ url: 
     return claims ? { is_valid: true, claims } : reply.code(401).send({ is_valid: false });
   });
   await app.listen({ host: '127.0.0.1', port: 0 });
-  const addr = app.server.address();
-  return { url: `http://127.0.0.1:${typeof addr === 'object' && addr ? addr.port : 0}/verify`, close: () => app.close() };
+  return { url: `http://127.0.0.1:${portOf(app.server)}/verify`, close: () => app.close() };
 }
 
 /**
@@ -121,9 +121,8 @@ async function bareLogin(spec: Extract<ChildSpec, { kind: 'bare-login' }>): Prom
     return ok ? reply.type('application/json').send(spec.body) : reply.code(401).send({ error: 'unauthenticated' });
   });
   await app.listen({ host: '127.0.0.1', port: 0 });
-  const addr = app.server.address();
   return {
-    url: `http://127.0.0.1:${typeof addr === 'object' && addr ? addr.port : 0}/login`,
+    url: `http://127.0.0.1:${portOf(app.server)}/login`,
     close: async () => {
       await app.close();
       await hashers.close();

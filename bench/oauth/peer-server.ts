@@ -9,22 +9,10 @@
  * any of its relying parties would present. Prints one JSON line, serves until stdin closes.
  */
 import { generateKeyPairSync, randomBytes } from 'node:crypto';
-import { createServer } from 'node:net';
 import Provider from 'oidc-provider';
+import { freePort } from '../../test/helpers/ports.js';
 import { serveUntilStdinCloses } from '../child.js';
 import type { BenchTarget } from './target.js';
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const addr = s.address();
-      const port = typeof addr === 'object' && addr ? addr.port : 0;
-      s.close(() => resolve(port));
-    });
-  });
-}
 
 const port = await freePort();
 const issuer = `http://127.0.0.1:${port}`;

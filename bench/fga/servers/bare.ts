@@ -4,7 +4,7 @@
  * authentication and no evaluation: what the HTTP stack costs by itself for this call.
  */
 import Fastify from 'fastify';
-import { serveUntilStdinCloses } from '../../child.js';
+import { portOf, serveUntilStdinCloses } from '../../child.js';
 
 interface Body {
   checks: { relation: string; object: string }[];
@@ -14,5 +14,4 @@ app.post<{ Body: Body }>('/v1/check_permissions', async (req) => ({
   results: req.body.checks.map((c) => ({ relation: c.relation, object: c.object, allowed: false })),
 }));
 await app.listen({ host: '127.0.0.1', port: 0 });
-const addr = app.server.address();
-serveUntilStdinCloses({ base: `http://127.0.0.1:${typeof addr === 'object' && addr ? addr.port : 0}` }, () => app.close());
+serveUntilStdinCloses({ base: `http://127.0.0.1:${portOf(app.server)}` }, () => app.close());

@@ -9,14 +9,13 @@ import { createServer as createHttp2Server } from 'node:http2';
 import { Server, ServerCredentials, type ServiceDefinition } from '@grpc/grpc-js';
 import Fastify from 'fastify';
 import mercurius from 'mercurius';
-import { serveUntilStdinCloses } from '../../child.js';
+import { portOf, serveUntilStdinCloses } from '../../child.js';
 
 const meta = JSON.parse(process.argv[2] ?? '{}') as Record<string, unknown>;
 const app = Fastify({ logger: false });
 app.get('/v1/meta', async () => ({ ...meta }));
 await app.listen({ host: '127.0.0.1', port: 0 });
-const addr = app.server.address();
-const httpPort = typeof addr === 'object' && addr ? addr.port : 0;
+const httpPort = portOf(app.server);
 
 // The same query on Mercurius alone (JIT as Latchkey sets it): what the GraphQL layer costs by itself.
 const gql = Fastify({ logger: false });
@@ -25,8 +24,7 @@ const metaType = Object.entries(meta)
   .join('\n');
 await gql.register(mercurius, { schema: `type Meta {\n${metaType}\n}\ntype Query { meta: Meta }`, resolvers: { Query: { meta: async () => ({ ...meta }) } }, jit: 1 });
 await gql.listen({ host: '127.0.0.1', port: 0 });
-const gqlAddr = gql.server.address();
-const gqlPort = typeof gqlAddr === 'object' && gqlAddr ? gqlAddr.port : 0;
+const gqlPort = portOf(gql.server);
 
 const grpc = new Server();
 const payload = Buffer.from(JSON.stringify(meta));
@@ -54,10 +52,7 @@ h2.on('stream', (stream) => {
   });
 });
 const h2Port = await new Promise<number>((resolve) =>
-  h2.listen(0, '127.0.0.1', () => {
-    const a = h2.address();
-    resolve(typeof a === 'object' && a ? a.port : 0);
-  }),
+  h2.listen(0, '127.0.0.1', () => resolve(portOf(h2))),
 );
 serveUntilStdinCloses(
   { base: `http://127.0.0.1:${httpPort}`, graphql: `http://127.0.0.1:${gqlPort}/graphql`, grpc: `127.0.0.1:${grpcPort}`, http2: `127.0.0.1:${h2Port}` },
