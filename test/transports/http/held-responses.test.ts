@@ -13,8 +13,23 @@ import { startTestServer } from '../../helpers/server.js';
 const endOfTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 t.test('the batch', async (t) => {
-  t.equal(MAX_HOLD_MS, 1, 'a response waits at most a millisecond for the next one');
-  t.equal(MAX_HELD, 64, 'and at most 64 are held');
+  t.test('by default a response waits at most MAX_HOLD_MS, and at most MAX_HELD are held', async (t) => {
+    t.ok(MAX_HOLD_MS > 0 && MAX_HOLD_MS <= 5, `a held response waits at most a few milliseconds (${MAX_HOLD_MS})`);
+    let clock = 0;
+    const batch = new HeldResponses(() => t.fail('no error expected'), () => clock);
+    let written = 0;
+    for (let i = 1; i < MAX_HELD; i++) batch.hold(() => written++);
+    t.equal(written, 0, `${MAX_HELD - 1} held`);
+    batch.hold(() => written++);
+    t.equal(written, MAX_HELD, `the ${MAX_HELD}th writes them all`);
+    batch.hold(() => written++);
+    clock += MAX_HOLD_MS * 0.9;
+    batch.hold(() => written++);
+    t.equal(written, MAX_HELD, 'just under the time bound: still held');
+    clock += MAX_HOLD_MS * 0.1;
+    batch.hold(() => written++);
+    t.equal(written, MAX_HELD + 3, 'at the time bound the next one held writes all three');
+  });
 
   t.test('held writes run at the end of the turn, oldest first', async (t) => {
     const batch = new HeldResponses(() => t.fail('no error expected'), () => 0);
