@@ -3,7 +3,7 @@
  * operation table; `invokeOperation` is the single pipeline they all call:
  *   normalize input -> validate -> check access -> handler -> output.
  */
-import type { Static, TSchema } from '@sinclair/typebox';
+import { Type, type Static, type TSchema } from '@sinclair/typebox';
 import { TypeCompiler, type TypeCheck } from '@sinclair/typebox/compiler';
 import type { RequestContext } from './context.js';
 import { ServiceError } from './errors.js';
@@ -77,7 +77,7 @@ export interface CompiledOperation {
   readonly restPath: string | null;
   /** gRPC method name (PascalCase); null when not on gRPC. */
   readonly grpcMethod: string | null;
-  readonly check: TypeCheck<TSchema> | null;
+  readonly check: TypeCheck<TSchema>;
 }
 
 export function compileOperation(def: AnyOperation, plugin: string): CompiledOperation {
@@ -93,9 +93,16 @@ export function compileOperation(def: AnyOperation, plugin: string): CompiledOpe
     restMethod: rest?.method ?? (def.input ? 'POST' : def.kind === 'query' ? 'GET' : 'POST'),
     restPath,
     grpcMethod,
-    check: def.input ? TypeCompiler.Compile(def.input) : null,
+    check: TypeCompiler.Compile(def.input ?? NO_INPUT),
   };
 }
+
+/**
+ * What an operation without input takes: nothing, or an empty object. A REST body is a flat JSON
+ * object (SPEC.md "Endpoints") on every route alike: `logout` and `deactivate_account` ran on a
+ * body of `[]`, `"x"` or unknown fields that every other route refuses (review finding).
+ */
+const NO_INPUT = Type.Object({}, { additionalProperties: false });
 
 export function pascalCase(name: string): string {
   return name
@@ -188,9 +195,8 @@ export function stripNulls(value: unknown, depth = 0): unknown {
 
 /** Validates input against the operation's schema; the message names the first bad field. */
 export function validateInput(op: CompiledOperation, raw: unknown): unknown {
-  if (!op.check) return undefined;
   const input = stripNulls(raw ?? {});
-  if (op.check.Check(input)) return input;
+  if (op.check.Check(input)) return op.def.input ? input : undefined;
   const first = op.check.Errors(input).First();
   const where = first?.path ? first.path.replace(/^\//, '').replace(/\//g, '.') : '';
   const detail = (first?.message ?? 'is invalid').toLowerCase();

@@ -67,6 +67,33 @@ t.test('REST: signup, login, profile (GET with bearer), bad input', async (t) =>
   t.equal(anon.status, 401);
 });
 
+t.test('REST: operations without input (logout, deactivate_account) take no body or {} and refuse any other', async (t) => {
+  await rest('signup', { email: 'noinput@example.com', password: PASSWORD, confirm_password: PASSWORD });
+  const login = await rest('login', { email: 'noinput@example.com', password: PASSWORD });
+  const bearer = { authorization: `Bearer ${login.body.access_token as string}` };
+  const bad: [string, string][] = [
+    ['an array', '[]'],
+    ['a string', '"x"'],
+    ['a number', '1'],
+    ['an unknown field', '{"password":"x"}'],
+    ['a number that is not finite', '[1e400]'],
+  ];
+  for (const path of ['deactivate_account', 'logout']) {
+    for (const [what, body] of bad) {
+      const r = await rest(path, body, bearer);
+      t.equal(r.status, 400, `${path}, ${what}: 400`);
+      t.equal(r.body.code, 'invalid_argument', `${path}, ${what}: invalid_argument`);
+    }
+  }
+  const profile = await fetch(`${server.url}/v1/profile`, { headers: bearer });
+  t.equal(profile.status, 200, 'the refused calls did nothing: the account is active and the session alive');
+  const out = await rest('logout', {}, bearer);
+  t.equal(out.status, 200, 'an empty object is no input');
+  const again = await rest('login', { email: 'noinput@example.com', password: PASSWORD });
+  const empty = await fetch(`${server.url}/v1/logout`, { method: 'POST', headers: { origin: server.url, authorization: `Bearer ${again.body.access_token as string}` } });
+  t.equal(empty.status, 200, 'no body at all is no input');
+});
+
 t.test('GraphQL: signup, duplicates and bad variables', async (t) => {
   const q = 'mutation s($data: SignUpRequest!) { signup(params: $data) { message access_token user { id email roles } } }';
   const ok = await gql(q, { data: { email: 'gql@example.com', password: PASSWORD, confirm_password: PASSWORD } });
