@@ -14,7 +14,7 @@ import { clientErrorOf, sendError } from './errors.js';
 import type { HttpMetrics } from './metrics.js';
 import { rateLimitHook, rateLimiterOf, type IpRateLimiter } from './rate-limit.js';
 import { registerRawRoutes } from './raw-routes.js';
-import { registerRest } from './rest.js';
+import { registerRest, sendMethodNotAllowed } from './rest.js';
 import { corsPolicy, originAllowList, registerPreflightRoute } from './cors.js';
 import { credentialedOriginsOf } from './credentialed-origins.js';
 import { addResponseHeaders } from './security-headers.js';
@@ -39,8 +39,14 @@ export async function mountKernel(app: FastifyInstance, { kernel, metrics, rateL
   const allowed = config.list('allowed-origins');
   const bodyLimit = config.number('body-limit', 1_048_576);
 
+  // The methods each fixed path is routed for, so that any other method on it is a 405, not a 404.
+  const methodsByPath = new Map<string, Set<string>>();
   app.addHook('onRoute', (route) => {
     route.bodyLimit ??= bodyLimit;
+    if ((route.config as { methodNotAllowed?: boolean } | undefined)?.methodNotAllowed || /[:*]/.test(route.url)) return;
+    const methods = methodsByPath.get(route.url) ?? new Set<string>();
+    for (const m of [route.method].flat()) if (m !== 'HEAD' && m !== 'OPTIONS') methods.add(m);
+    methodsByPath.set(route.url, methods);
   });
   await app.register(formbody, { bodyLimit });
   acceptEmptyJson(app);
@@ -67,6 +73,13 @@ export async function mountKernel(app: FastifyInstance, { kernel, metrics, rateL
     return reply.code(500).send({ code: 'internal', message: 'internal server error' });
   });
   app.setNotFoundHandler((request, reply) => {
+    // A method Fastify does not route at all (TRACE, PROPFIND, LOCK, ...) on a path that exists:
+    // SPEC.md "Errors/REST" makes a wrong method a 405, whichever it is (review finding).
+    const methods = methodsByPath.get(request.url.split('?', 1)[0]);
+    if (methods && methods.size > 0) {
+      metrics?.countUnmatched(request, 405);
+      return sendMethodNotAllowed(reply, [...methods]);
+    }
     metrics?.countUnmatched(request, 404);
     return reply.code(404).send({ code: 'not_found', message: 'route not found' });
   });
@@ -94,6 +107,22 @@ function acceptEmptyJson(app: FastifyInstance): void {
       done(null, undefined);
       return;
     }
-    parse(req, String(body), done);
+    const text = String(body);
+    parse(req, text, (err, value) => {
+      // Fastify calls any refusal "not valid JSON"; a body that is JSON with a key that could
+      // pollute prototypes is told so instead (review finding; the gRPC codec says the same).
+      if (err && isPoisonedJson(text)) done(new ServiceError('invalid_argument', 'invalid input: a "__proto__" or "constructor.prototype" key is not allowed'), undefined);
+      else done(err, value);
+    });
   });
+}
+
+/** Whether the text is JSON that only the prototype-poisoning rule refuses (a refusal's cold path). */
+function isPoisonedJson(text: string): boolean {
+  try {
+    JSON.parse(text);
+    return true;
+  } catch {
+    return false;
+  }
 }

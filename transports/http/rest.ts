@@ -1,9 +1,11 @@
 /**
  * The REST projection (SPEC.md "Endpoints"): one route per operation under /v1, the body is the
  * flat input object, the response the bare output. A path answers 405 `method_not_allowed` for
- * any other method.
+ * any other method (methods Fastify does not route, such as TRACE, get it from the not-found
+ * handler: app.ts). The body is JSON only: the form parser registered for the OAuth endpoints
+ * (RFC 6749 §4.1.3) is refused here with 415, as every other non-JSON type is.
  */
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { Kernel } from '../../core/kernel.js';
 import { ServiceError } from '../../core/errors.js';
 import type { CompiledOperation } from '../../core/operations.js';
@@ -26,6 +28,7 @@ export function registerRest(app: FastifyInstance, kernel: Kernel, ops: readonly
         method: op.restMethod,
         url: path,
         handler: async (request, reply) => {
+          if (isForm(request.headers['content-type'])) return sendError(reply, unsupportedType(), 415);
           const ctx = contextFromRequest(kernel, request, 'rest');
           const input = op.restMethod === 'GET' ? (op.def.input ? request.query : undefined) : (request.body ?? {});
           try {
@@ -48,12 +51,20 @@ export function registerRest(app: FastifyInstance, kernel: Kernel, ops: readonly
       app.route({
         method: others,
         url: path,
-        handler: async (_request, reply) =>
-          reply
-            .code(405)
-            .header('allow', [...used].join(', '))
-            .send({ code: 'method_not_allowed', message: `method not allowed; use ${[...used].join(' or ')}` }),
+        config: { methodNotAllowed: true },
+        handler: async (_request, reply) => sendMethodNotAllowed(reply, [...used]),
       });
     }
   }
 }
+
+/** 405 in the envelope with the methods the path takes (SPEC.md "Errors/REST"; RFC 9110 §15.5.6). */
+export function sendMethodNotAllowed(reply: FastifyReply, methods: readonly string[]): FastifyReply {
+  return reply
+    .code(405)
+    .header('allow', methods.join(', '))
+    .send({ code: 'method_not_allowed', message: `method not allowed; use ${methods.join(' or ')}` });
+}
+
+const isForm = (type: string | undefined): boolean => type !== undefined && /^\s*application\/x-www-form-urlencoded\b/i.test(type);
+const unsupportedType = () => new ServiceError('invalid_argument', 'unsupported content type');

@@ -2,6 +2,7 @@
  * The HTTP baseline against a real server (SPEC.md "Errors/REST", "Authentication", operational
  * endpoints; DESIGN.md §5).
  */
+import { request as httpRequest } from 'node:http';
 import t from 'tap';
 import { basePlugins } from '../../../plugins/default.js';
 import { startTestServer, TEST_ADMIN_SECRET, type TestServer } from '../../helpers/server.js';
@@ -41,6 +42,40 @@ t.test('a wrong method answers 405 method_not_allowed in the envelope', async (t
   t.equal(((await res2.json()) as { code: string }).code, 'method_not_allowed');
 });
 
+t.test('a method Fastify does not route (TRACE, PROPFIND, LOCK) on a known path is a 405 too', async (t) => {
+  const { port } = new URL(server.url);
+  const call = (method: string, path: string) =>
+    new Promise<{ status: number; allow: string | undefined; body: unknown }>((resolve, reject) => {
+      const req = httpRequest({ host: '127.0.0.1', port, method, path, headers: ORIGIN }, (res) => {
+        let text = '';
+        res.on('data', (c: Buffer) => (text += c.toString()));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, allow: res.headers.allow, body: JSON.parse(text) }));
+      });
+      req.on('error', reject);
+      req.end();
+    });
+  for (const method of ['TRACE', 'PROPFIND', 'LOCK']) {
+    const r = await call(method, '/v1/meta');
+    t.same(r, { status: 405, allow: 'GET', body: { code: 'method_not_allowed', message: 'method not allowed; use GET' } }, `${method} /v1/meta`);
+  }
+  const admin = await call('TRACE', '/v1/admin/login?x=1');
+  t.equal(admin.status, 405, 'with a query string as well');
+  t.equal(admin.allow, 'POST');
+  const unknown = await call('TRACE', '/v1/nope');
+  t.equal(unknown.status, 404, 'an unknown path stays a 404');
+});
+
+t.test('REST bodies are JSON: a form-encoded body is 415, as other non-JSON types are', async (t) => {
+  const res = await fetch(`${server.url}/v1/admin/login`, {
+    method: 'POST',
+    headers: { ...ORIGIN, 'content-type': 'application/x-www-form-urlencoded' },
+    body: `admin_secret=${encodeURIComponent(TEST_ADMIN_SECRET)}`,
+  });
+  t.equal(res.status, 415);
+  t.same(await res.json(), { code: 'invalid_argument', message: 'unsupported content type' });
+  t.equal(res.headers.get('set-cookie'), null, 'no admin session was started');
+});
+
 t.test('an unknown path is 404 not_found', async (t) => {
   const res = await fetch(`${server.url}/v1/nope`);
   t.equal(res.status, 404);
@@ -78,7 +113,10 @@ t.test('an empty body sent as JSON is an empty input; a poisoned one is still re
   t.match(await emptyLogin.json(), { code: 'invalid_argument', message: /admin_secret/ });
   const proto = await post('/v1/admin/login', '{"admin_secret":"x","__proto__":{"polluted":1}}');
   t.equal(proto.status, 400);
-  t.equal(((await proto.json()) as { code: string }).code, 'invalid_argument');
+  t.same(await proto.json(), { code: 'invalid_argument', message: 'invalid input: a "__proto__" or "constructor.prototype" key is not allowed' }, 'the refusal names the key, not a JSON syntax error');
+  const ctor = await post('/v1/admin/login', '{"admin_secret":"x","a":{"constructor":{"prototype":{"x":1}}}}');
+  t.equal(ctor.status, 400);
+  t.match(await ctor.json(), { code: 'invalid_argument', message: /constructor\.prototype/ });
 });
 
 t.test('bad input is a clear 400 in the envelope', async (t) => {

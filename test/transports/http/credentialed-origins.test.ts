@@ -84,7 +84,14 @@ t.test('with --allowed-origins * another site gets no cookie honoured and none s
     headers: { 'content-type': 'application/x-www-form-urlencoded', ...EVIL, cookie },
     body: 'given_name=Mallory',
   });
-  t.equal(forged.status, 401, 'a cross-site form cannot change the profile');
+  t.equal(forged.status, 415, 'a cross-site form cannot change the profile: REST takes JSON bodies only');
+  // The other body a page of another site can send without a preflight: JSON text as text/plain.
+  const plain = await fetch(`${server.url}/v1/update_profile`, {
+    method: 'POST',
+    headers: { 'content-type': 'text/plain', ...EVIL, cookie },
+    body: JSON.stringify({ given_name: 'Mallory' }),
+  });
+  t.equal(plain.status, 400, 'nor can JSON sent as text/plain');
 
   const own = await post('/v1/session', {}, { ...SELF, cookie });
   t.equal(own.status, 200, 'the same cookies from the own origin still work');
