@@ -1,7 +1,7 @@
 /**
  * One unary call, as a pipeline of named steps (DESIGN.md §3):
  *   read the request (exactly one length-prefixed message, within the size limit)
- *   -> decode it (protobuf, then the codec's JSON shape)
+ *   -> decode it (a strict pass over the bytes: wire/check-message.ts; protobuf; the codec's JSON shape)
  *   -> build the context from metadata -> kernel.invokeCompiled
  *   -> encode the response -> send it with the context's effects as metadata.
  * A `grpc-timeout` ends the call with DEADLINE_EXCEEDED when it passes first; a peer that resets
@@ -16,6 +16,7 @@ import { addEffects, contextFromCall, responseHead } from './call-context.js';
 import type { Cidr } from './client-ip.js';
 import type { H2Stream } from './h2/stream.js';
 import { decodeRequest, encodeResponse } from './codec.js';
+import { messageProblem } from './wire/check-message.js';
 import type { ProtoMethod, ProtoModel } from './proto-model.js';
 import { sendStatusOnly, sendUnary, statusOf } from './respond.js';
 import { messageBytes } from './wire/compression.js';
@@ -100,6 +101,8 @@ class UnaryCall {
   }
 
   private decode(bytes: Buffer): unknown {
+    const problem = messageProblem(this.env.model, this.route.method.request, bytes);
+    if (problem) throw new GrpcFailure(GRPC_STATUS.INVALID_ARGUMENT, `request is not a valid ${this.route.method.request} message: ${problem}`);
     let wire: WireObject;
     try {
       wire = this.route.deserialize(bytes);

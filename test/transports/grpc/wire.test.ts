@@ -96,6 +96,35 @@ t.test('a well-formed call answers headers, one message and grpc-status 0 in the
   t.same(decode(a, PING), { pong: true, transport: 'grpc', ip: '127.0.0.1' });
 });
 
+t.test('a request message the protobuf encoding does not allow is INVALID_ARGUMENT, not decoded leniently', async (t) => {
+  const text = (s: string) => [...Buffer.from(s)];
+  // ProbeEchoRequest: name = 1 (string), count = 2, tags = 3, attrs = 4 (JSON text), address = 5 (message).
+  const bad: [string, number[]][] = [
+    ['a string that claims more bytes than are left', [0x0a, 0x40, ...text('Trunc')]],
+    ['a string that is not UTF-8', [0x0a, 0x04, 0x41, 0xff, 0xfe, 0x42]],
+    ['JSON text that is not UTF-8', [0x0a, 0x01, 0x61, 0x22, 0x02, 0xc3, 0x28]],
+    ['a string sent as a varint', [0x08, 0x05]],
+    ['a number sent as a string', [0x0a, 0x01, 0x61, 0x12, 0x01, 0x31]],
+    ['a group (wire type 3)', [0x0a, 0x01, 0x61, 0x1b]],
+    ['a tag cut short', [0x0a, 0x01, 0x61, 0x80]],
+    ['field number 0', [0x02, 0x00]],
+    // The nested city claims 16 bytes: they exist in the request, but not inside the address.
+    ['a nested string longer than its message', [0x2a, 0x04, 0x0a, 0x10, ...text('ab'), 0x0a, 0x10, ...text('0123456789abcdef')]],
+  ];
+  for (const [what, bytes] of bad) {
+    const a = await send(ECHO.path, [frame(Uint8Array.from(bytes))]);
+    t.equal(a.grpcStatus, 3, `${what}: INVALID_ARGUMENT`);
+    t.match(a.grpcMessage, /request is not a valid ProbeEchoRequest message/, what);
+  }
+  const unknownField = Buffer.concat([Buffer.from(ECHO.requestSerialize({ name: 'with extras' })), Buffer.from([0xf8, 0x06, 0x01])]);
+  const skipped = await send(ECHO.path, [frame(unknownField)]);
+  t.equal(skipped.grpcStatus, 0, 'an unknown field number is skipped, as protobuf requires');
+  const full = ECHO.requestSerialize({ name: 'ünïcode ✓', count: 7, tags: ['a', 'b'], attrs: '{"k":"v"}', address: { city: 'Zürich', geo: { lat: 47.4, lng: 8.5 } }, items: [{ sku: 's', qty: 2 }] });
+  const ok = await send(ECHO.path, [frame(full)]);
+  t.equal(ok.grpcStatus, 0, 'every field type, nested messages and UTF-8 text pass');
+  t.equal(decode(ok, ECHO).name, 'ünïcode ✓');
+});
+
 t.test('a message split across many DATA frames is put back together', async (t) => {
   const bytes = frame(ECHO.requestSerialize({ name: 'split into pieces', tags: ['a', 'b', 'c'] }));
   const pieces = [...bytes].map((b) => Buffer.from([b]));
