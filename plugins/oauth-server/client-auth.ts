@@ -31,7 +31,14 @@ function basicCredentials(header: string | undefined): { id: string; secret: str
   }
 }
 
-export async function identifyClient(ctx: RequestContext, params: Params): Promise<ClientCaller> {
+/**
+ * `anonymousIsBuiltIn`: a request with no client credentials at all (no Basic, no client_id) is
+ * the built-in application client. SPEC.md "POST /oauth/token" requires client_id only for the
+ * client_credentials and token-exchange grants, so the code and refresh grants take it from the
+ * grant itself: a code or refresh token is bound to the client it was issued to, and one of a
+ * registered (confidential) client is still refused, for the binding does not match.
+ */
+export async function identifyClient(ctx: RequestContext, params: Params, options: { anonymousIsBuiltIn?: boolean } = {}): Promise<ClientCaller> {
   const registry = ctx.kernel.service('client-registry');
   const basic = basicCredentials(ctx.header('authorization'));
   if (basic) {
@@ -41,7 +48,7 @@ export async function identifyClient(ctx: RequestContext, params: Params): Promi
     if (!client) throw invalidClient();
     return { client, authenticated: true, method: 'client_secret_basic' };
   }
-  const id = params.client_id;
+  const id = params.client_id || (options.anonymousIsBuiltIn && params.client_secret === undefined ? ctx.kernel.config.string('client-id') : undefined);
   if (!id) throw invalidClient('client authentication is required');
   if (params.client_secret !== undefined) {
     const client = await registry.authenticate(id, params.client_secret);

@@ -216,6 +216,31 @@ t.test('OAuth error answers', async (t) => {
     t.ok(ok.body.id_token);
   });
 
+  t.test('code and refresh grants without any client credentials are the built-in client (SPEC.md: client_id only for client_credentials and exchange)', async (t) => {
+    const builtIn = TEST_CLIENT_ID;
+    const first = await getCode({ clientId: builtIn, scope: 'openid offline_access' });
+    const redeemed = await token({ grant_type: 'authorization_code', code: first.code, code_verifier: first.verifier, redirect_uri: fx.redirectUri }, { cookie: fx.cookie });
+    t.equal(redeemed.status, 200, "the built-in client's code redeems without client_id");
+    const refreshed = await token({ grant_type: 'refresh_token', refresh_token: String(redeemed.body.refresh_token) });
+    t.equal(refreshed.status, 200, "and its refresh token refreshes without client_id");
+    t.ok(refreshed.body.refresh_token, 'rotated');
+
+    // A registered (confidential) client's grants are bound to it: no credentials is not it.
+    const theirs = await getCode({ scope: 'openid offline_access' });
+    const anonymous = await token({ grant_type: 'authorization_code', code: theirs.code, code_verifier: theirs.verifier, redirect_uri: fx.redirectUri }, { cookie: fx.cookie });
+    t.equal(anonymous.status, 400, "a registered client's code is not redeemed without its credentials");
+    t.equal(anonymous.body.error, 'invalid_grant');
+    const again = await getCode({ scope: 'openid offline_access' });
+    const own = await redeem(again.code, again.verifier);
+    t.equal(own.status, 200);
+    const stolen = await token({ grant_type: 'refresh_token', refresh_token: String(own.body.refresh_token) });
+    t.equal(stolen.status, 400, "a registered client's refresh token alone is not enough");
+    t.equal(stolen.body.error, 'invalid_grant');
+    const noId = await token({ grant_type: 'client_credentials' });
+    t.equal(noId.status, 401, 'client_credentials still needs the client');
+    t.equal(noId.body.error, 'invalid_client');
+  });
+
   t.test('authorize errors go back to the client with state', async (t) => {
     const q = new URLSearchParams({ client_id: fx.client.client_id, redirect_uri: fx.redirectUri, response_type: 'code', state: 'abc' });
     const res = await browserAuthorize(`${base}/authorize?${q}`, fx.cookie);
