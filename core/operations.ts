@@ -7,6 +7,7 @@ import { Type, type Static, type TSchema } from '@sinclair/typebox';
 import { TypeCompiler, type TypeCheck } from '@sinclair/typebox/compiler';
 import type { RequestContext } from './context.js';
 import { ServiceError } from './errors.js';
+import { scalarTag } from './schema.js';
 
 export type Access = 'public' | 'session' | 'admin' | 'org-admin';
 export type OperationKind = 'query' | 'mutation';
@@ -78,6 +79,8 @@ export interface CompiledOperation {
   /** gRPC method name (PascalCase); null when not on gRPC. */
   readonly grpcMethod: string | null;
   readonly check: TypeCheck<TSchema>;
+  /** Top-level input fields of free-form JSON, whose inner nulls are kept (stripNulls). */
+  readonly freeForm: ReadonlySet<string> | undefined;
 }
 
 export function compileOperation(def: AnyOperation, plugin: string): CompiledOperation {
@@ -94,7 +97,16 @@ export function compileOperation(def: AnyOperation, plugin: string): CompiledOpe
     restPath,
     grpcMethod,
     check: TypeCompiler.Compile(def.input ?? NO_INPUT),
+    freeForm: freeFormFields(def.input),
   };
+}
+
+/** The input's top-level fields holding free-form JSON (Map), whose nulls are data (stripNulls). */
+function freeFormFields(input: TSchema | undefined): ReadonlySet<string> | undefined {
+  const properties = (input as { properties?: Record<string, TSchema> } | undefined)?.properties;
+  if (!properties) return undefined;
+  const names = Object.keys(properties).filter((k) => scalarTag(properties[k]) === 'Map');
+  return names.length > 0 ? new Set(names) : undefined;
 }
 
 /**
@@ -152,8 +164,11 @@ type WellFormedText = string & { isWellFormed(): boolean; toWellFormed(): string
 /**
  * Null means "not given" on every transport (GraphQL clients send explicit nulls for unset
  * variables; proto3 has no null). Removing them here keeps one validation rule for all.
+ * Except inside free-form JSON (`freeForm`: the input's top-level Map fields, such as
+ * `app_data`), where a null is the caller's data: `{"a": null}` was stored as `{}` (review
+ * finding). A free-form field that is itself null is still "not given".
  */
-export function stripNulls(value: unknown, depth = 0): unknown {
+export function stripNulls(value: unknown, depth = 0, freeForm?: ReadonlySet<string>, keepNulls = false): unknown {
   // Copy on write: most inputs carry no null at all, and then the very same value comes back
   // without an allocation (this runs on every call of every operation).
   if (Array.isArray(value)) {
@@ -161,7 +176,7 @@ export function stripNulls(value: unknown, depth = 0): unknown {
     let out: unknown[] | undefined;
     for (let i = 0; i < value.length; i++) {
       if (typeof value[i] === 'string') checkText(value[i] as string, 'input');
-      const v = stripNulls(value[i], depth + 1);
+      const v = stripNulls(value[i], depth + 1, undefined, keepNulls);
       if (v !== value[i] && !out) out = value.slice(0, i);
       if (out) out.push(v);
     }
@@ -180,8 +195,8 @@ export function stripNulls(value: unknown, depth = 0): unknown {
       // built only for a refusal.
       checkText(k, k);
       if (typeof before === 'string') checkText(before, k);
-      const dropped = before === null || before === undefined;
-      const v = dropped ? undefined : stripNulls(before, depth + 1);
+      const dropped = before === undefined || (before === null && !keepNulls);
+      const v = dropped ? undefined : stripNulls(before, depth + 1, undefined, keepNulls || (depth === 0 && freeForm !== undefined && freeForm.has(k)));
       if ((dropped || v !== before) && !out) {
         out = {};
         for (let j = 0; j < i; j++) out[keys[j]] = source[keys[j]];
@@ -195,7 +210,7 @@ export function stripNulls(value: unknown, depth = 0): unknown {
 
 /** Validates input against the operation's schema; the message names the first bad field. */
 export function validateInput(op: CompiledOperation, raw: unknown): unknown {
-  const input = stripNulls(raw ?? {});
+  const input = stripNulls(raw ?? {}, 0, op.freeForm);
   if (op.check.Check(input)) return op.def.input ? input : undefined;
   const first = op.check.Errors(input).First();
   const where = first?.path ? first.path.replace(/^\//, '').replace(/\//g, '.') : '';

@@ -61,3 +61,12 @@ t.test('nesting deeper than MAX_INPUT_DEPTH is invalid input, not a stack overfl
   }
   t.ok(failure(nest(MAX_INPUT_DEPTH + 1, null)) instanceof ServiceError, 'also when the innermost value is a null to strip');
 });
+
+t.test('inside a free-form field (a Map such as app_data) nulls are data and stay; the field itself null is still not given', async (t) => {
+  const freeForm = new Set(['app_data']);
+  const input = { app_data: { a: null, b: { c: null, d: [null, { e: null }] } }, given_name: null, other: { x: null } };
+  t.strictSame(stripNulls(input, 0, freeForm), { app_data: { a: null, b: { c: null, d: [null, { e: null }] } }, other: {} }, 'only the free-form field keeps its nulls');
+  t.strictSame(stripNulls({ app_data: null, n: 1 }, 0, freeForm), { n: 1 }, 'app_data: null is not given');
+  t.throws(() => stripNulls({ app_data: { a: null, k: 'x\u0000' } }, 0, freeForm), { code: 'invalid_argument' }, 'its text is still checked');
+  t.strictSame(stripNulls({ deeper: { app_data: { a: null } } }, 0, freeForm), { deeper: { app_data: {} } }, 'a field of that name below the top level is not the free-form one');
+});

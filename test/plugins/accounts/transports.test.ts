@@ -94,6 +94,19 @@ t.test('REST: operations without input (logout, deactivate_account) take no body
   t.equal(empty.status, 200, 'no body at all is no input');
 });
 
+t.test('nulls inside app_data are the caller\'s data: kept over REST and GraphQL', async (t) => {
+  const appData = { a: null, b: { c: null, d: [null, 1] } };
+  const s = await rest('signup', { email: 'nulls@example.com', password: PASSWORD, confirm_password: PASSWORD, app_data: appData });
+  t.equal(s.status, 200);
+  const bearer = { authorization: `Bearer ${s.body.access_token as string}` };
+  const profile = await fetch(`${server.url}/v1/profile`, { headers: bearer });
+  t.strictSame(((await profile.json()) as { app_data: unknown }).app_data, appData, 'REST profile');
+  const updated = await gql('mutation u($p: UpdateProfileRequest!) { update_profile(params: $p) { message } }', { p: { app_data: { x: null } } }, bearer);
+  t.notOk(updated.errors, 'GraphQL update_profile with a null inside app_data');
+  const after = await gql('query { profile { app_data } }', {}, bearer);
+  t.strictSame(after.data?.profile?.app_data, { x: null }, 'GraphQL profile');
+});
+
 t.test('GraphQL: signup, duplicates and bad variables', async (t) => {
   const q = 'mutation s($data: SignUpRequest!) { signup(params: $data) { message access_token user { id email roles } } }';
   const ok = await gql(q, { data: { email: 'gql@example.com', password: PASSWORD, confirm_password: PASSWORD } });
