@@ -10,7 +10,7 @@ import { ServiceError } from '../../core/errors.js';
 import type { Kernel } from '../../core/kernel.js';
 import { registerGraphql } from '../graphql/register.js';
 import { addCsrfCheck } from './csrf.js';
-import { clientErrorOf, sendError } from './errors.js';
+import { clientErrorOf, sendError, sendRefusal } from './errors.js';
 import type { HttpMetrics } from './metrics.js';
 import { rateLimitHook, rateLimiterOf, type IpRateLimiter } from './rate-limit.js';
 import { registerRawRoutes } from './raw-routes.js';
@@ -64,6 +64,7 @@ export async function mountKernel(app: FastifyInstance, { kernel, metrics, rateL
   const limiter = rateLimiter === undefined ? rateLimiterOf(kernel) : rateLimiter;
   if (limiter) app.addHook('onRequest', rateLimitHook(limiter));
   addCsrfCheck(app, originAllowList(allowed).any, credentialed);
+  refuseEncodedBodies(app);
 
   app.setErrorHandler((err: FastifyError, _request, reply) => {
     if (err instanceof ServiceError) return sendError(reply, err);
@@ -125,4 +126,20 @@ function isPoisonedJson(text: string): boolean {
   } catch {
     return false;
   }
+}
+
+/**
+ * Request bodies are read as they are sent: a body under a Content-Encoding (gzip, br, ...) is
+ * refused with 415 (RFC 9110 §15.5.16), where it was parsed as it came, compressed bytes as text
+ * (a `br` header on a plain body ran the call; a gzipped one was "not valid JSON"; review finding).
+ */
+function refuseEncodedBodies(app: FastifyInstance): void {
+  app.addHook('onRequest', (request, reply, done) => {
+    const encoding = request.headers['content-encoding'];
+    if (encoding === undefined || /^\s*identity\s*$/i.test(encoding)) {
+      done();
+      return;
+    }
+    void sendRefusal(request, reply.header('accept-encoding', 'identity'), new ServiceError('invalid_argument', 'unsupported content encoding; send the body uncompressed'), 415);
+  });
 }

@@ -76,6 +76,22 @@ t.test('REST bodies are JSON: a form-encoded body is 415, as other non-JSON type
   t.equal(res.headers.get('set-cookie'), null, 'no admin session was started');
 });
 
+t.test('a compressed request body is 415: bodies are read as sent (RFC 9110 §15.5.16)', async (t) => {
+  const login = JSON.stringify({ admin_secret: TEST_ADMIN_SECRET });
+  for (const encoding of ['gzip', 'br', 'deflate']) {
+    const res = await post('/v1/admin/login', login, { ...ORIGIN, 'content-encoding': encoding });
+    t.equal(res.status, 415, `${encoding}: 415`);
+    t.same(await res.json(), { code: 'invalid_argument', message: 'unsupported content encoding; send the body uncompressed' });
+    t.equal(res.headers.get('accept-encoding'), 'identity', 'says what it takes');
+    t.equal(res.headers.get('set-cookie'), null, `${encoding}: no admin session was started`);
+  }
+  const gql = await post('/graphql', JSON.stringify({ query: '{ meta { version } }' }), { ...ORIGIN, 'content-encoding': 'gzip' });
+  t.equal(gql.status, 415, 'GraphQL as well, in its envelope');
+  t.match(await gql.json(), { data: null, errors: [{ extensions: { code: 'INVALID_ARGUMENT' } }] });
+  const identity = await post('/v1/admin/login', login, { ...ORIGIN, 'content-encoding': 'identity' });
+  t.equal(identity.status, 200, 'identity is no encoding');
+});
+
 t.test('an unknown path is 404 not_found', async (t) => {
   const res = await fetch(`${server.url}/v1/nope`);
   t.equal(res.status, 404);
