@@ -9,9 +9,10 @@
  * - nothing GraphQL itself reports is ever 5xx; only a real fault (something thrown that is neither
  *   a ServiceError nor a request error) is a 500, with its detail kept for the log.
  */
-import { GraphQLError, type ExecutionResult } from 'graphql';
+import { GraphQLError, type ExecutionResult, type GraphQLSchema } from 'graphql';
 import mercurius from 'mercurius';
 import { ServiceError } from '../../core/errors.js';
+import { canonicalVariableErrors } from './variable-errors.js';
 
 type Formatter = NonNullable<mercurius.MercuriusCommonOptions['errorFormatter']>;
 type Formatted = ReturnType<Formatter>;
@@ -45,7 +46,9 @@ export const formatGraphqlErrors: Formatter = (execution, context) => {
   let serviceStatus: number | undefined;
   let declaredStatus: number | undefined;
   let fault = false;
-  const errors = execution.errors.map((raw) => {
+  const request = (context as { reply?: { request?: { body?: unknown; query?: unknown; method?: string } } }).reply?.request;
+  const canonical = execution.data ? undefined : canonicalVariableErrors(execution.errors, (context as { app?: { graphql?: { schema?: GraphQLSchema } } }).app?.graphql?.schema, (request?.method === 'GET' ? request.query : request?.body) as Parameters<typeof canonicalVariableErrors>[2]);
+  const errors = (canonical ?? execution.errors).map((raw) => {
     const err = asGraphqlError(raw);
     const original = err.originalError;
     const inResolver = err.path !== undefined;
