@@ -18,6 +18,7 @@ import { ModelError } from './engine/dsl-error.js';
 import { MAX_TEXT_BYTES } from '../../core/storage.js';
 import { checkMany, expandOf, listObjectsOf, listUsersOf, requireObjectRelation, type CheckQuery } from './engine/queries.js';
 import { Resolver } from './engine/resolver.js';
+import { isRelationName, parseObject } from './engine/tuple-format.js';
 import { TupleIndex } from './engine/tuple-index.js';
 import type { ListResult } from './engine/list-objects.js';
 import type { Tuple } from './engine/types.js';
@@ -303,6 +304,12 @@ export class FgaService {
   /** True when `subject` holds every relation (the `required_relations` rule); false when FGA lacks the model. */
   async checkRelations(subject: string, relations: readonly Permission[]): Promise<boolean> {
     if (relations.length === 0) return true;
+    // A malformed question is the caller's mistake whether or not a model is written yet: with
+    // none, `doc1` answered "not valid" and, once one was, 400 (review finding).
+    for (const r of relations) {
+      if (!parseObject(r.object)) throw new ServiceError('invalid_argument', `invalid object '${r.object}': expected type:id`);
+      if (!isRelationName(r.relation)) throw new ServiceError('invalid_argument', `invalid relation '${r.relation}'`);
+    }
     if (this.model.isEmpty) return false;
     return this.check(relations.map((r) => ({ user: subject, relation: r.relation, object: r.object }))).every(Boolean);
   }

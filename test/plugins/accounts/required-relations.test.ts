@@ -52,3 +52,14 @@ t.test('a relation the model cannot answer is a bad request, not a denial', asyn
   await t.rejects(validate([{ relation: 'editor', object: 'doc:1' }]), { code: 'invalid_argument', message: /editor/ }, 'a relation the type does not define');
   await t.rejects(call(kernel, 'validate_session', { cookie, required_relations: [{ relation: 'editor', object: 'doc:1' }] }), { code: 'invalid_argument' }, 'validate_session');
 });
+
+t.test('before any model is written, a malformed relation is still a bad request; a well-formed one is not granted', async (t) => {
+  const bare = await bootTestKernel({ plugins: [...basePlugins, ...accountPlugins, ...authorizationPlugins], flags: BASE_FLAGS });
+  t.teardown(() => bare.close());
+  const signed = (await call(bare.kernel, 'signup', { email: 'nomodel@example.com', password: PASSWORD, confirm_password: PASSWORD })) as unknown as Auth;
+  const ask = (required_relations: unknown) =>
+    call<{ is_valid: boolean }>(bare.kernel, 'validate_jwt_token', { token_type: 'access_token', token: signed.access_token, required_relations });
+  await t.rejects(ask([{ relation: 'viewer', object: 'doc1' }]), { code: 'invalid_argument', message: "invalid object 'doc1': expected type:id" }, 'an object without a type');
+  await t.rejects(ask([{ relation: 'view er', object: 'doc:1' }]), { code: 'invalid_argument', message: /invalid relation/ }, 'a relation that is no name');
+  t.equal((await ask([{ relation: 'viewer', object: 'doc:1' }])).is_valid, false, 'fails closed: no model answers it');
+});
