@@ -403,9 +403,12 @@ export function createUsersService({ config, storage, memory, hooks, hashers }: 
       // On SQL databases the substring is found by its position (instr, strpos): every character
       // of the query is literal, so `_` or `%` no longer matched every row, which the query then
       // loaded whole to filter in memory (review finding). A query holding a newline, which
-      // joins the fields in the search column, still takes the path below.
+      // joins the fields in the search column, still takes the path below. So does one holding
+      // `?`: MikroORM writes a raw fragment's values into its SQL text, where the driver then
+      // took that `?` for a placeholder (a 500 on SQLite and MariaDB, wrong rows on PostgreSQL:
+      // review finding); the path below binds the query as an ordinary value.
       const position = positionSql(storage.type);
-      if (position && !q.includes('\n')) {
+      if (position && !q.includes('\n') && !q.includes('?')) {
         const [rows, total] = await em.findAndCount(UserEntity, { [raw(position, [q])]: { $gt: 0 } } as never, { orderBy: { createdAt: 'desc', id: 'desc' } as never, limit, offset });
         return { users: (rows as unknown as UserRow[]).map(toRecord), total };
       }
