@@ -151,10 +151,14 @@ export function createClientRegistry(storage: Storage, config: Config): ClientRe
   // The listed origins, normalised once (a trailing slash or a path in the flag is ignored).
   const listed = new Set(origins.filter((o) => o !== '*').flatMap((o) => urlOf(o)?.origin ?? []));
   const anyOrigin = origins.includes('*');
+  // Within the site, only web schemes, and never down from https: a service on https handed
+  // tokens to http://, ftp:// and ws:// URIs of its own site (review finding; RFC 9700 §2.1).
+  const httpsService = urlOf(config.string('url') ?? '')?.protocol === 'https:';
+  const siteScheme = (protocol: string): boolean => protocol === 'https:' || (protocol === 'http:' && !httpsService);
   const builtInAllows = (uri: string): boolean => {
     const url = urlOf(uri);
     if (!url || url.origin === 'null' || uri.includes('#')) return false;
-    return listed.has(url.origin) || (anyOrigin && site.includes(url.hostname));
+    return listed.has(url.origin) || (anyOrigin && siteScheme(url.protocol) && site.includes(url.hostname));
   };
 
   return {

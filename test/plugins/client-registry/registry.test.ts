@@ -129,12 +129,18 @@ t.test('with --allowed-origins * the built-in client redirects only within the s
   t.notOk(allows('https://attacker.example/cb'), 'another site: no token leaves (it did, and an account was taken over)');
   t.notOk(allows('https://example.com.attacker.net/cb'), 'a look-alike');
   t.notOk(allows('http://localhost:3000/cb'), 'loopback only when the service itself is on loopback');
+  // Same site, but not down from https and only web schemes (tokens went to all of these).
+  for (const uri of ['http://auth.example.com/cb', 'http://app.example.com/cb', 'ftp://auth.example.com/x', 'ws://app.example.com/', 'wss://app.example.com/']) {
+    t.notOk(allows(uri), `${uri}: no scheme downgrade, no other scheme`);
+  }
   t.ok(prod.kernel.service('client-registry').logoutRedirectAllowed(app, 'https://app.example.com/bye'));
   t.notOk(prod.kernel.service('client-registry').logoutRedirectAllowed(app, 'https://evil.example/x'), 'logout is no open redirect either');
   const dev = await boot('http://localhost:8080');
   t.teardown(dev.close);
   const devApp = (await dev.kernel.service('client-registry').findByClientId('app'))!;
   t.ok(dev.kernel.service('client-registry').redirectAllowed(devApp, 'http://localhost:3000/cb'), 'development: loopback to loopback');
+  t.ok(dev.kernel.service('client-registry').redirectAllowed(devApp, 'https://localhost:3000/cb'), 'development: https is fine too');
+  t.notOk(dev.kernel.service('client-registry').redirectAllowed(devApp, 'ws://localhost:3000/cb'), 'development: not another scheme');
   t.notOk(dev.kernel.service('client-registry').redirectAllowed(devApp, 'https://attacker.example/cb'));
   // A service directly under a multi-label public suffix: its "parent domain" was the suffix,
   // so every `.co.uk` (or `.github.io`) host could receive the built-in client's tokens.
