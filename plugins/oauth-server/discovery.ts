@@ -20,7 +20,6 @@ export function discoveryDocument(config: Config, signingAlg: string, grants: re
     revocation_endpoint: base + ENDPOINTS.revoke,
     introspection_endpoint: base + ENDPOINTS.introspect,
     end_session_endpoint: base + ENDPOINTS.logout,
-    ...(config.bool('enable-dynamic-client-registration') ? { registration_endpoint: base + ENDPOINTS.register } : {}),
     scopes_supported: SUPPORTED_SCOPES,
     response_types_supported: ['code', 'token'],
     response_modes_supported: ['query', 'fragment', 'form_post', 'web_message'],
@@ -40,7 +39,8 @@ export function discoveryDocument(config: Config, signingAlg: string, grants: re
     claims_parameter_supported: false,
     // RFC 9207: every authorization response carries `iss` (mix-up defence, RFC 9700 §4.4).
     authorization_response_iss_parameter_supported: true,
-    client_id_metadata_document_supported: config.bool('enable-client-id-metadata-document'),
+    // Not built yet (plugins/placeholders): never advertised, whatever its flag says.
+    client_id_metadata_document_supported: false,
   };
 }
 

@@ -48,6 +48,11 @@ const groups: Record<string, FlagDeclaration[]> = {
     ...(p === 'microsoft' ? [str('microsoft-tenant-id', 'Microsoft tenant id.', { default: 'common' })] : []),
   ]),
   mcp: [bool('mcp-enabled', 'Remote MCP server at /mcp.')],
+  'client-registration': [
+    bool('enable-client-id-metadata-document', 'Accept https client ids that point at a client metadata document.'),
+    { name: 'client-id-metadata-allowed-domains', type: 'list', default: [], description: 'Hosts allowed to serve client metadata documents (empty: any https host).' },
+    bool('enable-dynamic-client-registration', 'Enable POST /oauth/register.'),
+  ],
 };
 
 export function placeholderPlugins(skip: readonly string[] = []): AnyPlugin[] {
