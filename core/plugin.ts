@@ -21,6 +21,12 @@ export interface RawRoute {
   csrfExempt?: boolean;
   /** Accept `application/x-www-form-urlencoded` bodies (RFC 6749 §4.1.3). */
   form?: boolean;
+  /**
+   * The shape of refusals the framework makes before the handler runs (bad JSON, too large a
+   * body, a wrong method or content type): `oauth` answers RFC 6749 §5.2's `{error,
+   * error_description}` where clients of the token endpoints read it; the default is REST's.
+   */
+  errors?: 'oauth';
   handler: (req: RawRequest, ctx: RequestContext) => Promise<RawResponse>;
 }
 

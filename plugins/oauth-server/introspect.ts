@@ -69,4 +69,4 @@ const handler: RawRoute['handler'] = async (req, ctx) => {
   }
 };
 
-export const introspectRoute: RawRoute = { method: 'POST', path: '/oauth/introspect', csrfExempt: true, form: true, handler };
+export const introspectRoute: RawRoute = { method: 'POST', path: '/oauth/introspect', csrfExempt: true, form: true, errors: 'oauth', handler };

@@ -48,4 +48,4 @@ const handler: RawRoute['handler'] = async (req, ctx) => {
   }
 };
 
-export const revokeRoute: RawRoute = { method: 'POST', path: '/oauth/revoke', csrfExempt: true, form: true, handler };
+export const revokeRoute: RawRoute = { method: 'POST', path: '/oauth/revoke', csrfExempt: true, form: true, errors: 'oauth', handler };

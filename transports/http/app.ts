@@ -5,7 +5,7 @@
  * host app's own routes and error handler are untouched (embedding, DESIGN.md §2).
  */
 import formbody from '@fastify/formbody';
-import type { FastifyError, FastifyInstance } from 'fastify';
+import type { FastifyError, FastifyInstance, FastifyReply } from 'fastify';
 import { ServiceError } from '../../core/errors.js';
 import type { Kernel } from '../../core/kernel.js';
 import { registerGraphql } from '../graphql/register.js';
@@ -39,10 +39,13 @@ export async function mountKernel(app: FastifyInstance, { kernel, metrics, rateL
   const allowed = config.list('allowed-origins');
   const bodyLimit = config.number('body-limit', 1_048_576);
 
-  // The methods each fixed path is routed for, so that any other method on it is a 405, not a 404.
+  // The methods each fixed path is routed for, so that any other method on it is a 405, not a 404;
+  // and the paths whose refusals take RFC 6749's shape (RawRoute.errors).
   const methodsByPath = new Map<string, Set<string>>();
+  const oauthPaths = new Set<string>();
   app.addHook('onRoute', (route) => {
     route.bodyLimit ??= bodyLimit;
+    if ((route.config as { errors?: string } | undefined)?.errors === 'oauth') oauthPaths.add(route.url);
     if ((route.config as { methodNotAllowed?: boolean } | undefined)?.methodNotAllowed || /[:*]/.test(route.url)) return;
     const methods = methodsByPath.get(route.url) ?? new Set<string>();
     for (const m of [route.method].flat()) if (m !== 'HEAD' && m !== 'OPTIONS') methods.add(m);
@@ -66,9 +69,10 @@ export async function mountKernel(app: FastifyInstance, { kernel, metrics, rateL
   addCsrfCheck(app, originAllowList(allowed).any, credentialed);
   refuseEncodedBodies(app);
 
-  app.setErrorHandler((err: FastifyError, _request, reply) => {
+  app.setErrorHandler((err: FastifyError, request, reply) => {
+    const client = err instanceof ServiceError ? { status: err.status.http, code: err.code, message: err.message } : clientErrorOf(err);
+    if (client && client.status < 500 && oauthPaths.has(request.url.split('?', 1)[0])) return sendOAuthRefusal(reply, client.status, client.message);
     if (err instanceof ServiceError) return sendError(reply, err);
-    const client = clientErrorOf(err);
     if (client) return reply.code(client.status).send({ code: client.code, message: client.message });
     kernel.logger.error({ err }, 'request failed');
     return reply.code(500).send({ code: 'internal', message: 'internal server error' });
@@ -76,9 +80,11 @@ export async function mountKernel(app: FastifyInstance, { kernel, metrics, rateL
   app.setNotFoundHandler((request, reply) => {
     // A method Fastify does not route at all (TRACE, PROPFIND, LOCK, ...) on a path that exists:
     // SPEC.md "Errors/REST" makes a wrong method a 405, whichever it is (review finding).
-    const methods = methodsByPath.get(request.url.split('?', 1)[0]);
+    const path = request.url.split('?', 1)[0];
+    const methods = methodsByPath.get(path);
     if (methods && methods.size > 0) {
       metrics?.countUnmatched(request, 405);
+      if (oauthPaths.has(path)) return sendOAuthRefusal(reply.header('allow', [...methods].join(', ')), 405, `method not allowed; use ${[...methods].join(' or ')}`);
       return sendMethodNotAllowed(reply, [...methods]);
     }
     metrics?.countUnmatched(request, 404);
@@ -142,4 +148,12 @@ function refuseEncodedBodies(app: FastifyInstance): void {
     }
     void sendRefusal(request, reply.header('accept-encoding', 'identity'), new ServiceError('invalid_argument', 'unsupported content encoding; send the body uncompressed'), 415);
   });
+}
+
+/**
+ * A refusal made before an OAuth endpoint's handler ran (malformed body, wrong method or type),
+ * in RFC 6749 §5.2's shape its clients parse: they got REST's `{code, message}` (review finding).
+ */
+function sendOAuthRefusal(reply: FastifyReply, status: number, description: string): FastifyReply {
+  return reply.code(status).header('cache-control', 'no-store').send({ error: 'invalid_request', error_description: description });
 }

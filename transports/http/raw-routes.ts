@@ -10,7 +10,7 @@ export function registerRawRoutes(app: FastifyInstance, kernel: Kernel): void {
     app.route({
       method: route.method,
       url: route.path,
-      config: { csrfExempt: route.csrfExempt === true },
+      config: { csrfExempt: route.csrfExempt === true, errors: route.errors },
       handler: async (request, reply) => {
         const ctx = contextFromRequest(kernel, request, 'http');
         try {

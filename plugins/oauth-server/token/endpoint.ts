@@ -15,6 +15,7 @@ export function tokenRoute(grants: GrantRegistry): RawRoute {
     path: '/oauth/token',
     csrfExempt: true,
     form: true,
+    errors: 'oauth',
     handler: async (req, ctx) => {
       try {
         const params = readParams(req.body);

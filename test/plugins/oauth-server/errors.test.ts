@@ -241,6 +241,24 @@ t.test('OAuth error answers', async (t) => {
     t.equal(noId.body.error, 'invalid_client');
   });
 
+  t.test('refusals made before the handler runs answer in RFC 6749 §5.2\'s shape on the token endpoints', async (t) => {
+    for (const path of ['/oauth/token', '/oauth/revoke', '/oauth/introspect']) {
+      const badJson = await fetch(`${base}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"grant_type":' });
+      t.equal(badJson.status, 400, `${path}: malformed JSON is 400`);
+      t.same(await badJson.json(), { error: 'invalid_request', error_description: 'request body is not valid JSON' }, `${path}: in OAuth's shape`);
+      t.equal(badJson.headers.get('cache-control'), 'no-store');
+      const wrongMethod = await fetch(`${base}${path}`);
+      t.equal(wrongMethod.status, 405, `${path}: GET is 405`);
+      t.match(await wrongMethod.json(), { error: 'invalid_request' });
+      t.equal(wrongMethod.headers.get('allow'), 'POST');
+    }
+    const wrongType = await fetch(`${base}/oauth/token`, { method: 'POST', headers: { 'content-type': 'application/xml' }, body: '<x/>' });
+    t.equal(wrongType.status, 415);
+    t.match(await wrongType.json(), { error: 'invalid_request' });
+    const rest = await fetch(`${base}/v1/meta`, { method: 'POST', headers: { 'content-type': 'application/json', origin: base }, body: '{' });
+    t.match(await rest.json(), { code: 'invalid_argument' }, 'REST keeps its own envelope');
+  });
+
   t.test('authorize errors go back to the client with state', async (t) => {
     const q = new URLSearchParams({ client_id: fx.client.client_id, redirect_uri: fx.redirectUri, response_type: 'code', state: 'abc' });
     const res = await browserAuthorize(`${base}/authorize?${q}`, fx.cookie);
