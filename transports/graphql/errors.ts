@@ -90,9 +90,17 @@ export const formatGraphqlErrors: Formatter = (execution, context) => {
 function withCodes(response: Formatted['response']): Formatted['response'] {
   if (!response.errors) return response;
   const errors = response.errors.map((e) => {
-    const json = e instanceof GraphQLError ? e.toJSON() : e;
+    const json = plainly(e instanceof GraphQLError ? e.toJSON() : e);
     const code = (json.extensions as { code?: unknown } | undefined)?.code;
     return code === undefined ? { ...json, extensions: { ...json.extensions, code: 'INVALID_ARGUMENT' } } : json;
   });
   return { ...response, errors } as Formatted['response'];
+}
+
+/**
+ * A document nested deeper than graphql-js' parser can recurse comes back from Mercurius as the
+ * engine's own words, "Maximum call stack size exceeded" (review finding): said plainly instead.
+ */
+function plainly<E extends { message: string }>(e: E): E {
+  return e.message === 'Maximum call stack size exceeded' ? { ...e, message: 'invalid document: nested too deeply' } : e;
 }

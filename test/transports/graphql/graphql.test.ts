@@ -203,6 +203,9 @@ t.test('GraphQL under an embedding prefix', async (t) => {
       }
       t.equal(new Set(messages).size, 1, `${what}: the same errors in every round`);
     }
+    const deep = await post(app, { query: `{ meta ${'{ a '.repeat(20_000)}${'}'.repeat(20_001)}` });
+    t.equal(deep.statusCode, 400, 'a document nested past the parser: 400');
+    t.same((deep.json() as GqlBody).errors?.map((e) => [e.message, e.extensions?.code]), [['invalid document: nested too deeply', 'INVALID_ARGUMENT']], 'said plainly, not the engine\'s stack overflow');
     const wrongVariable = await post(app, { query: 'query ($p: EchoRequest!) { echo(params: $p) { text } }', variables: { p: { text: 5 } } });
     t.match((wrongVariable.json() as GqlBody).errors?.[0].message, /^Variable "\$p" got invalid value 5 at "p\.text"/, 'the error names the variable of the document');
     const notJson = await app.inject({ method: 'POST', url: '/auth/graphql', headers: { 'content-type': 'application/json' }, payload: '{nope' });
