@@ -4,7 +4,7 @@
  * of plugins and GraphQL. Everything is registered inside the given encapsulated context, so a
  * host app's own routes and error handler are untouched (embedding, DESIGN.md §2).
  */
-import formbody from '@fastify/formbody';
+import { parse as parseQueryString } from 'node:querystring';
 import type { FastifyError, FastifyInstance, FastifyReply } from 'fastify';
 import { ServiceError } from '../../core/errors.js';
 import type { Kernel } from '../../core/kernel.js';
@@ -51,7 +51,7 @@ export async function mountKernel(app: FastifyInstance, { kernel, metrics, rateL
     for (const m of [route.method].flat()) if (m !== 'HEAD' && m !== 'OPTIONS') methods.add(m);
     methodsByPath.set(route.url, methods);
   });
-  await app.register(formbody, { bodyLimit });
+  acceptFormsWhereDeclared(app, bodyLimit);
   acceptEmptyJson(app);
   const credentialed = credentialedOriginsOf(kernel);
   const cors = corsPolicy({
@@ -156,4 +156,21 @@ function refuseEncodedBodies(app: FastifyInstance): void {
  */
 function sendOAuthRefusal(reply: FastifyReply, status: number, description: string): FastifyReply {
   return reply.code(status).header('cache-control', 'no-store').send({ error: 'invalid_request', error_description: description });
+}
+
+/**
+ * Form-encoded bodies only on the routes that declare them (`RawRoute.form`: the OAuth endpoints,
+ * RFC 6749 §4.1.3, and the login page); everywhere else they are 415, as any other body that is
+ * not JSON. REST and GraphQL took forms as if they were JSON objects (review finding). Checked in
+ * the parser, which runs only for such bodies: no cost for any other request. Repeated keys
+ * become arrays, which the OAuth parameter reader refuses (RFC 6749 §3.1).
+ */
+function acceptFormsWhereDeclared(app: FastifyInstance, bodyLimit: number): void {
+  app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string', bodyLimit }, (request, body, done) => {
+    if ((request.routeOptions.config as { form?: boolean } | undefined)?.form !== true) {
+      done(Object.assign(new Error('unsupported content type'), { code: 'FST_ERR_CTP_INVALID_MEDIA_TYPE', statusCode: 415 }), undefined);
+      return;
+    }
+    done(null, { ...parseQueryString(String(body)) });
+  });
 }

@@ -10,7 +10,7 @@ export function registerRawRoutes(app: FastifyInstance, kernel: Kernel): void {
     app.route({
       method: route.method,
       url: route.path,
-      config: { csrfExempt: route.csrfExempt === true, errors: route.errors },
+      config: { csrfExempt: route.csrfExempt === true, errors: route.errors, form: route.form === true },
       handler: async (request, reply) => {
         const ctx = contextFromRequest(kernel, request, 'http');
         try {

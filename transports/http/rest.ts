@@ -2,8 +2,8 @@
  * The REST projection (SPEC.md "Endpoints"): one route per operation under /v1, the body is the
  * flat input object, the response the bare output. A path answers 405 `method_not_allowed` for
  * any other method (methods Fastify does not route, such as TRACE, get it from the not-found
- * handler: app.ts). The body is JSON only: the form parser registered for the OAuth endpoints
- * (RFC 6749 §4.1.3) is refused here with 415, as every other non-JSON type is.
+ * handler: app.ts). The body is JSON only: a form-encoded one is 415, as every other type that is
+ * not JSON (forms are parsed only on routes that declare them: app.ts).
  */
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { Kernel } from '../../core/kernel.js';
@@ -28,7 +28,6 @@ export function registerRest(app: FastifyInstance, kernel: Kernel, ops: readonly
         method: op.restMethod,
         url: path,
         handler: async (request, reply) => {
-          if (isForm(request.headers['content-type'])) return sendError(reply, unsupportedType(), 415);
           const ctx = contextFromRequest(kernel, request, 'rest');
           const input = op.restMethod === 'GET' ? (op.def.input ? request.query : undefined) : (request.body ?? {});
           try {
@@ -65,6 +64,3 @@ export function sendMethodNotAllowed(reply: FastifyReply, methods: readonly stri
     .header('allow', methods.join(', '))
     .send({ code: 'method_not_allowed', message: `method not allowed; use ${methods.join(' or ')}` });
 }
-
-const isForm = (type: string | undefined): boolean => type !== undefined && /^\s*application\/x-www-form-urlencoded\b/i.test(type);
-const unsupportedType = () => new ServiceError('invalid_argument', 'unsupported content type');

@@ -74,6 +74,8 @@ t.test('REST bodies are JSON: a form-encoded body is 415, as other non-JSON type
   t.equal(res.status, 415);
   t.same(await res.json(), { code: 'invalid_argument', message: 'unsupported content type' });
   t.equal(res.headers.get('set-cookie'), null, 'no admin session was started');
+  const gql = await fetch(`${server.url}/graphql`, { method: 'POST', headers: { ...ORIGIN, 'content-type': 'application/x-www-form-urlencoded' }, body: 'query=%7B%20meta%20%7B%20version%20%7D%20%7D' });
+  t.equal(gql.status, 415, 'GraphQL takes no form either: only routes that declare forms parse them');
 });
 
 t.test('a compressed request body is 415: bodies are read as sent (RFC 9110 §15.5.16)', async (t) => {
