@@ -65,10 +65,21 @@ export class Kernel {
 
   /** Every plugin configuration rule the config breaks, in plugin order (empty when none). */
   static configProblems(plugins: readonly AnyPlugin[], config: Config): string[] {
-    return plugins.flatMap((p) => {
-      const problem = p.validateConfig?.(config);
-      return problem ? [problem] : [];
+    // A declared flag's choices hold for a Config built in code (embedding, tests) as they do
+    // for the CLI (transports/cli/parse-args.ts, same wording): `--app-cookie-same-site Strict`
+    // given that way went out as `SameSite=undefined`, which browsers read as Lax (review finding).
+    const choices = Kernel.flagsOf(plugins).flatMap((f) => {
+      const value = config.raw(f.name);
+      if (!f.choices || value === undefined || value === '' || (typeof value === 'string' && f.choices.includes(value))) return [];
+      return [`--${f.name} must be one of ${f.choices.join(', ')}; got "${String(value)}"`];
     });
+    return [
+      ...choices,
+      ...plugins.flatMap((p) => {
+        const problem = p.validateConfig?.(config);
+        return problem ? [problem] : [];
+      }),
+    ];
   }
 
   static async boot(options: KernelOptions): Promise<Kernel> {

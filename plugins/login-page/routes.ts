@@ -23,11 +23,30 @@ const HTML = {
   'referrer-policy': 'same-origin',
 };
 
-/** Only same-site relative paths: the page must never become an open redirect. */
+/** Stands in for the service's origin while a return path is resolved; never sent anywhere. */
+const PROBE_ORIGIN = 'https://return-to.invalid';
+
+/**
+ * Only a path on this service: the page must never become an open redirect. The value is
+ * resolved the way a browser would resolve the Location header (WHATWG URL), and what is sent is
+ * that resolution's path, query and fragment, never the raw text. A browser drops tabs and
+ * newlines inside a URL and reads `\` as `/`, so `/<TAB>/evil.example` went to another site
+ * while a check of the raw text saw a path (review finding); such characters, and any outside
+ * printable ASCII (also a 500 in the Location header), are refused outright.
+ */
 export function safeReturn(value: unknown): string {
   if (typeof value !== 'string' || value.length > 4096) return '/app';
-  if (!value.startsWith('/') || value.startsWith('//') || value.startsWith('/\\')) return '/app';
-  return value;
+  if (!/^\/[\x21-\x7E]*$/.test(value) || value.startsWith('//') || value.includes('\\')) return '/app';
+  let url: URL;
+  try {
+    url = new URL(value, PROBE_ORIGIN);
+  } catch {
+    return '/app';
+  }
+  if (url.origin !== PROBE_ORIGIN) return '/app';
+  const path = `${url.pathname}${url.search}${url.hash}`;
+  // Resolution can turn a path into a scheme-relative one (`/.//evil` becomes `//evil`).
+  return path.startsWith('//') ? '/app' : path;
 }
 
 const field = (body: unknown, name: string): string | undefined => {
