@@ -62,6 +62,52 @@ t.test('a thrown value whose getters loop is never read outside the time limit',
   }
 });
 
+t.test('a source cannot step out of the code that calls it (review finding)', async (t) => {
+  // Spliced into the wrapper's text, this closed its try block and threw a Proxy past it, whose
+  // trap the host's `instanceof` then ran outside the limit. The source is now its own script.
+  const spliced = `0); } catch (e) {} throw new Proxy({}, { getPrototypeOf() { while (true) {} } }); try { (0`;
+  t.throws(() => compileCustomizer(spliced, 'role', logger), /does not compile/, 'no longer compiles: the source must be one expression');
+  // An expression that throws while it is evaluated: the thrown value is not read by the host.
+  const topLevel = '0, (() => { throw new Proxy({}, { getPrototypeOf() { while (true) {} }, get() { while (true) {} } }) })()';
+  const { value, ms } = timed(() => compile(topLevel)(user, {}));
+  t.same(value, {});
+  t.ok(ms < SCRIPT_TIMEOUT_MS * 20, `${ms.toFixed(0)} ms`);
+  const slowTop = timed(() => compile('(() => { while (true) {} })()')(user, {}));
+  t.same(slowTop.value, {}, 'top-level code of the source counts against the limit');
+  t.ok(slowTop.ms < SCRIPT_TIMEOUT_MS * 20, `${slowTop.ms.toFixed(0)} ms`);
+  t.same(compile('function () { return { a: 1 } } // trailing comment')(user, {}), { a: 1 }, 'a trailing line comment still works');
+});
+
+t.test('nothing the script leaves behind runs after it (review finding: FinalizationRegistry)', async (t) => {
+  const probe = compile('function () { return { finalization: typeof FinalizationRegistry, weakref: typeof WeakRef, atomics: typeof Atomics } }');
+  t.same(probe(user, {}), { finalization: 'undefined', weakref: 'undefined', atomics: 'undefined' });
+  // The attack: a cleanup callback that V8 would call on the main thread after a garbage
+  // collection, outside any limit. With the constructor gone the script fails and adds nothing.
+  const run = compile(`function () {
+    const r = new FinalizationRegistry(() => { const s = Date.now(); while (Date.now() - s < 2000) {} });
+    for (let i = 0; i < 10; i++) r.register({ i }, i);
+    const t = Date.now(); while (Date.now() - t < 30) new ArrayBuffer(64 * 1024 * 1024);
+    return { ran: true };
+  }`);
+  t.same(run(user, {}), {});
+  // The event loop stays free: no callback of the script's runs later.
+  let maxGap = 0;
+  let last = performance.now();
+  await new Promise<void>((resolve) => {
+    const started = last;
+    const timer = setInterval(() => {
+      const now = performance.now();
+      maxGap = Math.max(maxGap, now - last);
+      last = now;
+      if (now - started > 1500) {
+        clearInterval(timer);
+        resolve();
+      }
+    }, 20);
+  });
+  t.ok(maxGap < 1000, `longest event-loop gap ${maxGap.toFixed(0)} ms`);
+});
+
 t.test('nothing is left over from one token to the next', async (t) => {
   const run = compile('function (user) { const flat = typeof [].flat; Array.prototype.flat = null; globalThis.seen = (globalThis.seen || []).concat(user.email); return { seen: globalThis.seen, flat } }');
   t.same(run({ email: 'first@example.com' }, {}), { seen: ['first@example.com'], flat: 'function' });
