@@ -382,14 +382,20 @@ export function createUsersService({ config, storage, memory, hooks, hashers }: 
       const em = storage.em();
       const row = (await em.findOne(UserEntity, { id } as never)) as UserRow | null;
       if (!row) throw notFound('user not found');
-      // Other plugins remove their data first (OTPs, verification requests, credentials).
+      // The row goes first, then the `user.deleted` hook ends the sessions and other plugins
+      // remove their data (refresh tokens, OTPs, credentials). The other way round, a sign-in
+      // that read the user after its sessions were ended and before the row went stored a
+      // session the end never saw, and its tokens stayed valid for a deleted user (review
+      // finding). Now a sign-in either finds no user, or read it before the end was marked and
+      // withdraws its session (sessions/service.ts create, `readAt`), or stored it before the
+      // end, which deletes it.
       const user = toRecord(row);
+      await em.nativeDelete(UserEntity, { id } as never);
+      byId.delete(id);
       await hooks.run('user.deleted', { user });
       // SPEC.md Admin API: delete_user also removes the user's verification data.
       await verifications.deleteForUser(user);
       await memory.delete(failuresKey(id));
-      await em.nativeDelete(UserEntity, { id } as never);
-      byId.delete(id);
     },
 
     async list({ page, limit, query }: UserListQuery) {
@@ -434,62 +440,65 @@ export function createUsersService({ config, storage, memory, hooks, hashers }: 
     },
 
     async verifyPassword(user, password, unknownAs): Promise<PasswordCheck> {
-      if (!user.password) {
-        // An identifier with no account fails and locks as an account would, so a 429 after five
-        // tries does not tell that the account exists (its key is the identifier's digest; the
-        // caller names it in its normalized form, so every spelling of one identifier shares a
-        // count, as the spellings of a real account's do). An account without a password (made
-        // by a magic link, say) counts under its id like any other: it never locked before, which
-        // told it apart from an unknown identifier (review finding).
-        const key = unknownAs !== undefined ? `unknown:${createHash('sha256').update(unknownAs.toLowerCase()).digest('base64url')}` : user.id;
-        if ((await failuresOf(key)) >= LOCKOUT_FAILURES) return 'locked';
-        // Same work as a real check, so the answer's timing does not reveal the account type.
-        await verifyHash(await decoyHash(), password);
-        return (await recordFailure(key)) ? 'locked' : 'no_password';
-      }
-      // At most LOCKOUT_FAILURES - (failures so far) hashes of one account run at once here, so a
+      // An identifier with no account fails and locks as an account would, so a 429 after five
+      // tries does not tell that the account exists (its key is the identifier's digest; the
+      // caller names it in its normalized form, so every spelling of one identifier shares a
+      // count, as the spellings of a real account's do). An account without a password (made by
+      // a magic link, say) counts under its id like any other: it never locked before, which
+      // told it apart from an unknown identifier (review finding). Both hash a decoy, the same
+      // work as a real check, and pass the same gate below: a burst of 20 wrong guesses hashed
+      // all 20 for an unknown email and only 5 for an account, and the burst's time told them
+      // apart every time (review finding).
+      const key = !user.password && unknownAs !== undefined ? `unknown:${createHash('sha256').update(unknownAs.toLowerCase()).digest('base64url')}` : user.id;
+      // At most LOCKOUT_FAILURES - (failures so far) hashes of one key run at once here, so a
       // burst of parallel guesses gets no more checks than guesses one after another would
       // (counting only after each hash let a whole burst through, the right password among
       // them). Others wait for those to settle: a fifth failure locks and refuses them
       // unhashed; a success clears the count and they go on. The in-flight count is this
       // process's (exact, no round trip); failures and the lock are shared by every node, so a
       // burst spread over n nodes gets at most n times the allowance before the lock holds.
-      const id = user.id;
       const settleBy = Date.now() + SETTLE_MS;
       let failures: number;
       for (;;) {
-        failures = await failuresOf(id);
+        failures = await failuresOf(key);
         if (failures >= LOCKOUT_FAILURES) return 'locked';
-        const running = hashing.get(id) ?? 0;
+        const running = hashing.get(key) ?? 0;
         if (failures + running < LOCKOUT_FAILURES) {
-          hashing.set(id, running + 1);
+          hashing.set(key, running + 1);
           break;
         }
         if (Date.now() > settleBy) return 'busy';
-        await settling(id);
+        await settling(key);
       }
       let ok: boolean;
       try {
-        ok = await verifyHash(user.password, password);
+        ok = user.password ? await verifyHash(user.password, password) : (await verifyHash(await decoyHash(), password), false);
       } catch (err) {
-        settled(id);
+        settled(key);
         throw err;
       }
       if (ok) {
-        // A success clears the count (a store write only when there was one), before the waiters
-        // are woken, so they see what it leaves.
-        if (failures > 0) await memory.delete(failuresKey(id)).finally(() => settled(id));
-        else settled(id);
-        return 'ok';
+        // A success clears the count, before the waiters are woken, so they see what it leaves.
+        // Failures of attempts that ran beside this one, here or on another node, may have been
+        // counted while it hashed (a success that read none before its hash left them standing,
+        // and one more wrong guess then locked: review finding), so the count is read again; the
+        // store write happens only when there is a count.
+        try {
+          if (failures > 0 || (await failuresOf(key)) > 0) await memory.delete(failuresKey(key));
+          return 'ok';
+        } finally {
+          settled(key);
+        }
       }
       // Counted before this attempt leaves the in-flight count, so it is never in neither.
       let locks: boolean;
       try {
-        locks = await recordFailure(id);
+        locks = await recordFailure(key);
       } finally {
-        settled(id);
+        settled(key);
       }
-      return locks ? 'locked' : 'wrong';
+      if (locks) return 'locked';
+      return user.password ? 'wrong' : 'no_password';
     },
 
     toUserDto(user): UserDto {

@@ -4,6 +4,8 @@
  * (helpers.ts bootAccountsWithClock).
  */
 import t from 'tap';
+import { createHashWorkers, type HashWorkers } from '../../../plugins/users/hash-workers.js';
+import { createUsersService } from '../../../plugins/users/service.js';
 import { bootAccountsWithClock, call, PASSWORD, signup } from './helpers.js';
 
 const { kernel, advance, close } = await bootAccountsWithClock();
@@ -96,4 +98,39 @@ t.test('every spelling of one identifier shares its count, known or not, and an 
   const seen: string[] = [];
   for (let i = 0; i < 6; i++) seen.push(outcome((await Promise.allSettled([login('no-password@example.com', 'wrong-pass-1')]))[0]));
   t.same(seen, ['unauthenticated', 'unauthenticated', 'unauthenticated', 'unauthenticated', 'resource_exhausted', 'resource_exhausted'], 'no-password@example.com');
+});
+
+t.test('a burst of guesses is answered alike for an unknown address and an account: five checked, the rest refused unhashed', async (t) => {
+  // Review finding: an unknown address hashed all twenty decoys while an account hashed five,
+  // and the burst's duration told them apart in every round.
+  // A users service over the kernel's own storage and memory store whose hash threads count
+  // the checks they run (real Argon2id, counted on the way in).
+  const workers = createHashWorkers(2);
+  t.teardown(() => workers.close());
+  let checked = 0;
+  const counting: HashWorkers = { ...workers, verify: (stored, password) => (checked++, workers.verify(stored, password)) };
+  const users = createUsersService({ config: kernel.config, storage: kernel.storage, memory: kernel.memory, hooks: kernel.hooks, hashers: counting });
+  const known = await users.create({ email: 'burst-known@example.com', password: 'right-pass-1', roles: ['user'], signup_method: 'basic_auth' });
+  const unknown = { ...known, id: 'no-such-user', password: null };
+  const bursts: [string, () => Promise<string>][] = [
+    ['an account', () => users.verifyPassword(known, 'wrong-pass-1')],
+    ['an unknown address', () => users.verifyPassword(unknown, 'wrong-pass-1', 'email:burst-unknown@example.com')],
+  ];
+  for (const [who, attempt] of bursts) {
+    checked = 0;
+    const results = await Promise.all(Array.from({ length: 20 }, attempt));
+    t.equal(checked, 5, `${who}: five hashes`);
+    t.equal(results.filter((r) => r === 'locked').length, 16, `${who}: the fifth failure locks, the rest are refused unhashed`);
+  }
+});
+
+t.test('a success clears failures counted while it was hashing, beside it', async (t) => {
+  // Review finding: four wrong guesses and the right one at once left the four standing (the
+  // success had read none before its hash), and one more wrong guess locked the account.
+  await signup(kernel, 'beside@example.com');
+  const guesses = ['wrong-pass-1', 'wrong-pass-1', 'wrong-pass-1', 'wrong-pass-1', PASSWORD];
+  const results = (await Promise.allSettled(guesses.map((p) => login('beside@example.com', p)))).map(outcome);
+  t.same(results, ['unauthenticated', 'unauthenticated', 'unauthenticated', 'unauthenticated', 'ok']);
+  await t.rejects(login('beside@example.com', 'wrong-pass-1'), { code: 'unauthenticated' }, 'one more wrong guess is one failure, not the fifth');
+  await login('beside@example.com', PASSWORD);
 });

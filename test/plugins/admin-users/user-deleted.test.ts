@@ -58,3 +58,33 @@ t.test('a verified access token stops working on the next request after logout (
   const bad = await call<{ is_valid: boolean }>(kernel, 'validate_jwt_token', { token_type: 'access_token', token: tampered });
   t.equal(bad.is_valid, false);
 });
+
+t.test('a sign-in racing delete_user leaves no session of the deleted user (review finding)', async (t) => {
+  const auth = await call<Auth>(kernel, 'signup', { email: 'race@example.com', password: PASSWORD, confirm_password: PASSWORD });
+  // A sign-in that starts while the deletion runs its hook: with the hook before the row's
+  // deletion, it read the user after the sessions were ended and kept its new session.
+  let racing: Promise<unknown> | undefined;
+  let armed = true;
+  kernel.hooks.on('user.deleted', async ({ user }) => {
+    if (!armed || user.id !== auth.user.id) return;
+    armed = false;
+    // A few milliseconds after the end was marked (a sign-in read within its millisecond counts as before it).
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    racing = call<Auth>(kernel, 'login', { email: 'race@example.com', password: PASSWORD }).then(
+      (a) => a,
+      (err: { code?: string }) => err.code,
+    );
+    // Long enough for the sign-in to read the user.
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  });
+  await call(kernel, '_delete_user', { id: auth.user.id }, { admin: true });
+  const outcome = await racing;
+  t.ok(racing, 'the racing sign-in ran');
+  t.same(await keysOf(auth.user.id), { sessions: [], refresh: [] }, 'no session of the deleted user is left');
+  if (outcome && typeof outcome === 'object') {
+    const v = await call<{ is_valid: boolean }>(kernel, 'validate_jwt_token', { token_type: 'access_token', token: (outcome as Auth).access_token });
+    t.equal(v.is_valid, false, "the racing sign-in's token does not work");
+  } else {
+    t.equal(outcome, 'unauthenticated', 'the racing sign-in is refused');
+  }
+});
