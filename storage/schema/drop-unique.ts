@@ -10,6 +10,7 @@
 import type { AbstractSqlConnection } from '@mikro-orm/knex';
 import type { MongoConnection } from '@mikro-orm/mongodb';
 import type { Storage } from '../../core/storage.js';
+import { withSchemaLock } from './schema-lock.js';
 
 export interface UniqueRule {
   name: string;
@@ -22,18 +23,21 @@ export interface UniqueRule {
 export async function dropStaleUniqueConstraints(storage: Storage, table: string, columns: readonly string[]): Promise<string[]> {
   const wanted = new Set(columns.map((c) => c.toLowerCase()));
   const covered = (r: UniqueRule) => r.columns.length > 0 && r.columns.every((c) => wanted.has(c.toLowerCase()));
-  switch (storage.type) {
-    case 'mongodb':
-      return dropMongo(storage, table, covered);
-    case 'postgres':
-      return dropPostgres(sql(storage), table, covered);
-    case 'mysql':
-    case 'mariadb':
-      return dropMysql(sql(storage), table, covered);
-    case 'sqlite':
-    case 'libsql':
-      return dropSqlite(sql(storage), table, covered);
-  }
+  // One boot at a time (schema-lock.ts): two found the same rule and the second's drop failed.
+  return withSchemaLock(storage.orm, storage.type, async () => {
+    switch (storage.type) {
+      case 'mongodb':
+        return dropMongo(storage, table, covered);
+      case 'postgres':
+        return dropPostgres(sql(storage), table, covered);
+      case 'mysql':
+      case 'mariadb':
+        return dropMysql(sql(storage), table, covered);
+      case 'sqlite':
+      case 'libsql':
+        return dropSqlite(sql(storage), table, covered);
+    }
+  });
 }
 
 /** Every unique rule of a table (primary keys excluded); exported for tests and diagnostics. */
@@ -61,21 +65,27 @@ function q(conn: AbstractSqlConnection, identifier: string): string {
 }
 
 // --- PostgreSQL: pg_constraint for UNIQUE constraints, pg_index for unique indexes -------------
+// The columns of a rule are its key columns and every column its expressions or predicate read
+// (pg_depend), so a unique index on lower(email) counts as a rule on email: left in place it
+// turned a signup race into a 500, as any other stale rule would.
 
 async function postgresRules(conn: AbstractSqlConnection, table: string): Promise<UniqueRule[]> {
   const rows = await conn.execute<{ name: string; columns: string | string[]; is_constraint: boolean }[]>(
     `select i.relname as name,
-            array_to_string(array(select a.attname from unnest(ix.indkey) with ordinality k(attnum, ord)
+            array_to_string(array(select a.attname from unnest(ix.indkey) k(attnum)
                                   join pg_attribute a on a.attrelid = t.oid and a.attnum = k.attnum
-                                  order by k.ord), ',') as columns,
+                                  union
+                                  select a.attname from pg_depend d
+                                  join pg_attribute a on a.attrelid = d.refobjid and a.attnum = d.refobjsubid
+                                  where d.classid = 'pg_class'::regclass and d.objid = ix.indexrelid
+                                    and d.refclassid = 'pg_class'::regclass and d.refobjid = t.oid and d.refobjsubid > 0), ',') as columns,
             exists(select 1 from pg_constraint c where c.conindid = ix.indexrelid and c.contype = 'u') as is_constraint
        from pg_index ix
        join pg_class i on i.oid = ix.indexrelid
        join pg_class t on t.oid = ix.indrelid
        join pg_namespace n on n.oid = t.relnamespace
       where t.relname = ? and n.nspname = current_schema()
-        and ix.indisunique and not ix.indisprimary
-        and ix.indexprs is null and 0 <> all(ix.indkey)`,
+        and ix.indisunique and not ix.indisprimary`,
     [table],
   );
   return rows.map((r) => ({
