@@ -153,7 +153,10 @@ export const accountOperations: AnyOperation[] = [
       const extra = scopes.find((s) => !session.scopes.includes(s));
       if (extra !== undefined) throw invalidArgument(`scope "${extra.slice(0, 40)}" was not granted to this session`);
       const { sessions } = deps(ctx);
-      const rotated = await sessions.rotate(session, { scopes });
+      // A cookie of a session another tab has just rotated stands for its successor (sessions
+      // service, ROTATION_GRACE_MS): that one is answered as it is, not rotated again, so the
+      // tabs end up sharing one session and the first tab's tokens stay valid.
+      const rotated = session.successorOf !== undefined ? session : await sessions.rotate(session, { scopes });
       // Ended (logout, revoke) while this request ran: it stays ended.
       if (!rotated) throw unauthenticated();
       return respond(ctx, user, rotated, 'Session refreshed successfully');

@@ -21,6 +21,20 @@ const endedKey = (userId: string) => `sessions-ended:${userId}`;
 /** How long that moment is kept: far longer than any sign-in takes from reading the user to storing its session. */
 const ENDED_MARK_MS = 10 * 60 * 1000;
 const ID = /^[A-Za-z0-9_-]{1,64}$/;
+/** The session that replaced a rotated one (see `rotate`), outside the `session:` prefix. */
+const successorKey = (userId: string, sessionId: string) => `session-successor:${userId}:${sessionId}`;
+/**
+ * How long the cookie of a rotated session still stands for the session that replaced it. Tabs
+ * of one browser share the cookie and each calls `session` when it loads (the JavaScript SDK
+ * does): before, the first call's rotation ended the session the others had just sent, and
+ * they got 401s with the user still signed in (review finding: three tabs at once gave 401,
+ * 200, 200). Long enough for tabs opened together, short enough that a cookie copied before a
+ * rotation is of no use after it. Access tokens of the old session are not carried over: they
+ * end with it, as before.
+ */
+export const ROTATION_GRACE_MS = 30_000;
+/** Rotations followed from an old cookie to the live session (each within its grace). */
+const MAX_SUCCESSOR_HOPS = 3;
 
 /**
  * Records parsed from the stored text, by that text: the memory store answers a bearer
@@ -62,12 +76,31 @@ export function createSessionsService(config: Config, memory: MemoryStore, keys:
     }
     return s;
   };
-  const store = async (s: SessionRecord) => memory.set(key(s.userId, s.id), JSON.stringify(s), Math.max(1, s.expiresAt - Date.now()));
+  /** The stored text of a record: `successorOf` describes how a request reached it and is never stored. */
+  const text = ({ successorOf: _reachedFrom, ...record }: SessionRecord) => JSON.stringify(record);
+  const store = async (s: SessionRecord) => memory.set(key(s.userId, s.id), text(s), Math.max(1, s.expiresAt - Date.now()));
 
   const get = async (userId: string, sessionId: string): Promise<SessionRecord | null> => {
     if (!ID.test(sessionId) || userId.length === 0 || userId.length > 64 || userId.includes(':')) return null;
     const s = parse(await memory.get(key(userId, sessionId)));
     return s && s.userId === userId && s.id === sessionId ? s : null;
+  };
+
+  /**
+   * The live session that replaced `sessionId` within ROTATION_GRACE_MS, marked with
+   * `successorOf` (the caller answers with it and does not rotate it again), or null.
+   */
+  const successorOf = async (userId: string, sessionId: string): Promise<SessionRecord | null> => {
+    if (!ID.test(sessionId) || userId.length === 0 || userId.length > 64 || userId.includes(':')) return null;
+    let id = sessionId;
+    for (let hop = 0; hop < MAX_SUCCESSOR_HOPS; hop++) {
+      const next = await memory.get(successorKey(userId, id));
+      if (next === null) return null;
+      const live = await get(userId, next);
+      if (live) return { ...live, successorOf: sessionId };
+      id = next;
+    }
+    return null;
   };
 
   const fromCookie = async (value: string | undefined): Promise<SessionRecord | null> => {
@@ -77,7 +110,7 @@ export function createSessionsService(config: Config, memory: MemoryStore, keys:
     try {
       const { u, s, e } = JSON.parse(opened) as { u: string; s: string; e?: number };
       if (typeof u !== 'string' || typeof s !== 'string') return null;
-      const session = await get(u, s);
+      const session = (await get(u, s)) ?? (await successorOf(u, s));
       // The cookie's own 24 hours (CONTRACT.md: a session lasts 24 hours): the record may live
       // longer, as the family of an offline_access refresh token does, but the cookie does not.
       // A value sealed before cookies carried `e` counts from the session's creation.
@@ -124,14 +157,25 @@ export function createSessionsService(config: Config, memory: MemoryStore, keys:
     async extend(session, expiresAt) {
       if (expiresAt <= session.expiresAt) return (await get(session.userId, session.id)) ? session : null;
       const next = { ...session, expiresAt };
-      return (await memory.replace(key(next.userId, next.id), JSON.stringify(next), Math.max(1, next.expiresAt - Date.now()))) ? next : null;
+      return (await memory.replace(key(next.userId, next.id), text(next), Math.max(1, next.expiresAt - Date.now()))) ? next : null;
     },
+    //
+    // Concurrent rotations of one session elect one successor: the first to name it (an atomic
+    // set-if-absent on every store) replaces the session; the others withdraw their new record
+    // and answer with the elected one, which the old cookie also stands for during
+    // ROTATION_GRACE_MS (see there).
     async rotate(session, changes = {}) {
       const t = Date.now();
-      const next: SessionRecord = { ...session, ...changes, id: newSessionId(), createdAt: t, expiresAt: Math.max(session.expiresAt, t + SESSION_TTL_MS) };
+      const { successorOf: _reachedFrom, ...current } = session;
+      const next: SessionRecord = { ...current, ...changes, id: newSessionId(), createdAt: t, expiresAt: Math.max(session.expiresAt, t + SESSION_TTL_MS) };
       await store(next);
+      if (!(await memory.setIfAbsent(successorKey(session.userId, session.id), next.id, ROTATION_GRACE_MS))) {
+        await memory.delete(key(next.userId, next.id));
+        return successorOf(session.userId, session.id);
+      }
       if ((await memory.consume(key(session.userId, session.id))) !== null) return next;
       await memory.delete(key(next.userId, next.id));
+      await memory.delete(successorKey(session.userId, session.id));
       return null;
     },
     revoke: (userId, sessionId) => memory.delete(key(userId, sessionId)),

@@ -20,6 +20,11 @@ export interface SessionRecord {
   clientId?: string;
   /** Free-form data other plugins attach (for example an organization or SSO connection). */
   data?: Record<string, string>;
+  /**
+   * Not stored: set on a session reached through the cookie of the session it replaced, within
+   * the rotation grace (service.ts ROTATION_GRACE_MS); names that older session.
+   */
+  successorOf?: string;
 }
 
 export interface NewSession {
@@ -48,7 +53,11 @@ export interface SessionsService {
   get(userId: string, sessionId: string): Promise<SessionRecord | null>;
   /** Keeps the session alive until at least `expiresAt` (refresh tokens extend it). */
   extend(session: SessionRecord, expiresAt: number): Promise<SessionRecord | null>;
-  /** Replaces the session by a new id with the same authentication facts; the old id dies. */
+  /**
+   * Replaces the session by a new id with the same authentication facts; the old id dies (its
+   * cookie stands for the new one for a short grace, its access tokens end). Concurrent rotations
+   * of one session all get the same new one; null when the session ended meanwhile.
+   */
   rotate(session: SessionRecord, changes?: Partial<Pick<SessionRecord, 'roles' | 'scopes'>>): Promise<SessionRecord | null>;
   revoke(userId: string, sessionId: string): Promise<void>;
   /** Ends every session of a user (logout everywhere, admin revoke, deactivation). */
