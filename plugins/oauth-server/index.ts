@@ -9,7 +9,7 @@ import { dashboardRoute } from './dashboard.js';
 import { discoveryRoutes } from './discovery.js';
 import { oauthServerFlags } from './flags.js';
 import { introspectRoute } from './introspect.js';
-import { logoutRoute } from './logout.js';
+import { logoutConfirmRoute, logoutRoute } from './logout.js';
 import { revokeRoute } from './revoke.js';
 import { authorizationCodeGrant } from './token/authorization-code.js';
 import { clientCredentialsGrant } from './token/client-credentials.js';
@@ -43,7 +43,7 @@ export function createOAuthServerPlugin() {
     description: 'OAuth 2.0 / OpenID Connect authorization server: /authorize, /oauth/token, userinfo, revocation, introspection, logout, discovery.',
     dependsOn: ['keys', 'client-registry', 'users', 'sessions', 'tokens'],
     flags: oauthServerFlags,
-    routes: [...discoveryRoutes(() => grants.types()), authorizeRoute, tokenRoute(grants), ...userinfoRoutes, revokeRoute, introspectRoute, logoutRoute, dashboardRoute],
+    routes: [...discoveryRoutes(() => grants.types()), authorizeRoute, tokenRoute(grants), ...userinfoRoutes, revokeRoute, introspectRoute, logoutRoute, logoutConfirmRoute, dashboardRoute],
     setup: () => ({
       registerGrant: (type, handler) => grants.register(type, handler),
       grantTypes: () => grants.types(),

@@ -3,10 +3,18 @@
  * to `post_logout_redirect_uri` (or SPEC.md's `redirect_uri`) only when that destination is
  * registered for the client named by `client_id` or `id_token_hint` (the built-in client: an
  * allowed origin). `state` is echoed. Otherwise a plain signed-out page (no open redirect).
+ *
+ * Asking first (§2: without a valid `id_token_hint` the OP should ask the user whether to log
+ * out): a top-level navigation from another site (`Sec-Fetch-Site: cross-site`) without a hint
+ * that would end a live session gets a page with one button, which posts the same parameters to
+ * POST /logout from this origin. Any website could otherwise sign its visitors out by sending
+ * them to /logout (review finding). Navigations from the service's own site or typed by the user,
+ * requests with a hint, and browsers that do not send the header log out at once, as before.
  */
+import type { RequestContext } from '../../core/context.js';
 import type { RawResponse, RawRoute } from '../../core/plugin.js';
-import { readParams } from './params.js';
-import { errorPage } from './authorize/respond.js';
+import { readParams, type Params } from './params.js';
+import { errorPage, esc } from './authorize/respond.js';
 
 /**
  * The client an `id_token_hint` names, only when it is an ID token this service signed (expired
@@ -27,37 +35,83 @@ const signedOut: RawResponse = {
   body: '<!doctype html><html><head><meta charset="utf-8"><title>Signed out</title></head><body><h1>You are signed out</h1></body></html>',
 };
 
+/** The parameters the confirmation page posts back (the rest are not part of logout). */
+const CARRIED = ['id_token_hint', 'client_id', 'post_logout_redirect_uri', 'redirect_uri', 'state', 'ui_locales'] as const;
+
+function confirmPage(params: Params, organization: string): RawResponse {
+  const inputs = CARRIED.filter((k) => params[k] !== undefined)
+    .map((k) => `<input type="hidden" name="${k}" value="${esc(params[k]!)}">`)
+    .join('');
+  return {
+    status: 200,
+    headers: {
+      'content-type': 'text/html; charset=utf-8',
+      'cache-control': 'no-store',
+      'content-security-policy': "default-src 'none'; style-src 'unsafe-inline'",
+      // The form's post must carry this origin (csrf.ts); `no-referrer` would make it `null`.
+      'referrer-policy': 'same-origin',
+    },
+    body:
+      `<!doctype html><html><head><meta charset="utf-8"><title>Sign out</title></head><body>` +
+      `<h1>Sign out of ${esc(organization)}?</h1><form method="post" action="/logout">${inputs}<button type="submit">Sign out</button></form></body></html>`,
+  };
+}
+
+async function logout(params: Params, ctx: RequestContext, confirmed: boolean, fetchSite: string | undefined): Promise<RawResponse> {
+  const kernel = ctx.kernel;
+  const hinted = await hintedClient(ctx, params.id_token_hint);
+  // §2: when both are given, the hint's client and client_id must agree.
+  if (hinted !== undefined && params.client_id !== undefined && params.client_id !== hinted) {
+    return errorPage(400, 'invalid_request', 'client_id does not match the id_token_hint');
+  }
+  const sessions = kernel.service('sessions');
+  const session = await sessions.fromRequest(ctx);
+  if (session && !confirmed && hinted === undefined && fetchSite === 'cross-site') {
+    return confirmPage(params, kernel.config.string('organization-name', 'Latchkey'));
+  }
+  if (session) await sessions.revoke(session.userId, session.id);
+  sessions.clearCookies(ctx);
+
+  const target = params.post_logout_redirect_uri ?? params.redirect_uri;
+  if (!target) return signedOut;
+  const registry = kernel.service('client-registry');
+  const clientId = params.client_id ?? hinted ?? kernel.config.string('client-id') ?? '';
+  const client = await registry.findByClientId(clientId);
+  if (!client || !registry.logoutRedirectAllowed(client, target)) {
+    return errorPage(400, 'invalid_request', 'the logout redirect URI is not registered for this client');
+  }
+  const url = new URL(target);
+  if (params.state) url.searchParams.set('state', params.state);
+  // 303 after the confirmation's POST: the browser follows with GET (RFC 9110 §15.4.4).
+  return { status: confirmed ? 303 : 302, headers: { location: url.toString(), 'cache-control': 'no-store' } };
+}
+
+function paramsOf(source: unknown): Params | RawResponse {
+  try {
+    return readParams(source);
+  } catch {
+    return errorPage(400, 'invalid_request', 'parameters must not be repeated');
+  }
+}
+
+const isResponse = (v: Params | RawResponse): v is RawResponse => typeof (v as RawResponse).status === 'number' && 'headers' in v;
+
 export const logoutRoute: RawRoute = {
   method: 'GET',
   path: '/logout',
   handler: async (req, ctx) => {
-    let params: Record<string, string>;
-    try {
-      params = readParams(req.query);
-    } catch {
-      return errorPage(400, 'invalid_request', 'parameters must not be repeated');
-    }
-    const kernel = ctx.kernel;
-    const hinted = await hintedClient(ctx, params.id_token_hint);
-    // §2: when both are given, the hint's client and client_id must agree.
-    if (hinted !== undefined && params.client_id !== undefined && params.client_id !== hinted) {
-      return errorPage(400, 'invalid_request', 'client_id does not match the id_token_hint');
-    }
-    const sessions = kernel.service('sessions');
-    const session = await sessions.fromRequest(ctx);
-    if (session) await sessions.revoke(session.userId, session.id);
-    sessions.clearCookies(ctx);
+    const params = paramsOf(req.query);
+    return isResponse(params) ? params : logout(params, ctx, false, req.headers['sec-fetch-site']);
+  },
+};
 
-    const target = params.post_logout_redirect_uri ?? params.redirect_uri;
-    if (!target) return signedOut;
-    const registry = kernel.service('client-registry');
-    const clientId = params.client_id ?? hinted ?? kernel.config.string('client-id') ?? '';
-    const client = await registry.findByClientId(clientId);
-    if (!client || !registry.logoutRedirectAllowed(client, target)) {
-      return errorPage(400, 'invalid_request', 'the logout redirect URI is not registered for this client');
-    }
-    const url = new URL(target);
-    if (params.state) url.searchParams.set('state', params.state);
-    return { status: 302, headers: { location: url.toString(), 'cache-control': 'no-store' } };
+/** The confirmation page's post (same origin only: the CSRF check of every POST applies). */
+export const logoutConfirmRoute: RawRoute = {
+  method: 'POST',
+  path: '/logout',
+  form: true,
+  handler: async (req, ctx) => {
+    const params = paramsOf(req.body);
+    return isResponse(params) ? params : logout(params, ctx, true, req.headers['sec-fetch-site']);
   },
 };

@@ -6,7 +6,7 @@ import type { RawResponse } from '../../../core/plugin.js';
 
 export type ResponseMode = 'query' | 'fragment' | 'form_post' | 'web_message';
 
-const esc = (s: string): string =>
+export const esc = (s: string): string =>
   s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
 
 /** JSON inside a <script>: `<`, `>` and `&` escaped so the payload cannot close the element. */
