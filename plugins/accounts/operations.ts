@@ -116,10 +116,12 @@ export const accountOperations: AnyOperation[] = [
       // locks like one (no lockout oracle).
       const tried = method === 'basic_auth' ? `email:${normalizedOr(users.normalizeEmail, input.email ?? '')}` : `phone:${normalizedOr(users.normalizePhone, input.phone_number ?? '')}`;
       const check = await users.verifyPassword(user ?? UNKNOWN_USER, input.password, user ? undefined : tried);
+      // Locked and busy first: an unknown identifier passes the same gate as an account
+      // (users/service.ts), and answering it 401 where an account got "in progress" told them
+      // apart (review finding).
       if (check === 'locked') throw lockedOut();
-      if (!user) throw badCredentials();
       if (check === 'busy') throw loginsBusy();
-      if (check !== 'ok') throw badCredentials();
+      if (!user || check !== 'ok') throw badCredentials();
       if (user.revokedTimestamp !== null) throw revokedAccess();
       if (method === 'basic_auth' && config.bool('enable-email-verification') && user.emailVerifiedAt === null) {
         throw new ServiceError('failed_precondition', 'email not verified');
@@ -156,7 +158,12 @@ export const accountOperations: AnyOperation[] = [
       // A cookie of a session another tab has just rotated stands for its successor (sessions
       // service, ROTATION_GRACE_MS): that one is answered as it is, not rotated again, so the
       // tabs end up sharing one session and the first tab's tokens stay valid.
-      const rotated = session.successorOf !== undefined ? session : await sessions.rotate(session, { scopes });
+      // Only when it has the scopes this call asks for: the successor's own (another tab may
+      // have narrowed them) were answered whatever was asked (review finding); otherwise it is
+      // rotated with this call's scopes, as is a concurrent rotation's elected successor.
+      const same = (a: readonly string[]) => a.length === scopes.length && a.every((s) => scopes.includes(s));
+      let rotated = session.successorOf !== undefined && same(session.scopes) ? session : await sessions.rotate(session, { scopes });
+      if (rotated && !same(rotated.scopes)) rotated = await sessions.rotate(rotated, { scopes });
       // Ended (logout, revoke) while this request ran: it stays ended.
       if (!rotated) throw unauthenticated();
       return respond(ctx, user, rotated, 'Session refreshed successfully');

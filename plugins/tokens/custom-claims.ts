@@ -63,7 +63,14 @@ export type ClaimsCustomizer = (user: Record<string, unknown>, payload: Record<s
  * after a garbage collection and could hang the server for good: review finding; a WeakRef only
  * makes sense with it; `Atomics.waitAsync` schedules a callback too).
  */
-const SETUP = new Script('delete globalThis.FinalizationRegistry; delete globalThis.WeakRef; delete globalThis.Atomics;', { filename: 'custom-access-token-setup.js' });
+const SETUP = new Script(
+  'delete globalThis.FinalizationRegistry; delete globalThis.WeakRef; delete globalThis.Atomics;' +
+    // The names the host writes into the context after the source has run: plain data properties
+    // it cannot redefine, so no setter of the script's runs in host code (review finding: an
+    // accessor on `__fn` ran outside the limit).
+    "for (const name of ['__fn', '__user', '__payload']) Object.defineProperty(globalThis, name, { value: undefined, writable: true, configurable: false });",
+  { filename: 'custom-access-token-setup.js' },
+);
 
 /**
  * The script's source and the code that calls it are two compilations. Spliced into one text,

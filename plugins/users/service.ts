@@ -382,20 +382,22 @@ export function createUsersService({ config, storage, memory, hooks, hashers }: 
       const em = storage.em();
       const row = (await em.findOne(UserEntity, { id } as never)) as UserRow | null;
       if (!row) throw notFound('user not found');
-      // The row goes first, then the `user.deleted` hook ends the sessions and other plugins
-      // remove their data (refresh tokens, OTPs, credentials). The other way round, a sign-in
-      // that read the user after its sessions were ended and before the row went stored a
-      // session the end never saw, and its tokens stayed valid for a deleted user (review
-      // finding). Now a sign-in either finds no user, or read it before the end was marked and
-      // withdraws its session (sessions/service.ts create, `readAt`), or stored it before the
-      // end, which deletes it.
+      // The `user.deleted` hook runs before the row goes (other plugins remove their data and
+      // may veto by throwing: the user then stays, and the call can be retried) and once more
+      // after it. The second run is for a sign-in that read the user after the first run ended
+      // its sessions and before the row went: its session escaped the first end and its tokens
+      // stayed valid for a deleted user (review finding). After the row is gone a sign-in finds
+      // no user, or read it before the second end was marked and withdraws its session
+      // (sessions/service.ts create, `readAt`), or stored it before that end, which deletes it.
+      // The subscribers are idempotent.
       const user = toRecord(row);
-      await em.nativeDelete(UserEntity, { id } as never);
-      byId.delete(id);
       await hooks.run('user.deleted', { user });
       // SPEC.md Admin API: delete_user also removes the user's verification data.
       await verifications.deleteForUser(user);
       await memory.delete(failuresKey(id));
+      await em.nativeDelete(UserEntity, { id } as never);
+      byId.delete(id);
+      await hooks.run('user.deleted', { user });
     },
 
     async list({ page, limit, query }: UserListQuery) {

@@ -42,19 +42,23 @@ export async function withSchemaLock<T>(orm: MikroORM, type: DatabaseType, work:
   if (type !== 'postgres' && type !== 'mysql' && type !== 'mariadb') return work();
   const knex = knexOf(orm);
   const conn = await knex.client.acquireConnection();
+  let lockName = MYSQL_LOCK_NAME;
   try {
     if (type === 'postgres') {
       // lock_timeout bounds the wait as GET_LOCK's argument does (reset before the connection goes back).
       await knex.raw(`set lock_timeout = '${SCHEMA_LOCK_WAIT_S}s'`, []).connection(conn);
       await knex.raw('select pg_advisory_lock(?)', [POSTGRES_LOCK_KEY]).connection(conn);
     } else {
-      const got = firstValue(await knex.raw('select get_lock(?, ?) as got', [MYSQL_LOCK_NAME, SCHEMA_LOCK_WAIT_S]).connection(conn));
+      // GET_LOCK names are server-wide: the database's name keeps boots of other databases on
+      // the same server from queueing behind this one (review finding). At most 64 characters.
+      lockName = firstValue(await knex.raw(`select left(concat(?, database()), 64) as name`, [`${MYSQL_LOCK_NAME}:`]).connection(conn)) as string;
+      const got = firstValue(await knex.raw('select get_lock(?, ?) as got', [lockName, SCHEMA_LOCK_WAIT_S]).connection(conn));
       if (Number(got) !== 1) throw new Error(`another process held the schema lock for more than ${SCHEMA_LOCK_WAIT_S} s`);
     }
     try {
       return await work();
     } finally {
-      const unlock = type === 'postgres' ? knex.raw('select pg_advisory_unlock(?)', [POSTGRES_LOCK_KEY]) : knex.raw('select release_lock(?)', [MYSQL_LOCK_NAME]);
+      const unlock = type === 'postgres' ? knex.raw('select pg_advisory_unlock(?)', [POSTGRES_LOCK_KEY]) : knex.raw('select release_lock(?)', [lockName]);
       await unlock.connection(conn).catch(() => {});
     }
   } finally {

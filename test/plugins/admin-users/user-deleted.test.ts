@@ -88,3 +88,17 @@ t.test('a sign-in racing delete_user leaves no session of the deleted user (revi
     t.equal(outcome, 'unauthenticated', 'the racing sign-in is refused');
   }
 });
+
+t.test('a hook that vetoes the deletion leaves the user whole, and a retry deletes it (review finding)', async (t) => {
+  const auth = await call<Auth>(kernel, 'signup', { email: 'veto@example.com', password: PASSWORD, confirm_password: PASSWORD });
+  let veto = true;
+  kernel.hooks.on('user.deleted', async ({ user }) => {
+    if (veto && user.id === auth.user.id) throw new Error('not now');
+  });
+  await t.rejects(call(kernel, '_delete_user', { id: auth.user.id }, { admin: true }));
+  t.ok(await kernel.service('users').findById(auth.user.id), 'the user is still there');
+  veto = false;
+  await call(kernel, '_delete_user', { id: auth.user.id }, { admin: true });
+  t.equal(await kernel.service('users').findById(auth.user.id), null, 'the retry deletes it');
+  t.same(await keysOf(auth.user.id), { sessions: [], refresh: [] });
+});

@@ -108,6 +108,14 @@ t.test('nothing the script leaves behind runs after it (review finding: Finaliza
   t.ok(maxGap < 1000, `longest event-loop gap ${maxGap.toFixed(0)} ms`);
 });
 
+t.test('no setter of the script runs when the host hands it its arguments (review finding)', async (t) => {
+  const { value, ms } = timed(() =>
+    compile('(Object.defineProperty(globalThis, "__fn", { set() { const s = Date.now(); while (Date.now() - s < 2000) {} }, get() { return () => ({ a: 1 }) } }), function () { return { a: 1 } })')(user, {}),
+  );
+  t.same(value, {}, 'the redefinition fails inside the script: nothing added');
+  t.ok(ms < SCRIPT_TIMEOUT_MS * 20, `${ms.toFixed(0)} ms`);
+});
+
 t.test('nothing is left over from one token to the next', async (t) => {
   const run = compile('function (user) { const flat = typeof [].flat; Array.prototype.flat = null; globalThis.seen = (globalThis.seen || []).concat(user.email); return { seen: globalThis.seen, flat } }');
   t.same(run({ email: 'first@example.com' }, {}), { seen: ['first@example.com'], flat: 'function' });
