@@ -86,23 +86,21 @@ async function logout(params: Params, ctx: RequestContext, confirmed: boolean, f
   return { status: confirmed ? 303 : 302, headers: { location: url.toString(), 'cache-control': 'no-store' } };
 }
 
-function paramsOf(source: unknown): Params | RawResponse {
+/** Reads the parameters (a query or a form body) and logs out; repeated parameters are a 400. */
+async function logoutWith(source: unknown, ctx: RequestContext, confirmed: boolean, fetchSite: string | undefined): Promise<RawResponse> {
+  let params: Params;
   try {
-    return readParams(source);
+    params = readParams(source);
   } catch {
     return errorPage(400, 'invalid_request', 'parameters must not be repeated');
   }
+  return logout(params, ctx, confirmed, fetchSite);
 }
-
-const isResponse = (v: Params | RawResponse): v is RawResponse => typeof (v as RawResponse).status === 'number' && 'headers' in v;
 
 export const logoutRoute: RawRoute = {
   method: 'GET',
   path: '/logout',
-  handler: async (req, ctx) => {
-    const params = paramsOf(req.query);
-    return isResponse(params) ? params : logout(params, ctx, false, req.headers['sec-fetch-site']);
-  },
+  handler: (req, ctx) => logoutWith(req.query, ctx, false, req.headers['sec-fetch-site']),
 };
 
 /** The confirmation page's post (same origin only: the CSRF check of every POST applies). */
@@ -110,8 +108,5 @@ export const logoutConfirmRoute: RawRoute = {
   method: 'POST',
   path: '/logout',
   form: true,
-  handler: async (req, ctx) => {
-    const params = paramsOf(req.body);
-    return isResponse(params) ? params : logout(params, ctx, true, req.headers['sec-fetch-site']);
-  },
+  handler: (req, ctx) => logoutWith(req.body, ctx, true, req.headers['sec-fetch-site']),
 };

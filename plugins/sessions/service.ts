@@ -80,8 +80,11 @@ export function createSessionsService(config: Config, memory: MemoryStore, keys:
   const text = ({ successorOf: _reachedFrom, ...record }: SessionRecord) => JSON.stringify(record);
   const store = async (s: SessionRecord) => memory.set(key(s.userId, s.id), text(s), Math.max(1, s.expiresAt - Date.now()));
 
+  /** Ids that can name a key of this service (a `:` in the user id would reach another user's keys). */
+  const wellFormed = (userId: string, sessionId: string) => ID.test(sessionId) && userId.length > 0 && userId.length <= 64 && !userId.includes(':');
+
   const get = async (userId: string, sessionId: string): Promise<SessionRecord | null> => {
-    if (!ID.test(sessionId) || userId.length === 0 || userId.length > 64 || userId.includes(':')) return null;
+    if (!wellFormed(userId, sessionId)) return null;
     const s = parse(await memory.get(key(userId, sessionId)));
     return s && s.userId === userId && s.id === sessionId ? s : null;
   };
@@ -91,7 +94,7 @@ export function createSessionsService(config: Config, memory: MemoryStore, keys:
    * `successorOf` (the caller answers with it and does not rotate it again), or null.
    */
   const successorOf = async (userId: string, sessionId: string): Promise<SessionRecord | null> => {
-    if (!ID.test(sessionId) || userId.length === 0 || userId.length > 64 || userId.includes(':')) return null;
+    if (!wellFormed(userId, sessionId)) return null;
     let id = sessionId;
     for (let hop = 0; hop < MAX_SUCCESSOR_HOPS; hop++) {
       const next = await memory.get(successorKey(userId, id));
@@ -159,7 +162,6 @@ export function createSessionsService(config: Config, memory: MemoryStore, keys:
       const next = { ...session, expiresAt };
       return (await memory.replace(key(next.userId, next.id), text(next), Math.max(1, next.expiresAt - Date.now()))) ? next : null;
     },
-    //
     // Concurrent rotations of one session elect one successor: the first to name it (an atomic
     // set-if-absent on every store) replaces the session; the others withdraw their new record
     // and answer with the elected one, which the old cookie also stands for during

@@ -71,6 +71,18 @@ t.test('logout asks first when another site sent the browser', async (t) => {
     t.notOk(await alive(cookie));
   });
 
+  t.test('a confirmation post with a repeated parameter is a 400 and ends nothing', async (t) => {
+    const cookie = await fx.newBrowserCookie();
+    const res = await fetch(`${base}/logout`, {
+      method: 'POST',
+      redirect: 'manual',
+      headers: { cookie, origin: base, 'content-type': 'application/x-www-form-urlencoded', 'sec-fetch-site': 'same-origin' },
+      body: 'state=a&state=b',
+    });
+    t.equal(res.status, 400);
+    t.ok(await alive(cookie), 'still signed in');
+  });
+
   t.test('with no session there is nothing to ask', async (t) => {
     const res = await fetch(`${base}/logout?${query}`, { redirect: 'manual', headers: { 'sec-fetch-site': 'cross-site' } });
     t.equal(res.status, 302);
