@@ -25,11 +25,13 @@ export interface Party {
 
 const CHILD = fileURLToPath(new URL('./child.ts', import.meta.url));
 
+/** Node flags for every child: BENCH_CPU_PROF=<dir> (CPU profiles), BENCH_NODE_ARGS="--trace-gc ..." (a development aid). */
 function profileArgs(): string[] {
+  const extra = (process.env.BENCH_NODE_ARGS ?? '').split(' ').filter((a) => a !== '');
   const dir = process.env.BENCH_CPU_PROF;
-  if (!dir) return [];
+  if (!dir) return extra;
   mkdirSync(dir, { recursive: true });
-  return ['--cpu-prof', `--cpu-prof-dir=${dir}`];
+  return [...extra, '--cpu-prof', `--cpu-prof-dir=${dir}`];
 }
 
 function waitExit(child: ChildProcess): Promise<void> {
