@@ -24,7 +24,17 @@ export type StatementResult<M extends StatementMethod> = M extends 'get'
  * Rows are the driver's objects: the selected columns, possibly with driver metadata fields.
  */
 export interface StatementRunner {
-  run<M extends StatementMethod>(sql: string, params: unknown[], method: M): Promise<StatementResult<M>>;
+  run<M extends StatementMethod>(sql: string, params: unknown[], method: M, options?: StatementOptions): Promise<StatementResult<M>>;
+}
+
+export interface StatementOptions {
+  /**
+   * A write whose loss in an operating-system crash or power cut would cost availability, never
+   * security (a new session: its user signs in again). On a SQLite file it commits without
+   * waiting for the disk and reaches it within a second (storage/sqlite-wal-sync.ts); everywhere
+   * else it is an ordinary write. A process crash loses nothing either way.
+   */
+  relaxed?: boolean;
 }
 
 /**

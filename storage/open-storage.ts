@@ -10,6 +10,7 @@ import type { DatabaseType, EntityDefinition, StatementRunner, Storage, StorageO
 import { driverOptions } from './drivers.js';
 import { statementRunner } from './sqlite-statements.js';
 import { SqliteChangeStamp } from './sqlite-change-stamp.js';
+import { WalSync } from './sqlite-wal-sync.js';
 import { memoryEntryEntity } from './entities/memory-entry.js';
 import { syncSchema } from './schema/sync.js';
 import { redact, resolveDatabaseSettings, type DatabaseSettings } from './settings.js';
@@ -21,6 +22,8 @@ class MikroStorage implements Storage {
   readonly isSql: boolean;
   readonly statements: StatementRunner;
   readonly changeStamp: SqliteChangeStamp | undefined;
+  /** Relaxed writes' flush (a SQLite file in WAL mode only). */
+  readonly walSync: WalSync | undefined;
   private closed = false;
 
   constructor(
@@ -30,7 +33,8 @@ class MikroStorage implements Storage {
     file: string | undefined,
   ) {
     this.isSql = type !== 'mongodb';
-    this.statements = statementRunner(orm, type === 'sqlite' || type === 'libsql');
+    this.walSync = file === undefined ? undefined : new WalSync(`${file}-wal`);
+    this.statements = statementRunner(orm, type === 'sqlite' || type === 'libsql', this.walSync);
     this.changeStamp = file === undefined ? undefined : new SqliteChangeStamp(file);
   }
 
@@ -59,6 +63,7 @@ class MikroStorage implements Storage {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
+    await this.walSync?.close();
     this.changeStamp?.release();
     await this.orm.close(true);
   }

@@ -18,7 +18,8 @@
  * as much main-thread time as the SQLite read itself.
  */
 import type { MikroORM } from '@mikro-orm/core';
-import type { StatementMethod, StatementRunner } from '../core/storage.js';
+import type { StatementMethod, StatementOptions, StatementRunner } from '../core/storage.js';
+import type { WalSync } from './sqlite-wal-sync.js';
 
 interface LibsqlStatement {
   get(params: unknown[]): unknown;
@@ -52,8 +53,15 @@ function idleConnection(pool: TarnPool | undefined): LibsqlConnection | undefine
   return db && typeof db.prepare === 'function' ? db : undefined;
 }
 
-/** The runner for this ORM: kept statements on SQLite, MikroORM's `execute` elsewhere. */
-export function statementRunner(orm: MikroORM, usesLibsql: boolean): StatementRunner {
+/** `PRAGMA synchronous` around a relaxed write (sqlite-wal-sync.ts); FULL is SQLite's default and every other write's. */
+const RELAXED = 'pragma synchronous = normal';
+const DURABLE = 'pragma synchronous = full';
+
+/**
+ * The runner for this ORM: kept statements on SQLite, MikroORM's `execute` elsewhere. `walSync`
+ * (a SQLite file in WAL mode) lets writes asked to be relaxed commit without waiting for the disk.
+ */
+export function statementRunner(orm: MikroORM, usesLibsql: boolean, walSync?: WalSync): StatementRunner {
   const connection = () => orm.em.getConnection() as unknown as {
     execute(sql: string, params: unknown[], method: StatementMethod): Promise<unknown>;
     getKnex(): { client: KnexClient };
@@ -87,14 +95,27 @@ export function statementRunner(orm: MikroORM, usesLibsql: boolean): StatementRu
     if (method === 'all') return st.all(params);
     return { affectedRows: st.run(params).changes };
   };
+  // Statements are synchronous, so nothing else runs on the connection between the two pragmas:
+  // only this statement commits relaxed, and the connection is back to FULL whatever it threw.
+  const runRelaxed = (db: LibsqlConnection, sql: string, params: unknown[], method: StatementMethod): unknown => {
+    statementOn(db, RELAXED).run([]);
+    try {
+      return runOn(db, sql, params, method);
+    } finally {
+      statementOn(db, DURABLE).run([]);
+      walSync?.committed();
+    }
+  };
+  const pick = (options: StatementOptions | undefined) => (options?.relaxed && walSync?.available ? runRelaxed : runOn);
   return {
-    async run(sql, params, method) {
+    async run(sql, params, method, options) {
+      const exec = pick(options);
       const client = connection().getKnex().client;
       const idle = idleConnection(client.pool);
-      if (idle) return runOn(idle, sql, params, method) as never;
+      if (idle) return exec(idle, sql, params, method) as never;
       const db = await client.acquireConnection();
       try {
-        return runOn(db, sql, params, method) as never;
+        return exec(db, sql, params, method) as never;
       } finally {
         await client.releaseConnection(db);
       }

@@ -13,7 +13,7 @@
  */
 import type { AbstractSqlConnection, Knex } from '@mikro-orm/knex';
 import type { MemoryStore } from '../../core/memory-store.js';
-import type { DatabaseType, Storage } from '../../core/storage.js';
+import type { DatabaseType, StatementOptions, Storage } from '../../core/storage.js';
 import { MEMORY_KEY_MAX, MEMORY_TABLE } from '../entities/memory-entry.js';
 import { ttl } from './process.js';
 
@@ -144,14 +144,14 @@ export class DatabaseMemoryStore implements MemoryStore {
     return st;
   }
 
-  private async runStatement(st: Statement, method: 'run', p: Params): Promise<RunResult>;
+  private async runStatement(st: Statement, method: 'run', p: Params, options?: StatementOptions): Promise<RunResult>;
   private async runStatement(st: Statement, method: 'all', p: Params): Promise<Row[]>;
   private async runStatement(st: Statement, method: 'get', p: Params): Promise<Row | undefined>;
-  private async runStatement(st: Statement, method: 'all' | 'get' | 'run', p: Params): Promise<RunResult | Row[] | Row | undefined> {
+  private async runStatement(st: Statement, method: 'all' | 'get' | 'run', p: Params, options?: StatementOptions): Promise<RunResult | Row[] | Row | undefined> {
     const values = st.params.map((n) => p[n]);
     if (method === 'all') return (await this.storage.statements.run(st.sql, values, 'all')) as unknown as Row[];
     if (method === 'get') return (await this.storage.statements.run(st.sql, values, 'get')) as unknown as Row | undefined;
-    return this.storage.statements.run(st.sql, values, 'run');
+    return this.storage.statements.run(st.sql, values, 'run', options);
   }
 
   /** Deletes expired rows; returns how many. */
@@ -221,10 +221,15 @@ export class DatabaseMemoryStore implements MemoryStore {
     reads.set(key, read);
   }
 
+  /**
+   * Relaxed on a SQLite file (storage/sqlite-wal-sync.ts): a `set` grants (a new session, a
+   * refresh-token record, a mark), and losing one in a power cut costs a sign-in, not a
+   * revocation. Deletes, consumes and every other write are durable when they return.
+   */
   async set(key: string, value: string, ttlMs: number): Promise<void> {
     checkKey(key);
     const st = this.statement('set', (p) => this.table().insert({ key: p.key, value: p.value, expires_at: p.expiresAt }).onConflict('key').merge(['value', 'expires_at']));
-    await this.ownWrite(key, () => this.runStatement(st, 'run', { key, value, expiresAt: this.now() + ttl(ttlMs) }));
+    await this.ownWrite(key, () => this.runStatement(st, 'run', { key, value, expiresAt: this.now() + ttl(ttlMs) }, { relaxed: true }));
   }
 
   /**
