@@ -59,3 +59,20 @@ t.test('an admin revoke on the other server ends the session here at the next re
   t.equal(revoked.status, 200, `revoke on B: ${JSON.stringify(revoked.json)}`);
   t.equal(await profileStatus(a, token), 401, 'refused on A at once');
 });
+
+t.test('a password change or an admin revoke on the other server is seen by the next login here', async (t) => {
+  // Server A keeps the users it read by email while the file is unchanged (users/service.ts
+  // findByEmail): logins on A must still see what B committed.
+  const NEW_PASSWORD = 'Two-servers-2';
+  const token = await signedIn('change@example.com');
+  t.equal((await post(a, '/v1/login', { email: 'change@example.com', password: PASSWORD })).status, 200, 'a second login on A (kept)');
+  const changed = await post(b, '/v1/update_profile', { old_password: PASSWORD, new_password: NEW_PASSWORD, confirm_new_password: NEW_PASSWORD }, { authorization: `Bearer ${token}` });
+  t.equal(changed.status, 200, `password changed on B: ${JSON.stringify(changed.json)}`);
+  t.equal((await post(a, '/v1/login', { email: 'change@example.com', password: PASSWORD })).status, 401, 'the old password is refused on A');
+  const fresh = await post(a, '/v1/login', { email: 'change@example.com', password: NEW_PASSWORD });
+  t.equal(fresh.status, 200, 'the new one works on A');
+  const id = ((await (await fetch(`${a.url}/v1/profile`, { headers: { authorization: `Bearer ${String(fresh.json.access_token)}` } })).json()) as { id: string }).id;
+  t.equal((await post(b, '/v1/admin/revoke_access', { user_id: id }, { 'x-service-admin-secret': TEST_ADMIN_SECRET })).status, 200, 'revoked on B');
+  const refused = await post(a, '/v1/login', { email: 'change@example.com', password: NEW_PASSWORD });
+  t.equal(refused.status, 403, `a login on A is refused: ${JSON.stringify(refused.json)}`);
+});
