@@ -21,6 +21,7 @@ const endedKey = (userId: string) => `sessions-ended:${userId}`;
 /** How long that moment is kept: far longer than any sign-in takes from reading the user to storing its session. */
 const ENDED_MARK_MS = 10 * 60 * 1000;
 const ID = /^[A-Za-z0-9_-]{1,64}$/;
+const familyOf = (s: SessionRecord) => s.family ?? s.id;
 /** The session that replaced a rotated one (see `rotate`), outside the `session:` prefix. */
 const successorKey = (userId: string, sessionId: string) => `session-successor:${userId}:${sessionId}`;
 /**
@@ -169,7 +170,14 @@ export function createSessionsService(config: Config, memory: MemoryStore, keys:
     async rotate(session, changes = {}) {
       const t = Date.now();
       const { successorOf: _reachedFrom, ...current } = session;
-      const next: SessionRecord = { ...current, ...changes, id: newSessionId(), createdAt: t, expiresAt: Math.max(session.expiresAt, t + SESSION_TTL_MS) };
+      const next: SessionRecord = {
+        ...current,
+        ...changes,
+        id: newSessionId(),
+        family: familyOf(current),
+        createdAt: t,
+        expiresAt: Math.max(session.expiresAt, t + SESSION_TTL_MS),
+      };
       await store(next);
       if (!(await memory.setIfAbsent(successorKey(session.userId, session.id), next.id, ROTATION_GRACE_MS))) {
         await memory.delete(key(next.userId, next.id));
@@ -181,6 +189,21 @@ export function createSessionsService(config: Config, memory: MemoryStore, keys:
       return null;
     },
     revoke: (userId, sessionId) => memory.delete(key(userId, sessionId)),
+    // Rare (a replayed refresh token), so a scan of the user's few sessions rather than an index
+    // kept on every rotation. A rotation running meanwhile is covered by rotate's order: its new
+    // record is either seen here or withdrawn when the old one is found gone.
+    async revokeFamily(userId, family) {
+      if (!wellFormed(userId, family)) return 0;
+      let ended = 0;
+      for (const k of await memory.keys(`session:${userId}:`)) {
+        const s = parse(await memory.get(k));
+        if (s && s.userId === userId && familyOf(s) === family) {
+          await memory.delete(k);
+          ended++;
+        }
+      }
+      return ended;
+    },
     async revokeAll(userId) {
       // The moment first, then the deletion: a session stored after the deletion by a sign-in
       // that read the user before this moment finds it (create's readAt) and withdraws itself.

@@ -21,6 +21,13 @@ export interface SessionRecord {
   /** Free-form data other plugins attach (for example an organization or SSO connection). */
   data?: Record<string, string>;
   /**
+   * The first session of the chain this one descends from by rotation (absent: the session's own
+   * id). A refresh token belongs to this family, not to one id: `session` rotates the session a
+   * refresh token was issued for, and the reuse of a spent token must still end its successor
+   * (RFC 9700 §4.14.2; review finding: it ended only the rotated-away id).
+   */
+  family?: string;
+  /**
    * Not stored: set on a session reached through the cookie of the session it replaced, within
    * the rotation grace (service.ts ROTATION_GRACE_MS); names that older session.
    */
@@ -60,6 +67,8 @@ export interface SessionsService {
    */
   rotate(session: SessionRecord, changes?: Partial<Pick<SessionRecord, 'roles' | 'scopes'>>): Promise<SessionRecord | null>;
   revoke(userId: string, sessionId: string): Promise<void>;
+  /** Ends every live session of the user descending from `family` (see SessionRecord.family). */
+  revokeFamily(userId: string, family: string): Promise<number>;
   /** Ends every session of a user (logout everywhere, admin revoke, deactivation). */
   revokeAll(userId: string): Promise<number>;
   /** The opaque, encrypted cookie value naming a session. */

@@ -40,6 +40,8 @@ export const REFRESH_TTL_SECONDS = 30 * 24 * 60 * 60;
 
 interface RefreshRecord {
   sid: string;
+  /** The session family (SessionRecord.family): a reuse ends it, wherever rotation has moved it. Absent in records written before it was kept: `sid`. */
+  family?: string;
   userId: string;
   clientId: string;
   scopes: string[];
@@ -48,6 +50,8 @@ interface RefreshRecord {
   /** The ID tokens of this family release profile claims by scope. */
   scopedClaims?: boolean;
 }
+
+const familyOf = (record: RefreshRecord) => record.family ?? record.sid;
 
 const digest = (jti: string) => createHash('sha256').update(jti).digest('base64url');
 // Keyed under the user, so deleting a user removes their refresh records with one deletePrefix.
@@ -269,6 +273,7 @@ export async function createTokensService({ config, memory, keys, sessions, user
       const jti = random.id(24);
       const record: RefreshRecord = {
         sid: session.id,
+        family: session.family ?? session.id,
         userId: user.id,
         clientId,
         scopes: req.refreshScopes ?? req.scopes,
@@ -356,10 +361,11 @@ export async function createTokensService({ config, memory, keys, sessions, user
       if (!r) throw invalid();
       const raw = await memory.get(refreshKey(r.sub, r.jti));
       if (raw === null) {
-        const spentSid = await memory.get(spentKey(r.sub, r.jti));
-        if (spentSid !== null) {
-          // Reuse of a spent token: someone else holds the family; end it (RFC 9700 §4.14.2).
-          await sessions.revoke(r.sub, spentSid);
+        const spentFamily = await memory.get(spentKey(r.sub, r.jti));
+        if (spentFamily !== null) {
+          // Reuse of a spent token: someone else holds the family; end it (RFC 9700 §4.14.2),
+          // including the sessions `session` has rotated it into since.
+          await sessions.revokeFamily(r.sub, spentFamily);
           logger.warn({ userId: r.payload.sub }, 'refresh token reuse detected; session revoked');
         }
         throw invalid();
@@ -373,10 +379,10 @@ export async function createTokensService({ config, memory, keys, sessions, user
       // The spent mark goes first: a replay arriving once the record is gone must find it, or it
       // is refused without ending the family (review finding: between the consume and a mark
       // written after it, a replay went unnoticed).
-      await memory.set(spentKey(r.sub, r.jti), record.sid, REFRESH_TTL_SECONDS * 1000);
+      await memory.set(spentKey(r.sub, r.jti), familyOf(record), REFRESH_TTL_SECONDS * 1000);
       // Atomic: of two concurrent uses only one gets the record; the other is a reuse.
       if ((await memory.consume(refreshKey(r.sub, r.jti))) === null) {
-        await sessions.revoke(record.userId, record.sid);
+        await sessions.revokeFamily(record.userId, familyOf(record));
         throw invalid();
       }
       const session = await sessions.get(record.userId, record.sid);
@@ -407,10 +413,10 @@ export async function createTokensService({ config, memory, keys, sessions, user
       if (held === null) return false;
       const record = JSON.parse(held) as RefreshRecord;
       // Marked spent before it is taken away, as in `refresh`.
-      await memory.set(spentKey(r.sub, r.jti), record.sid, REFRESH_TTL_SECONDS * 1000);
+      await memory.set(spentKey(r.sub, r.jti), familyOf(record), REFRESH_TTL_SECONDS * 1000);
       if ((await memory.consume(refreshKey(r.sub, r.jti))) === null) return false;
-      // Revoking a refresh token ends its family, the session it belongs to.
-      await sessions.revoke(record.userId, record.sid);
+      // Revoking a refresh token ends its family: the session it belongs to and its successors.
+      await sessions.revokeFamily(record.userId, familyOf(record));
       return true;
     },
   };

@@ -55,3 +55,32 @@ t.test('revoking a refresh token ends its session; revoking it again says so', a
   t.equal(await tokens.revokeRefreshToken(auth.refresh_token!), false);
   await t.rejects(call(kernel, 'profile', undefined, { bearer: auth.access_token }), { code: 'unauthenticated' });
 });
+
+t.test('a replay ends the family after `session` has rotated it into a new session', async (t) => {
+  // Review finding: the spent mark named the session id, `session` moved the family to a new
+  // id, and the replay ended only the old one, leaving the holder of the rotated tokens signed in.
+  const auth = await offlineLogin('rotated@example.com');
+  const next = await tokens.refresh(auth.refresh_token!);
+  const rotated = await call<Auth>(kernel, 'session', { scope: ['openid', 'offline_access'] }, { bearer: next.tokens.access_token });
+  t.ok(rotated.refresh_token, 'the rotated session has its own refresh token');
+  await call(kernel, 'profile', undefined, { bearer: rotated.access_token });
+  await t.rejects(tokens.refresh(auth.refresh_token!), { code: 'unauthenticated' }, 'the replay is refused');
+  await t.rejects(call(kernel, 'profile', undefined, { bearer: rotated.access_token }), { code: 'unauthenticated' }, "the rotated session's access token is dead");
+  await t.rejects(tokens.refresh(rotated.refresh_token!), { code: 'unauthenticated' }, "and so is its refresh token");
+});
+
+t.test('a replay ends only its own family: another sign-in of the user stays', async (t) => {
+  const auth = await offlineLogin('two-families@example.com');
+  const other = await call<Auth>(kernel, 'login', { email: 'two-families@example.com', password: PASSWORD, scope: ['openid', 'offline_access'] });
+  await tokens.refresh(auth.refresh_token!);
+  await t.rejects(tokens.refresh(auth.refresh_token!), { code: 'unauthenticated' });
+  await call(kernel, 'profile', undefined, { bearer: other.access_token });
+  t.ok((await tokens.refresh(other.refresh_token!)).tokens.access_token, "the other family's refresh still works");
+});
+
+t.test('revoking a refresh token ends the session it was rotated into', async (t) => {
+  const auth = await offlineLogin('revoke-rotated@example.com');
+  const rotated = await call<Auth>(kernel, 'session', undefined, { bearer: auth.access_token });
+  t.equal(await tokens.revokeRefreshToken(auth.refresh_token!), true);
+  await t.rejects(call(kernel, 'profile', undefined, { bearer: rotated.access_token }), { code: 'unauthenticated' });
+});
