@@ -232,7 +232,15 @@ export const accountOperations: AnyOperation[] = [
         // A new password ends every other session (someone else may know the old one).
         await sessions.revokeAll(user.id);
         const kept = await sessions.create({ userId: user.id, roles: session.roles, scopes: session.scopes, amr: session.amr, authTime: session.authTime });
-        sessions.setCookies(ctx, kept);
+        // An admin's revoke, deletion or role change that landed since this request read the
+        // user ended the others before `kept` was stored, and would let it live with access or
+        // roles the user no longer has (review finding). Read after storing it: a change
+        // committed later is followed by its own ending of every session, which finds `kept`.
+        const now = await users.findById(user.id, { fresh: true });
+        if (!now || now.revokedTimestamp !== null || !hasRoles(now.roles, session.roles)) {
+          await sessions.revoke(user.id, kept.id);
+          sessions.clearCookies(ctx);
+        } else sessions.setCookies(ctx, kept);
       }
       return { message: 'Profile details updated successfully' };
     },

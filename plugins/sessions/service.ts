@@ -183,7 +183,16 @@ export function createSessionsService(config: Config, memory: MemoryStore, keys:
         await memory.delete(key(next.userId, next.id));
         return successorOf(session.userId, session.id);
       }
-      if ((await memory.consume(key(session.userId, session.id))) !== null) return next;
+      if ((await memory.consume(key(session.userId, session.id))) !== null) {
+        // Every session of the user ended after the old one began (a password change, an admin
+        // revoke or role change): on Redis that deletion is a SCAN and may have passed the new
+        // record's slot before it was stored, after which the old one was still there to take
+        // (review finding). The mark is written before the deletion starts, so one of the two
+        // always sees the other: the deletion finds the new record, or this finds the mark.
+        // Not-after, not before: a session stored right after its own request ended the others
+        // (update_profile's password change) is often born in the same millisecond as the mark.
+        if (Number((await memory.get(endedKey(session.userId))) ?? 0) <= current.createdAt) return next;
+      }
       await memory.delete(key(next.userId, next.id));
       await memory.delete(successorKey(session.userId, session.id));
       return null;

@@ -7,6 +7,8 @@
 import { defineEntity } from '@mikro-orm/core';
 
 export const USERS_TABLE = 'latchkey_users';
+/** A user's roles are stored joined by commas in one column of this many characters. */
+export const ROLES_COLUMN_LENGTH = 1024;
 
 export interface UserRow {
   id: string;
@@ -55,7 +57,7 @@ export const UserEntity = defineEntity({
     gender: p.string().length(64).nullable(),
     birthdate: p.string().length(64).nullable(),
     picture: p.text().nullable(),
-    roles: p.string().length(1024).default(''),
+    roles: p.string().length(ROLES_COLUMN_LENGTH).default(''),
     createdAt: p.bigint('number'),
     updatedAt: p.bigint('number'),
     revokedTimestamp: p.bigint('number').nullable(),

@@ -5,7 +5,7 @@
 import { availableParallelism } from 'node:os';
 import { definePlugin } from '../../core/plugin.js';
 import { dropStaleUniqueConstraints } from '../../storage/index.js';
-import { USERS_TABLE, UserEntity } from './entities.js';
+import { ROLES_COLUMN_LENGTH, USERS_TABLE, UserEntity } from './entities.js';
 import { createHashWorkers } from './hash-workers.js';
 import { createUsersService } from './service.js';
 import { VerificationEntity } from './verification.js';
@@ -30,6 +30,10 @@ export const usersPlugin = definePlugin<UsersService>({
     for (const r of [...config.list('roles'), ...config.list('protected-roles')]) {
       if (!/^[A-Za-z0-9_:.-]{1,64}$/.test(r)) return `role "${r}" may only contain letters, digits, _ : . - (at most 64)`;
     }
+    // A user may hold every allowed role at once, stored joined in one column: a set that does
+    // not fit would fail the admin's update with a database error (review finding: a 500 on
+    // PostgreSQL and MariaDB).
+    if ([...allowed].join(',').length > ROLES_COLUMN_LENGTH) return `--roles and --protected-roles together are longer than the ${ROLES_COLUMN_LENGTH} characters a user's roles are stored in (joined by commas)`;
     const stray = config.list('default-roles').find((r) => !allowed.has(r));
     return stray ? `--default-roles contains "${stray}", which is not in --roles` : undefined;
   },

@@ -270,9 +270,9 @@ export function createUsersService({ config, storage, memory, hooks, hashers }: 
     checkPasswordPolicy: (password) => checkPasswordPolicy(password, strong),
     hashPassword: hash,
 
-    async findById(id) {
+    async findById(id, options = {}) {
       if (id.length > 64) return null;
-      const hit = byId.get(id, Date.now());
+      const hit = options.fresh ? undefined : byId.get(id, Date.now());
       if (hit) return hit;
       const user = await findOne('id', id);
       if (user) byId.set(id, user, Date.now() + BY_ID_TTL_MS);

@@ -93,7 +93,11 @@ export type UserDto = Static<typeof UserSchema>;
 export type PasswordCheck = 'ok' | 'wrong' | 'locked' | 'busy' | 'no_password';
 
 export interface UsersService {
-  findById(id: string): Promise<UserRecord | null>;
+  /**
+   * By id, from a short per-process cache unless `fresh`: an access decision that another
+   * process's write may just have changed reads the database.
+   */
+  findById(id: string, options?: { fresh?: boolean }): Promise<UserRecord | null>;
   /** Emails are compared case-insensitively (stored lowercase). */
   findByEmail(email: string): Promise<UserRecord | null>;
   findByPhone(phone: string): Promise<UserRecord | null>;

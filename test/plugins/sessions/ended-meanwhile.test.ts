@@ -8,7 +8,7 @@ import t from 'tap';
 import type { Kernel } from '../../../core/kernel.js';
 import { bootAccounts, call, PASSWORD, type Auth } from '../accounts/helpers.js';
 
-const tk = await bootAccounts();
+const tk = await bootAccounts({ roles: 'user,admin' });
 t.teardown(() => tk.close());
 const k: Kernel = tk.kernel;
 
@@ -85,4 +85,92 @@ t.test('without a logout both still work, and a session call ends the old id', a
   const rotated = await call<Auth>(k, 'session', {}, { bearer: refreshed.tokens.access_token });
   t.equal((await profileOf(rotated.access_token)).email, 'refresh-race@example.com');
   await t.rejects(profileOf(refreshed.tokens.access_token), { code: 'unauthenticated' }, 'rotation ended the old id');
+});
+
+/**
+ * Redis ends a user's sessions with SCAN and UNLINK, which can pass the slot of a record stored
+ * meanwhile and reach the old record only after it is gone. Here the ending finds nothing at all
+ * while a `session` call is between storing its new record and taking the old one: the admin's
+ * mark of the moment is all that is left for the rotation to see.
+ */
+t.test('a session call rotating while every session of the user is ended does not keep the new one', async (t) => {
+  const user = await call<Auth>(k, 'signup', { email: 'rotate-race@example.com', password: PASSWORD, confirm_password: PASSWORD });
+  const memory = k.memory;
+  const setIfAbsent = memory.setIfAbsent.bind(memory);
+  const deletePrefix = memory.deletePrefix.bind(memory);
+  let revoked: Promise<unknown> | undefined;
+  memory.setIfAbsent = async (key, value, ttl) => {
+    if (key.startsWith('session-successor:') && revoked === undefined) {
+      memory.deletePrefix = async () => 0;
+      revoked = call(k, '_update_user', { id: user.user.id, roles: ['admin'] }, { admin: true });
+      await revoked;
+      memory.deletePrefix = deletePrefix;
+    }
+    return setIfAbsent(key, value, ttl);
+  };
+  t.teardown(() => {
+    memory.setIfAbsent = setIfAbsent;
+    memory.deletePrefix = deletePrefix;
+  });
+  const answer = await call<Auth>(k, 'session', {}, { bearer: user.access_token }).then(
+    () => 'rotated',
+    (err: { code?: string }) => err.code,
+  );
+  t.ok(revoked, 'the role change ran inside the rotation');
+  t.equal(answer, 'unauthenticated', 'the session call fails');
+  t.same(await k.memory.keys(`session:${user.user.id}:`), [], 'and no session with the old roles is left');
+});
+
+t.test("a password change racing the admin's revoke of access leaves no session", async (t) => {
+  const user = await call<Auth>(k, 'signup', { email: 'pw-revoke-race@example.com', password: PASSWORD, confirm_password: PASSWORD });
+  const memory = k.memory;
+  const deletePrefix = memory.deletePrefix.bind(memory);
+  let revoked: Promise<unknown> | undefined;
+  // The password change has ended the other sessions and is about to store its own.
+  memory.deletePrefix = async (prefix) => {
+    const n = await deletePrefix(prefix);
+    if (prefix.startsWith('session:') && revoked === undefined) {
+      revoked = call(k, '_revoke_access', { user_id: user.user.id }, { admin: true });
+      await revoked;
+    }
+    return n;
+  };
+  t.teardown(() => {
+    memory.deletePrefix = deletePrefix;
+  });
+  await call(k, 'update_profile', { old_password: PASSWORD, new_password: 'Other-456', confirm_new_password: 'Other-456' }, { bearer: user.access_token });
+  t.ok(revoked, 'the revoke ran inside the password change');
+  t.same(await k.memory.keys(`session:${user.user.id}:`), [], 'no session is left');
+});
+
+t.test('a password change racing the removal of a role keeps no session with that role', async (t) => {
+  const user = await call<Auth>(k, 'signup', { email: 'pw-roles-race@example.com', password: PASSWORD, confirm_password: PASSWORD });
+  await call(k, '_update_user', { id: user.user.id, roles: ['user', 'admin'] }, { admin: true });
+  // A sign-in that read the user in the millisecond the role change ended the sessions is
+  // refused (sessions service, create's readAt): the login below must start after it.
+  await new Promise((r) => setTimeout(r, 2));
+  const both = await call<Auth>(k, 'login', { email: 'pw-roles-race@example.com', password: PASSWORD, roles: ['user', 'admin'] });
+  const memory = k.memory;
+  const deletePrefix = memory.deletePrefix.bind(memory);
+  let changed: Promise<unknown> | undefined;
+  memory.deletePrefix = async (prefix) => {
+    const n = await deletePrefix(prefix);
+    if (prefix.startsWith('session:') && changed === undefined) {
+      changed = call(k, '_update_user', { id: user.user.id, roles: ['user'] }, { admin: true });
+      await changed;
+    }
+    return n;
+  };
+  t.teardown(() => {
+    memory.deletePrefix = deletePrefix;
+  });
+  await call(k, 'update_profile', { old_password: PASSWORD, new_password: 'Other-456', confirm_new_password: 'Other-456' }, { bearer: both.access_token });
+  t.ok(changed, 'the role change ran inside the password change');
+  t.same(await k.memory.keys(`session:${user.user.id}:`), [], 'no session is left');
+});
+
+t.test('without a race a password change keeps the session it was made in', async (t) => {
+  const user = await call<Auth>(k, 'signup', { email: 'pw-plain@example.com', password: PASSWORD, confirm_password: PASSWORD });
+  await call(k, 'update_profile', { old_password: PASSWORD, new_password: 'Other-456', confirm_new_password: 'Other-456' }, { bearer: user.access_token });
+  t.equal((await k.memory.keys(`session:${user.user.id}:`)).length, 1, 'one session, the new one');
 });
