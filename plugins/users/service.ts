@@ -10,7 +10,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { ExpiringCache } from '../../core/expiring-cache.js';
 import { StampedReads } from '../../core/stamped-reads.js';
 import type { Config } from '../../core/config.js';
-import { ServiceError, notFound } from '../../core/errors.js';
+import { invalidArgument, notFound, ServiceError } from '../../core/errors.js';
 import type { HookBus } from '../../core/hooks.js';
 import type { MemoryStore } from '../../core/memory-store.js';
 import { raw } from '@mikro-orm/core';
@@ -347,12 +347,20 @@ export function createUsersService({ config, storage, memory, hooks, hashers }: 
       const phone =
         patch.phone_number === undefined ? undefined : patch.phone_number === '' ? null : normalizePhone(patch.phone_number);
       const password = patch.password !== undefined ? await hash(patch.password) : undefined;
-      const ids = [...(email ? [`email:${email}`] : []), ...(phone ? [`phone:${phone}`] : [])];
+      // The user's own lock too: two updates of one user read the row and write what they
+      // changed, so without it one clearing the email and another the phone number each saw the
+      // other still there and left a user nobody can sign in as (review finding, PostgreSQL and
+      // MariaDB), and the search text was written from a row missing the other's change.
+      const ids = [`id:${id}`, ...(email ? [`email:${email}`] : []), ...(phone ? [`phone:${phone}`] : [])];
       return withIdentifierLocks(ids, async () => {
         const em = storage.em();
         const row = (await em.findOne(UserEntity, { id } as never)) as UserRow | null;
         // Exactly this id (MySQL's collation would match another case: see findOne).
         if (!row || row.id !== id) throw notFound('user not found');
+        const clearing = email === null || phone === null;
+        if (clearing && !(email === undefined ? row.email : email) && !(phone === undefined ? row.phoneNumber : phone)) {
+          throw invalidArgument('a user needs an email address or a phone number');
+        }
         await assertFree(email ?? null, phone ?? null, id);
         const t = now();
         if (email !== undefined && email !== row.email) {

@@ -22,6 +22,17 @@ async function scenario(t: Test, kernel: Kernel): Promise<void> {
   const race = await Promise.allSettled(Array.from({ length: 4 }, () => signup(kernel, 'race@example.com')));
   t.equal(race.filter((r) => r.status === 'fulfilled').length, 1, 'one of four concurrent signups wins');
   for (const r of race) if (r.status === 'rejected') t.match(r.reason, { message: 'user with given email already exists' });
+  // Two admins at once, one clearing the email and one the phone number: one of them must be
+  // refused, or the user is left with no way to sign in (review finding on PostgreSQL, MariaDB).
+  const both = await signup(kernel, 'both@example.com', { phone_number: '+15550001234' });
+  const clears = await Promise.allSettled([
+    call(kernel, '_update_user', { id: both.user.id, email: '' }, { admin: true }),
+    call(kernel, '_update_user', { id: both.user.id, phone_number: '' }, { admin: true }),
+  ]);
+  t.equal(clears.filter((r) => r.status === 'fulfilled').length, 1, 'one of two concurrent clears wins');
+  for (const r of clears) if (r.status === 'rejected') t.match(r.reason, { code: 'invalid_argument', message: 'a user needs an email address or a phone number' });
+  const left = await call<{ email?: string | null; phone_number?: string | null }>(kernel, '_user', { id: both.user.id }, { admin: true });
+  t.ok(left.email || left.phone_number, 'the user keeps one way to sign in');
   const login = await call<Auth>(kernel, 'login', { email: 'scenario@example.com', password: PASSWORD, scope: ['openid', 'offline_access'] });
   t.equal((await call<{ email: string }>(kernel, 'profile', undefined, { bearer: login.access_token })).email, 'scenario@example.com');
   const next = await kernel.service('tokens').refresh(login.refresh_token!);
