@@ -12,6 +12,8 @@ import { deps } from './service.js';
 /** authorizer's wording for this answer (its SDKs show it as is). */
 export const VERIFICATION_SENT = 'Verification email has been sent. Please check your inbox';
 export const SIGNUP_IDENTIFIER = 'basic_auth_signup';
+/** A changed address (update_profile), authorizer's identifier for it. */
+export const UPDATE_EMAIL_IDENTIFIER = 'update_email';
 
 export interface VerificationRequestedPayload {
   identifier: string;
@@ -31,10 +33,16 @@ declare module '../../core/hooks.js' {
   }
 }
 
-export async function requestEmailVerification(ctx: RequestContext, userId: string, email: string, redirectUri: string | undefined): Promise<void> {
+export async function requestEmailVerification(
+  ctx: RequestContext,
+  userId: string,
+  email: string,
+  redirectUri: string | undefined,
+  identifier: string = SIGNUP_IDENTIFIER,
+): Promise<void> {
   const { users } = deps(ctx);
   const { record, token } = await users.verifications.create({
-    identifier: SIGNUP_IDENTIFIER,
+    identifier,
     email,
     userId,
     ...(redirectUri ? { redirectUri } : {}),

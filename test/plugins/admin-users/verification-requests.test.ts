@@ -97,3 +97,42 @@ t.test('delete_user removes the verification request with the user', async (t) =
   const list = await rest('admin/verification_requests', {}, admin);
   t.same((list.body.verification_requests as Listed[]).map((r) => r.email), ['keep@example.com'], "only the other user's request is left");
 });
+
+t.test('changing the email with verification on asks the new address for proof and ends the sessions', async (t) => {
+  const signup = await rest('signup', { email: 'mover@example.com', password: PASSWORD, confirm_password: PASSWORD });
+  const id = (signup.body.user as { id: string }).id;
+  t.equal((await rest('admin/update_user', { id, email_verified: true }, admin)).status, 200, 'the admin vouches for the first address');
+  const login = await rest('login', { email: 'mover@example.com', password: PASSWORD });
+  t.equal(login.status, 200);
+  const bearer = { authorization: `Bearer ${login.body.access_token as string}` };
+  const before = mailed.length;
+  const change = await rest('update_profile', { email: 'Moved@Example.com' }, bearer);
+  t.equal(change.status, 200);
+  t.equal(change.body.message, 'Profile details updated successfully');
+  t.same(
+    mailed.slice(before).map((m) => [m.identifier, m.email]),
+    [['update_email', 'moved@example.com']],
+    'one mail, to the new address',
+  );
+  const listed = (await rest('admin/verification_requests', {}, admin)).body.verification_requests as Listed[];
+  t.ok(listed.some((r) => r.identifier === 'update_email' && r.email === 'moved@example.com'), 'the request is stored');
+  const profile = await fetch(`${server.url}/v1/profile`, { headers: bearer });
+  t.equal(profile.status, 401, 'the session ended with the change');
+  const refused = await rest('login', { email: 'moved@example.com', password: PASSWORD });
+  t.same([refused.status, refused.body.message], [400, 'email not verified'], 'the new address waits for its proof');
+
+  const old = await rest('login', { email: 'mover@example.com', password: PASSWORD });
+  t.equal(old.status, 401, 'the old address no longer signs in');
+});
+
+t.test('a profile change that keeps the email sends nothing and keeps the session', async (t) => {
+  const signup = await rest('signup', { email: 'stayer@example.com', password: PASSWORD, confirm_password: PASSWORD });
+  const id = (signup.body.user as { id: string }).id;
+  await rest('admin/update_user', { id, email_verified: true }, admin);
+  const login = await rest('login', { email: 'stayer@example.com', password: PASSWORD });
+  const bearer = { authorization: `Bearer ${login.body.access_token as string}` };
+  const before = mailed.length;
+  t.equal((await rest('update_profile', { email: 'STAYER@example.com', nickname: 'Stay' }, bearer)).status, 200);
+  t.equal(mailed.length, before, 'no mail');
+  t.equal((await fetch(`${server.url}/v1/profile`, { headers: bearer })).status, 200, 'the session lives');
+});
