@@ -77,6 +77,8 @@ for (const alg of ALGS) {
       t.equal(await joseVerdict(token, publicKey, alg), false, `jose refuses: ${what}`);
       t.equal(await verify(token, now()), null, `refused: ${what}`);
     }
+    // Stricter than jose, which takes a token without `exp` as never expiring.
+    t.equal(await verify(signedWith(alg, privateKey, { alg }, { iss: ISS }), now()), null, 'refused: no exp');
     // Stricter than jose: `b64` outside `crit` is ignored there, but RFC 7797 §6 requires it
     // to be listed in `crit`); no token of ours carries it, so it is refused here as in hmac-jws.ts.
     const unencoded = signedWith(alg, privateKey, { alg, b64: false }, { iss: ISS, exp: now() + 60 });

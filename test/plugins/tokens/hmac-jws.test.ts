@@ -63,6 +63,6 @@ t.test('anything altered, expired, early, foreign or malformed is refused', asyn
   t.equal(jws.verify(signed({ alg: 'HS256' }, { iss: ISS, nbf: now() + 30, exp: now() + 60 }), now()), null, 'not yet valid');
   t.equal(jws.verify(signed({ alg: 'HS256' }, { iss: ISS, iat: 'yesterday', exp: now() + 60 }), now()), null, 'iat not a number');
   t.ok(jws.verify(signed({ alg: 'HS256' }, { iss: ISS, nbf: now(), exp: now() + 60 }), now()), 'nbf now is fine');
-  t.ok(jws.verify(signed({ alg: 'HS256' }, { iss: ISS }), now()), 'exp is optional at this layer (the service keeps only expiring tokens)');
+  t.equal(jws.verify(signed({ alg: 'HS256' }, { iss: ISS }), now()), null, 'no exp: refused (every token this server signs expires)');
   t.ok(hmacJws('HS256', secret, 'kid-1', '').verify(signed({ alg: 'HS256' }, { exp: now() + 60 }), now()), 'no issuer configured: iss not required');
 });
