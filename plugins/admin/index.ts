@@ -23,7 +23,7 @@ export const adminPlugin = definePlugin({
   operations: [...adminOperations, ...deprecatedOperations],
   setup(ctx) {
     const adminSecret = ctx.config.string('admin-secret') ?? '';
-    const matchesSecret = secretMatcher(adminSecret);
+    const matchesSecret = secretMatcher(adminSecret, 'header');
     const headerAllowed = !ctx.config.bool('disable-admin-header-auth');
     // The header is compared in memory, so a call carrying it is admitted without a promise; only
     // the session cookie needs the memory store.

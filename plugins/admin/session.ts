@@ -20,16 +20,20 @@ const keyOf = (token: string): string => `admin-session:${createHash('sha256').u
  * given value's own length, never on how many bytes of a guess are right. (Hashing both sides did the same job at the cost of a SHA-256 per request:
  * ~3% of an admin-authenticated FGA check's server time in a profile.)
  */
-export function secretMatcher(expected: string): (given: string | undefined) => boolean {
+export function secretMatcher(expected: string, given: 'text' | 'header' = 'text'): (given: string | undefined) => boolean {
   const want = Buffer.from(expected, 'utf8');
   if (want.length === 0) return () => false;
+  // Node hands HTTP/1 and HTTP/2 header values over as one character per byte received
+  // (latin1): the bytes a client sent for a non-ASCII secret are its UTF-8 encoding, so they
+  // are taken back as they came (review finding: such a secret never matched in the header).
+  const encoding: BufferEncoding = given === 'header' ? 'latin1' : 'utf8';
   const scratch = Buffer.alloc(want.length);
-  return (given) => {
-    if (given === undefined) return false;
+  return (value) => {
+    if (value === undefined) return false;
     scratch.fill(0);
-    scratch.write(given, 'utf8');
+    scratch.write(value, encoding);
     const sameBytes = timingSafeEqual(scratch, want);
-    return Buffer.byteLength(given, 'utf8') === want.length && sameBytes;
+    return Buffer.byteLength(value, encoding) === want.length && sameBytes;
   };
 }
 

@@ -49,3 +49,24 @@ t.test('an empty expected secret matches nothing', async (t) => {
   t.equal(matches(''), false);
   t.equal(matches('x'), false);
 });
+
+t.test('a header carries the secret as the bytes a client sent (one character per byte)', async (t) => {
+  const secret = 'pässwörd-ü';
+  const header = secretMatcher(secret, 'header');
+  const onTheWire = Buffer.from(secret, 'utf8').toString('latin1');
+  t.equal(header(onTheWire), true, 'the UTF-8 bytes of the secret, as Node hands them over');
+  t.equal(header(secret), false, 'the characters sent one byte each are other bytes');
+  t.equal(header(onTheWire.slice(0, -1)), false, 'a cut value');
+  t.equal(secretMatcher('ascii-secret', 'header')('ascii-secret'), true, 'ASCII is the same either way');
+});
+
+t.test('a started server takes a non-ASCII admin secret in the header', async (t) => {
+  const { startTestServer } = await import('../../helpers/server.js');
+  const secret = 'sécret-管理者';
+  const server = await startTestServer({ flags: { 'admin-secret': secret } });
+  t.teardown(() => server.close());
+  const ask = (value: string) =>
+    fetch(`${server.url}/v1/admin/users`, { method: 'POST', headers: { 'content-type': 'application/json', origin: server.url, 'x-service-admin-secret': value }, body: '{}' });
+  t.equal((await ask(Buffer.from(secret, 'utf8').toString('latin1'))).status, 200, 'the secret sent as UTF-8 bytes');
+  t.equal((await ask('s-wrong')).status, 401, 'another value is refused');
+});
