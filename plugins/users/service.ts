@@ -434,9 +434,20 @@ export function createUsersService({ config, storage, memory, hooks, hashers }: 
       // took that `?` for a placeholder (a 500 on SQLite and MariaDB, wrong rows on PostgreSQL:
       // review finding); the path below binds the query as an ordinary value.
       const position = positionSql(storage.type);
+      const byPosition = (text: string) => ({ [raw(position!, [text])]: { $gt: 0 } }) as never;
+      const order = { orderBy: { createdAt: 'desc', id: 'desc' } as never };
+      const inFields = (r: UserRow) => [r.id, r.email, r.givenName, r.familyName, r.nickname].some((field) => !!field && field.toLowerCase().includes(q));
       if (position && !q.includes('\n') && !q.includes('?')) {
-        const [rows, total] = await em.findAndCount(UserEntity, { [raw(position, [q])]: { $gt: 0 } } as never, { orderBy: { createdAt: 'desc', id: 'desc' } as never, limit, offset });
+        const [rows, total] = await em.findAndCount(UserEntity, byPosition(q), { ...order, limit, offset });
         return { users: (rows as unknown as UserRow[]).map(toRecord), total };
+      }
+      // A query holding a newline is matched field by field in memory, over the rows holding its
+      // longest newline-free piece: with `_` or `%` in it, the LIKE below matched every row and
+      // all were loaded (review finding).
+      const piece = q.split('\n').reduce((a, b) => (b.length > a.length ? b : a), '');
+      if (position && piece.length > 0 && !piece.includes('?')) {
+        const found = ((await em.find(UserEntity, byPosition(piece), order)) as unknown as UserRow[]).filter(inFields);
+        return { users: found.slice(offset, offset + limit).map(toRecord), total: found.length };
       }
       // `%` and `_` are LIKE wildcards and SQLite has no default escape character: search with
       // them as single-character wildcards (a superset), then keep exact substring matches. The
@@ -450,12 +461,10 @@ export function createUsersService({ config, storage, memory, hooks, hashers }: 
       // case-insensitive substring match everywhere.
       const where = (binaryLike ? { [raw('search collate utf8mb4_bin')]: { $like: pattern } } : { search: { $like: pattern } }) as never;
       if (exact) {
-        const [rows, total] = await em.findAndCount(UserEntity, where, { orderBy: { createdAt: 'desc', id: 'desc' } as never, limit, offset });
+        const [rows, total] = await em.findAndCount(UserEntity, where, { ...order, limit, offset });
         return { users: (rows as unknown as UserRow[]).map(toRecord), total };
       }
-      const all = ((await em.find(UserEntity, where, { orderBy: { createdAt: "desc", id: "desc" } as never })) as unknown as UserRow[]).filter((r) =>
-        [r.id, r.email, r.givenName, r.familyName, r.nickname].some((field) => !!field && field.toLowerCase().includes(q)),
-      );
+      const all = ((await em.find(UserEntity, where, order)) as unknown as UserRow[]).filter(inFields);
       return { users: all.slice(offset, offset + limit).map(toRecord), total: all.length };
     },
 
