@@ -213,7 +213,9 @@ export const accountOperations: AnyOperation[] = [
       if (input.app_data !== undefined) patch.app_data = input.app_data;
       if (input.is_multi_factor_auth_enabled !== undefined) patch.is_multi_factor_auth_enabled = input.is_multi_factor_auth_enabled;
       if (input.email !== undefined) patch.email = users.normalizeEmail(input.email);
-      if (input.phone_number !== undefined) patch.phone_number = users.normalizePhone(input.phone_number);
+      // An empty phone number removes it (the users service keeps a user with neither address
+      // from being made). The email is not removable here: the basic-auth login needs it.
+      if (input.phone_number !== undefined) patch.phone_number = input.phone_number.trim() === '' ? '' : users.normalizePhone(input.phone_number);
       const changingPassword = input.new_password !== undefined || input.confirm_new_password !== undefined;
       if (changingPassword || input.old_password !== undefined) {
         if (input.old_password === undefined) throw invalidArgument('old password is required to change the password');
@@ -263,10 +265,10 @@ export const accountOperations: AnyOperation[] = [
     handler: async (ctx) => {
       const { user } = await currentSession(ctx, true);
       const { users, sessions } = deps(ctx);
-      const updated = await users.update(user.id, { revoked_timestamp: Math.floor(Date.now() / 1000) });
+      const { user: updated, changed } = await users.setAccess(user.id, Math.floor(Date.now() / 1000));
       await sessions.revokeAll(user.id);
       sessions.clearCookies(ctx);
-      emit(ctx, 'user.deactivated', { user: users.toUserDto(updated) });
+      if (changed) emit(ctx, 'user.deactivated', { user: users.toUserDto(updated) });
       return { message: 'user account deactivated successfully' };
     },
   }),

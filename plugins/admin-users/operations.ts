@@ -94,8 +94,10 @@ export const adminUserOperations: AnyOperation[] = [
       const phone = patch.phone_number !== undefined ? patch.phone_number : current.phoneNumber;
       if (!email && !phone) throw invalidArgument('a user needs an email address or a phone number');
       const updated = await users.update(current.id, patch);
-      // Changed roles must not live on in old sessions and tokens.
-      if (patch.roles !== undefined) await sessions.revokeAll(current.id);
+      // Changed roles must not live on in old sessions and tokens. The same set given again
+      // changes nothing, and signing the user out everywhere for it was a surprise (review finding).
+      const rolesChanged = patch.roles !== undefined && (patch.roles.length !== current.roles.length || patch.roles.some((r) => !current.roles.includes(r)));
+      if (rolesChanged) await sessions.revokeAll(current.id);
       return users.toUserDto(updated);
     },
   }),
@@ -132,10 +134,11 @@ export const adminUserOperations: AnyOperation[] = [
       // Revoking again ends any session that appeared since, but keeps the moment access was
       // first revoked and tells the event bus nothing new (review finding: a second call
       // rewrote the timestamp and sent the event again).
-      const already = found.revokedTimestamp !== null;
-      const updated = already ? found : await users.update(id, { revoked_timestamp: Math.floor(Date.now() / 1000) });
+      // The check and the change are one step under the user's lock (users service): two
+      // concurrent revokes both saw access open and both sent the event (review finding).
+      const { user: updated, changed } = await users.setAccess(id, Math.floor(Date.now() / 1000));
       await sessions.revokeAll(id);
-      if (!already) ctx.kernel.events.emit('user.access_revoked', { user: users.toUserDto(updated) });
+      if (changed) ctx.kernel.events.emit('user.access_revoked', { user: users.toUserDto(updated) });
       return { message: 'user access revoked successfully' };
     },
   }),
@@ -151,9 +154,8 @@ export const adminUserOperations: AnyOperation[] = [
       const { users } = deps(ctx);
       const found = await mustFind(ctx, input.user_id);
       // Only a change of state is news for the event bus (see _revoke_access).
-      if (found.revokedTimestamp === null) return { message: 'user access enabled successfully' };
-      const updated = await users.update(found.id, { revoked_timestamp: null });
-      ctx.kernel.events.emit('user.access_enabled', { user: users.toUserDto(updated) });
+      const { user: updated, changed } = await users.setAccess(found.id, null);
+      if (changed) ctx.kernel.events.emit('user.access_enabled', { user: users.toUserDto(updated) });
       return { message: 'user access enabled successfully' };
     },
   }),

@@ -361,6 +361,14 @@ export function createUsersService({ config, storage, memory, hooks, hashers }: 
         if (clearing && !(email === undefined ? row.email : email) && !(phone === undefined ? row.phoneNumber : phone)) {
           throw invalidArgument('a user needs an email address or a phone number');
         }
+        // Verified is said of an address: with none, the flag would stand for nothing and be
+        // carried to whatever address is set later (review finding).
+        if (patch.email_verified === true && !(email === undefined ? row.email : email)) {
+          throw invalidArgument('a user without an email address cannot have it verified');
+        }
+        if (patch.phone_number_verified === true && !(phone === undefined ? row.phoneNumber : phone)) {
+          throw invalidArgument('a user without a phone number cannot have it verified');
+        }
         await assertFree(email ?? null, phone ?? null, id);
         const t = now();
         if (email !== undefined && email !== row.email) {
@@ -396,6 +404,21 @@ export function createUsersService({ config, storage, memory, hooks, hashers }: 
       });
     },
 
+    async setAccess(id, revokedAt) {
+      return withIdentifierLocks([`id:${id}`], async () => {
+        const em = storage.em();
+        const row = (await em.findOne(UserEntity, { id } as never)) as UserRow | null;
+        if (!row || row.id !== id) throw notFound('user not found');
+        if ((row.revokedTimestamp === null) === (revokedAt === null)) return { user: toRecord(row), changed: false };
+        row.revokedTimestamp = revokedAt;
+        row.updatedAt = now();
+        byId.delete(id);
+        await em.flush();
+        byId.delete(id);
+        return { user: toRecord(row), changed: true };
+      });
+    },
+
     async delete(id) {
       const em = storage.em();
       const row = (await em.findOne(UserEntity, { id } as never)) as UserRow | null;
@@ -413,9 +436,12 @@ export function createUsersService({ config, storage, memory, hooks, hashers }: 
       // SPEC.md Admin API: delete_user also removes the user's verification data.
       await verifications.deleteForUser(user);
       await memory.delete(failuresKey(id));
-      await em.nativeDelete(UserEntity, { id } as never);
+      const deleted = await em.nativeDelete(UserEntity, { id } as never);
       byId.delete(id);
       await hooks.run('user.deleted', { user });
+      // Another deletion took the row first: it reports the deletion (review finding: both
+      // emitted `user.deleted`, so webhooks saw one user deleted twice).
+      if (deleted === 0) throw notFound('user not found');
     },
 
     async list({ page, limit, query }: UserListQuery) {

@@ -105,7 +105,17 @@ export interface UsersService {
   create(input: NewUser): Promise<UserRecord>;
   /** Updates a user; email and phone changes keep uniqueness. `not_found` when absent. */
   update(id: string, patch: UserPatch): Promise<UserRecord>;
-  /** Deletes the user and runs the `user.deleted` hook (OTP/verification data of other plugins). */
+  /**
+   * Sets `revoked_timestamp` (revoke: the given moment) or clears it, only when that changes the
+   * user's state; `changed` says whether this call did it. Of two concurrent revokes one changes
+   * it, so the event is sent once. `not_found` when absent.
+   */
+  setAccess(id: string, revokedAt: number | null): Promise<{ user: UserRecord; changed: boolean }>;
+  /**
+   * Deletes the user and runs the `user.deleted` hook (OTP/verification data of other plugins).
+   * `not_found` when absent, also for the loser of two concurrent deletions, which must not
+   * report the deletion again.
+   */
   delete(id: string): Promise<void>;
   list(q: UserListQuery): Promise<{ users: UserRecord[]; total: number }>;
   /** Password check with lockout: 5 failures lock for 15 minutes; success clears the count. */

@@ -33,6 +33,17 @@ async function scenario(t: Test, kernel: Kernel): Promise<void> {
   for (const r of clears) if (r.status === 'rejected') t.match(r.reason, { code: 'invalid_argument', message: 'a user needs an email address or a phone number' });
   const left = await call<{ email?: string | null; phone_number?: string | null }>(kernel, '_user', { id: both.user.id }, { admin: true });
   t.ok(left.email || left.phone_number, 'the user keeps one way to sign in');
+  // Two admins revoking, then deleting, one user at once: each change is reported once
+  // (review finding: both calls sent the event on PostgreSQL and MariaDB).
+  const events: string[] = [];
+  for (const name of ['user.access_revoked', 'user.deleted'] as const) kernel.events.on(name, () => void events.push(name));
+  const twice = await signup(kernel, 'twice@example.com');
+  await Promise.all([0, 1].map(() => call(kernel, '_revoke_access', { user_id: twice.user.id }, { admin: true })));
+  const deletes = await Promise.allSettled([0, 1].map(() => call(kernel, '_delete_user', { id: twice.user.id }, { admin: true })));
+  t.equal(deletes.filter((r) => r.status === 'fulfilled').length, 1, 'one of two concurrent deletions succeeds');
+  for (const r of deletes) if (r.status === 'rejected') t.match(r.reason, { code: 'not_found' });
+  await kernel.events.drain();
+  t.same(events, ['user.access_revoked', 'user.deleted'], 'one event for each change');
   const login = await call<Auth>(kernel, 'login', { email: 'scenario@example.com', password: PASSWORD, scope: ['openid', 'offline_access'] });
   t.equal((await call<{ email: string }>(kernel, 'profile', undefined, { bearer: login.access_token })).email, 'scenario@example.com');
   const next = await kernel.service('tokens').refresh(login.refresh_token!);

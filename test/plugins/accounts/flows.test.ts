@@ -206,3 +206,44 @@ t.test('admin: list, search, get, update, revoke/enable access with events, dele
   await kernel.events.drain();
   for (const e of ['user.access_revoked', 'user.access_enabled', 'user.deleted']) t.ok(events.includes(e), e);
 });
+
+t.test('admin update_user: the same roles again keep the sessions; changed ones end them', async (t) => {
+  const user = await signup(kernel, 'same-roles@example.com');
+  await call(kernel, '_update_user', { id: user.user.id, roles: ['user'] }, { admin: true });
+  t.ok(await call(kernel, 'profile', undefined, { bearer: user.access_token }), 'the roles it had: still signed in');
+  await call(kernel, '_update_user', { id: user.user.id, roles: ['user', 'user'] }, { admin: true });
+  t.ok(await call(kernel, 'profile', undefined, { bearer: user.access_token }), 'the same set, named twice: still signed in');
+  await call(kernel, '_update_user', { id: user.user.id, roles: ['user', 'editor'] }, { admin: true });
+  await t.rejects(call(kernel, 'profile', undefined, { bearer: user.access_token }), { code: 'unauthenticated' }, 'a role added: signed out');
+});
+
+t.test('admin update_user: only an address that is there can be marked verified', async (t) => {
+  const user = await signup(kernel, 'no-phone@example.com');
+  await t.rejects(
+    call(kernel, '_update_user', { id: user.user.id, phone_number_verified: true }, { admin: true }),
+    { code: 'invalid_argument', message: 'a user without a phone number cannot have it verified' },
+  );
+  const both = await call<{ phone_number: string; phone_number_verified: boolean }>(kernel, '_update_user', { id: user.user.id, phone_number: '+15550009876', phone_number_verified: true }, { admin: true });
+  t.same([both.phone_number, both.phone_number_verified], ['+15550009876', true], 'a number given with the flag may be marked');
+  await t.rejects(
+    call(kernel, '_update_user', { id: user.user.id, email: '', email_verified: true }, { admin: true }),
+    { code: 'invalid_argument', message: 'a user without an email address cannot have it verified' },
+  );
+  const unchanged = await call<{ email: string }>(kernel, '_user', { id: user.user.id }, { admin: true });
+  t.equal(unchanged.email, 'no-phone@example.com', 'the refused call changed nothing');
+});
+
+t.test('update_profile: an empty phone number removes it while the email stays; the only address stays', async (t) => {
+  const dana = await signup(kernel, 'dana@example.com', { phone_number: '+15550004321' });
+  await call(kernel, 'update_profile', { phone_number: '' }, { bearer: dana.access_token });
+  const p = await call<{ phone_number?: string | null }>(kernel, 'profile', undefined, { bearer: dana.access_token });
+  t.notOk(p.phone_number, 'the number is gone');
+  await t.rejects(call(kernel, 'login', { phone_number: '+15550004321', password: PASSWORD }), { code: 'unauthenticated' }, 'and no longer signs in');
+  const phoneOnly = await call<Auth>(kernel, 'signup', { phone_number: '+15550004322', password: PASSWORD, confirm_password: PASSWORD });
+  await t.rejects(
+    call(kernel, 'update_profile', { phone_number: '' }, { bearer: phoneOnly.access_token }),
+    { code: 'invalid_argument', message: 'a user needs an email address or a phone number' },
+    'a user with only a number keeps it',
+  );
+  await t.rejects(call(kernel, 'update_profile', { email: '' }, { bearer: dana.access_token }), { code: 'invalid_argument', message: 'invalid email address' }, 'the email is not removable');
+});
