@@ -22,8 +22,8 @@ import {
 
 const deps = (ctx: RequestContext) => ({ users: ctx.kernel.service('users'), sessions: ctx.kernel.service('sessions') });
 
-async function mustFind(ctx: RequestContext, id: string) {
-  const user = await deps(ctx).users.findById(id);
+async function mustFind(ctx: RequestContext, id: string, options: { fresh?: boolean } = {}) {
+  const user = await deps(ctx).users.findById(id, options);
   if (!user) throw notFound('user not found');
   return user;
 }
@@ -68,7 +68,12 @@ export const adminUserOperations: AnyOperation[] = [
     output: UserSchema,
     handler: async (ctx, input) => {
       const { users, sessions } = deps(ctx);
-      const current = await mustFind(ctx, input.id);
+      // Read from the database, not the per-process by-id cache: whether the roles change (and
+      // the sessions end, below) is decided against these roles, and a copy cached before
+      // another server changed them let a session keep a role this call took away (review
+      // finding; CONTRACT.md "Behaviour facts": tokens are stateful, so the ended session
+      // takes its tokens with it).
+      const current = await mustFind(ctx, input.id, { fresh: true });
       const patch: UserPatch = {};
       for (const k of ['given_name', 'family_name', 'middle_name', 'nickname', 'gender', 'birthdate', 'picture', 'email', 'phone_number'] as const) {
         if (input[k] !== undefined) patch[k] = input[k];
