@@ -11,6 +11,17 @@ export const ADMIN_SESSION_TTL_MS = 24 * 60 * 60 * 1000;
 
 const keyOf = (token: string): string => `admin-session:${createHash('sha256').update(token).digest('base64url')}`;
 
+/** Whitespace HTTP cannot carry at the ends of a header value (SP, HTAB; CR and LF not at all). */
+const isEdgeSpace = (c: number): boolean => c === 0x20 || c === 0x09 || c === 0x0d || c === 0x0a;
+/** Index arithmetic, not a regular expression: `[ \t]+$` takes quadratic time on a long run of spaces. */
+function withoutEdgeSpace(value: string): string {
+  let start = 0;
+  let end = value.length;
+  while (start < end && isEdgeSpace(value.charCodeAt(start))) start++;
+  while (end > start && isEdgeSpace(value.charCodeAt(end - 1))) end--;
+  return value.slice(start, end);
+}
+
 /**
  * A constant-time check of a given secret against `expected`, run on every admin request that
  * carries the header. The given value is copied into a zeroed buffer of the expected byte length
@@ -21,15 +32,22 @@ const keyOf = (token: string): string => `admin-session:${createHash('sha256').u
  * ~3% of an admin-authenticated FGA check's server time in a profile.)
  */
 export function secretMatcher(expected: string, given: 'text' | 'header' = 'text'): (given: string | undefined) => boolean {
-  const want = Buffer.from(expected, 'utf8');
+  // A header value has no whitespace at either end (RFC 9110 §5.5; Node drops it on arrival),
+  // yet a secret may have some: SPEC.md "Startup configuration" enforces only non-emptiness,
+  // and a secret read from a file keeps its newline. Such a secret never matched in the header
+  // (review finding), so a header is compared with the secret as a header can carry it, and a
+  // value handed over with edge whitespace still on it is trimmed the same way.
+  const header = given === 'header';
+  const want = Buffer.from(header ? withoutEdgeSpace(expected) : expected, 'utf8');
   if (want.length === 0) return () => false;
   // Node hands HTTP/1 and HTTP/2 header values over as one character per byte received
   // (latin1): the bytes a client sent for a non-ASCII secret are its UTF-8 encoding, so they
   // are taken back as they came (review finding: such a secret never matched in the header).
-  const encoding: BufferEncoding = given === 'header' ? 'latin1' : 'utf8';
+  const encoding: BufferEncoding = header ? 'latin1' : 'utf8';
   const scratch = Buffer.alloc(want.length);
   return (value) => {
     if (value === undefined) return false;
+    if (header && value.length > 0 && (isEdgeSpace(value.charCodeAt(0)) || isEdgeSpace(value.charCodeAt(value.length - 1)))) value = withoutEdgeSpace(value);
     scratch.fill(0);
     scratch.write(value, encoding);
     const sameBytes = timingSafeEqual(scratch, want);
