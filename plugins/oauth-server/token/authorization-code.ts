@@ -43,8 +43,15 @@ export const authorizationCodeGrant: GrantHandler = async ({ ctx, params, caller
     if (!browser || browser.id !== grant.browserSessionId) throw invalidGrant('a valid browser session is required for this grant');
   }
   const readAt = Date.now();
-  const user = await ctx.kernel.service('users').findById(grant.userId);
+  // From the database, not the per-process cache: an admin's revoke or role change made on
+  // another server in the last seconds is not in this process's copy, and a confidential client
+  // redeems without the browser session that change ended (review finding).
+  const user = await ctx.kernel.service('users').findById(grant.userId, { fresh: true });
   if (!user || user.revokedTimestamp) throw invalidGrant('the user may no longer sign in');
+  // The grant's roles were the browser session's when the code was issued; one taken from the
+  // user since then must not come back in the tokens this code buys (RFC 6749 §10.5: a code is a
+  // short-lived stand-in for the authorization, never more than it).
+  if (!grant.roles.every((r) => user.roles.includes(r))) throw invalidGrant('the user no longer holds the roles of this grant');
 
   // Each redemption gets a session of its own, so the client's tokens can be revoked (replay,
   // refresh reuse, /oauth/revoke) without signing the user out of the browser.
