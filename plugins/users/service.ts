@@ -463,6 +463,19 @@ export function createUsersService({ config, storage, memory, hooks, hashers }: 
       const byPosition = (text: string) => ({ [raw(position!, [text])]: { $gt: 0 } }) as never;
       const order = { orderBy: { createdAt: 'desc', id: 'desc' } as never };
       const inFields = (r: UserRow) => [r.id, r.email, r.givenName, r.familyName, r.nickname].some((field) => !!field && field.toLowerCase().includes(q));
+      if (!storage.isSql) {
+        // MongoDB has no LIKE (MikroORM passes `$like` through, and the server refuses the
+        // unknown operator: a 500 for any query there, review finding): the search text is
+        // matched by a regular expression with every character of the query escaped, so it is a
+        // literal substring. A query holding a newline is checked field by field, as below.
+        const where = { search: new RegExp(q.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')) } as never;
+        if (!q.includes('\n')) {
+          const [rows, total] = await em.findAndCount(UserEntity, where, { ...order, limit, offset });
+          return { users: (rows as unknown as UserRow[]).map(toRecord), total };
+        }
+        const found = ((await em.find(UserEntity, where, order)) as unknown as UserRow[]).filter(inFields);
+        return { users: found.slice(offset, offset + limit).map(toRecord), total: found.length };
+      }
       if (position && !q.includes('\n') && !q.includes('?')) {
         const [rows, total] = await em.findAndCount(UserEntity, byPosition(q), { ...order, limit, offset });
         return { users: (rows as unknown as UserRow[]).map(toRecord), total };
