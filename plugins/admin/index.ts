@@ -5,7 +5,7 @@
 import type { Principal } from '../../core/context.js';
 import { definePlugin } from '../../core/plugin.js';
 import { deprecatedOperations } from './deprecated.js';
-import { adminOperations } from './operations.js';
+import { ADMIN_SECRET_LOGIN_MAX, adminOperations } from './operations.js';
 import { ADMIN_COOKIE, adminSessionValid, secretMatcher } from './session.js';
 
 export const ADMIN_SECRET_MESSAGE = '--admin-secret is required and must not be empty.';
@@ -25,6 +25,15 @@ export const adminPlugin = definePlugin({
     const adminSecret = ctx.config.string('admin-secret') ?? '';
     const matchesSecret = secretMatcher(adminSecret, 'header');
     const headerAllowed = !ctx.config.bool('disable-admin-header-auth');
+    // SPEC.md enforces only non-emptiness, so a longer secret starts; `_admin_login` takes at most
+    // ADMIN_SECRET_LOGIN_MAX characters and can never match it (with the header refused, no admin
+    // could sign in at all: review finding), so the operator is told at startup.
+    if (adminSecret.length > ADMIN_SECRET_LOGIN_MAX) {
+      ctx.logger.warn(
+        { length: adminSecret.length, max: ADMIN_SECRET_LOGIN_MAX, headerAllowed },
+        `--admin-secret is longer than _admin_login accepts (${ADMIN_SECRET_LOGIN_MAX} characters): only the x-service-admin-secret header can use it`,
+      );
+    }
     // The header is compared in memory, so a call carrying it is admitted without a promise; only
     // the session cookie needs the memory store.
     const superAdmin = (): Principal => ({ kind: 'admin', subject: 'admin:super' });

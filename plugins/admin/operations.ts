@@ -28,6 +28,9 @@ async function setAdminCookie(ctx: RequestContext): Promise<void> {
   });
 }
 
+/** The longest admin secret `_admin_login` takes (a bound on a public input; see index.ts). */
+export const ADMIN_SECRET_LOGIN_MAX = 1024;
+
 export const adminOperations: AnyOperation[] = [
   defineOperation({
     name: '_admin_login',
@@ -35,7 +38,7 @@ export const adminOperations: AnyOperation[] = [
     access: 'public',
     description: 'Exchanges the admin secret for the `service-admin` session cookie.',
     rest: { path: 'admin/login' },
-    input: InputObject('AdminLoginRequest', { admin_secret: Str({ max: 1024 }) }),
+    input: InputObject('AdminLoginRequest', { admin_secret: Str({ max: ADMIN_SECRET_LOGIN_MAX }) }),
     output: MessageResponse,
     handler: async (ctx, input) => {
       if (!secretMatches(ctx.kernel.config.string('admin-secret') ?? '', input.admin_secret)) {
