@@ -171,7 +171,8 @@ t.test('_admin_meta needs the admin secret metadata', async (t) => {
     roles: ['user', 'editor', 'admin'],
     default_roles: ['user'],
     protected_roles: ['admin'],
-    is_multi_factor_auth_service_enabled: true,
+    // No plugin of this build offers a second factor (test/plugins/admin/admin-meta-mfa.test.ts).
+    is_multi_factor_auth_service_enabled: false,
   });
 });
 
