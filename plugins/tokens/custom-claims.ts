@@ -25,6 +25,21 @@ export const SCRIPT_TIMEOUT_MS = 50;
  * cannot interrupt: the operator's script is trusted code, kept from accidents, not from malice.
  */
 export const MAX_CLAIMS_TEXT = 16_384;
+/**
+ * The deepest nesting of custom claims kept. The host parses the script's text (V8's JSON.parse
+ * accepts any depth) and later signs the token with JSON.stringify, which recurses: ~5,000
+ * levels, well within MAX_CLAIMS_TEXT, threw RangeError there, so issue() failed and every login
+ * with it (review finding; the text is whatever the script's own JSON.stringify, which it may
+ * replace, returned).
+ */
+export const MAX_CLAIMS_DEPTH = 64;
+/** Whether `value` (parsed JSON) nests at most `depth` more levels; stops at the bound. */
+function nestsWithin(value: unknown, depth: number): boolean {
+  if (value === null || typeof value !== 'object') return true;
+  if (depth === 0) return false;
+  for (const v of Object.values(value)) if (!nestsWithin(v, depth - 1)) return false;
+  return true;
+}
 /** What the wrapper returns when the script throws (see compileCustomizer). */
 const FAILED = '\u0000failed';
 /** What the wrapper returns when the result's JSON text is over MAX_CLAIMS_TEXT. */
@@ -115,6 +130,10 @@ export function compileCustomizer(source: string | undefined, roleClaim: string,
       }
       const out = typeof text === 'string' ? (JSON.parse(text) as unknown) : null;
       if (out === null || typeof out !== 'object' || Array.isArray(out)) return {};
+      if (!nestsWithin(out, MAX_CLAIMS_DEPTH)) {
+        logger.warn({ max: MAX_CLAIMS_DEPTH }, 'custom access token script returned claims nested too deep; no custom claims added');
+        return {};
+      }
       const claims: Record<string, unknown> = {};
       for (const [k, v] of Object.entries(out as Record<string, unknown>)) {
         if (!RESERVED_CLAIMS.has(k) && k !== roleClaim) claims[k] = v;
