@@ -130,6 +130,12 @@ export interface TokensDeps {
   requestSessions?: WeakMap<RequestContext, SessionRecord>;
 }
 
+/**
+ * The longest token verified, in characters (also the validate_jwt_token `token` field's bound).
+ * Anything longer is refused before any work; so nothing longer may be issued either.
+ */
+export const MAX_TOKEN_LENGTH = 8192;
+
 /** At most this many verified tokens are remembered (see `verified` below). */
 export const VERIFIED_CACHE_MAX = 20_000;
 
@@ -206,7 +212,7 @@ export async function createTokensService({ config, memory, keys, sessions, user
 
   /** Signature, algorithm, issuer and expiry (jose checks `exp` and `nbf`). */
   const verifyJwt = async (token: string): Promise<JWTPayload | null> => {
-    if (token.length > 8192) return null;
+    if (token.length > MAX_TOKEN_LENGTH) return null;
     const now = Date.now() / 1000;
     const hit = verified.get(token, now);
     if (hit) return hit;
@@ -232,7 +238,6 @@ export async function createTokensService({ config, memory, keys, sessions, user
     const clientId = req.clientId ?? clientIdDefault;
     const ttl = req.accessTtlSeconds ?? ACCESS_TTL_SECONDS;
     const scope = req.scopes.join(' ');
-    const iat = Math.floor(Date.now() / 1000);
     // Payloads are built by assignment, in the order the claims appear in the token: a computed
     // key and conditional spreads in one literal make V8 build it slowly, on every login.
     let access: Record<string, unknown> = {
@@ -253,9 +258,20 @@ export async function createTokensService({ config, memory, keys, sessions, user
         access[k] = v;
       }
     }
-    if (customize) access = { ...customize({ ...profileClaims(user), id: user.id, roles: user.roles }, { ...access }), ...access };
+    const own = access;
+    const custom = customize ? customize({ ...profileClaims(user), id: user.id, roles: user.roles }, { ...access }) : undefined;
+    if (custom && Object.keys(custom).length > 0) access = { ...custom, ...access };
     // `access` may be the customizer's merge, a fresh object either way: signed as it is.
-    const accessToken = await signOwn(access, ttl);
+    let accessToken = await signOwn(access, ttl);
+    let expiresAt = access.exp as number;
+    // Custom claims within MAX_CLAIMS_TEXT still made tokens longer than verifyJwt takes: the
+    // login succeeded with a token refused on every call (review finding). Such a script
+    // contributes nothing, as one that fails does (custom-claims.ts).
+    if (access !== own && accessToken.length > MAX_TOKEN_LENGTH) {
+      logger.warn({ max: MAX_TOKEN_LENGTH }, 'custom access token claims make the token too long; issued without them');
+      accessToken = await signOwn(own, ttl);
+      expiresAt = own.exp as number;
+    }
     const id = req.idTokenClaimsByScope ? scopedProfileClaims(user, req.scopes) : profileClaims(user);
     id.sub = user.id;
     id.aud = clientId;
@@ -268,7 +284,9 @@ export async function createTokensService({ config, memory, keys, sessions, user
     if (req.nonce) id.nonce = req.nonce;
     if (req.code) id.c_hash = halfHash(req.code, current.alg);
     const idToken = await signOwn(id, ttl);
-    const out: IssuedTokens = { access_token: accessToken, id_token: idToken, expires_in: iat + ttl, lifetime: ttl, scope };
+    // SPEC.md AuthResponse: `expires_in` is when the access token expires, its own `exp` (set by
+    // signOwn on the payload it signed): a clock read apart from it could name a second earlier.
+    const out: IssuedTokens = { access_token: accessToken, id_token: idToken, expires_in: expiresAt, lifetime: ttl, scope };
     if (req.refresh ?? req.scopes.includes('offline_access')) {
       const jti = random.id(24);
       const record: RefreshRecord = {
@@ -323,7 +341,7 @@ export async function createTokensService({ config, memory, keys, sessions, user
     async verifyIdTokenHint(token) {
       // RP-Initiated Logout 1.0 §2: the hint may have expired, but it must be one of ours. The
       // signature and issuer are checked as of the epoch, so `exp` passes; nothing else changes.
-      if (token.length > 8192) return null;
+      if (token.length > MAX_TOKEN_LENGTH) return null;
       try {
         const payload = await verifyWithKeyOf(token, 0);
         return payload && payload.token_type === 'id_token' ? (payload as Record<string, unknown>) : null;
