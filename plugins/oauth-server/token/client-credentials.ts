@@ -32,7 +32,14 @@ export const clientCredentialsGrant: GrantHandler = async ({ ctx, params, caller
   return {
     access_token: access,
     token_type: 'Bearer',
-    expires_in: Math.floor(Date.now() / 1000) + ttl,
+    // SPEC.md POST /oauth/token: the timestamp of expiry, i.e. the token's own `exp`; a clock
+    // read after signing could name a second past it (review finding).
+    expires_in: expiryOf(access),
     scope: scopes.join(' '),
   };
 };
+
+/** The `exp` of a token this server has just signed (its payload is ours, read without checks). */
+function expiryOf(jwt: string): number {
+  return (JSON.parse(Buffer.from(jwt.split('.')[1] ?? '', 'base64url').toString('utf8')) as { exp: number }).exp;
+}
