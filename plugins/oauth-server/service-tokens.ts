@@ -23,6 +23,9 @@ export async function verifyServiceToken(kernel: Kernel, token: string): Promise
     const payload = await verifierOf(key, issuer)(token, now);
     if (!payload) continue;
     if (typeof payload.sub !== 'string' || !payload.sub.startsWith(SERVICE_SUBJECT_PREFIX)) return null;
+    // Only an access token stands for the service account (defence in depth: no other kind is
+    // signed for such a subject today, and one that ever is must not pass as a bearer token).
+    if (payload.token_type !== 'access_token') return null;
     const client = await kernel.service('client-registry').findByClientId(String(payload.client_id ?? ''));
     if (!client || !client.isActive) return null;
     return payload;
