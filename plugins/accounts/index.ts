@@ -15,7 +15,7 @@ export const accountsPlugin = definePlugin({
     { name: 'enable-signup', type: 'boolean', default: true, description: 'Allow signup.' },
     { name: 'enable-mobile-basic-authentication', type: 'boolean', default: false, description: 'Phone number and password login.' },
     // Also listed by the planned email plugin's placeholder (the first declaration wins; same meaning).
-    { name: 'enable-email-verification', type: 'boolean', default: false, description: 'Require a verified email address: proven after signup and after a change of address (update_profile).' },
+    { name: 'enable-email-verification', type: 'boolean', default: false, description: 'Require a verified email address: proven after signup and after a change of address (update_profile, or update_user unless the admin marks it verified).' },
   ],
   events: ['user.login', 'user.signup', 'user.created', 'user.deactivated'],
   meta: (config) => ({

@@ -136,3 +136,34 @@ t.test('a profile change that keeps the email sends nothing and keeps the sessio
   t.equal(mailed.length, before, 'no mail');
   t.equal((await fetch(`${server.url}/v1/profile`, { headers: bearer })).status, 200, 'the session lives');
 });
+
+t.test('an admin moving a user to a new address with verification on: a request to the new address, sessions end', async (t) => {
+  const signup = await rest('signup', { email: 'admin-moved@example.com', password: PASSWORD, confirm_password: PASSWORD });
+  const id = (signup.body.user as { id: string }).id;
+  await rest('admin/update_user', { id, email_verified: true }, admin);
+  const login = await rest('login', { email: 'admin-moved@example.com', password: PASSWORD });
+  const bearer = { authorization: `Bearer ${login.body.access_token as string}` };
+  const before = mailed.length;
+  const moved = await rest('admin/update_user', { id, email: 'Admin-Moved-2@Example.com' }, admin);
+  t.equal(moved.status, 200);
+  t.equal(moved.body.email_verified, false);
+  t.same(mailed.slice(before).map((m) => [m.identifier, m.email]), [['update_email', 'admin-moved-2@example.com']], 'one mail, to the new address');
+  const listed = (await rest('admin/verification_requests', {}, admin)).body.verification_requests as Listed[];
+  t.ok(listed.some((r) => r.identifier === 'update_email' && r.email === 'admin-moved-2@example.com'), 'the request is stored');
+  t.equal((await fetch(`${server.url}/v1/profile`, { headers: bearer })).status, 401, 'the session ended with the change');
+});
+
+t.test('an admin moving a user and vouching for the new address: no mail, the session lives', async (t) => {
+  const signup = await rest('signup', { email: 'vouched@example.com', password: PASSWORD, confirm_password: PASSWORD });
+  const id = (signup.body.user as { id: string }).id;
+  await rest('admin/update_user', { id, email_verified: true }, admin);
+  const login = await rest('login', { email: 'vouched@example.com', password: PASSWORD });
+  const bearer = { authorization: `Bearer ${login.body.access_token as string}` };
+  const before = mailed.length;
+  const moved = await rest('admin/update_user', { id, email: 'vouched-2@example.com', email_verified: true }, admin);
+  t.equal(moved.status, 200);
+  t.equal(moved.body.email_verified, true);
+  t.equal(mailed.length, before, 'no mail');
+  t.equal((await fetch(`${server.url}/v1/profile`, { headers: bearer })).status, 200, 'the session lives');
+  t.equal((await rest('login', { email: 'vouched-2@example.com', password: PASSWORD })).status, 200, 'the new address signs in');
+});
