@@ -233,6 +233,11 @@ export function createSessionsService(config: Config, memory: MemoryStore, keys:
     async fromRequest(ctx: RequestContext) {
       return (await fromCookie(ctx.cookie(SESSION_COOKIE))) ?? (await fromCookie(ctx.cookie(SESSION_DOMAIN_COOKIE)));
     },
+    async cookieSessions(ctx: RequestContext) {
+      const host = await fromCookie(ctx.cookie(SESSION_COOKIE));
+      const domain = await fromCookie(ctx.cookie(SESSION_DOMAIN_COOKIE));
+      return [host, domain].filter((s, i, all): s is SessionRecord => s !== null && all.findIndex((o) => o?.id === s.id) === i);
+    },
   };
   return service;
 }

@@ -80,6 +80,8 @@ export interface SessionsService {
   clearCookies(ctx: RequestContext): void;
   /** The session of the request's cookies, if any. */
   fromRequest(ctx: RequestContext): Promise<SessionRecord | null>;
+  /** Every live session the request's two cookies name (they differ when set by different sign-ins). */
+  cookieSessions(ctx: RequestContext): Promise<SessionRecord[]>;
 }
 
 declare module '../../core/services.js' {
