@@ -27,6 +27,10 @@ export function registerRest(app: FastifyInstance, kernel: Kernel, ops: readonly
       const answer = async (request: FastifyRequest, reply: FastifyReply): Promise<void> => {
         const ctx = contextFromRequest(kernel, request, 'rest');
         const input = op.restMethod === 'GET' ? (op.def.input ? request.query : undefined) : (request.body ?? {});
+        // An answer about its caller (a profile, a session, tokens) is never stored by a cache on
+        // the way (RFC 6749 §5.1 asks it of every response carrying tokens; RFC 9111 §5.2.2.5),
+        // errors included. Constant answers (meta) may be.
+        if (!constant) reply.header('cache-control', 'no-store');
         try {
           const out = await kernel.invokeCompiled(op, ctx, input);
           applyEffects(ctx, reply);
