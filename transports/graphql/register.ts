@@ -98,11 +98,13 @@ class GraphqlRequestError extends Error {
 }
 
 /**
- * Runs before Mercurius's handler: a non-string `query` would reach graphql-js as if it were a
+ * Runs before Mercurius's handler. A non-string `query` would reach graphql-js as if it were a
  * parsed document and fail as a 500 inside validation, so it is refused here. Callback style:
  * it runs on every GraphQL request, and an async hook costs a promise per request.
  */
-function prepareRequest(request: FastifyRequest, _reply: FastifyReply, done: HookHandlerDoneFunction): void {
+function prepareRequest(request: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction): void {
+  // Answers carry tokens and personal data: no cache on the way keeps them (as REST's: rest.ts).
+  reply.header('cache-control', 'no-store');
   const payload = request.method === 'GET' ? request.query : request.body;
   if (payload !== null && typeof payload === 'object' && !Array.isArray(payload)) {
     const query = (payload as { query?: unknown }).query;

@@ -1,6 +1,6 @@
 /**
  * REST answers about their caller are never stored by a cache on the way: responses carrying
- * tokens (RFC 6749 §5.1) or a profile, and refusals, say `Cache-Control: no-store`; the constant
+ * tokens (RFC 6749 §5.1) or a profile, and refusals, say `Cache-Control: no-store` (and GraphQL's); the constant
  * meta answer does not.
  */
 import t from 'tap';
@@ -40,4 +40,15 @@ t.test('the constant meta answer may be cached', async (t) => {
   const res = await fetch(`${server.url}/v1/meta`);
   t.equal(res.status, 200);
   t.equal(res.headers.get('cache-control'), null);
+});
+
+t.test('GraphQL answers say no-store', async (t) => {
+  const res = await fetch(`${server.url}/graphql`, {
+    method: 'POST',
+    headers,
+    body: JSON.stringify({ query: 'mutation { login(params: { email: "cache@example.com", password: "Cache-pass-1" }) { access_token } }' }),
+  });
+  t.equal(res.status, 200);
+  t.type(((await res.json()) as { data?: { login?: { access_token?: string } } }).data?.login?.access_token, 'string');
+  t.equal(res.headers.get('cache-control'), 'no-store');
 });
