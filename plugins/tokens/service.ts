@@ -184,7 +184,11 @@ export async function createTokensService({ config, memory, keys, sessions, user
     return signPayload(claims);
   };
   /** Callers' claims are copied, never changed. */
-  const sign = async (claims: Record<string, unknown>, ttlSeconds: number): Promise<string> => signOwn({ ...claims }, ttlSeconds);
+  const sign = async (claims: Record<string, unknown>, ttlSeconds: number): Promise<{ token: string; expiresAt: number }> => {
+    const own = { ...claims };
+    const token = await signOwn(own, ttlSeconds);
+    return { token, expiresAt: own.exp as number };
+  };
 
   /**
    * Tokens whose signature, algorithm and issuer were verified, until their `exp`. A JWS check is

@@ -87,8 +87,11 @@ export interface TokensService {
   /** The claim that carries roles (`--jwt-role-claim`, default `role`). */
   readonly roleClaim: string;
   issue(req: IssueRequest): Promise<IssuedTokens>;
-  /** Signs arbitrary claims with the current key (`iss` and `iat` added). */
-  sign(claims: Record<string, unknown>, ttlSeconds: number): Promise<string>;
+  /**
+   * Signs arbitrary claims with the current key (`iss`, `iat` and `exp` added); `expiresAt` is the
+   * `exp` signed (what a token response's `expires_in` names, SPEC.md POST /oauth/token).
+   */
+  sign(claims: Record<string, unknown>, ttlSeconds: number): Promise<{ token: string; expiresAt: number }>;
   /** Signature, issuer, expiry, token type, and the session behind it; null when any fails. */
   verifyAccessToken(token: string, options?: VerifyOptions): Promise<VerifiedToken | null>;
   /** Like verifyAccessToken for any token type (refresh: must be unspent). */
