@@ -1,6 +1,7 @@
 /** Input and output types of the account operations (CONTRACT.md names, `$id` = type name). */
 import { Bool, InputObject, Int64, JsonMap, OptBool, OptJsonMap, OptStr, OptStrList, OutputObject, Str, Type } from '../../core/schema.js';
 import { profileInput, UserSchema } from '../users/schemas.js';
+import { MAX_TOKEN_LENGTH } from '../tokens/service.js';
 
 const password = () => Str({ max: 1024 });
 const roles = () => OptStrList({ maxItems: 50, maxLength: 64 });
@@ -57,7 +58,7 @@ export const SessionQueryRequest = InputObject('SessionQueryRequest', {
 
 export const ValidateJWTTokenRequest = InputObject('ValidateJWTTokenRequest', {
   token_type: Type.Union([Type.Literal('access_token'), Type.Literal('id_token'), Type.Literal('refresh_token')]),
-  token: Str({ max: 8192, min: 1 }),
+  token: Str({ max: MAX_TOKEN_LENGTH, min: 1 }),
   roles: roles(),
   required_relations: relations(),
 });
@@ -68,7 +69,7 @@ export const ValidateSessionRequest = InputObject('ValidateSessionRequest', {
   required_relations: relations(),
 });
 
-export const OAuthRevokeRequest = InputObject('OAuthRevokeRequest', { refresh_token: Str({ max: 8192, min: 1 }) });
+export const OAuthRevokeRequest = InputObject('OAuthRevokeRequest', { refresh_token: Str({ max: MAX_TOKEN_LENGTH, min: 1 }) });
 
 const optBool = () => Type.Optional(Bool());
 export const AuthResponse = OutputObject('AuthResponse', {
