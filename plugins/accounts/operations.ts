@@ -22,7 +22,7 @@ import {
   ValidateSessionRequest,
   ValidateSessionResponse,
 } from './schemas.js';
-import { requestEmailVerification, UPDATE_EMAIL_IDENTIFIER, VERIFICATION_SENT } from './verification.js';
+import { askToProveChangedEmail, requestEmailVerification, VERIFICATION_SENT } from './verification.js';
 import { badCredentials, deps, lockedOut, loginsBusy, loginMethod, requestedScopes, respond, revokedAccess, signupRoles, startSession } from './service.js';
 
 /**
@@ -238,11 +238,7 @@ export const accountOperations: AnyOperation[] = [
       }
       if (Object.keys(patch).length === 0) throw invalidArgument('please enter at least one param to update');
       const updated = await users.update(user.id, patch);
-      if (updated.email !== null && updated.email !== user.email && config.bool('enable-email-verification')) {
-        // The new address is unproven and login refuses unverified ones: without a request to
-        // prove it the user was locked out (review finding). As at signup, a verification mail
-        // goes to the new address, and the sessions end until it is proven (authorizer does so).
-        await requestEmailVerification(ctx, user.id, updated.email, undefined, UPDATE_EMAIL_IDENTIFIER);
+      if (await askToProveChangedEmail(ctx, user, updated)) {
         await sessions.revokeAll(user.id);
         sessions.clearCookies(ctx);
         return { message: 'Profile details updated successfully' };

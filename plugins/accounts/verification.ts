@@ -3,7 +3,7 @@
  * the request itself is the users plugin's (plugins/users/email-verification.ts), shared with
  * admin-users; this is what the account operations answer.
  */
-export { requestEmailVerification, SIGNUP_IDENTIFIER, UPDATE_EMAIL_IDENTIFIER, type VerificationRequestedPayload } from '../users/email-verification.js';
+export { askToProveChangedEmail, requestEmailVerification, SIGNUP_IDENTIFIER, UPDATE_EMAIL_IDENTIFIER, type VerificationRequestedPayload } from '../users/email-verification.js';
 
 /** authorizer's wording for this answer (its SDKs show it as is). */
 export const VERIFICATION_SENT = 'Verification email has been sent. Please check your inbox';

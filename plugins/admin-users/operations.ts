@@ -7,7 +7,7 @@ import type { RequestContext } from '../../core/context.js';
 import { invalidArgument, notFound } from '../../core/errors.js';
 import { defineOperation, type AnyOperation } from '../../core/operations.js';
 import { MessageResponse, pageOf, paginationOf } from '../../core/schema.js';
-import { requestEmailVerification, UPDATE_EMAIL_IDENTIFIER } from '../users/email-verification.js';
+import { askToProveChangedEmail } from '../users/email-verification.js';
 import { UserSchema } from '../users/schemas.js';
 import type { UserPatch } from '../users/types.js';
 import {
@@ -103,13 +103,8 @@ export const adminUserOperations: AnyOperation[] = [
       // Changed roles must not live on in old sessions and tokens. The same set given again
       // changes nothing, and signing the user out everywhere for it was a surprise (review finding).
       const rolesChanged = patch.roles !== undefined && (patch.roles.length !== current.roles.length || patch.roles.some((r) => !current.roles.includes(r)));
-      // A new address the admin did not mark verified is unproven, and with
-      // --enable-email-verification login refuses it: without a request to prove it the user was
-      // locked out (review finding). As for update_profile, a verification mail goes to the new
-      // address and the sessions end until it is proven.
-      const unprovenEmail =
-        updated.email !== null && updated.email !== current.email && updated.emailVerifiedAt === null && ctx.kernel.config.bool('enable-email-verification');
-      if (unprovenEmail) await requestEmailVerification(ctx, updated.id, updated.email!, undefined, UPDATE_EMAIL_IDENTIFIER);
+      // A new address the admin did not mark verified is proven as update_profile's is.
+      const unprovenEmail = await askToProveChangedEmail(ctx, current, updated);
       if (rolesChanged || unprovenEmail) await sessions.revokeAll(current.id);
       return users.toUserDto(updated);
     },

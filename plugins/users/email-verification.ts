@@ -8,6 +8,7 @@
  * and update_profile in accounts, update_user in admin-users) asks the same way.
  */
 import type { RequestContext } from '../../core/context.js';
+import type { UserRecord } from './types.js';
 
 /** A new account's address (signup), authorizer's identifier for it. */
 export const SIGNUP_IDENTIFIER = 'basic_auth_signup';
@@ -59,4 +60,18 @@ export async function requestEmailVerification(
     // again (resend_verify_email), so the call that set the address still succeeds.
     ctx.kernel.logger.warn({ err, userId }, 'verification mail could not be queued');
   }
+}
+
+/**
+ * After an update that may have changed the address (update_profile, update_user): with
+ * `--enable-email-verification` a new address nobody marked verified is unproven, and login
+ * refuses unverified ones, so without a request to prove it the user was locked out (review
+ * finding). As at signup, a mail goes to the new address. True when one was asked for: the caller
+ * then ends the user's sessions until it is proven (authorizer does so).
+ */
+export async function askToProveChangedEmail(ctx: RequestContext, before: UserRecord, after: UserRecord): Promise<boolean> {
+  if (after.email === null || after.email === before.email || after.emailVerifiedAt !== null) return false;
+  if (!ctx.kernel.config.bool('enable-email-verification')) return false;
+  await requestEmailVerification(ctx, after.id, after.email, undefined, UPDATE_EMAIL_IDENTIFIER);
+  return true;
 }
