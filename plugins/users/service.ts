@@ -448,9 +448,26 @@ export function createUsersService({ config, storage, memory, hooks, hashers }: 
       const em = storage.em();
       const q = (query ?? '').trim().toLowerCase();
       const offset = (page - 1) * limit;
-      if (!q) {
-        const [rows, total] = await em.findAndCount(UserEntity, {} as never, { orderBy: { createdAt: 'desc', id: 'desc' } as never, limit, offset });
+      const order = { orderBy: { createdAt: 'desc', id: 'desc' } as never };
+      /** The page of rows `where` matches, counted by the database. */
+      const counted = async (where: never) => {
+        const [rows, total] = await em.findAndCount(UserEntity, where, { ...order, limit, offset });
         return { users: (rows as unknown as UserRow[]).map(toRecord), total };
+      };
+      const inFields = (r: UserRow) => [r.id, r.email, r.givenName, r.familyName, r.nickname].some((field) => !!field && field.toLowerCase().includes(q));
+      /** The rows `where` matches that hold the query in one of the fields, paged in memory. */
+      const filtered = async (where: never) => {
+        const found = ((await em.find(UserEntity, where, order)) as unknown as UserRow[]).filter(inFields);
+        return { users: found.slice(offset, offset + limit).map(toRecord), total: found.length };
+      };
+      if (!q) return counted({} as never);
+      if (!storage.isSql) {
+        // MongoDB has no LIKE (MikroORM passes `$like` through, and the server refuses the
+        // unknown operator: a 500 for any query there, review finding): the search text is
+        // matched by a regular expression with every character of the query escaped, so it is a
+        // literal substring. A query holding a newline is checked field by field, as below.
+        const where = { search: new RegExp(q.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')) } as never;
+        return q.includes('\n') ? filtered(where) : counted(where);
       }
       // On SQL databases the substring is found by its position (instr, strpos): every character
       // of the query is literal, so `_` or `%` no longer matched every row, which the query then
@@ -461,33 +478,12 @@ export function createUsersService({ config, storage, memory, hooks, hashers }: 
       // review finding); the path below binds the query as an ordinary value.
       const position = positionSql(storage.type);
       const byPosition = (text: string) => ({ [raw(position!, [text])]: { $gt: 0 } }) as never;
-      const order = { orderBy: { createdAt: 'desc', id: 'desc' } as never };
-      const inFields = (r: UserRow) => [r.id, r.email, r.givenName, r.familyName, r.nickname].some((field) => !!field && field.toLowerCase().includes(q));
-      if (!storage.isSql) {
-        // MongoDB has no LIKE (MikroORM passes `$like` through, and the server refuses the
-        // unknown operator: a 500 for any query there, review finding): the search text is
-        // matched by a regular expression with every character of the query escaped, so it is a
-        // literal substring. A query holding a newline is checked field by field, as below.
-        const where = { search: new RegExp(q.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')) } as never;
-        if (!q.includes('\n')) {
-          const [rows, total] = await em.findAndCount(UserEntity, where, { ...order, limit, offset });
-          return { users: (rows as unknown as UserRow[]).map(toRecord), total };
-        }
-        const found = ((await em.find(UserEntity, where, order)) as unknown as UserRow[]).filter(inFields);
-        return { users: found.slice(offset, offset + limit).map(toRecord), total: found.length };
-      }
-      if (position && !q.includes('\n') && !q.includes('?')) {
-        const [rows, total] = await em.findAndCount(UserEntity, byPosition(q), { ...order, limit, offset });
-        return { users: (rows as unknown as UserRow[]).map(toRecord), total };
-      }
+      if (position && !q.includes('\n') && !q.includes('?')) return counted(byPosition(q));
       // A query holding a newline is matched field by field in memory, over the rows holding its
       // longest newline-free piece: with `_` or `%` in it, the LIKE below matched every row and
       // all were loaded (review finding).
       const piece = q.split('\n').reduce((a, b) => (b.length > a.length ? b : a), '');
-      if (position && piece.length > 0 && !piece.includes('?')) {
-        const found = ((await em.find(UserEntity, byPosition(piece), order)) as unknown as UserRow[]).filter(inFields);
-        return { users: found.slice(offset, offset + limit).map(toRecord), total: found.length };
-      }
+      if (position && piece.length > 0 && !piece.includes('?')) return filtered(byPosition(piece));
       // `%` and `_` are LIKE wildcards and SQLite has no default escape character: search with
       // them as single-character wildcards (a superset), then keep exact substring matches. The
       // search column joins the fields with a newline, so a query holding one could match across
@@ -499,12 +495,7 @@ export function createUsersService({ config, storage, memory, hooks, hashers }: 
       // finding). The column holds lowercased text already, so a binary comparison is the
       // case-insensitive substring match everywhere.
       const where = (binaryLike ? { [raw('search collate utf8mb4_bin')]: { $like: pattern } } : { search: { $like: pattern } }) as never;
-      if (exact) {
-        const [rows, total] = await em.findAndCount(UserEntity, where, { ...order, limit, offset });
-        return { users: (rows as unknown as UserRow[]).map(toRecord), total };
-      }
-      const all = ((await em.find(UserEntity, where, order)) as unknown as UserRow[]).filter(inFields);
-      return { users: all.slice(offset, offset + limit).map(toRecord), total: all.length };
+      return exact ? counted(where) : filtered(where);
     },
 
     async verifyPassword(user, password, unknownAs): Promise<PasswordCheck> {
