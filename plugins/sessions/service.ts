@@ -236,7 +236,9 @@ export function createSessionsService(config: Config, memory: MemoryStore, keys:
     async cookieSessions(ctx: RequestContext) {
       const host = await fromCookie(ctx.cookie(SESSION_COOKIE));
       const domain = await fromCookie(ctx.cookie(SESSION_DOMAIN_COOKIE));
-      return [host, domain].filter((s, i, all): s is SessionRecord => s !== null && all.findIndex((o) => o?.id === s.id) === i);
+      const named = host ? [host] : [];
+      if (domain && domain.id !== host?.id) named.push(domain);
+      return named;
     },
   };
   return service;
