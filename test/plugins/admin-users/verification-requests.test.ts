@@ -29,6 +29,17 @@ async function gql(query: string, headers: Record<string, string> = {}) {
   return (await res.json()) as { data?: Record<string, Record<string, unknown> | null>; errors?: { message: string }[] };
 }
 
+/** A user whose first address the admin vouched for, signed in: its id and bearer header (throws when a step fails). */
+async function vouchedAndSignedIn(email: string): Promise<{ id: string; bearer: Record<string, string> }> {
+  const signup = await rest('signup', { email, password: PASSWORD, confirm_password: PASSWORD });
+  const id = (signup.body.user as { id: string }).id;
+  const vouched = await rest('admin/update_user', { id, email_verified: true }, admin);
+  if (vouched.status !== 200) throw new Error(`the admin could not vouch for ${email}: ${vouched.status}`);
+  const login = await rest('login', { email, password: PASSWORD });
+  if (login.status !== 200) throw new Error(`${email} could not sign in: ${login.status}`);
+  return { id, bearer: { authorization: `Bearer ${login.body.access_token as string}` } };
+}
+
 interface Listed {
   id: string;
   identifier: string;
@@ -99,12 +110,7 @@ t.test('delete_user removes the verification request with the user', async (t) =
 });
 
 t.test('changing the email with verification on asks the new address for proof and ends the sessions', async (t) => {
-  const signup = await rest('signup', { email: 'mover@example.com', password: PASSWORD, confirm_password: PASSWORD });
-  const id = (signup.body.user as { id: string }).id;
-  t.equal((await rest('admin/update_user', { id, email_verified: true }, admin)).status, 200, 'the admin vouches for the first address');
-  const login = await rest('login', { email: 'mover@example.com', password: PASSWORD });
-  t.equal(login.status, 200);
-  const bearer = { authorization: `Bearer ${login.body.access_token as string}` };
+  const { bearer } = await vouchedAndSignedIn('mover@example.com');
   const before = mailed.length;
   const change = await rest('update_profile', { email: 'Moved@Example.com' }, bearer);
   t.equal(change.status, 200);
@@ -126,11 +132,7 @@ t.test('changing the email with verification on asks the new address for proof a
 });
 
 t.test('a profile change that keeps the email sends nothing and keeps the session', async (t) => {
-  const signup = await rest('signup', { email: 'stayer@example.com', password: PASSWORD, confirm_password: PASSWORD });
-  const id = (signup.body.user as { id: string }).id;
-  await rest('admin/update_user', { id, email_verified: true }, admin);
-  const login = await rest('login', { email: 'stayer@example.com', password: PASSWORD });
-  const bearer = { authorization: `Bearer ${login.body.access_token as string}` };
+  const { bearer } = await vouchedAndSignedIn('stayer@example.com');
   const before = mailed.length;
   t.equal((await rest('update_profile', { email: 'STAYER@example.com', nickname: 'Stay' }, bearer)).status, 200);
   t.equal(mailed.length, before, 'no mail');
@@ -138,11 +140,7 @@ t.test('a profile change that keeps the email sends nothing and keeps the sessio
 });
 
 t.test('an admin moving a user to a new address with verification on: a request to the new address, sessions end', async (t) => {
-  const signup = await rest('signup', { email: 'admin-moved@example.com', password: PASSWORD, confirm_password: PASSWORD });
-  const id = (signup.body.user as { id: string }).id;
-  await rest('admin/update_user', { id, email_verified: true }, admin);
-  const login = await rest('login', { email: 'admin-moved@example.com', password: PASSWORD });
-  const bearer = { authorization: `Bearer ${login.body.access_token as string}` };
+  const { id, bearer } = await vouchedAndSignedIn('admin-moved@example.com');
   const before = mailed.length;
   const moved = await rest('admin/update_user', { id, email: 'Admin-Moved-2@Example.com' }, admin);
   t.equal(moved.status, 200);
@@ -154,11 +152,7 @@ t.test('an admin moving a user to a new address with verification on: a request 
 });
 
 t.test('an admin moving a user and vouching for the new address: no mail, the session lives', async (t) => {
-  const signup = await rest('signup', { email: 'vouched@example.com', password: PASSWORD, confirm_password: PASSWORD });
-  const id = (signup.body.user as { id: string }).id;
-  await rest('admin/update_user', { id, email_verified: true }, admin);
-  const login = await rest('login', { email: 'vouched@example.com', password: PASSWORD });
-  const bearer = { authorization: `Bearer ${login.body.access_token as string}` };
+  const { id, bearer } = await vouchedAndSignedIn('vouched@example.com');
   const before = mailed.length;
   const moved = await rest('admin/update_user', { id, email: 'vouched-2@example.com', email_verified: true }, admin);
   t.equal(moved.status, 200);
