@@ -237,8 +237,8 @@ export const accountOperations: AnyOperation[] = [
         patch.password = input.new_password;
       }
       if (Object.keys(patch).length === 0) throw invalidArgument('please enter at least one param to update');
-      const updated = await users.update(user.id, patch);
-      if (await askToProveChangedEmail(ctx, user, updated)) {
+      const { before, after: updated } = await users.update(user.id, patch);
+      if (await askToProveChangedEmail(ctx, before, updated)) {
         await sessions.revokeAll(user.id);
         sessions.clearCookies(ctx);
         return { message: 'Profile details updated successfully' };

@@ -23,8 +23,8 @@ import {
 
 const deps = (ctx: RequestContext) => ({ users: ctx.kernel.service('users'), sessions: ctx.kernel.service('sessions') });
 
-async function mustFind(ctx: RequestContext, id: string, options: { fresh?: boolean } = {}) {
-  const user = await deps(ctx).users.findById(id, options);
+async function mustFind(ctx: RequestContext, id: string) {
+  const user = await deps(ctx).users.findById(id);
   if (!user) throw notFound('user not found');
   return user;
 }
@@ -69,12 +69,7 @@ export const adminUserOperations: AnyOperation[] = [
     output: UserSchema,
     handler: async (ctx, input) => {
       const { users, sessions } = deps(ctx);
-      // Read from the database, not the per-process by-id cache: whether the roles change (and
-      // the sessions end, below) is decided against these roles, and a copy cached before
-      // another server changed them let a session keep a role this call took away (review
-      // finding; CONTRACT.md "Behaviour facts": tokens are stateful, so the ended session
-      // takes its tokens with it).
-      const current = await mustFind(ctx, input.id, { fresh: true });
+      const current = await mustFind(ctx, input.id);
       const patch: UserPatch = {};
       for (const k of ['given_name', 'family_name', 'middle_name', 'nickname', 'gender', 'birthdate', 'picture', 'email', 'phone_number'] as const) {
         if (input[k] !== undefined) patch[k] = input[k];
@@ -99,12 +94,17 @@ export const adminUserOperations: AnyOperation[] = [
       const email = patch.email !== undefined ? patch.email : current.email;
       const phone = patch.phone_number !== undefined ? patch.phone_number : current.phoneNumber;
       if (!email && !phone) throw invalidArgument('a user needs an email address or a phone number');
-      const updated = await users.update(current.id, patch);
+      // `before` is the user as the update found it under the user's lock. Judged against a copy
+      // read earlier (the per-process cache, another server's write, or another admin's update
+      // landing between that read and this write), a role this call took away could live on in
+      // a session granted it meanwhile (review findings; CONTRACT.md "Behaviour facts": tokens
+      // are stateful, so the ended session takes its tokens with it).
+      const { before, after: updated } = await users.update(current.id, patch);
       // Changed roles must not live on in old sessions and tokens. The same set given again
       // changes nothing, and signing the user out everywhere for it was a surprise (review finding).
-      const rolesChanged = patch.roles !== undefined && (patch.roles.length !== current.roles.length || patch.roles.some((r) => !current.roles.includes(r)));
+      const rolesChanged = patch.roles !== undefined && (patch.roles.length !== before.roles.length || patch.roles.some((r) => !before.roles.includes(r)));
       // A new address the admin did not mark verified is proven as update_profile's is.
-      const unprovenEmail = await askToProveChangedEmail(ctx, current, updated);
+      const unprovenEmail = await askToProveChangedEmail(ctx, before, updated);
       if (rolesChanged || unprovenEmail) await sessions.revokeAll(current.id);
       return users.toUserDto(updated);
     },

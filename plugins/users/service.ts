@@ -357,6 +357,7 @@ export function createUsersService({ config, storage, memory, hooks, hashers }: 
         const row = (await em.findOne(UserEntity, { id } as never)) as UserRow | null;
         // Exactly this id (MySQL's collation would match another case: see findOne).
         if (!row || row.id !== id) throw notFound('user not found');
+        const before = toRecord(row);
         const clearing = email === null || phone === null;
         if (clearing && !(email === undefined ? row.email : email) && !(phone === undefined ? row.phoneNumber : phone)) {
           throw invalidArgument('a user needs an email address or a phone number');
@@ -400,7 +401,7 @@ export function createUsersService({ config, storage, memory, hooks, hashers }: 
         byId.delete(id);
         await em.flush();
         byId.delete(id);
-        return toRecord(row);
+        return { before, after: toRecord(row) };
       });
     },
 

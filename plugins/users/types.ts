@@ -103,8 +103,12 @@ export interface UsersService {
   findByPhone(phone: string): Promise<UserRecord | null>;
   /** Creates a user; `already_exists` on a taken email or phone (also under concurrency). */
   create(input: NewUser): Promise<UserRecord>;
-  /** Updates a user; email and phone changes keep uniqueness. `not_found` when absent. */
-  update(id: string, patch: UserPatch): Promise<UserRecord>;
+  /**
+   * Updates a user; email and phone changes keep uniqueness. `not_found` when absent. `before` is
+   * the user as this update found it under the user's lock: what changed is judged against it,
+   * not against a copy read earlier, which another update may have changed since.
+   */
+  update(id: string, patch: UserPatch): Promise<{ before: UserRecord; after: UserRecord }>;
   /**
    * Sets `revoked_timestamp` (revoke: the given moment) or clears it, only when that changes the
    * user's state; `changed` says whether this call did it. Of two concurrent revokes one changes

@@ -6,28 +6,12 @@
  */
 import t from 'tap';
 import type { Kernel } from '../../../core/kernel.js';
+import { holdNext } from '../../helpers/hold.js';
 import { bootAccounts, call, PASSWORD, type Auth } from '../accounts/helpers.js';
 
 const tk = await bootAccounts({ roles: 'user,admin' });
 t.teardown(() => tk.close());
 const k: Kernel = tk.kernel;
-
-/** Holds the next call of `method` on `target` open, after it ran, until `release` is called. */
-function holdNext<T extends object, K extends keyof T>(target: T, method: K): { reached: Promise<void>; release: () => void } {
-  const original = target[method] as unknown as (...args: unknown[]) => Promise<unknown>;
-  let release!: () => void;
-  let reached!: () => void;
-  const gate = new Promise<void>((r) => (release = r));
-  const entered = new Promise<void>((r) => (reached = r));
-  (target as Record<K, unknown>)[method] = async (...args: unknown[]) => {
-    (target as Record<K, unknown>)[method] = original;
-    const result = await original.apply(target, args);
-    reached();
-    await gate;
-    return result;
-  };
-  return { reached: entered, release };
-}
 
 const holdNextUserLookup = () => holdNext(k.service('users'), 'findById');
 
