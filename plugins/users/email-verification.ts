@@ -1,14 +1,16 @@
 /**
- * Asking for proof of an email address (`--enable-email-verification`): a verification request is
- * stored (token hashed, see verification.ts) and the `email.verification_requested` hook carries
- * the plain token to whoever sends the mail: the email plugin, when it exists, subscribes to it and
- * builds the link to `/verify_email?token=` (SPEC.md "Endpoints"). The token travels on a hook, not
- * on the event bus, because the bus feeds webhooks and audit subscribers, which must never see a
- * usable token. It lives with the users plugin so that every plugin that sets an address (signup
- * and update_profile in accounts, update_user in admin-users) asks the same way.
+ * Asking for proof of an email address (`--enable-email-verification`). The users service stores a
+ * verification request (token hashed, see verification.ts) in the same commit as the address it
+ * is about: at signup (`create` with `proveEmail`) and when an update leaves a user with a new
+ * address nobody marked verified (`update` with `proveNewEmail`). Once that commit is done, the
+ * `email.verification_requested` hook carries the plain token to whoever sends the mail: the email
+ * plugin, when it exists, subscribes to it and builds the link to `/verify_email?token=` (SPEC.md
+ * "Endpoints"). The token travels on a hook, not on the event bus, because the bus feeds webhooks
+ * and audit subscribers, which must never see a usable token.
  */
-import type { RequestContext } from '../../core/context.js';
-import type { UserRecord } from './types.js';
+import type { HookBus } from '../../core/hooks.js';
+import type { Logger } from '../../core/logger.js';
+import type { VerificationRecord } from './verification.js';
 
 /** A new account's address (signup), authorizer's identifier for it. */
 export const SIGNUP_IDENTIFIER = 'basic_auth_signup';
@@ -33,24 +35,13 @@ declare module '../../core/hooks.js' {
   }
 }
 
-export async function requestEmailVerification(
-  ctx: RequestContext,
-  userId: string,
-  email: string,
-  redirectUri: string | undefined,
-  identifier: string = SIGNUP_IDENTIFIER,
-): Promise<void> {
-  const { record, token } = await ctx.kernel.service('users').verifications.create({
-    identifier,
-    email,
-    userId,
-    ...(redirectUri ? { redirectUri } : {}),
-  });
+/** Hands a stored request's plain token to the mail sender (after the commit that stored it). */
+export async function handOverVerification(hooks: HookBus, logger: Logger, record: VerificationRecord, token: string): Promise<void> {
   try {
-    await ctx.kernel.hooks.run('email.verification_requested', {
+    await hooks.run('email.verification_requested', {
       identifier: record.identifier,
-      email,
-      userId,
+      email: record.email,
+      userId: record.userId ?? '',
       token,
       expiresAt: record.expiresAt,
       redirectUri: record.redirectUri,
@@ -58,20 +49,6 @@ export async function requestEmailVerification(
   } catch (err) {
     // The account and its request exist; a mail that could not be handed over can be asked for
     // again (resend_verify_email), so the call that set the address still succeeds.
-    ctx.kernel.logger.warn({ err, userId }, 'verification mail could not be queued');
+    logger.warn({ err, userId: record.userId }, 'verification mail could not be queued');
   }
-}
-
-/**
- * After an update that may have changed the address (update_profile, update_user): with
- * `--enable-email-verification` a new address nobody marked verified is unproven, and login
- * refuses unverified ones, so without a request to prove it the user was locked out (review
- * finding). As at signup, a mail goes to the new address. True when one was asked for: the caller
- * then ends the user's sessions until it is proven (authorizer does so).
- */
-export async function askToProveChangedEmail(ctx: RequestContext, before: UserRecord, after: UserRecord): Promise<boolean> {
-  if (after.email === null || after.email === before.email || after.emailVerifiedAt !== null) return false;
-  if (!ctx.kernel.config.bool('enable-email-verification')) return false;
-  await requestEmailVerification(ctx, after.id, after.email, undefined, UPDATE_EMAIL_IDENTIFIER);
-  return true;
 }

@@ -52,6 +52,6 @@ export const usersPlugin = definePlugin<UsersService>({
     const threads = config.number('password-hash-threads', 0);
     const hashers = createHashWorkers(threads > 0 ? Math.min(threads, 64) : availableParallelism());
     onClose(() => hashers.close());
-    return createUsersService({ config, storage, memory, hooks, hashers });
+    return createUsersService({ config, storage, memory, hooks, logger, hashers });
   },
 });

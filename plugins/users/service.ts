@@ -12,6 +12,7 @@ import { StampedReads } from '../../core/stamped-reads.js';
 import type { Config } from '../../core/config.js';
 import { invalidArgument, notFound, ServiceError } from '../../core/errors.js';
 import type { HookBus } from '../../core/hooks.js';
+import type { Logger } from '../../core/logger.js';
 import type { MemoryStore } from '../../core/memory-store.js';
 import { raw } from '@mikro-orm/core';
 import { MAX_TEXT_BYTES, type DatabaseType, type Storage } from '../../core/storage.js';
@@ -20,8 +21,9 @@ import { UserEntity, type UserRow } from './entities.js';
 import { hashPassword, PRODUCTION_PARAMS, verifyPassword } from './password.js';
 import { sqlPointLookup } from './point-lookup.js';
 import { checkPasswordPolicy, joinList, normalizeEmail, normalizePhone, splitList } from './policy.js';
-import type { NewUser, PasswordCheck, UserDto, UserListQuery, UserPatch, UserRecord, UsersService } from './types.js';
-import { createVerificationRequests } from './verification.js';
+import { handOverVerification, SIGNUP_IDENTIFIER, UPDATE_EMAIL_IDENTIFIER } from './email-verification.js';
+import type { CreateOptions, NewUser, PasswordCheck, UpdateOptions, UserDto, UserListQuery, UserPatch, UserRecord, UsersService } from './types.js';
+import { createVerificationRequests, newVerificationRow, VerificationEntity, type NewVerification, type VerificationRecord } from './verification.js';
 import type { HashWorkers } from './hash-workers.js';
 
 export const DUPLICATE_USER = 'user with given email already exists';
@@ -98,6 +100,8 @@ export interface UsersDeps {
   storage: Storage;
   memory: MemoryStore;
   hooks: HookBus;
+  /** Told when a verification mail could not be handed over. */
+  logger: Logger;
   /** Where password hashes run; default: libuv's pool via @node-rs/argon2's async calls. */
   hashers?: HashWorkers;
 }
@@ -129,13 +133,23 @@ function positionSql(type: DatabaseType): string | null {
   }
 }
 
+/**
+ * A verification request added to the unit of work that writes its address, so that one commit
+ * stores both or neither (email-verification.ts). Returns it with the plain token, for the mail.
+ */
+function proofOf(em: ReturnType<Storage['em']>, input: NewVerification): { row: VerificationRecord; token: string } {
+  const proof = newVerificationRow(input);
+  em.create(VerificationEntity, proof.row as never);
+  return proof;
+}
+
 function appDataText(value: Record<string, unknown>): string {
   const text = JSON.stringify(value);
   if (Buffer.byteLength(text) > MAX_APP_DATA_BYTES) throw new ServiceError('invalid_argument', `invalid app_data: at most ${MAX_APP_DATA_BYTES} bytes as JSON`);
   return text;
 }
 
-export function createUsersService({ config, storage, memory, hooks, hashers }: UsersDeps): UsersService {
+export function createUsersService({ config, storage, memory, hooks, logger, hashers }: UsersDeps): UsersService {
   const strong = config.bool('enable-strong-password');
   const roles = {
     allowed: config.list('roles'),
@@ -297,14 +311,14 @@ export function createUsersService({ config, storage, memory, hooks, hashers }: 
       return findKept('phoneNumber', p);
     },
 
-    async create(input: NewUser) {
+    async create(input: NewUser, options: CreateOptions = {}) {
       const appData = input.app_data ? appDataText(input.app_data) : null;
       const email = input.email !== undefined && input.email !== '' ? normalizeEmail(input.email) : null;
       const phone = input.phone_number !== undefined && input.phone_number !== '' ? normalizePhone(input.phone_number) : null;
       // Hash before taking the locks: the slow part must not hold them.
       const password = input.password !== undefined ? await hash(input.password) : null;
       const ids = [...(email ? [`email:${email}`] : []), ...(phone ? [`phone:${phone}`] : [])];
-      return withIdentifierLocks(ids, async () => {
+      const created = await withIdentifierLocks(ids, async () => {
         await assertFree(email, phone);
         const t = now();
         const row: UserRow = {
@@ -336,12 +350,15 @@ export function createUsersService({ config, storage, memory, hooks, hashers }: 
         row.search = searchText(row);
         const em = storage.em();
         em.create(UserEntity, row as never);
+        const proof = options.proveEmail && email ? proofOf(em, { identifier: SIGNUP_IDENTIFIER, email, userId: row.id, ...options.proveEmail }) : null;
         await em.flush();
-        return toRecord(row);
+        return { user: toRecord(row), proof };
       });
+      if (created.proof) await handOverVerification(hooks, logger, created.proof.row, created.proof.token);
+      return created.user;
     },
 
-    async update(id, patch: UserPatch) {
+    async update(id, patch: UserPatch, options: UpdateOptions = {}) {
       const appData = patch.app_data !== undefined ? appDataText(patch.app_data) : undefined;
       const email = patch.email === undefined ? undefined : patch.email === '' ? null : normalizeEmail(patch.email);
       const phone =
@@ -352,7 +369,7 @@ export function createUsersService({ config, storage, memory, hooks, hashers }: 
       // other still there and left a user nobody can sign in as (review finding, PostgreSQL and
       // MariaDB), and the search text was written from a row missing the other's change.
       const ids = [`id:${id}`, ...(email ? [`email:${email}`] : []), ...(phone ? [`phone:${phone}`] : [])];
-      return withIdentifierLocks(ids, async () => {
+      const result = await withIdentifierLocks(ids, async () => {
         const em = storage.em();
         const row = (await em.findOne(UserEntity, { id } as never)) as UserRow | null;
         // Exactly this id (MySQL's collation would match another case: see findOne).
@@ -398,11 +415,15 @@ export function createUsersService({ config, storage, memory, hooks, hashers }: 
         if (patch.mfa_locked_at !== undefined) row.mfaLockedAt = patch.mfa_locked_at;
         row.updatedAt = t;
         row.search = searchText(row);
+        const unproven = row.email !== null && row.email !== before.email && row.emailVerifiedAt === null;
+        const proof = options.proveNewEmail && unproven ? proofOf(em, { identifier: UPDATE_EMAIL_IDENTIFIER, email: row.email as string, userId: id }) : null;
         byId.delete(id);
         await em.flush();
         byId.delete(id);
-        return { before, after: toRecord(row) };
+        return { before, after: toRecord(row), proof };
       });
+      if (result.proof) await handOverVerification(hooks, logger, result.proof.row, result.proof.token);
+      return { before: result.before, after: result.after, proofRequested: result.proof !== null };
     },
 
     async setAccess(id, revokedAt) {

@@ -79,6 +79,23 @@ export interface UserPatch extends ProfilePatch {
   mfa_locked_at?: number | null;
 }
 
+/**
+ * Proof of an address is asked for in the same commit as the write that sets it
+ * (email-verification.ts), then the mail is handed over.
+ */
+export interface CreateOptions {
+  /** Store a `basic_auth_signup` verification request for the new user's email (when it has one). */
+  proveEmail?: { redirectUri?: string };
+}
+
+export interface UpdateOptions {
+  /**
+   * When the update leaves the user with a different email that is not marked verified, store an
+   * `update_email` verification request for it; the result's `proofRequested` says so.
+   */
+  proveNewEmail?: boolean;
+}
+
 export interface UserListQuery {
   page: number;
   limit: number;
@@ -102,13 +119,13 @@ export interface UsersService {
   findByEmail(email: string): Promise<UserRecord | null>;
   findByPhone(phone: string): Promise<UserRecord | null>;
   /** Creates a user; `already_exists` on a taken email or phone (also under concurrency). */
-  create(input: NewUser): Promise<UserRecord>;
+  create(input: NewUser, options?: CreateOptions): Promise<UserRecord>;
   /**
    * Updates a user; email and phone changes keep uniqueness. `not_found` when absent. `before` is
    * the user as this update found it under the user's lock: what changed is judged against it,
    * not against a copy read earlier, which another update may have changed since.
    */
-  update(id: string, patch: UserPatch): Promise<{ before: UserRecord; after: UserRecord }>;
+  update(id: string, patch: UserPatch, options?: UpdateOptions): Promise<{ before: UserRecord; after: UserRecord; proofRequested: boolean }>;
   /**
    * Sets `revoked_timestamp` (revoke: the given moment) or clears it, only when that changes the
    * user's state; `changed` says whether this call did it. Of two concurrent revokes one changes

@@ -72,23 +72,35 @@ const toRecord = (r: VerificationRow): VerificationRecord => ({
   updatedAt: Number(r.updatedAt),
 });
 
+/**
+ * A new request's row and its plain token. The users service stores it in the same commit as the
+ * address it is about (create, update): an address saved with no request to prove it, or a
+ * request for an address that was never saved, is not left behind by a failed write.
+ */
+export function newVerificationRow(input: NewVerification): { row: VerificationRecord; token: string } {
+  const token = randomBytes(32).toString('base64url');
+  const t = Math.floor(Date.now() / 1000);
+  return {
+    token,
+    row: {
+      id: newId(),
+      identifier: input.identifier,
+      tokenHash: digestToken(token),
+      email: input.email,
+      userId: input.userId ?? null,
+      expiresAt: t + VERIFICATION_TTL_SECONDS,
+      createdAt: t,
+      updatedAt: t,
+      nonce: randomBytes(16).toString('base64url'),
+      redirectUri: input.redirectUri ?? null,
+    },
+  };
+}
+
 export function createVerificationRequests(storage: Storage): VerificationRequestsService {
   return {
     async create(input) {
-      const token = randomBytes(32).toString('base64url');
-      const t = Math.floor(Date.now() / 1000);
-      const row: VerificationRow = {
-        id: newId(),
-        identifier: input.identifier,
-        tokenHash: digestToken(token),
-        email: input.email,
-        userId: input.userId ?? null,
-        expiresAt: t + VERIFICATION_TTL_SECONDS,
-        createdAt: t,
-        updatedAt: t,
-        nonce: randomBytes(16).toString('base64url'),
-        redirectUri: input.redirectUri ?? null,
-      };
+      const { row, token } = newVerificationRow(input);
       const em = storage.em();
       em.create(VerificationEntity, row as never);
       await em.flush();

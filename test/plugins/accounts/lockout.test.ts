@@ -109,7 +109,7 @@ t.test('a burst of guesses is answered alike for an unknown address and an accou
   t.teardown(() => workers.close());
   let checked = 0;
   const counting: HashWorkers = { ...workers, verify: (stored, password) => (checked++, workers.verify(stored, password)) };
-  const users = createUsersService({ config: kernel.config, storage: kernel.storage, memory: kernel.memory, hooks: kernel.hooks, hashers: counting });
+  const users = createUsersService({ config: kernel.config, storage: kernel.storage, memory: kernel.memory, hooks: kernel.hooks, logger: kernel.logger, hashers: counting });
   const known = await users.create({ email: 'burst-known@example.com', password: 'right-pass-1', roles: ['user'], signup_method: 'basic_auth' });
   const unknown = { ...known, id: 'no-such-user', password: null };
   const bursts: [string, () => Promise<string>][] = [
