@@ -139,10 +139,29 @@ const tooDeep = () => new ServiceError('invalid_argument', `invalid input: neste
  * query parameters, so it reached the database and came back a 500 (review finding), while
  * SQLite stored it. Refused for every operation and database alike, before any handler runs.
  */
-const nulCharacter = (field: string) => new ServiceError('invalid_argument', `invalid ${field}: must not contain the NUL character (U+0000)`);
+const NUL_CHARACTER = 'must not contain the NUL character (U+0000)';
 /** `1e400` parses as Infinity, which JSON cannot hold: stored, it came back as null (review finding). */
 const notFinite = () => new ServiceError('invalid_argument', 'invalid input: numbers must be finite');
-const loneSurrogate = (field: string) => new ServiceError('invalid_argument', `invalid ${field}: must be well-formed Unicode (it holds a lone surrogate)`);
+const LONE_SURROGATE = 'must be well-formed Unicode (it holds a lone surrogate)';
+
+/**
+ * Text refused somewhere in the input, named by its whole path (`app_data.a.b`, `roles.2`, as the
+ * schema's own errors are): each level it passes on the way out puts its key in front. Naming
+ * only the innermost key (`invalid b:`) left the caller guessing which field was meant (review
+ * finding). Built only for a refusal.
+ */
+class BadText extends ServiceError {
+  constructor(
+    readonly path: readonly string[],
+    readonly problem: string,
+  ) {
+    super('invalid_argument', `invalid ${path.join('.')}: ${problem}`);
+  }
+
+  static under(parent: string, err: unknown): unknown {
+    return err instanceof BadText ? new BadText([parent, ...err.path], err.problem) : err;
+  }
+}
 
 /**
  * Text every database and encoder takes as it is: no NUL (above), and no lone UTF-16 surrogate,
@@ -150,8 +169,8 @@ const loneSurrogate = (field: string) => new ServiceError('invalid_argument', `i
  * passwords hashed alike and a name came back changed (review finding).
  */
 function checkText(s: string, field: string): void {
-  if (s.includes('\0')) throw nulCharacter(printable(field));
-  if (!(s as WellFormedText).isWellFormed()) throw loneSurrogate(printable(field));
+  if (s.includes('\0')) throw new BadText([printable(field)], NUL_CHARACTER);
+  if (!(s as WellFormedText).isWellFormed()) throw new BadText([printable(field)], LONE_SURROGATE);
 }
 
 /** A field name fit for an error message (the name itself may be the bad text); built only then. */
@@ -175,8 +194,13 @@ export function stripNulls(value: unknown, depth = 0, freeForm?: ReadonlySet<str
     if (depth >= MAX_INPUT_DEPTH) throw tooDeep();
     let out: unknown[] | undefined;
     for (let i = 0; i < value.length; i++) {
-      if (typeof value[i] === 'string') checkText(value[i] as string, 'input');
-      const v = stripNulls(value[i], depth + 1, undefined, keepNulls);
+      if (typeof value[i] === 'string') checkText(value[i] as string, String(i));
+      let v: unknown;
+      try {
+        v = stripNulls(value[i], depth + 1, undefined, keepNulls);
+      } catch (err) {
+        throw BadText.under(String(i), err);
+      }
       if (v !== value[i] && !out) out = value.slice(0, i);
       if (out) out.push(v);
     }
@@ -196,7 +220,12 @@ export function stripNulls(value: unknown, depth = 0, freeForm?: ReadonlySet<str
       checkText(k, k);
       if (typeof before === 'string') checkText(before, k);
       const dropped = before === undefined || (before === null && !keepNulls);
-      const v = dropped ? undefined : stripNulls(before, depth + 1, undefined, keepNulls || (depth === 0 && freeForm !== undefined && freeForm.has(k)));
+      let v: unknown;
+      try {
+        v = dropped ? undefined : stripNulls(before, depth + 1, undefined, keepNulls || (depth === 0 && freeForm !== undefined && freeForm.has(k)));
+      } catch (err) {
+        throw BadText.under(printable(k), err);
+      }
       if ((dropped || v !== before) && !out) {
         out = {};
         for (let j = 0; j < i; j++) out[keys[j]] = source[keys[j]];

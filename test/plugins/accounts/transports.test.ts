@@ -56,6 +56,8 @@ t.test('REST: signup, login, profile (GET with bearer), bad input', async (t) =>
     t.equal(r.body.code, 'invalid_argument', `${what}: invalid_argument`);
     t.type(r.body.message, 'string');
   }
+  const nested = await rest('signup', { email: 'x@example.com', password: PASSWORD, confirm_password: PASSWORD, app_data: { prefs: { 'k\u0000': 1 } } });
+  t.equal(nested.body.message, 'invalid app_data.prefs.k: must not contain the NUL character (U+0000)', 'a bad key deep in app_data is named by its whole path');
   t.equal(await userCount(), before, 'nothing written');
   const wrong = await rest('login', { email: 'rest@example.com', password: 'nope-nope' });
   t.same(wrong, { status: 401, body: { code: 'unauthenticated', message: 'bad user credentials' } });
