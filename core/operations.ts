@@ -6,6 +6,7 @@
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
 import { TypeCompiler, type TypeCheck } from '@sinclair/typebox/compiler';
 import type { RequestContext } from './context.js';
+import { limitOfFormat, withCharacterLimits } from './character-limits.js';
 import { ServiceError } from './errors.js';
 import { scalarTag } from './schema.js';
 
@@ -96,7 +97,8 @@ export function compileOperation(def: AnyOperation, plugin: string): CompiledOpe
     restMethod: rest?.method ?? (def.input ? 'POST' : def.kind === 'query' ? 'GET' : 'POST'),
     restPath,
     grpcMethod,
-    check: TypeCompiler.Compile(def.input ?? NO_INPUT),
+    // String bounds count characters, not UTF-16 code units (character-limits.ts).
+    check: TypeCompiler.Compile(withCharacterLimits(def.input ?? NO_INPUT)),
     freeForm: freeFormFields(def.input),
   };
 }
@@ -243,6 +245,7 @@ export function validateInput(op: CompiledOperation, raw: unknown): unknown {
   if (op.check.Check(input)) return op.def.input ? input : undefined;
   const first = op.check.Errors(input).First();
   const where = first?.path ? first.path.replace(/^\//, '').replace(/\//g, '.') : '';
-  const detail = (first?.message ?? 'is invalid').toLowerCase();
+  const limit = limitOfFormat(first?.schema.format);
+  const detail = (limit !== undefined ? `Expected string length less or equal to ${limit}` : (first?.message ?? 'is invalid')).toLowerCase();
   throw new ServiceError('invalid_argument', where ? `invalid ${where}: ${detail}` : `invalid input: ${detail}`);
 }

@@ -19,6 +19,11 @@ async function scenario(t: Test, kernel: Kernel): Promise<void> {
   t.equal(byEmail?.emailVerifiedAt, null);
   t.same(byEmail?.roles, ['user']);
   await t.rejects(signup(kernel, 'scenario@example.com'), { message: 'user with given email already exists' });
+  // Bounds count characters (core/character-limits.ts), and so do the columns: 256 emoji, 1 KiB
+  // of UTF-8, fit a 256-character name on every database.
+  const emoji = '\u{1F600}'.repeat(256);
+  const wide = await signup(kernel, 'emoji@example.com', { nickname: emoji });
+  t.equal((await kernel.service('users').findById(wide.user.id, { fresh: true }))?.nickname, emoji, 'a 256-emoji nickname is stored whole');
   const race = await Promise.allSettled(Array.from({ length: 4 }, () => signup(kernel, 'race@example.com')));
   t.equal(race.filter((r) => r.status === 'fulfilled').length, 1, 'one of four concurrent signups wins');
   for (const r of race) if (r.status === 'rejected') t.match(r.reason, { message: 'user with given email already exists' });
