@@ -87,12 +87,12 @@ export const adminUserOperations: AnyOperation[] = [
         if (bad !== undefined) throw invalidArgument(`invalid role "${bad.slice(0, 64)}"`);
         patch.roles = [...new Set(input.roles)];
       }
-      // The same rules as update_profile: a call must change something, and a user keeps a way
-      // to sign in (clearing both email and phone left an account nobody could log in to).
+      // The same rules as update_profile: a call must change something. That a user keeps a way
+      // to sign in (clearing both email and phone left an account nobody could log in to) is
+      // checked by users.update under the user's lock, against the row as it is then: judged here
+      // against `current`, a copy from the per-process cache, it refused a clear that another
+      // server's new address made safe.
       if (Object.keys(patch).length === 0) throw invalidArgument('please enter at least one param to update');
-      const email = patch.email !== undefined ? patch.email : current.email;
-      const phone = patch.phone_number !== undefined ? patch.phone_number : current.phoneNumber;
-      if (!email && !phone) throw invalidArgument('a user needs an email address or a phone number');
       // `before` is the user as the update found it under the user's lock. Judged against a copy
       // read earlier (the per-process cache, another server's write, or another admin's update
       // landing between that read and this write), a role this call took away could live on in

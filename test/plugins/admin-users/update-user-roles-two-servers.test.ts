@@ -48,3 +48,18 @@ t.test('a role taken away on one server ends the session granted it on the other
   const v = await post(a, '/v1/validate_jwt_token', { token_type: 'access_token', token });
   t.equal(v.json.is_valid, false, 'its access token is no longer valid');
 });
+
+t.test('clearing the email is judged against the user as stored, not against the copy the server read before another added a phone', async (t) => {
+  const signup = await post(a, '/v1/signup', { email: 'keeps-a-way@example.com', password: PASSWORD, confirm_password: PASSWORD });
+  const id = (signup.json.user as { id: string }).id;
+  // A reads the user (email only); B gives it a phone number.
+  t.equal((await post(a, '/v1/admin/user', { id }, admin)).json.phone_number ?? null, null);
+  t.equal((await post(b, '/v1/admin/update_user', { id, phone_number: '+15550009876' }, admin)).status, 200);
+  // A clears the email: the phone number B added keeps a way to sign in.
+  const cleared = await post(a, '/v1/admin/update_user', { id, email: '' }, admin);
+  t.equal(cleared.status, 200, 'allowed');
+  t.same([cleared.json.email ?? null, cleared.json.phone_number], [null, '+15550009876']);
+  // Clearing the phone now would leave nothing: refused, on either server.
+  const none = await post(b, '/v1/admin/update_user', { id, phone_number: '' }, admin);
+  t.same([none.status, none.json.message], [400, 'a user needs an email address or a phone number']);
+});
