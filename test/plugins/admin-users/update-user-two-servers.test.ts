@@ -1,10 +1,12 @@
 /**
- * `update_user` ends the user's sessions when it changes their roles (plugins/admin-users
- * operations.ts), and decides whether it does from the roles the user held before the call. Two
- * servers of one deployment share one SQLite file and the database memory store: a user read
- * on one server (its per-process by-id cache) and given other roles on the other must not
- * keep a session with roles an admin has just taken away (CONTRACT.md "Behaviour facts":
- * access tokens are stateful, so ending the session ends its tokens).
+ * `update_user` on two servers of one deployment, sharing one SQLite file and the database memory
+ * store, where each server keeps a short per-process copy of the users it read. What the call
+ * decides must rest on the user as stored, not on that copy:
+ * - it ends the user's sessions when it changes their roles, so a session granted a role an admin
+ *   has just taken away does not live on (CONTRACT.md "Behaviour facts": access tokens are
+ *   stateful, so ending the session ends its tokens);
+ * - it refuses to leave a user with neither email nor phone, and allows a clear that the other
+ *   server's change made safe.
  */
 import t from 'tap';
 import { mkdtemp, rm } from 'node:fs/promises';
