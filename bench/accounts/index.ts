@@ -21,7 +21,8 @@
  *   the note: a POST body costs the client and Node's HTTP parser more than a header).
  * - A subject and its reference are measured interleaved, BENCH_ROUNDS times (default 2; logins
  *   BENCH_LOGIN_ROUNDS, default 3) for BENCH_RUN_SECONDS (default 4) each, and the mean is
- *   reported, so a burst of background load lands on both sides.
+ *   reported, so a burst of background load lands on both sides. The token rows take more and
+ *   shorter rounds (TOKEN_ROUNDS below).
  * - The password-hash ceiling is the raw Argon2id verification with the production parameters
  *   (plugins/users/password.ts) in its own process, the best of three ways to run it: one hash
  *   per core in flight and 8 in flight (more than libuv's 4 pool threads), both through the
@@ -129,6 +130,16 @@ const SECRET = 'bench-secret-bench-secret-bench-secret-0123';
  * in a Map).
  */
 const BASE_FLAGS = { 'rate-limit-per-minute': 0, 'memory-store': 'database' };
+/**
+ * Token rows: BENCH_TOKEN_ROUNDS interleaved rounds (default 5) of BENCH_TOKEN_RUN_SECONDS (3)
+ * each. This VM's speed drifts within minutes: on 2026-11-29 the bare HS256 route alone cost 48,
+ * 74, 66, 65, 49, then 86 µs of CPU per request in six 4 s runs a few seconds apart, and a full
+ * bench run put Latchkey's cold HS256 rows at 61-66% of bare while the profiling aid
+ * (bench/profiling/cold-tokens.ts) measured 83-99% the same hour. More, shorter rounds let a
+ * drift fall on both sides of a comparison instead of on one (it had been 2 rounds of 4 s).
+ */
+const TOKEN_ROUNDS = Number(process.env.BENCH_TOKEN_ROUNDS ?? 5);
+const TOKEN_RUN_S = Number(process.env.BENCH_TOKEN_RUN_SECONDS ?? 3);
 /** More than the verified-token cache holds (VERIFIED_CACHE_MAX), so cycling through them always misses. */
 const COLD_TOKENS = VERIFIED_CACHE_MAX + 4_000;
 
@@ -191,11 +202,11 @@ async function tokenRows(alg: 'HS256' | 'RS256', server: Party, bare: Party, row
   const probe = await postJson(`${server.url}/v1/validate_jwt_token`, { token_type: 'access_token', token }, headers);
   if (probe.is_valid !== true) throw new Error(`validate_jwt_token ${alg}: the bench token is not valid`);
   const [ref, refPost, vjt, profile] = await interleaved([
-    () => withServerCpu(bare, RUN_S, () => httpRun({ url: bare.url, headers: auth, durationS: RUN_S })),
-    () => withServerCpu(bare, RUN_S, () => httpRun({ url: bareValidate, method: 'POST', headers: post, body: vjtBody, durationS: RUN_S })),
-    () => withServerCpu(server, RUN_S, () => httpRun({ url: `${server.url}/v1/validate_jwt_token`, method: 'POST', headers: post, body: vjtBody, durationS: RUN_S })),
-    () => withServerCpu(server, RUN_S, () => httpRun({ url: `${server.url}/v1/profile`, headers: auth, durationS: RUN_S })),
-  ]);
+    () => withServerCpu(bare, TOKEN_RUN_S, () => httpRun({ url: bare.url, headers: auth, durationS: TOKEN_RUN_S })),
+    () => withServerCpu(bare, TOKEN_RUN_S, () => httpRun({ url: bareValidate, method: 'POST', headers: post, body: vjtBody, durationS: TOKEN_RUN_S })),
+    () => withServerCpu(server, TOKEN_RUN_S, () => httpRun({ url: `${server.url}/v1/validate_jwt_token`, method: 'POST', headers: post, body: vjtBody, durationS: TOKEN_RUN_S })),
+    () => withServerCpu(server, TOKEN_RUN_S, () => httpRun({ url: `${server.url}/v1/profile`, headers: auth, durationS: TOKEN_RUN_S })),
+  ], TOKEN_ROUNDS);
   const refName = `bare Fastify verify ${alg} (GET, bearer)`;
   const refPostName = `bare Fastify verify ${alg} (POST, JSON body)`;
   rows.push({ section: S, name: refName, value: ref.rps, unit: 'req/s', note: note(ref) });
@@ -219,23 +230,23 @@ async function tokenRows(alg: 'HS256' | 'RS256', server: Party, bare: Party, row
   const nextForServer = () => many[serverAt++ % many.length];
   const nextForBare = () => many[bareAt++ % many.length];
   const [coldRef, coldRefPost, coldVjt, coldProfile] = await interleaved([
-    () => withServerCpu(bare, RUN_S, () => httpRun({ url: bare.url, durationS: RUN_S, vary: () => ({ headers: { authorization: `Bearer ${nextForBare()}` } }) })),
+    () => withServerCpu(bare, TOKEN_RUN_S, () => httpRun({ url: bare.url, durationS: TOKEN_RUN_S, vary: () => ({ headers: { authorization: `Bearer ${nextForBare()}` } }) })),
     () =>
-      withServerCpu(bare, RUN_S, () =>
-        httpRun({ url: bareValidate, method: 'POST', headers: post, durationS: RUN_S, vary: () => ({ body: JSON.stringify({ token_type: 'access_token', token: nextForBare() }) }) }),
+      withServerCpu(bare, TOKEN_RUN_S, () =>
+        httpRun({ url: bareValidate, method: 'POST', headers: post, durationS: TOKEN_RUN_S, vary: () => ({ body: JSON.stringify({ token_type: 'access_token', token: nextForBare() }) }) }),
       ),
     () =>
-      withServerCpu(server, RUN_S, () =>
+      withServerCpu(server, TOKEN_RUN_S, () =>
         httpRun({
           url: `${server.url}/v1/validate_jwt_token`,
           method: 'POST',
           headers: post,
-          durationS: RUN_S,
+          durationS: TOKEN_RUN_S,
           vary: () => ({ body: JSON.stringify({ token_type: 'access_token', token: nextForServer() }) }),
         }),
       ),
-    () => withServerCpu(server, RUN_S, () => httpRun({ url: `${server.url}/v1/profile`, durationS: RUN_S, vary: () => ({ headers: { authorization: `Bearer ${nextForServer()}` } }) })),
-  ]);
+    () => withServerCpu(server, TOKEN_RUN_S, () => httpRun({ url: `${server.url}/v1/profile`, durationS: TOKEN_RUN_S, vary: () => ({ headers: { authorization: `Bearer ${nextForServer()}` } }) })),
+  ], TOKEN_ROUNDS);
   const coldName = `${refName}, distinct tokens`;
   const coldPostName = `${refPostName}, distinct tokens`;
   rows.push({ section: S, name: coldName, value: coldRef.rps, unit: 'req/s', note: note(coldRef, `${COLD_TOKENS} tokens in turn`) });
