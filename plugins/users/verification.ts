@@ -55,9 +55,11 @@ export interface NewVerification {
   redirectUri?: string;
 }
 
+/**
+ * The stored requests. New ones are written by the users service, with the address they are
+ * about (newVerificationRow).
+ */
 export interface VerificationRequestsService {
-  /** Stores a request; returns it with the plain token (to be mailed, never stored). */
-  create(input: NewVerification): Promise<{ record: VerificationRecord; token: string }>;
   list(q: { page: number; limit: number }): Promise<{ requests: VerificationRecord[]; total: number }>;
   /** Every request of a user (by id or email). Returns how many were removed. */
   deleteForUser(user: { id: string; email: string | null }): Promise<number>;
@@ -99,13 +101,6 @@ export function newVerificationRow(input: NewVerification): { row: VerificationR
 
 export function createVerificationRequests(storage: Storage): VerificationRequestsService {
   return {
-    async create(input) {
-      const { row, token } = newVerificationRow(input);
-      const em = storage.em();
-      em.create(VerificationEntity, row as never);
-      await em.flush();
-      return { record: toRecord(row), token };
-    },
     async list({ page, limit }) {
       const [rows, total] = await storage.em().findAndCount(VerificationEntity, {} as never, {
         orderBy: { createdAt: 'desc', id: 'desc' } as never,
