@@ -19,14 +19,18 @@ async function post(path: string, body: unknown, headers: Record<string, string>
 }
 
 const cookieOf = (setCookies: string[]) => setCookies.find((c) => c.startsWith('cookie_session='))!.split(';')[0];
+/** A new user signed in `times` times (each a session of its own); the answers in order. */
+async function signedIn(email: string, times: number) {
+  await post('signup', { email, password: PASSWORD, confirm_password: PASSWORD });
+  const logins = [];
+  for (let i = 0; i < times; i++) logins.push(await post('login', { email, password: PASSWORD }));
+  return logins;
+}
 const profileStatus = async (headers: Record<string, string>) => (await fetch(`${server.url}/v1/profile`, { headers })).status;
 
 t.test('a logout by bearer token also ends the session of the cookies it clears, and no other', async (t) => {
-  await post('signup', { email: 'two-sessions@example.com', password: PASSWORD, confirm_password: PASSWORD });
-  const inBrowser = await post('login', { email: 'two-sessions@example.com', password: PASSWORD });
+  const [inBrowser, byToken, elsewhere] = await signedIn('two-sessions@example.com', 3);
   const cookie = cookieOf(inBrowser.cookies);
-  const byToken = await post('login', { email: 'two-sessions@example.com', password: PASSWORD });
-  const elsewhere = await post('login', { email: 'two-sessions@example.com', password: PASSWORD });
   t.equal(await profileStatus({ cookie }), 200, 'the browser cookie works before the logout');
 
   const out = await post('logout', {}, { authorization: `Bearer ${byToken.body.access_token as string}`, cookie });
@@ -42,9 +46,7 @@ t.test('a logout by bearer token also ends the session of the cookies it clears,
 });
 
 t.test('a plain cookie logout ends that session only', async (t) => {
-  await post('signup', { email: 'one-cookie@example.com', password: PASSWORD, confirm_password: PASSWORD });
-  const inBrowser = await post('login', { email: 'one-cookie@example.com', password: PASSWORD });
-  const other = await post('login', { email: 'one-cookie@example.com', password: PASSWORD });
+  const [inBrowser, other] = await signedIn('one-cookie@example.com', 2);
   const cookie = cookieOf(inBrowser.cookies);
   t.equal((await post('logout', {}, { cookie })).status, 200);
   t.equal(await profileStatus({ cookie }), 401, 'the cookie session ended');
@@ -52,9 +54,7 @@ t.test('a plain cookie logout ends that session only', async (t) => {
 });
 
 t.test('host and domain cookies of two different sign-ins: a logout ends both sessions', async (t) => {
-  await post('signup', { email: 'two-cookies@example.com', password: PASSWORD, confirm_password: PASSWORD });
-  const hostLogin = await post('login', { email: 'two-cookies@example.com', password: PASSWORD });
-  const domainLogin = await post('login', { email: 'two-cookies@example.com', password: PASSWORD });
+  const [hostLogin, domainLogin] = await signedIn('two-cookies@example.com', 2);
   const host = cookieOf(hostLogin.cookies);
   const domain = `cookie_session_domain=${cookieOf(domainLogin.cookies).slice('cookie_session='.length)}`;
   t.equal((await post('logout', {}, { cookie: `${host}; ${domain}` })).status, 200);
