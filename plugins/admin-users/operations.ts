@@ -68,6 +68,8 @@ export const adminUserOperations: AnyOperation[] = [
     output: UserSchema,
     handler: async (ctx, input) => {
       const { users, sessions } = deps(ctx);
+      // An unknown id is a 404 before anything is said of the input. The copy may be the
+      // per-process cache's: nothing below is decided on it (see `before`).
       const current = await mustFind(ctx, input.id);
       const patch: UserPatch = {};
       for (const k of ['given_name', 'family_name', 'middle_name', 'nickname', 'gender', 'birthdate', 'picture', 'email', 'phone_number'] as const) {

@@ -38,4 +38,3 @@ export const clientCredentialsGrant: GrantHandler = async ({ ctx, params, caller
     scope: scopes.join(' '),
   };
 };
-
