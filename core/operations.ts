@@ -5,6 +5,7 @@
  */
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
 import { TypeCompiler, type TypeCheck } from '@sinclair/typebox/compiler';
+import { ValueErrorType } from '@sinclair/typebox/errors';
 import type { RequestContext } from './context.js';
 import { limitOfFormat, withCharacterLimits } from './character-limits.js';
 import { ServiceError } from './errors.js';
@@ -245,7 +246,10 @@ export function validateInput(op: CompiledOperation, raw: unknown): unknown {
   if (op.check.Check(input)) return op.def.input ? input : undefined;
   const first = op.check.Errors(input).First();
   const where = first?.path ? first.path.replace(/^\//, '').replace(/\//g, '.') : '';
-  const limit = limitOfFormat(first?.schema.format);
+  // Only the format's own error is a length error: a missing or mistyped field has the same
+  // schema (format included) in its error, and read as "expected string length less or equal
+  // to n" (review finding: `{}` at login answered that for the missing password).
+  const limit = first?.type === ValueErrorType.StringFormat ? limitOfFormat(first.schema.format) : undefined;
   const detail = (limit !== undefined ? `Expected string length less or equal to ${limit}` : (first?.message ?? 'is invalid')).toLowerCase();
   throw new ServiceError('invalid_argument', where ? `invalid ${where}: ${detail}` : `invalid input: ${detail}`);
 }

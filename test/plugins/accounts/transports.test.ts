@@ -56,6 +56,14 @@ t.test('REST: signup, login, profile (GET with bearer), bad input', async (t) =>
     t.equal(r.body.code, 'invalid_argument', `${what}: invalid_argument`);
     t.type(r.body.message, 'string');
   }
+  // The message names the field and what is wrong with it.
+  const told: [string, object, string][] = [
+    ['missing field', { email: 'x@example.com', password: PASSWORD }, 'invalid confirm_password: expected required property'],
+    ['wrong type', { email: 'x@example.com', password: PASSWORD, confirm_password: PASSWORD, roles: 'user' }, 'invalid roles: expected array'],
+    ['oversized', { email: `${'x'.repeat(400)}@example.com`, password: PASSWORD, confirm_password: PASSWORD }, 'invalid email: expected string length less or equal to 320'],
+    ['unknown field', { email: 'x@example.com', password: PASSWORD, confirm_password: PASSWORD, is_admin: true }, 'invalid is_admin: unexpected property'],
+  ];
+  for (const [what, body, message] of told) t.equal((await rest('signup', body)).body.message, message, `${what}: the message`);
   const nested = await rest('signup', { email: 'x@example.com', password: PASSWORD, confirm_password: PASSWORD, app_data: { prefs: { 'k\u0000': 1 } } });
   t.equal(nested.body.message, 'invalid app_data.prefs.k: must not contain the NUL character (U+0000)', 'a bad key deep in app_data is named by its whole path');
   t.equal(await userCount(), before, 'nothing written');
