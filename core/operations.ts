@@ -240,6 +240,17 @@ export function stripNulls(value: unknown, depth = 0, freeForm?: ReadonlySet<str
   return value;
 }
 
+/**
+ * The values a union of literals allows (token_type, response modes...), for a message that
+ * names them: TypeBox's own says only "expected union value". Undefined for any other union.
+ */
+function literalChoices(schema: TSchema): string[] | undefined {
+  const options = (schema as { anyOf?: unknown }).anyOf;
+  if (!Array.isArray(options) || options.length === 0) return undefined;
+  const values = options.map((o) => (o !== null && typeof o === 'object' && 'const' in o ? (o as { const: unknown }).const : undefined));
+  return values.every((v) => typeof v === 'string' || typeof v === 'number') ? values.map(String) : undefined;
+}
+
 /** Validates input against the operation's schema; the message names the first bad field. */
 export function validateInput(op: CompiledOperation, raw: unknown): unknown {
   const input = stripNulls(raw ?? {}, 0, op.freeForm);
@@ -250,6 +261,12 @@ export function validateInput(op: CompiledOperation, raw: unknown): unknown {
   // schema (format included) in its error, and read as "expected string length less or equal
   // to n" (review finding: `{}` at login answered that for the missing password).
   const limit = first?.type === ValueErrorType.StringFormat ? limitOfFormat(first.schema.format) : undefined;
-  const detail = (limit !== undefined ? `Expected string length less or equal to ${limit}` : (first?.message ?? 'is invalid')).toLowerCase();
+  const choices = first?.type === ValueErrorType.Union ? literalChoices(first.schema) : undefined;
+  const detail =
+    limit !== undefined
+      ? `expected string length less or equal to ${limit}`
+      : choices !== undefined
+        ? `expected one of ${choices.join(', ')}`
+        : (first?.message ?? 'is invalid').toLowerCase();
   throw new ServiceError('invalid_argument', where ? `invalid ${where}: ${detail}` : `invalid input: ${detail}`);
 }
