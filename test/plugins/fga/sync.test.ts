@@ -276,3 +276,82 @@ t.test('two nodes writing to one SQLite file at once: every write lands (SQLITE_
   await nodes[1].sync();
   t.equal(nodes[1].check(Array.from({ length: 40 }, (_, i) => ({ user: `user:u${i}`, relation: 'viewer', object: 'doc:busy' }))).filter(Boolean).length, 40);
 });
+
+/** Counts the change-log queries a storage runs (knex reports every query it sends). */
+function changeLogQueries(storage: Awaited<ReturnType<typeof openStorage>>): () => number {
+  let n = 0;
+  const knex = (storage.orm.em.getConnection() as unknown as { getKnex(): { on(event: 'query', listener: (q: { sql: string }) => void): void } }).getKnex();
+  knex.on('query', (q) => {
+    if (q.sql.includes('latchkey_fga_changes')) n++;
+  });
+  return () => n;
+}
+
+t.test('on a SQLite file a poll with nothing committed since the last one asks the database nothing', async (t) => {
+  const { stores, nodes, storage } = await twoConnectionsOnSqlite(t);
+  const [writer, reader] = nodes;
+  await writer.installModel(MODEL);
+  await reader.sync();
+  const queries = changeLogQueries(storage);
+  await writer.sync();
+  await writer.sync();
+  const idle = queries();
+  for (let i = 0; i < 5; i++) await writer.sync();
+  t.equal(queries(), idle, 'five polls of an idle log: no query');
+  // Another connection (another node, as another process would be) commits a tuple.
+  await reader.writeTuples([{ user: 'user:anne', relation: 'viewer', object: 'doc:1' }]);
+  await writer.sync();
+  t.ok(queries() > idle, 'the commit is noticed and the log read');
+  t.same(writer.check([{ user: 'user:anne', relation: 'viewer', object: 'doc:1' }]), [true], 'and the change applied');
+  const afterWrite = queries();
+  await writer.sync();
+  t.equal(queries(), afterWrite, 'quiet again once read to the end');
+  // Any commit counts, not only the change log's: the stamp cannot tell them apart.
+  await stores[1].pruneChanges(0);
+  await storage.orm.em.fork().getConnection().execute('create table unrelated_commit (x integer)');
+  await writer.sync();
+  t.ok(queries() > afterWrite, 'an unrelated commit makes the next poll read the log');
+});
+
+t.test('a node storing sessions all the while still sees another node\'s writes', async (t) => {
+  const target = await sqliteTarget();
+  // A keeps its sessions in the same file (the database memory store), so its own writes are
+  // the stamp's "own writes": the only commit since the last look leaves the stamp as it was.
+  const a = await bootTestKernel({ plugins: [fgaPlugin, admin], database: target, memory: 'database' });
+  const b = await bootTestKernel({ plugins: [fgaPlugin, admin], database: target });
+  t.teardown(async () => {
+    await a.close();
+    await b.close();
+    await target.dispose();
+  });
+  await b.kernel.invoke('_fga_write_model', testContext(b.kernel), { dsl: MODEL });
+  const onA = a.kernel.service('fga');
+  const sees = (user: string) => {
+    try {
+      return onA.check([{ user, relation: 'viewer', object: 'doc:1' }])[0];
+    } catch {
+      return false;
+    }
+  };
+  let storing = true;
+  let stored = 0;
+  const sessions = (async () => {
+    while (storing) {
+      await a.kernel.memory.set(`session:busy:${stored++}`, 'x', 60_000);
+      await sleep(1);
+    }
+  })();
+  for (let i = 0; i < 5; i++) {
+    const user = `user:u${i}`;
+    await b.kernel.invoke('_fga_write_tuples', testContext(b.kernel), { tuples: [{ user, relation: 'viewer', object: 'doc:1' }] });
+    const start = performance.now();
+    while (!sees(user)) {
+      if (performance.now() - start > PROPAGATION_BOUND_MS) break;
+      await sleep(2);
+    }
+    t.ok(sees(user), `write ${i + 1} on B seen on A within ${PROPAGATION_BOUND_MS} ms while A stored sessions`);
+  }
+  storing = false;
+  await sessions;
+  t.ok(stored > 20, `A stored ${stored} sessions meanwhile`);
+});
