@@ -35,6 +35,20 @@ export interface StatementOptions {
    * else it is an ordinary write. A process crash loses nothing either way.
    */
   relaxed?: boolean;
+  /**
+   * Told right before and right after the statement runs, on the connection that runs it, with
+   * nothing of this process between the two (the SQLite runner only: its statements are
+   * synchronous). The memory store reads the change stamp there (storage/sqlite-change-stamp.ts,
+   * "Own writes"): read around an `await`, another request's write could come between and the
+   * write no longer counted as the only commit.
+   */
+  around?: StatementAround;
+}
+
+export interface StatementAround {
+  before(): void;
+  /** `affectedRows`: what the statement reported (0 for a read). */
+  after(affectedRows: number): void;
 }
 
 /**

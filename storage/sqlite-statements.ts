@@ -106,7 +106,18 @@ export function statementRunner(orm: MikroORM, usesLibsql: boolean, walSync?: Wa
       walSync?.committed();
     }
   };
-  const pick = (options: StatementOptions | undefined) => (options?.relaxed && walSync?.available ? runRelaxed : runOn);
+  const pick = (options: StatementOptions | undefined) => {
+    const exec = options?.relaxed && walSync?.available ? runRelaxed : runOn;
+    const around = options?.around;
+    if (!around) return exec;
+    // Synchronous from `before` to `after`: nothing else of this process runs in between.
+    return (db: LibsqlConnection, sql: string, params: unknown[], method: StatementMethod): unknown => {
+      around.before();
+      const out = exec(db, sql, params, method);
+      around.after(method === 'run' ? (out as { affectedRows: number }).affectedRows : 0);
+      return out;
+    };
+  };
   return {
     async run(sql, params, method, options) {
       const exec = pick(options);

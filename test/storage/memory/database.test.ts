@@ -113,12 +113,12 @@ async function freshStore(t: Test): Promise<{ storage: Storage; memory: Database
 
 /** Counts the memory store's reads that reach SQLite (kept statements, `get`). */
 function countReads(storage: Storage): { readonly n: number } {
-  const statements = storage.statements as { run: (sql: string, values: unknown[], method: string) => Promise<unknown> };
+  const statements = storage.statements as { run: (sql: string, values: unknown[], method: string, options?: unknown) => Promise<unknown> };
   const run = statements.run.bind(statements);
   const counter = { n: 0 };
-  statements.run = (sql, values, method) => {
+  statements.run = (sql, values, method, options) => {
     if (method === 'get') counter.n++;
-    return run(sql, values, method);
+    return run(sql, values, method, options);
   };
   return counter;
 }
@@ -143,6 +143,25 @@ t.test("an own write that was the only commit drops only its key's kept read", a
   // store did not make) makes everything stale again.
   await storage.orm.em.getConnection().execute(`update ${MEMORY_TABLE} set value = 'A2' where key = 'own:a'`, [], 'run');
   t.equal(await memory.get('own:a'), 'A2', 'a write that is not an own write of this store is seen');
+});
+
+t.test('own writes that waited together for the connection each still count as the only commit', async (t) => {
+  const { storage, memory } = await freshStore(t);
+  await memory.set('wait:a', 'A', 60_000);
+  t.equal(await memory.get('wait:a'), 'A');
+  const reads = countReads(storage);
+  // The connection is held as an ORM query holds it (the FGA poll's, under a login load), and two
+  // sessions are stored meanwhile: both wait for it, then run one after the other.
+  const client = (storage.orm.em.getConnection() as unknown as { getKnex(): { client: { acquireConnection(): Promise<unknown>; releaseConnection(c: unknown): Promise<void> } } }).getKnex().client;
+  const held = await client.acquireConnection();
+  const writes = Promise.all([memory.set('wait:b', 'B', 60_000), memory.set('wait:c', 'C', 60_000)]);
+  await new Promise((r) => setTimeout(r, 20));
+  await client.releaseConnection(held);
+  await writes;
+  t.equal(await memory.get('wait:a'), 'A');
+  t.equal(reads.n, 0, 'the read of another key is still kept (the stamp was read where each statement ran, not around the wait)');
+  t.equal(await memory.get('wait:b'), 'B', 'the written keys are read again');
+  t.equal(await memory.get('wait:c'), 'C');
 });
 
 /**
