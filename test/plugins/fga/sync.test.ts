@@ -14,7 +14,7 @@ import { fgaEntities } from '../../../plugins/fga/store/sql-entities.js';
 import { SqlFgaStore } from '../../../plugins/fga/store/sql-store.js';
 import { openStorage } from '../../../storage/index.js';
 import { databaseTarget, sqliteTarget, type DbTarget } from '../../helpers/databases.js';
-import { bootTestKernel, testContext } from '../../helpers/kernel.js';
+import { bootTestKernel, testContext, type TestKernel } from '../../helpers/kernel.js';
 import { GROUPS_MODEL } from './models.js';
 
 const MODEL = `${GROUPS_MODEL}type doc
@@ -31,23 +31,34 @@ const admin = definePlugin({
 });
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-async function twoKernels(t: Test, target: DbTarget): Promise<void> {
+/**
+ * Two kernels on one database, closed with the test, the model installed from the first.
+ * `secondMemory`: where the second keeps its sessions (the in-process store unless told).
+ */
+async function kernelsOn(t: Test, target: DbTarget, secondMemory?: 'database'): Promise<[TestKernel, TestKernel]> {
   const a = await bootTestKernel({ plugins: [fgaPlugin, admin], database: target });
-  const b = await bootTestKernel({ plugins: [fgaPlugin, admin], database: target });
+  const b = await bootTestKernel({ plugins: [fgaPlugin, admin], database: target, ...(secondMemory ? { memory: secondMemory } : {}) });
   t.teardown(async () => {
     await a.close();
     await b.close();
     await target.dispose();
   });
   await a.kernel.invoke('_fga_write_model', testContext(a.kernel), { dsl: MODEL });
-  const onB = b.kernel.service('fga');
-  const ask = (user: string) => {
-    try {
-      return onB.check([{ user, relation: 'viewer', object: 'doc:1' }])[0];
-    } catch {
-      return false; // B has not seen the model yet
-    }
-  };
+  return [a, b];
+}
+
+/** Whether the node lets `user` view doc:1; false until it has seen the model. */
+const viewsDoc = (node: TestKernel) => (user: string): boolean => {
+  try {
+    return node.kernel.service('fga').check([{ user, relation: 'viewer', object: 'doc:1' }])[0];
+  } catch {
+    return false;
+  }
+};
+
+async function twoKernels(t: Test, target: DbTarget): Promise<void> {
+  const [a, b] = await kernelsOn(t, target);
+  const ask = viewsDoc(b);
   const waitOnB = async (want: boolean, user: string): Promise<number> => {
     const start = performance.now();
     while (ask(user) !== want) {
@@ -314,25 +325,10 @@ t.test('on a SQLite file a poll with nothing committed since the last one asks t
 });
 
 t.test('a node storing sessions all the while still sees another node\'s writes', async (t) => {
-  const target = await sqliteTarget();
   // A keeps its sessions in the same file (the database memory store), so its own writes are
   // the stamp's "own writes": the only commit since the last look leaves the stamp as it was.
-  const a = await bootTestKernel({ plugins: [fgaPlugin, admin], database: target, memory: 'database' });
-  const b = await bootTestKernel({ plugins: [fgaPlugin, admin], database: target });
-  t.teardown(async () => {
-    await a.close();
-    await b.close();
-    await target.dispose();
-  });
-  await b.kernel.invoke('_fga_write_model', testContext(b.kernel), { dsl: MODEL });
-  const onA = a.kernel.service('fga');
-  const sees = (user: string) => {
-    try {
-      return onA.check([{ user, relation: 'viewer', object: 'doc:1' }])[0];
-    } catch {
-      return false;
-    }
-  };
+  const [b, a] = await kernelsOn(t, await sqliteTarget(), 'database');
+  const sees = viewsDoc(a);
   let storing = true;
   let stored = 0;
   const sessions = (async () => {
