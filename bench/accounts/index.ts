@@ -80,6 +80,13 @@
  * loop once per pair, 8 accounts instead of one, `--max-semi-space-size=1`. Each verification
  * maps @node-rs/argon2's 19 MiB block afresh (~265 page faults per hash with transparent huge
  * pages, ~4,865 without), in the ceiling and the server alike.
+ * Session 24 (2026-11-29, one hash 10.5-12.8 ms of machine time), machine CPU from /proc/stat and
+ * per-thread CPU under wrk, 6 s rounds: everything but the hash cost the floor ~1.0 ms per login
+ * and Latchkey ~1.5 ms (90% of the ceiling needs under ~1.3 ms); wrk and the kernel's loopback
+ * work ~0.35 ms of it for both. Main thread: Latchkey 1.10-1.50 ms, the floor 0.51-0.75 ms; with
+ * `--memory-store process` (no SQLite session write) Latchkey's was 1.05-1.20 ms. Its profile
+ * under load: the response's writev 16-19% (the floor pays the same), the session insert 15-18%,
+ * token signing 7-10%, the cookie seal 3-5%, the rest spread thin.
  * Warm-up (since session 17): before the timed login rounds the floor, Latchkey and the peer each
  * answer BENCH_LOGIN_WARM_SECONDS (default 20) of logins. At ~100 logins/s the login path takes
  * tens of seconds to reach V8's optimizing tier: in a probe (2 s of warm-up, then three 6 s
