@@ -24,9 +24,16 @@ export function portOf(server: { address(): string | { port: number } | null }):
 
 /** utime + stime from /proc/<pid>/stat (fields 14 and 15, in clock ticks of 1/100 s). */
 export function procCpuSeconds(pid: number | undefined): number {
-  if (!pid) return Number.NaN;
+  return pid ? statCpuSeconds(`/proc/${pid}/stat`) : Number.NaN;
+}
+
+/**
+ * The same from any stat file of that format: a process's, or one thread's
+ * (/proc/<pid>/task/<tid>/stat; /proc/<tid>/stat would give the whole process). NaN when unreadable.
+ */
+export function statCpuSeconds(path: string): number {
   try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const stat = readFileSync(path, 'utf8');
     const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
     return (Number(fields[11]) + Number(fields[12])) / 100;
   } catch {

@@ -14,8 +14,8 @@
  * cache hit more and more (0%, 12%, 62% over three runs, counted in the server; cause not found,
  * a strict cycle gives ~0.2%), which made the cold rows look like 90-95% of bare.
  */
-import { readFileSync } from 'node:fs';
 import { startParty, type Party } from '../accounts/parties.js';
+import { procCpuSeconds } from '../child.js';
 import { httpRun, postJson } from '../accounts/http.js';
 import { VERIFIED_CACHE_MAX } from '../../plugins/tokens/service.js';
 
@@ -29,19 +29,12 @@ const bare = await startParty({ kind: 'bare', alg: 'HS256', secret: SECRET, issu
 await postJson(`${latchkey.url}/v1/signup`, { email: 'cold@example.com', password: PASSWORD, confirm_password: PASSWORD }, { origin: latchkey.origin });
 const tokens = await latchkey.mint(VERIFIED_CACHE_MAX + 4000, 'cold@example.com');
 
-/** utime + stime of a process, in seconds (/proc/<pid>/stat, clock ticks of 1/100 s). */
-function cpuOf(pid: number): number {
-  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return (Number(fields[11]) + Number(fields[12])) / 100;
-}
-
 async function measure(party: Party, label: string, load: () => ReturnType<typeof httpRun>): Promise<void> {
-  const before = cpuOf(party.pid);
+  const before = procCpuSeconds(party.pid);
   const t0 = performance.now();
   const result = await load();
   const elapsed = (performance.now() - t0) / 1000;
-  const cpu = cpuOf(party.pid) - before;
+  const cpu = procCpuSeconds(party.pid) - before;
   console.log(label.padEnd(22), `${Math.round(result.rps)} req/s`.padEnd(14), `${((cpu * 1e6) / (result.rps * elapsed)).toFixed(1)} µs/req`, result.errors ? `(${result.errors} errors)` : '');
 }
 

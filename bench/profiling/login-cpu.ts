@@ -21,6 +21,7 @@
 import { readFileSync, readdirSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { postJson } from '../accounts/http.js';
+import { statCpuSeconds } from '../child.js';
 import { startParty } from '../accounts/parties.js';
 import { wrkLoad } from '../load.js';
 import { hashPassword, PRODUCTION_PARAMS } from '../../plugins/users/password.js';
@@ -39,20 +40,26 @@ function machineTicks(): { busy: number; total: number } {
   return { busy: total - fields[3] - fields[4], total };
 }
 
-/** CPU ms of each thread of `pid` so far, by name; the thread whose id is the pid's is `main`. */
+/**
+ * CPU ms of each thread of `pid` so far, by name; the thread whose id is the pid's is `main`.
+ */
 function threadMs(pid: number): Map<string, number> {
   const out = new Map<string, number>();
   for (const tid of readdirSync(`/proc/${pid}/task`)) {
-    try {
-      const stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
-      const name = tid === String(pid) ? 'main' : stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
-      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      out.set(name, (out.get(name) ?? 0) + (Number(fields[11]) + Number(fields[12])) * TICK_MS);
-    } catch {
-      // A thread that ended between the listing and the read.
-    }
+    const name = tid === String(pid) ? 'main' : threadName(pid, tid);
+    const ms = statCpuSeconds(`/proc/${pid}/task/${tid}/stat`) * 1000;
+    // NaN: the thread ended between the listing and the read.
+    if (Number.isFinite(ms)) out.set(name, (out.get(name) ?? 0) + ms);
   }
   return out;
+}
+
+function threadName(pid: number, tid: string): string {
+  try {
+    return readFileSync(`/proc/${pid}/task/${tid}/comm`, 'utf8').trim();
+  } catch {
+    return '?';
+  }
 }
 
 /** Runs `load` (it answers how many operations it completed) and prints what they cost. */
