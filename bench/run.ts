@@ -27,4 +27,3 @@ for (const s of sections) {
   rows.push(...(await mod[s.fn]()));
 }
 printTable(rows);
-process.stdout.write(`\nmachine: ${(await import('node:os')).cpus().length} cores, ${process.version}\n`);

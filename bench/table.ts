@@ -1,4 +1,6 @@
 /** Benchmark rows and the table the runner prints. */
+import { describeMachine } from './machine.js';
+
 export interface Row {
   section: string;
   name: string;
@@ -27,4 +29,6 @@ export function printTable(rows: readonly Row[], out: (s: string) => void = (s) 
   out(line(head));
   out(`|${widths.map((w) => '-'.repeat(w + 2)).join('|')}|`);
   for (const b of body) out(line(b));
+  out('');
+  out(`machine: ${describeMachine()}`);
 }

@@ -18,6 +18,9 @@ import { startParty, type Party } from '../accounts/parties.js';
 import { procCpuSeconds } from '../child.js';
 import { httpRun, postJson } from '../accounts/http.js';
 import { VERIFIED_CACHE_MAX } from '../../plugins/tokens/service.js';
+import { describeMachine } from '../machine.js';
+
+console.log(`machine: ${describeMachine()}`);
 
 const SECRET = 'profiling-secret-0123456789abcdef0123456789';
 const PASSWORD = 'Correct-horse-9';

@@ -25,6 +25,9 @@ import { statCpuSeconds } from '../child.js';
 import { startParty } from '../accounts/parties.js';
 import { wrkLoad } from '../load.js';
 import { hashPassword, PRODUCTION_PARAMS } from '../../plugins/users/password.js';
+import { describeMachine } from '../machine.js';
+
+console.log(`machine: ${describeMachine()}`);
 
 const PASSWORD = 'Profiling-pass-1';
 const ROUNDS = Number(process.env.ROUNDS ?? 3);

@@ -1,0 +1,33 @@
+/**
+ * What the numbers were measured on, printed under every bench table. The rows' ratios move with
+ * the machine, not only with the code: on this project's 2-core VMs an AMD EPYC host (L3 32 MiB)
+ * and an Intel Xeon host (L3 300 MiB shared) gave the same build's cold HS256 token rows 88-98%
+ * of the bare route (session 24) and 62-67% (session 25; 66-80% in bench/profiling/cold-tokens.ts
+ * runs the same day), so a table is only comparable with one measured on the same kind of CPU.
+ */
+import { readFileSync, readdirSync } from 'node:fs';
+import { cpus } from 'node:os';
+
+/** `L2 2048K, L3 307200K shared by 0-1` for CPU 0, from sysfs; empty where sysfs has no cache list. */
+function caches(): string {
+  const dir = '/sys/devices/system/cpu/cpu0/cache';
+  try {
+    return readdirSync(dir)
+      .filter((d) => d.startsWith('index'))
+      .map((d) => {
+        const read = (f: string) => readFileSync(`${dir}/${d}/${f}`, 'utf8').trim();
+        return { level: Number(read('level')), type: read('type'), size: read('size'), shared: read('shared_cpu_list') };
+      })
+      .filter((c) => c.level >= 2 && c.type !== 'Instruction')
+      .map((c) => `L${c.level} ${c.size}${c.shared.includes('-') || c.shared.includes(',') ? ` shared by cpus ${c.shared}` : ''}`)
+      .join(', ');
+  } catch {
+    return '';
+  }
+}
+
+export function describeMachine(): string {
+  const list = cpus();
+  const cache = caches();
+  return `${list.length} cores, ${list[0]?.model ?? 'unknown CPU'}${cache ? ` (${cache})` : ''}, Node ${process.version}`;
+}
