@@ -83,12 +83,10 @@ export class RequestContext {
     return this.headers[name.toLowerCase()];
   }
 
-  /** The bearer token of `Authorization: Bearer <token>`, if any (RFC 6750 §2.1). */
+  /** The bearer token of `Authorization: Bearer <token>`, if any (RFC 6750 §2.1; see bearerOf). */
   bearer(): string | undefined {
     const h = this.header('authorization');
-    if (!h) return undefined;
-    const m = /^Bearer\s+(\S+)\s*$/i.exec(h);
-    return m ? m[1] : undefined;
+    return h ? bearerOf(h) : undefined;
   }
 
   /** Per-request memo (authenticators cache their work here); made on first use. */
@@ -120,4 +118,47 @@ export class RequestContext {
     if (!this.principal) throw new ServiceError('unauthenticated', 'unauthorized');
     return this.principal;
   }
+}
+
+const BEARER_HEADER = /^Bearer\s+(\S+)\s*$/i;
+
+/**
+ * The token of an Authorization header value in the `Bearer` scheme (case-insensitive, RFC 9110
+ * §11.1), or undefined. The usual shape, `Bearer <token>` with one space and no whitespace in or
+ * after the token, is recognised with `indexOf`, which the engine runs as a fast memory search;
+ * anything else goes through the pattern. Why: the pattern walks the token character by
+ * character, ~0.8 µs for the 519 characters of an access token, ~2% of a bearer request's
+ * server CPU in a profile (session 25); the fast path costs ~0.17 µs. The whitespace the fast
+ * path looks for is every `\s` a Latin-1 header value can hold; a token holding a wider Unicode
+ * space (which no HTTP header carries) is taken whole and then fails verification.
+ */
+export function bearerOf(h: string): string | undefined {
+  if (
+    h.length > 7 &&
+    h.charCodeAt(6) === 32 &&
+    (h.charCodeAt(0) | 0x20) === 98 && // b
+    (h.charCodeAt(1) | 0x20) === 101 && // e
+    (h.charCodeAt(2) | 0x20) === 97 && // a
+    (h.charCodeAt(3) | 0x20) === 114 && // r
+    (h.charCodeAt(4) | 0x20) === 101 && // e
+    (h.charCodeAt(5) | 0x20) === 114 && // r
+    !hasLatin1Space(h, 7)
+  ) {
+    return h.slice(7);
+  }
+  const m = BEARER_HEADER.exec(h);
+  return m ? m[1] : undefined;
+}
+
+/** Whether `s` holds, from `from` on, any character `\s` matches below U+0100. */
+function hasLatin1Space(s: string, from: number): boolean {
+  return (
+    s.indexOf(' ', from) !== -1 ||
+    s.indexOf('\t', from) !== -1 ||
+    s.indexOf('\n', from) !== -1 ||
+    s.indexOf('\r', from) !== -1 ||
+    s.indexOf('\v', from) !== -1 ||
+    s.indexOf('\f', from) !== -1 ||
+    s.indexOf('\u00a0', from) !== -1
+  );
 }
