@@ -4,7 +4,7 @@
  */
 import { silentLogger } from '../../core/logger.js';
 import { definePlugin } from '../../core/plugin.js';
-import { sessionAuthenticator, type RequestSessions } from './authenticator.js';
+import { sessionAuthenticator } from './authenticator.js';
 import { compileCustomizer, roleClaimProblem } from './custom-claims.js';
 import { createTokensService } from './service.js';
 import type { TokensService } from './types.js';
@@ -31,7 +31,6 @@ export const tokensPlugin = definePlugin<TokensService>({
   },
   async setup(ctx) {
     const sessions = ctx.service('sessions');
-    const seen: RequestSessions = new WeakMap();
     const tokens = await createTokensService({
       config: ctx.config,
       memory: ctx.memory,
@@ -39,9 +38,8 @@ export const tokensPlugin = definePlugin<TokensService>({
       sessions,
       users: ctx.service('users'),
       logger: ctx.logger,
-      requestSessions: seen,
     });
-    ctx.authenticate('session', sessionAuthenticator(tokens, sessions, seen));
+    ctx.authenticate('session', sessionAuthenticator(tokens, sessions));
     // A deleted user's refresh tokens must not outlive them (their sessions go with the sessions plugin).
     ctx.hooks.on('user.deleted', ({ user }) => tokens.forgetUser(user.id));
     return tokens;

@@ -11,7 +11,6 @@
  */
 import { createHash } from 'node:crypto';
 import { decodeProtectedHeader, type JWTPayload } from 'jose';
-import { ExpiringCache } from '../../core/expiring-cache.js';
 import type { Config } from '../../core/config.js';
 import type { RequestContext } from '../../core/context.js';
 import { ServiceError } from '../../core/errors.js';
@@ -25,7 +24,9 @@ import { compileCustomizer, RESERVED_CLAIMS } from './custom-claims.js';
 import { asymmetricSigner, isAsymmetricAlg } from './asymmetric-sign.js';
 import { verifierOf, type TokenVerifier } from './key-verifier.js';
 import { hmacJws, isHmacAlg } from './hmac-jws.js';
+import { authenticatedSessionOf } from './authenticator.js';
 import { SecondSighting } from './second-sighting.js';
+import { VerifiedTokens } from './verified-tokens.js';
 import type { IssueRequest, IssuedTokens, RefreshResult, TokenType, TokensService, VerifiedToken, VerifyOptions } from './types.js';
 
 /** A refresh asked for a scope its grant does not hold (the token endpoint's `invalid_scope`, RFC 6749 §5.2). */
@@ -126,8 +127,6 @@ export interface TokensDeps {
   sessions: SessionsService;
   users: UsersService;
   logger: Logger;
-  /** Filled by the session authenticator (see authenticator.ts). */
-  requestSessions?: WeakMap<RequestContext, SessionRecord>;
 }
 
 /**
@@ -149,7 +148,7 @@ function signerFor(k: KeysService['current']): (payload: Record<string, unknown>
   throw new Error(`no signer for --jwt-type ${k.alg}`);
 }
 
-export async function createTokensService({ config, memory, keys, sessions, users, logger, requestSessions }: TokensDeps): Promise<TokensService> {
+export async function createTokensService({ config, memory, keys, sessions, users, logger }: TokensDeps): Promise<TokensService> {
   const issuer = config.string('url') ?? '';
   const clientIdDefault = config.string('client-id') ?? '';
   const roleClaim = config.string('jwt-role-claim', 'role') || 'role';
@@ -198,9 +197,9 @@ export async function createTokensService({ config, memory, keys, sessions, user
    * This caches no authorization decision: callers look the session up on every request, so
    * logout, revoke, deactivation and admin revoke still take effect on the next request. Only
    * tokens that verified are stored (an attacker cannot fill it with garbage), from their second
-   * use (`sighting`), at most VERIFIED_CACHE_MAX of them.
+   * use (`sighting`), at most VERIFIED_CACHE_MAX of them, found by their tail (verified-tokens.ts).
    */
-  const verified = new ExpiringCache<string, JWTPayload>(VERIFIED_CACHE_MAX);
+  const verified = new VerifiedTokens<JWTPayload>(VERIFIED_CACHE_MAX);
   /** Only a token seen before is kept: one used once would only be churn (second-sighting.ts). */
   const sighting = new SecondSighting(VERIFIED_CACHE_MAX);
 
@@ -341,7 +340,7 @@ export async function createTokensService({ config, memory, keys, sessions, user
   const invalid = () => new ServiceError('unauthenticated', 'invalid refresh token');
 
   const service: TokensService = {
-    authenticatedSession: (ctx) => requestSessions?.get(ctx),
+    authenticatedSession: (ctx) => authenticatedSessionOf(ctx.principal),
     async verifyIdTokenHint(token) {
       // RP-Initiated Logout 1.0 §2: the hint may have expired, but it must be one of ours. The
       // signature and issuer are checked as of the epoch, so `exp` passes; nothing else changes.
