@@ -87,6 +87,13 @@
  * `--memory-store process` (no SQLite session write) Latchkey's was 1.05-1.20 ms. Its profile
  * under load: the response's writev 16-19% (the floor pays the same), the session insert 15-18%,
  * token signing 7-10%, the cookie seal 3-5%, the rest spread thin.
+ * Session 25 (2026-11-29) ran on an Intel Xeon VM (L2 2 MiB per core, L3 300 MiB shared) where
+ * session 24 had an AMD EPYC one, and the table moved with the machine, not the code: the same
+ * build (a1be29e and 0a8752e, A/B with bench/profiling/cold-tokens.ts) gave the cold HS256 rows
+ * 62-67% of bare where session 24 had 88-98%, the bare routes costing ~50-60 µs of server CPU per
+ * request against Latchkey's ~80-100. Run to run the same route's CPU per request moved by up to
+ * 60% within minutes on that VM, so only interleaved rounds compare. The login floor was 90-97%
+ * of the ceiling there, Latchkey's login 79-85%.
  * Warm-up (since session 17): before the timed login rounds the floor, Latchkey and the peer each
  * answer BENCH_LOGIN_WARM_SECONDS (default 20) of logins. At ~100 logins/s the login path takes
  * tens of seconds to reach V8's optimizing tier: in a probe (2 s of warm-up, then three 6 s
