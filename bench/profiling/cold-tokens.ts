@@ -7,8 +7,11 @@
  *
  *   npx tsx bench/profiling/cold-tokens.ts
  *
- * Environment: R rounds (default 3; the first also warms the JIT), S seconds per run (4),
- * BENCH_CPU_PROF=<dir> (every party writes a CPU profile there; cpuprofile-summary.ts reads it).
+ * Environment: R rounds (default 3), S seconds per run (4), HOT seconds of one-token traffic to
+ * each side first (default 0; the bench's order: Latchkey answers it from its cache, the bare
+ * route verifies), WARM seconds of one untimed round before the timed ones (default 0; the bench
+ * warms for 10 since session 25), BENCH_CPU_PROF=<dir> (every party writes a CPU profile there;
+ * cpuprofile-summary.ts reads it).
  *
  * Why not wrk: a wrk Lua script cycling through the same tokens saw Latchkey's verified-token
  * cache hit more and more (0%, 12%, 62% over three runs, counted in the server; cause not found,
@@ -26,6 +29,8 @@ const SECRET = 'profiling-secret-0123456789abcdef0123456789';
 const PASSWORD = 'Correct-horse-9';
 const seconds = Number(process.env.S ?? 4);
 const rounds = Number(process.env.R ?? 3);
+const hotSeconds = Number(process.env.HOT ?? 0);
+const warmSeconds = Number(process.env.WARM ?? 0);
 
 const latchkey = await startParty({ kind: 'latchkey', flags: { 'rate-limit-per-minute': 0, 'memory-store': 'database', 'jwt-secret': SECRET } });
 const bare = await startParty({ kind: 'bare', alg: 'HS256', secret: SECRET, issuer: latchkey.origin });
@@ -47,13 +52,23 @@ const nextForLatchkey = () => tokens[latchkeyAt++ % tokens.length];
 const nextForBare = () => tokens[bareAt++ % tokens.length];
 const post = { 'content-type': 'application/json', origin: latchkey.origin };
 const bareBase = bare.url.replace(/\/verify$/, '');
-for (let r = 0; r < rounds; r++) {
-  await measure(bare, 'bare GET', () => httpRun({ url: `${bareBase}/verify`, durationS: seconds, vary: () => ({ headers: { authorization: `Bearer ${nextForBare()}` } }) }));
-  await measure(latchkey, 'latchkey profile', () => httpRun({ url: `${latchkey.url}/v1/profile`, durationS: seconds, vary: () => ({ headers: { authorization: `Bearer ${nextForLatchkey()}` } }) }));
-  await measure(bare, 'bare POST', () => httpRun({ url: `${bareBase}/validate`, method: 'POST', headers: post, durationS: seconds, vary: () => ({ body: JSON.stringify({ token_type: 'access_token', token: nextForBare() }) }) }));
-  await measure(latchkey, 'latchkey validate', () =>
-    httpRun({ url: `${latchkey.url}/v1/validate_jwt_token`, method: 'POST', headers: post, durationS: seconds, vary: () => ({ body: JSON.stringify({ token_type: 'access_token', token: nextForLatchkey() }) }) }),
+/** One round of the four runs, `s` seconds each; `tag` marks untimed ones in the output. */
+async function round(s: number, tag = ''): Promise<void> {
+  await measure(bare, `bare GET${tag}`, () => httpRun({ url: `${bareBase}/verify`, durationS: s, vary: () => ({ headers: { authorization: `Bearer ${nextForBare()}` } }) }));
+  await measure(latchkey, `latchkey profile${tag}`, () => httpRun({ url: `${latchkey.url}/v1/profile`, durationS: s, vary: () => ({ headers: { authorization: `Bearer ${nextForLatchkey()}` } }) }));
+  await measure(bare, `bare POST${tag}`, () => httpRun({ url: `${bareBase}/validate`, method: 'POST', headers: post, durationS: s, vary: () => ({ body: JSON.stringify({ token_type: 'access_token', token: nextForBare() }) }) }));
+  await measure(latchkey, `latchkey validate${tag}`, () =>
+    httpRun({ url: `${latchkey.url}/v1/validate_jwt_token`, method: 'POST', headers: post, durationS: s, vary: () => ({ body: JSON.stringify({ token_type: 'access_token', token: nextForLatchkey() }) }) }),
   );
 }
+if (hotSeconds > 0) {
+  // As the bench runs its one-token rows first: Latchkey answers them from its cache, the bare
+  // route verifies each one.
+  const one = tokens[tokens.length - 1];
+  await measure(bare, 'bare GET (one token)', () => httpRun({ url: `${bareBase}/verify`, durationS: hotSeconds, headers: { authorization: `Bearer ${one}` } }));
+  await measure(latchkey, 'latchkey profile (one token)', () => httpRun({ url: `${latchkey.url}/v1/profile`, durationS: hotSeconds, headers: { authorization: `Bearer ${one}` } }));
+}
+if (warmSeconds > 0) await round(warmSeconds, ' (warm-up)');
+for (let r = 0; r < rounds; r++) await round(seconds);
 await latchkey.close();
 await bare.close();
