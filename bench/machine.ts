@@ -3,7 +3,8 @@
  * the machine, not only with the code: on this project's 2-core VMs an AMD EPYC host (L3 32 MiB)
  * and an Intel Xeon host (L3 300 MiB shared) gave the same build's cold HS256 token rows 88-98%
  * of the bare route (session 24) and 62-67% (session 25; 66-80% in bench/profiling/cold-tokens.ts
- * runs the same day), so a table is only comparable with one measured on the same kind of CPU.
+ * runs the same day; part of that was a warm-up the bench timed, fixed since: accounts/index.ts
+ * TOKEN_WARM_S), so a table is only comparable with one measured on the same kind of CPU.
  */
 import { readFileSync, readdirSync } from 'node:fs';
 import { cpus } from 'node:os';

@@ -91,7 +91,8 @@
  * session 24 had an AMD EPYC one, and the table moved with the machine, not the code: the same
  * build (a1be29e and 0a8752e, A/B with bench/profiling/cold-tokens.ts) gave the cold HS256 rows
  * 62-67% of bare where session 24 had 88-98%, the bare routes costing ~50-60 µs of server CPU per
- * request against Latchkey's ~80-100. Run to run the same route's CPU per request moved by up to
+ * request against Latchkey's ~80-100 (much of that gap turned out to be the bench timing
+ * Latchkey's warm-up on that machine: see TOKEN_WARM_S). Run to run the same route's CPU per request moved by up to
  * 60% within minutes on that VM, so only interleaved rounds compare. The login floor was 90-97%
  * of the ceiling there, Latchkey's login 79-85%.
  * Warm-up (since session 17): before the timed login rounds the floor, Latchkey and the peer each
