@@ -92,8 +92,8 @@
  * build (a1be29e and 0a8752e, A/B with bench/profiling/cold-tokens.ts) gave the cold HS256 rows
  * 62-67% of bare where session 24 had 88-98%, the bare routes costing ~50-60 µs of server CPU per
  * request against Latchkey's ~80-100 (much of that gap turned out to be the bench timing
- * Latchkey's warm-up on that machine: see TOKEN_WARM_S). Run to run the same route's CPU per request moved by up to
- * 60% within minutes on that VM, so only interleaved rounds compare. The login floor was 90-97%
+ * Latchkey's warm-up on that machine: see TOKEN_WARM_S). Run to run the same route's CPU per
+ * request moved by up to 60% within minutes on that VM, so only interleaved rounds compare. The login floor was 90-97%
  * of the ceiling there, Latchkey's login 79-85%.
  * Warm-up (since session 17): before the timed login rounds the floor, Latchkey and the peer each
  * answer BENCH_LOGIN_WARM_SECONDS (default 20) of logins. At ~100 logins/s the login path takes
