@@ -10,7 +10,7 @@ t.test('a kept token is found by its whole text until its deadline', async (t) =
   const c = new VerifiedTokens<string>(10);
   c.set(mine, 'payload of mine', 100);
   t.equal(c.get(mine, 99), 'payload of mine');
-  t.equal(c.get(`${mine}`.slice(0), 99), 'payload of mine', 'an equal string made anew (as each request parses one) hits');
+  t.equal(c.get(mine.split('').join(''), 99), 'payload of mine', 'an equal string made anew (as each request parses one) hits');
   t.equal(c.get(mine, 100), undefined, 'not at its deadline');
   t.equal(c.get(mine, 50), undefined, 'an expired entry is dropped, not kept for an earlier clock');
 });
