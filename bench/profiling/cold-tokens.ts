@@ -10,8 +10,10 @@
  * Environment: R rounds (default 3), S seconds per run (4), HOT seconds of one-token traffic to
  * each side first (default 0; the bench's order: Latchkey answers it from its cache, the bare
  * route verifies), WARM seconds of one untimed round before the timed ones (default 0; the bench
- * warms for 10 since session 25), BENCH_CPU_PROF=<dir> (every party writes a CPU profile there;
- * cpuprofile-summary.ts reads it).
+ * warms for 10 since session 25), LOGINS seconds of password logins (wrk, 8 in flight) that
+ * Latchkey answers first (default 0; the bench's HS256 server has served its login rows before its
+ * token rows), BENCH_CPU_PROF=<dir> (every party writes a CPU profile there; cpuprofile-summary.ts
+ * reads it).
  *
  * Why not wrk: a wrk Lua script cycling through the same tokens saw Latchkey's verified-token
  * cache hit more and more (0%, 12%, 62% over three runs, counted in the server; cause not found,
@@ -22,6 +24,7 @@ import { procCpuSeconds } from '../child.js';
 import { httpRun, postJson } from '../accounts/http.js';
 import { VERIFIED_CACHE_MAX } from '../../plugins/tokens/service.js';
 import { describeMachine } from '../machine.js';
+import { wrkLoad } from '../load.js';
 
 console.log(`machine: ${describeMachine()}`);
 
@@ -31,11 +34,18 @@ const seconds = Number(process.env.S ?? 4);
 const rounds = Number(process.env.R ?? 3);
 const hotSeconds = Number(process.env.HOT ?? 0);
 const warmSeconds = Number(process.env.WARM ?? 0);
+const loginSeconds = Number(process.env.LOGINS ?? 0);
 
 const latchkey = await startParty({ kind: 'latchkey', flags: { 'rate-limit-per-minute': 0, 'memory-store': 'database', 'jwt-secret': SECRET } });
 const bare = await startParty({ kind: 'bare', alg: 'HS256', secret: SECRET, issuer: latchkey.origin });
 await postJson(`${latchkey.url}/v1/signup`, { email: 'cold@example.com', password: PASSWORD, confirm_password: PASSWORD }, { origin: latchkey.origin });
 const tokens = await latchkey.mint(VERIFIED_CACHE_MAX + 4000, 'cold@example.com');
+if (loginSeconds > 0) {
+  const body = JSON.stringify({ email: 'cold@example.com', password: PASSWORD });
+  const r = await wrkLoad({ url: `${latchkey.url}/v1/login`, method: 'POST', headers: { 'content-type': 'application/json', origin: latchkey.origin }, body, connections: 8, durationS: loginSeconds });
+  if (!r) throw new Error('LOGINS needs wrk (apt-get install wrk)');
+  console.log(`logins first: ${Math.round(r.rps * loginSeconds)} in ${loginSeconds} s${r.errors ? ` (${r.errors} errors)` : ''}`);
+}
 
 async function measure(party: Party, label: string, load: () => ReturnType<typeof httpRun>): Promise<void> {
   const before = procCpuSeconds(party.pid);
