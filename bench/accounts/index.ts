@@ -95,6 +95,19 @@
  * Latchkey's warm-up on that machine: see TOKEN_WARM_S). Run to run the same route's CPU per
  * request moved by up to 60% within minutes on that VM, so only interleaved rounds compare. The login floor was 90-97%
  * of the ceiling there, Latchkey's login 79-85%.
+ * Session 26 (2026-11-29) was on an AMD EPYC VM again (L2 1 MiB per core, L3 32 MiB shared).
+ * Three runs of this section in one afternoon, no code change between them: login 92%, 87%, 84% of
+ * the ceiling (the floor 99%, 97%, 91%); cold HS256 validate_jwt_token 78%, 82%, 84% and profile
+ * 85%, 85%, 88%; cold RS256 112-126%. Per-thread CPU under wrk (login-cpu.ts and /proc by thread
+ * id): Latchkey's main thread 1.03-1.22 ms per login against the floor's 0.53-0.62, and its two
+ * hash workers ~0.5 ms per login more than the floor's (11.6 against 11.0 ms), the same hashes
+ * with the same page faults (~133 per hash per worker on both): the main thread's work costs
+ * the workers their caches. Tried, no effect beyond the noise: the 10 ms timer of prom-client's
+ * event-loop-delay monitor wakes the main thread ~0.3 times per login (2.21 against 1.92 wakes
+ * per login with it at 1 s), and without those wakes its CPU per login was the same (1.081
+ * against 1.083 ms, 4 interleaved rounds). The token rows' Latchkey server serves the login rows
+ * first; a server with 40 s of logins behind it verified cold tokens no slower than a fresh one
+ * (cold-tokens.ts LOGINS=, and an A/B of two servers).
  * Warm-up (since session 17): before the timed login rounds the floor, Latchkey and the peer each
  * answer BENCH_LOGIN_WARM_SECONDS (default 20) of logins. At ~100 logins/s the login path takes
  * tens of seconds to reach V8's optimizing tier: in a probe (2 s of warm-up, then three 6 s
