@@ -101,8 +101,11 @@
  * 85%, 85%, 88%; cold RS256 112-126%. Per-thread CPU under wrk (login-cpu.ts and /proc by thread
  * id): Latchkey's main thread 1.03-1.22 ms per login against the floor's 0.53-0.62, and its two
  * hash workers ~0.5 ms per login more than the floor's (11.6 against 11.0 ms), the same hashes
- * with the same page faults (~133 per hash per worker on both): the main thread's work costs
- * the workers their caches. Tried, no effect beyond the noise: the 10 ms timer of prom-client's
+ * with the same page faults (~265 per hash on both): the main thread's work costs the workers
+ * their caches. The SQLite session write is ~0.3 ms of it: with `--memory-store process` the
+ * main thread cost 0.81 against 1.10 ms per login, all threads 11.55 against 11.81 ms, the rate
+ * 2% more (4 interleaved rounds). Tried, no effect beyond the noise: `--max-semi-space-size=1`
+ * (rates +3% in one A/B of 6 rounds, +1% in the next), and the 10 ms timer of prom-client's
  * event-loop-delay monitor wakes the main thread ~0.3 times per login (2.21 against 1.92 wakes
  * per login with it at 1 s), and without those wakes its CPU per login was the same (1.081
  * against 1.083 ms, 4 interleaved rounds). The token rows' Latchkey server serves the login rows
