@@ -98,13 +98,15 @@
  * Session 26 (2026-11-29) was on an AMD EPYC VM again (L2 1 MiB per core, L3 32 MiB shared).
  * Three runs of this section in one afternoon, no code change between them: login 92%, 87%, 84% of
  * the ceiling (the floor 99%, 97%, 91%); cold HS256 validate_jwt_token 78%, 82%, 84% and profile
- * 85%, 85%, 88%; cold RS256 112-126%. Per-thread CPU under wrk (login-cpu.ts and /proc by thread
- * id): Latchkey's main thread 1.03-1.22 ms per login against the floor's 0.53-0.62, and its two
- * hash workers ~0.5 ms per login more than the floor's (11.6 against 11.0 ms), the same hashes
- * with the same page faults (~265 per hash on both): the main thread's work costs the workers
- * their caches. The SQLite session write is ~0.3 ms of it: with `--memory-store process` the
- * main thread cost 0.81 against 1.10 ms per login, all threads 11.55 against 11.81 ms, the rate
- * 2% more (4 interleaved rounds). Tried, no effect beyond the noise: `--max-semi-space-size=1`
+ * 85%, 85%, 88%; cold RS256 112-126%. Per-thread CPU under wrk, Latchkey and the floor in 4
+ * interleaved rounds of 8 s: the gap is the main thread alone. Latchkey's cost 1.22 ms per login
+ * against the floor's 0.49, and every other thread (hash workers, V8's helpers) 10.99 against
+ * 11.00 ms: the hashes cost the same in both (~265 page faults per hash in both). Latchkey's
+ * rate was 94% of the floor's. (Runs made one after the other rather than interleaved had shown
+ * the workers ~0.5 ms dearer in Latchkey: drift, not a cost.) The SQLite session write is ~0.3
+ * ms of the main thread's: with `--memory-store process` it cost 0.92 against the floor's 0.49
+ * ms, and in an A/B of the two stores 0.81 against 1.10 ms, the rate 2% more. Tried, no effect
+ * beyond the noise: `--max-semi-space-size=1`
  * (rates +3% in one A/B of 6 rounds, +1% in the next), and the 10 ms timer of prom-client's
  * event-loop-delay monitor wakes the main thread ~0.3 times per login (2.21 against 1.92 wakes
  * per login with it at 1 s), and without those wakes its CPU per login was the same (1.081
