@@ -105,7 +105,11 @@
  * rate was 94% of the floor's. (Runs made one after the other rather than interleaved had shown
  * the workers ~0.5 ms dearer in Latchkey: drift, not a cost.) The SQLite session write is ~0.3
  * ms of the main thread's: with `--memory-store process` it cost 0.92 against the floor's 0.49
- * ms, and in an A/B of the two stores 0.81 against 1.10 ms, the rate 2% more. Tried, no effect
+ * ms, and in an A/B of the two stores 0.81 against 1.10 ms, the rate 2% more. Of that write,
+ * in a tight loop on this machine (libsql, WAL, 20,000 inserts of a session row): ~50 µs per
+ * insert with the two `PRAGMA synchronous` switches around it (sqlite-wal-sync.ts), ~40 µs
+ * without them; the table made WITHOUT ROWID (one B-tree fewer to write) was no cheaper (52-65
+ * µs). Tried, no effect
  * beyond the noise: `--max-semi-space-size=1`
  * (rates +3% in one A/B of 6 rounds, +1% in the next), and the 10 ms timer of prom-client's
  * event-loop-delay monitor wakes the main thread ~0.3 times per login (2.21 against 1.92 wakes
