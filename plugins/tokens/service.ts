@@ -12,7 +12,6 @@
 import { createHash } from 'node:crypto';
 import { decodeProtectedHeader, type JWTPayload } from 'jose';
 import type { Config } from '../../core/config.js';
-import type { RequestContext } from '../../core/context.js';
 import { ServiceError } from '../../core/errors.js';
 import type { Logger } from '../../core/logger.js';
 import type { MemoryStore } from '../../core/memory-store.js';
