@@ -96,9 +96,10 @@
  * request moved by up to 60% within minutes on that VM, so only interleaved rounds compare. The login floor was 90-97%
  * of the ceiling there, Latchkey's login 79-85%.
  * Session 26 (2026-11-29) was on an AMD EPYC VM again (L2 1 MiB per core, L3 32 MiB shared).
- * Three runs of this section in one afternoon, no code change between them: login 92%, 87%, 84% of
- * the ceiling (the floor 99%, 97%, 91%); cold HS256 validate_jwt_token 78%, 82%, 84% and profile
- * 85%, 85%, 88%; cold RS256 112-126%. Per-thread CPU under wrk, Latchkey and the floor in 4
+ * Four runs of this section in one afternoon, no server code change between them: login 92%, 87%,
+ * 84%, 84% of the ceiling (the floor 99%, 97%, 91%, 88%); cold HS256 validate_jwt_token 78%, 82%,
+ * 84%, 88% and profile 85%, 85%, 88%, 89%; cold RS256 112-127% (the third run, and the A/Bs below,
+ * had two to six idle bench servers of an earlier probe left on the machine). Per-thread CPU under wrk, Latchkey and the floor in 4
  * interleaved rounds of 8 s: the gap is the main thread alone. Latchkey's cost 1.22 ms per login
  * against the floor's 0.49, and every other thread (hash workers, V8's helpers) 10.99 against
  * 11.00 ms: the hashes cost the same in both (~265 page faults per hash in both). Latchkey's

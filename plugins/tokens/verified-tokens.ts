@@ -13,7 +13,8 @@
  * sharing a tail take one slot: the one stored later replaces the other, which is then only a
  * miss and verified again. A hit needs the whole text to match, so a token made up to share a
  * cached token's tail is verified like any other, and an entry is only ever stored after its
- * token verified: nothing an attacker sends can take a slot.
+ * token verified: a forged token never takes a slot. (A client's own valid tokens do, as any
+ * client's; eviction is oldest first, so the most they can do is turn others' hits into misses.)
  */
 import { ExpiringCache } from '../../core/expiring-cache.js';
 
