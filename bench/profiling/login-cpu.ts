@@ -11,18 +11,25 @@
  * Environment: ROUNDS (default 3), RUN_S seconds per run (6), WARM_S seconds of logins each HTTP
  * party answers first (20; see the bench's header on warm-up), FLAGS="name=value,..." extra
  * Latchkey flags (`memory-store=process` took the SQLite session write away, session 24),
- * BENCH_CPU_PROF=<dir> (every party writes a CPU profile; cpuprofile-summary.ts reads it).
+ * BENCH_CPU_PROF=<dir> (every party writes a CPU profile; cpuprofile-summary.ts reads it),
+ * AGAINST=<another checkout of Latchkey, with node_modules or a link to these> (that checkout's
+ * server, with the same flags, takes the floor's place, labelled AGAINST, and the two servers
+ * take turns going first: an A/B of two versions of the login path).
  *
  * How to read it: the ratio to the ceiling is what the machine time per login leaves. The hash
  * costs what the ceiling row shows; 90% of the ceiling needs everything else under a ninth of it
  * (session 24: ~1.0 ms for the floor, ~1.5 ms for Latchkey, against a hash of 10.5-12.8 ms).
+ * The closing lines give each party's means over the rounds; compare those, not single rounds: two
+ * servers of the same build differed by up to 1 ms per login in their hash workers' CPU (session
+ * 27, 6 s rounds), more than most changes to the event loop's part.
  * Needs wrk (Debian `wrk`).
  */
 import { readFileSync, readdirSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { postJson } from '../accounts/http.js';
 import { statCpuSeconds } from '../child.js';
-import { startParty } from '../accounts/parties.js';
+import { fileURLToPath } from 'node:url';
+import { partyOf, startParty, startProcess, type Party } from '../accounts/parties.js';
 import { wrkLoad } from '../load.js';
 import { hashPassword, PRODUCTION_PARAMS } from '../../plugins/users/password.js';
 import { describeMachine } from '../machine.js';
@@ -66,16 +73,23 @@ function threadName(pid: number, tid: string): string {
 }
 
 /** Runs `load` (it answers how many operations it completed) and prints what they cost. */
+/** Each party's sums over its rounds: operations, machine ms, and ms by thread. */
+const totals = new Map<string, { ops: number; machineMs: number; rounds: number; threads: Map<string, number> }>();
+
 async function measure(label: string, pid: number, load: () => Promise<number>): Promise<number> {
   const m0 = machineTicks();
   const t0 = threadMs(pid);
   const ops = await load();
   const m1 = machineTicks();
   const t1 = threadMs(pid);
-  const perThread = [...t1]
-    .map(([name, ms]) => [name, ms - (t0.get(name) ?? 0)] as const)
-    .filter(([, ms]) => ms > 0)
-    .map(([name, ms]) => `${name} ${(ms / ops).toFixed(2)}`);
+  const used = [...t1].map(([name, ms]) => [name, ms - (t0.get(name) ?? 0)] as const).filter(([, ms]) => ms > 0);
+  const perThread = used.map(([name, ms]) => `${name} ${(ms / ops).toFixed(2)}`);
+  const sum = totals.get(label) ?? { ops: 0, machineMs: 0, rounds: 0, threads: new Map<string, number>() };
+  sum.ops += ops;
+  sum.machineMs += (m1.busy - m0.busy) * TICK_MS;
+  sum.rounds++;
+  for (const [name, ms] of used) sum.threads.set(name, (sum.threads.get(name) ?? 0) + ms);
+  totals.set(label, sum);
   const idle = 100 - (100 * (m1.busy - m0.busy)) / (m1.total - m0.total);
   const rate = ops / RUN_S;
   console.log(
@@ -92,10 +106,26 @@ for (const pair of (process.env.FLAGS ?? '').split(',').filter(Boolean)) {
 }
 const ceiling = await startParty({ kind: 'argon2', stored, password: PASSWORD, concurrency: availableParallelism() });
 const latchkey = await startParty({ kind: 'latchkey', flags });
-const headers = { origin: latchkey.origin };
-await postJson(`${latchkey.url}/v1/signup`, { email: 'cpu@example.com', password: PASSWORD, confirm_password: PASSWORD }, headers);
+
+/** Latchkey as another checkout builds it, with the same flags (AGAINST). */
+async function againstParty(checkout: string): Promise<Party> {
+  const script = fileURLToPath(new URL(`file://${checkout}/bench/accounts/child.ts`));
+  const { child, ready } = await startProcess(script, [JSON.stringify({ kind: 'latchkey', flags })], ['--import', 'tsx'], checkout);
+  return partyOf(child, ready);
+}
+
+const servers: [string, Party][] = [['latchkey', latchkey]];
+const against = process.env.AGAINST;
+if (against) servers.push(['AGAINST', await againstParty(against)]);
 const body = JSON.stringify({ email: 'cpu@example.com', password: PASSWORD });
-const floor = await startParty({ kind: 'bare-login', stored, body: JSON.stringify(await postJson(`${latchkey.url}/v1/login`, JSON.parse(body), headers)) });
+let answer: Record<string, unknown> = {};
+for (const [, server] of servers) {
+  const headers = { origin: server.origin };
+  await postJson(`${server.url}/v1/signup`, { email: 'cpu@example.com', password: PASSWORD, confirm_password: PASSWORD }, headers);
+  answer = await postJson(`${server.url}/v1/login`, JSON.parse(body), headers);
+}
+// Without AGAINST, the floor answers with a login response of the same size.
+const floor = against ? undefined : await startParty({ kind: 'bare-login', stored, body: JSON.stringify(answer) });
 try {
   const logins = async (url: string, extra: Record<string, string>, seconds = RUN_S): Promise<number> => {
     const r = await wrkLoad({ url, method: 'POST', headers: { 'content-type': 'application/json', ...extra }, body, connections: 8, durationS: seconds });
@@ -103,16 +133,22 @@ try {
     if (r.errors > 0) throw new Error(`${url}: ${r.errors} failed logins`);
     return r.rps * seconds;
   };
-  await logins(floor.url, {}, WARM_S);
-  await logins(`${latchkey.url}/v1/login`, headers, WARM_S);
-  const rates = { ceiling: [] as number[], floor: [] as number[], latchkey: [] as number[] };
+  if (floor) await logins(floor.url, {}, WARM_S);
+  for (const [, server] of servers) await logins(`${server.url}/v1/login`, { origin: server.origin }, WARM_S);
   for (let round = 0; round < ROUNDS; round++) {
-    rates.ceiling.push(await measure('ceiling', ceiling.pid, async () => (await ceiling.run(RUN_S, availableParallelism(), true)).rps * RUN_S));
-    rates.floor.push(await measure('floor', floor.pid, () => logins(floor.url, {})));
-    rates.latchkey.push(await measure('latchkey', latchkey.pid, () => logins(`${latchkey.url}/v1/login`, headers)));
+    await measure('ceiling', ceiling.pid, async () => (await ceiling.run(RUN_S, availableParallelism(), true)).rps * RUN_S);
+    if (floor) await measure('floor', floor.pid, () => logins(floor.url, {}));
+    // Two servers take turns going first, so neither always follows the ceiling.
+    const turn = round % 2 === 0 ? servers : [...servers].reverse();
+    for (const [label, server] of turn) await measure(label, server.pid, () => logins(`${server.url}/v1/login`, { origin: server.origin }));
   }
-  const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
-  console.log(`of the ceiling: floor ${((100 * mean(rates.floor)) / mean(rates.ceiling)).toFixed(1)}%, latchkey ${((100 * mean(rates.latchkey)) / mean(rates.ceiling)).toFixed(1)}%`);
+  const ceilingRate = (totals.get('ceiling')?.ops ?? 0) / ROUNDS / RUN_S;
+  for (const [label, sum] of totals) {
+    const byThread = [...sum.threads].map(([name, ms]) => `${name} ${(ms / sum.ops).toFixed(3)}`).join(', ');
+    const rate = sum.ops / sum.rounds / RUN_S;
+    const share = label === 'ceiling' ? '' : ` (${((100 * rate) / ceilingRate).toFixed(1)}% of the ceiling)`;
+    console.log(`mean ${label.padEnd(9)} ${rate.toFixed(1).padStart(6)}/s${share}  machine ${(sum.machineMs / sum.ops).toFixed(2)} ms/op  | ms/op by thread: ${byThread}`);
+  }
 } finally {
-  await Promise.all([ceiling.close(), latchkey.close(), floor.close()]);
+  await Promise.all([ceiling.close(), floor?.close(), ...servers.map(([, server]) => server.close())]);
 }
