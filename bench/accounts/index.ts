@@ -119,6 +119,24 @@
  * first; a server with 40 s of logins behind it verified cold tokens no slower than a fresh one
  * (two servers in interleaved cold rounds, 6 of 3 s: median 60 against 67 µs per validate_jwt_token,
  * 54 against 55 µs per profile; cold-tokens.ts LOGINS= runs the bench's order).
+ * Session 27 (2026-11-29, an AMD EPYC VM of family 26, Zen 5, 2 cores): two runs gave login 85%
+ * and 77% of the ceiling (the floor 90%, 88%), cold HS256 validate_jwt_token 76%, 86% and profile
+ * 79%, 92%, cold RS256 88-100%. One Argon2id verification costs ~15 ms of CPU there, ~4 ms of it in
+ * the kernel: @node-rs/argon2 maps its 19 MiB afresh for every hash (mmap, MADV_HUGEPAGE, munmap,
+ * seen with strace), in the ceiling and the server alike; with transparent huge pages refused to
+ * the process (prctl PR_SET_THP_DISABLE) one hash cost 81 ms, so the hash's price hangs on the
+ * kernel finding huge pages. Per-thread CPU per login (bench/profiling/login-cpu.ts): Latchkey's
+ * main thread 2.0-2.3 ms against the floor's 1.0, its hash workers 15.2-16.0 against the floor's
+ * 14.9, V8's helpers 0.17. The main thread's CPU per login was no lower with one login in flight
+ * (an idle core beside it) than with eight: 2.03 against 1.84 ms. So it is not the hash workers
+ * crowding its core but its caches, cold after every wait for a hash; what shrinks it is touching
+ * less per login, not doing less at once. No effect: `--use-largepages=on` (main thread 2.10
+ * against 2.13 ms over 4 interleaved rounds); leaving out the login's three memory-store reads
+ * (the failure count twice, the sessions-ended mark) in a scratch build: 1.97 against 2.05 ms.
+ * Two servers of one build differed by up to 1 ms per login in their hash workers' CPU (A/A, 4
+ * rounds), so a rate difference under ~6% between two servers is not a finding. A copy of this
+ * section without the signup and login part gave the cold HS256 rows 92% and 97% between the two
+ * full runs.
  * Warm-up (since session 17): before the timed login rounds the floor, Latchkey and the peer each
  * answer BENCH_LOGIN_WARM_SECONDS (default 20) of logins. At ~100 logins/s the login path takes
  * tens of seconds to reach V8's optimizing tier: in a probe (2 s of warm-up, then three 6 s
