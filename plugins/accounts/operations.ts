@@ -9,6 +9,7 @@ import { defineOperation, type AnyOperation } from '../../core/operations.js';
 import { MessageResponse } from '../../core/schema.js';
 import { UserSchema } from '../users/schemas.js';
 import type { UserPatch } from '../users/types.js';
+import type { SessionRecord } from '../sessions/types.js';
 import { hasRelations, hasRoles } from './relations.js';
 import {
   AuthResponse,
@@ -248,18 +249,32 @@ export const accountOperations: AnyOperation[] = [
         return { message: 'Profile details updated successfully' };
       }
       if (patch.password !== undefined) {
-        // A new password ends every other session (someone else may know the old one).
-        await sessions.revokeAll(user.id);
-        const kept = await sessions.create({ userId: user.id, roles: session.roles, scopes: session.scopes, amr: session.amr, authTime: session.authTime });
+        // A new password ends every other session (someone else may know the old one) and keeps
+        // the caller's. Called with a token, the session keeps its id: its tokens name it, and this
+        // operation answers a message, with no new tokens to hand out (before session 27 the
+        // caller's app was signed out by its own password change; authorizer, whose SDK calls
+        // this, ends no session here). Called with the cookie, it is renewed: a new id in a new
+        // cookie, as after a sign-in.
+        const byToken = ctx.principal?.claims !== undefined;
+        let kept: SessionRecord | null;
+        if (byToken) kept = await sessions.keepOnly(session);
+        else {
+          await sessions.revokeAll(user.id);
+          kept = await sessions.create({ userId: user.id, roles: session.roles, scopes: session.scopes, amr: session.amr, authTime: session.authTime });
+        }
         // An admin's revoke, deletion or role change that landed since this request read the
         // user ended the others before `kept` was stored, and would let it live with access or
         // roles the user no longer has (review finding). Read after storing it: a change
         // committed later is followed by its own ending of every session, which finds `kept`.
-        const now = await users.findById(user.id, { fresh: true });
-        if (!now || now.revokedTimestamp !== null || !hasRoles(now.roles, session.roles)) {
+        const now = kept ? await users.findById(user.id, { fresh: true }) : null;
+        if (kept && (!now || now.revokedTimestamp !== null || !hasRoles(now.roles, session.roles))) {
           await sessions.revoke(user.id, kept.id);
-          sessions.clearCookies(ctx);
-        } else sessions.setCookies(ctx, kept);
+          kept = null;
+        }
+        if (!byToken) {
+          if (kept) sessions.setCookies(ctx, kept);
+          else sessions.clearCookies(ctx);
+        }
       }
       return { message: 'Profile details updated successfully' };
     },

@@ -219,6 +219,24 @@ export function createSessionsService(config: Config, memory: MemoryStore, keys:
       await memory.set(endedKey(userId), String(Date.now()), ENDED_MARK_MS);
       return memory.deletePrefix(`session:${userId}:`);
     },
+    async keepOnly(session) {
+      const { successorOf: _reachedFrom, ...current } = session;
+      const userId = current.userId;
+      const ended = Date.now();
+      await memory.set(endedKey(userId), String(ended), ENDED_MARK_MS);
+      // Dated to the mark: rotate ends a session begun before the last ending of them all (the
+      // mark is shared by every node, so a rotation elsewhere reads it too). Written over a live
+      // record only, as extend does: a logout that got there first stands (review finding on
+      // extend: writing a copy back brought a logged-out session back to life).
+      const kept: SessionRecord = { ...current, createdAt: ended };
+      const keptKey = key(userId, kept.id);
+      const live = await memory.replace(keptKey, text(kept), Math.max(1, kept.expiresAt - Date.now()));
+      // The others one by one, as revokeFamily does (a user has a few): deletePrefix would take
+      // the kept one too. A rotation of the kept one running meanwhile read it before the mark,
+      // so it withdraws and ends it (rotate): the caller is then signed out, never left with two.
+      for (const k of await memory.keys(`session:${userId}:`)) if (!live || k !== keptKey) await memory.delete(k);
+      return live ? kept : null;
+    },
     cookieValue: (session) => keys.seal(JSON.stringify({ u: session.userId, s: session.id, e: Date.now() + SESSION_TTL_MS }), COOKIE_PURPOSE),
     fromCookie,
     setCookies(ctx: RequestContext, session) {

@@ -71,6 +71,13 @@ export interface SessionsService {
   revokeFamily(userId: string, family: string): Promise<number>;
   /** Ends every session of a user (logout everywhere, admin revoke, deactivation). */
   revokeAll(userId: string): Promise<number>;
+  /**
+   * Ends every session of the user but `session`, which keeps its id, so the tokens and cookies
+   * naming it go on working (a password change made with a token). Ended as revokeAll ends them,
+   * sign-ins in flight included. Null when `session` itself had ended already (a logout or a
+   * revoke landed first): then no session of the user is left either.
+   */
+  keepOnly(session: SessionRecord): Promise<SessionRecord | null>;
   /** The opaque, encrypted cookie value naming a session. */
   cookieValue(session: SessionRecord): string;
   /** The session a cookie value names, when the cookie is genuine and the session alive. */

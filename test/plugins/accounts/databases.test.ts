@@ -106,6 +106,12 @@ async function scenario(t: Test, kernel: Kernel): Promise<void> {
   const updated = await call<{ app_data: Record<string, unknown> }>(kernel, '_update_user', { id: a.user.id, app_data: big }, { admin: true });
   t.same(updated.app_data, big, 'app_data of 64,011 bytes stored and read back');
   await t.rejects(call(kernel, '_update_user', { id: a.user.id, app_data: { note: 'é'.repeat(33_000) } }, { admin: true }), { code: 'invalid_argument' }, 'past 65,535 bytes: refused, not a database error');
+  // A password change keeps the caller's session (sessions.keepOnly on this store) and ends the other.
+  const changer = await signup(kernel, 'changer@example.com');
+  const other = await call<Auth>(kernel, 'login', { email: 'changer@example.com', password: PASSWORD });
+  await call(kernel, 'update_profile', { old_password: PASSWORD, new_password: 'Changed-789', confirm_new_password: 'Changed-789' }, { bearer: changer.access_token });
+  t.equal((await call<{ email: string }>(kernel, 'profile', undefined, { bearer: changer.access_token })).email, 'changer@example.com', "the password change kept the caller's session");
+  await t.rejects(call(kernel, 'profile', undefined, { bearer: other.access_token }), { code: 'unauthenticated' }, 'and ended the other');
   await call(kernel, '_revoke_access', { user_id: a.user.id }, { admin: true });
   await t.rejects(call(kernel, 'profile', undefined, { bearer: a.access_token }), { code: 'unauthenticated' });
 }

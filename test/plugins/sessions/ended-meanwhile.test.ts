@@ -4,10 +4,10 @@
  * wrote its copy back, bringing the session and its old access token back to life. The user
  * lookup inside each request is held open so the logout lands in that gap.
  */
-import t from 'tap';
+import t, { type Test } from 'tap';
 import type { Kernel } from '../../../core/kernel.js';
 import { holdNext } from '../../helpers/hold.js';
-import { bootAccounts, call, PASSWORD, type Auth } from '../accounts/helpers.js';
+import { bootAccounts, call, callWithContext, PASSWORD, type Auth } from '../accounts/helpers.js';
 
 const tk = await bootAccounts({ roles: 'user,admin' });
 t.teardown(() => tk.close());
@@ -108,56 +108,85 @@ t.test('a session call rotating while every session of the user is ended does no
   t.same(await k.memory.keys(`session:${user.user.id}:`), [], 'and no session with the old roles is left');
 });
 
-t.test("a password change racing the admin's revoke of access leaves no session", async (t) => {
-  const user = await call<Auth>(k, 'signup', { email: 'pw-revoke-race@example.com', password: PASSWORD, confirm_password: PASSWORD });
-  const memory = k.memory;
-  const deletePrefix = memory.deletePrefix.bind(memory);
-  let revoked: Promise<unknown> | undefined;
-  // The password change has ended the other sessions and is about to store its own.
-  memory.deletePrefix = async (prefix) => {
-    const n = await deletePrefix(prefix);
-    if (prefix.startsWith('session:') && revoked === undefined) {
-      revoked = call(k, '_revoke_access', { user_id: user.user.id }, { admin: true });
-      await revoked;
-    }
-    return n;
-  };
-  t.teardown(() => {
-    memory.deletePrefix = deletePrefix;
-  });
-  await call(k, 'update_profile', { old_password: PASSWORD, new_password: 'Other-456', confirm_new_password: 'Other-456' }, { bearer: user.access_token });
-  t.ok(revoked, 'the revoke ran inside the password change');
-  t.same(await k.memory.keys(`session:${user.user.id}:`), [], 'no session is left');
-});
+/** How a password change is made: with the caller's access token, or with its session cookie. */
+const CALLERS = ['token', 'cookie'] as const;
+type Caller = (typeof CALLERS)[number];
 
-t.test('a password change racing the removal of a role keeps no session with that role', async (t) => {
-  const user = await call<Auth>(k, 'signup', { email: 'pw-roles-race@example.com', password: PASSWORD, confirm_password: PASSWORD });
-  await call(k, '_update_user', { id: user.user.id, roles: ['user', 'admin'] }, { admin: true });
-  // A sign-in that read the user in the millisecond the role change ended the sessions is
-  // refused (sessions service, create's readAt): the login below must start after it.
-  await new Promise((r) => setTimeout(r, 2));
-  const both = await call<Auth>(k, 'login', { email: 'pw-roles-race@example.com', password: PASSWORD, roles: ['user', 'admin'] });
+/** Signs in; answers how to call as the new session (its token, or its cookie). */
+async function signIn(email: string, how: Caller, extra: Record<string, unknown> = {}): Promise<{ bearer?: string; cookies?: Record<string, string> }> {
+  const { result, ctx } = await callWithContext(k, 'login', { email, password: PASSWORD, ...extra });
+  if (how === 'token') return { bearer: String(result.access_token) };
+  return { cookies: { cookie_session: ctx.setCookies.find((c) => c.name === 'cookie_session')!.value } };
+}
+
+/**
+ * Runs `inside` once, where a password change has ended the user's other sessions and has not yet
+ * read the user again: with a token, when sessions.keepOnly lists the others (after it re-dated the
+ * kept one); with the cookie, after revokeAll's deletion (before the new session is stored).
+ * Answers whether it ran.
+ */
+function insidePasswordChange(t: Test, how: Caller, inside: () => Promise<unknown>): () => boolean {
   const memory = k.memory;
-  const deletePrefix = memory.deletePrefix.bind(memory);
-  let changed: Promise<unknown> | undefined;
-  memory.deletePrefix = async (prefix) => {
-    const n = await deletePrefix(prefix);
-    if (prefix.startsWith('session:') && changed === undefined) {
-      changed = call(k, '_update_user', { id: user.user.id, roles: ['user'] }, { admin: true });
-      await changed;
-    }
-    return n;
+  let ran = false;
+  const once = async () => {
+    if (ran) return;
+    ran = true;
+    await inside();
   };
-  t.teardown(() => {
-    memory.deletePrefix = deletePrefix;
+  // Where it runs: right after this store call, on the user's sessions.
+  const method = how === 'token' ? 'keys' : 'deletePrefix';
+  const hooked = memory as unknown as Record<typeof method, (prefix: string) => Promise<unknown>>;
+  const original = hooked[method].bind(memory);
+  hooked[method] = async (prefix) => {
+    const out = await original(prefix);
+    if (prefix.startsWith('session:')) await once();
+    return out;
+  };
+  t.teardown(() => void (hooked[method] = original));
+  return () => ran;
+}
+
+for (const how of CALLERS) {
+  t.test(`a password change made with the ${how}, racing the admin's revoke of access, leaves no session`, async (t) => {
+    const email = `pw-revoke-race-${how}@example.com`;
+    const user = await call<Auth>(k, 'signup', { email, password: PASSWORD, confirm_password: PASSWORD });
+    const caller = await signIn(email, how);
+    const ran = insidePasswordChange(t, how, () => call(k, '_revoke_access', { user_id: user.user.id }, { admin: true }));
+    await call(k, 'update_profile', { old_password: PASSWORD, new_password: 'Other-456', confirm_new_password: 'Other-456' }, caller);
+    t.ok(ran(), 'the revoke ran inside the password change');
+    t.same(await k.memory.keys(`session:${user.user.id}:`), [], 'no session is left');
   });
-  await call(k, 'update_profile', { old_password: PASSWORD, new_password: 'Other-456', confirm_new_password: 'Other-456' }, { bearer: both.access_token });
-  t.ok(changed, 'the role change ran inside the password change');
+
+  t.test(`a password change made with the ${how}, racing the removal of a role, keeps no session with that role`, async (t) => {
+    const email = `pw-roles-race-${how}@example.com`;
+    const user = await call<Auth>(k, 'signup', { email, password: PASSWORD, confirm_password: PASSWORD });
+    await call(k, '_update_user', { id: user.user.id, roles: ['user', 'admin'] }, { admin: true });
+    // A sign-in that read the user in the millisecond the role change ended the sessions is
+    // refused (sessions service, create's readAt): the login below must start after it.
+    await new Promise((r) => setTimeout(r, 2));
+    const both = await signIn(email, how, { roles: ['user', 'admin'] });
+    const ran = insidePasswordChange(t, how, () => call(k, '_update_user', { id: user.user.id, roles: ['user'] }, { admin: true }));
+    await call(k, 'update_profile', { old_password: PASSWORD, new_password: 'Other-456', confirm_new_password: 'Other-456' }, both);
+    t.ok(ran(), 'the role change ran inside the password change');
+    t.same(await k.memory.keys(`session:${user.user.id}:`), [], 'no session is left');
+  });
+
+}
+
+t.test('a password change made with a token, racing a logout of its session, does not bring the session back', async (t) => {
+  const email = 'pw-logout-race@example.com';
+  const user = await call<Auth>(k, 'signup', { email, password: PASSWORD, confirm_password: PASSWORD });
+  const caller = await signIn(email, 'token');
+  const ran = insidePasswordChange(t, 'token', () => call(k, 'logout', undefined, caller));
+  await call(k, 'update_profile', { old_password: PASSWORD, new_password: 'Other-456', confirm_new_password: 'Other-456' }, caller);
+  t.ok(ran(), 'the logout ran inside the password change');
   t.same(await k.memory.keys(`session:${user.user.id}:`), [], 'no session is left');
+  await t.rejects(profileOf(caller.bearer!), { code: 'unauthenticated' }, 'the logged-out token stays dead');
 });
 
 t.test('without a race a password change keeps the session it was made in', async (t) => {
   const user = await call<Auth>(k, 'signup', { email: 'pw-plain@example.com', password: PASSWORD, confirm_password: PASSWORD });
   await call(k, 'update_profile', { old_password: PASSWORD, new_password: 'Other-456', confirm_new_password: 'Other-456' }, { bearer: user.access_token });
-  t.equal((await k.memory.keys(`session:${user.user.id}:`)).length, 1, 'one session, the new one');
+  t.equal((await k.memory.keys(`session:${user.user.id}:`)).length, 1, 'one session');
+  t.equal((await profileOf(user.access_token)).email, 'pw-plain@example.com', 'the one its token names');
 });
