@@ -26,9 +26,9 @@
  */
 import { readFileSync, readdirSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
+import { join, resolve } from 'node:path';
 import { postJson } from '../accounts/http.js';
 import { statCpuSeconds } from '../child.js';
-import { fileURLToPath } from 'node:url';
 import { partyOf, startParty, startProcess, type Party } from '../accounts/parties.js';
 import { wrkLoad } from '../load.js';
 import { hashPassword, PRODUCTION_PARAMS } from '../../plugins/users/password.js';
@@ -72,10 +72,10 @@ function threadName(pid: number, tid: string): string {
   }
 }
 
-/** Runs `load` (it answers how many operations it completed) and prints what they cost. */
 /** Each party's sums over its rounds: operations, machine ms, and ms by thread. */
 const totals = new Map<string, { ops: number; machineMs: number; rounds: number; threads: Map<string, number> }>();
 
+/** Runs `load` (it answers how many operations it completed), prints what they cost and adds it to `totals`. */
 async function measure(label: string, pid: number, load: () => Promise<number>): Promise<number> {
   const m0 = machineTicks();
   const t0 = threadMs(pid);
@@ -109,8 +109,8 @@ const latchkey = await startParty({ kind: 'latchkey', flags });
 
 /** Latchkey as another checkout builds it, with the same flags (AGAINST). */
 async function againstParty(checkout: string): Promise<Party> {
-  const script = fileURLToPath(new URL(`file://${checkout}/bench/accounts/child.ts`));
-  const { child, ready } = await startProcess(script, [JSON.stringify({ kind: 'latchkey', flags })], ['--import', 'tsx'], checkout);
+  const root = resolve(checkout);
+  const { child, ready } = await startProcess(join(root, 'bench/accounts/child.ts'), [JSON.stringify({ kind: 'latchkey', flags })], ['--import', 'tsx'], root);
   return partyOf(child, ready);
 }
 
@@ -142,7 +142,8 @@ try {
     const turn = round % 2 === 0 ? servers : [...servers].reverse();
     for (const [label, server] of turn) await measure(label, server.pid, () => logins(`${server.url}/v1/login`, { origin: server.origin }));
   }
-  const ceilingRate = (totals.get('ceiling')?.ops ?? 0) / ROUNDS / RUN_S;
+  const ceilingSum = totals.get('ceiling');
+  const ceilingRate = ceilingSum ? ceilingSum.ops / ceilingSum.rounds / RUN_S : 0;
   for (const [label, sum] of totals) {
     const byThread = [...sum.threads].map(([name, ms]) => `${name} ${(ms / sum.ops).toFixed(3)}`).join(', ');
     const rate = sum.ops / sum.rounds / RUN_S;
