@@ -119,30 +119,39 @@ async function signIn(email: string, how: Caller, extra: Record<string, unknown>
   return { cookies: { cookie_session: ctx.setCookies.find((c) => c.name === 'cookie_session')!.value } };
 }
 
+/** A memory-store call, on keys starting with `prefix`, right after which a race is run. */
+interface RacePoint {
+  method: 'set' | 'keys' | 'deletePrefix';
+  prefix: string;
+}
+
 /**
- * Runs `inside` once, where a password change has ended the user's other sessions and has not yet
- * read the user again: with a token, when sessions.keepOnly lists the others (after it re-dated the
- * kept one); with the cookie, after revokeAll's deletion (before the new session is stored).
- * Answers whether it ran.
+ * Where a password change has ended the user's other sessions and has not yet read the user
+ * again: with a token, when sessions.keepOnly lists the others (it has re-dated the kept one);
+ * with the cookie, after revokeAll's deletion (before the new session is stored).
  */
-function insidePasswordChange(t: Test, how: Caller, inside: () => Promise<unknown>): () => boolean {
+const OTHERS_ENDED: Record<Caller, RacePoint> = {
+  token: { method: 'keys', prefix: 'session:' },
+  cookie: { method: 'deletePrefix', prefix: 'session:' },
+};
+/** Where sessions.keepOnly has written the sessions-ended mark and not yet re-dated the kept session. */
+const MARK_WRITTEN: RacePoint = { method: 'set', prefix: 'sessions-ended:' };
+
+/** Runs `inside` once, right after the store call `point` names; answers whether it ran. */
+function raceAt(t: Test, point: RacePoint, inside: () => Promise<unknown>): () => boolean {
   const memory = k.memory;
   let ran = false;
-  const once = async () => {
-    if (ran) return;
-    ran = true;
-    await inside();
-  };
-  // Where it runs: right after this store call, on the user's sessions.
-  const method = how === 'token' ? 'keys' : 'deletePrefix';
-  const hooked = memory as unknown as Record<typeof method, (prefix: string) => Promise<unknown>>;
-  const original = hooked[method].bind(memory);
-  hooked[method] = async (prefix) => {
-    const out = await original(prefix);
-    if (prefix.startsWith('session:')) await once();
+  const hooked = memory as unknown as Record<RacePoint['method'], (first: string, ...rest: unknown[]) => Promise<unknown>>;
+  const original = hooked[point.method].bind(memory);
+  hooked[point.method] = async (first, ...rest) => {
+    const out = await original(first, ...rest);
+    if (!ran && first.startsWith(point.prefix)) {
+      ran = true;
+      await inside();
+    }
     return out;
   };
-  t.teardown(() => void (hooked[method] = original));
+  t.teardown(() => void (hooked[point.method] = original));
   return () => ran;
 }
 
@@ -151,7 +160,7 @@ for (const how of CALLERS) {
     const email = `pw-revoke-race-${how}@example.com`;
     const user = await call<Auth>(k, 'signup', { email, password: PASSWORD, confirm_password: PASSWORD });
     const caller = await signIn(email, how);
-    const ran = insidePasswordChange(t, how, () => call(k, '_revoke_access', { user_id: user.user.id }, { admin: true }));
+    const ran = raceAt(t, OTHERS_ENDED[how], () => call(k, '_revoke_access', { user_id: user.user.id }, { admin: true }));
     await call(k, 'update_profile', { old_password: PASSWORD, new_password: 'Other-456', confirm_new_password: 'Other-456' }, caller);
     t.ok(ran(), 'the revoke ran inside the password change');
     t.same(await k.memory.keys(`session:${user.user.id}:`), [], 'no session is left');
@@ -165,7 +174,7 @@ for (const how of CALLERS) {
     // refused (sessions service, create's readAt): the login below must start after it.
     await new Promise((r) => setTimeout(r, 2));
     const both = await signIn(email, how, { roles: ['user', 'admin'] });
-    const ran = insidePasswordChange(t, how, () => call(k, '_update_user', { id: user.user.id, roles: ['user'] }, { admin: true }));
+    const ran = raceAt(t, OTHERS_ENDED[how], () => call(k, '_update_user', { id: user.user.id, roles: ['user'] }, { admin: true }));
     await call(k, 'update_profile', { old_password: PASSWORD, new_password: 'Other-456', confirm_new_password: 'Other-456' }, both);
     t.ok(ran(), 'the role change ran inside the password change');
     t.same(await k.memory.keys(`session:${user.user.id}:`), [], 'no session is left');
@@ -173,16 +182,20 @@ for (const how of CALLERS) {
 
 }
 
-t.test('a password change made with a token, racing a logout of its session, does not bring the session back', async (t) => {
-  const email = 'pw-logout-race@example.com';
-  const user = await call<Auth>(k, 'signup', { email, password: PASSWORD, confirm_password: PASSWORD });
-  const caller = await signIn(email, 'token');
-  const ran = insidePasswordChange(t, 'token', () => call(k, 'logout', undefined, caller));
-  await call(k, 'update_profile', { old_password: PASSWORD, new_password: 'Other-456', confirm_new_password: 'Other-456' }, caller);
-  t.ok(ran(), 'the logout ran inside the password change');
-  t.same(await k.memory.keys(`session:${user.user.id}:`), [], 'no session is left');
-  await t.rejects(profileOf(caller.bearer!), { code: 'unauthenticated' }, 'the logged-out token stays dead');
-});
+// A logout landing before the kept session is re-dated must stand (keepOnly writes over a live
+// record only); one landing after ends the re-dated record.
+for (const [when, point] of [['before', MARK_WRITTEN], ['after', OTHERS_ENDED.token]] as const) {
+  t.test(`a logout landing ${when} a token's password change re-dates its session does not bring it back`, async (t) => {
+    const email = `pw-logout-race-${when}@example.com`;
+    const user = await call<Auth>(k, 'signup', { email, password: PASSWORD, confirm_password: PASSWORD });
+    const caller = await signIn(email, 'token');
+    const ran = raceAt(t, point, () => call(k, 'logout', undefined, caller));
+    await call(k, 'update_profile', { old_password: PASSWORD, new_password: 'Other-456', confirm_new_password: 'Other-456' }, caller);
+    t.ok(ran(), 'the logout ran inside the password change');
+    t.same(await k.memory.keys(`session:${user.user.id}:`), [], 'no session is left');
+    await t.rejects(profileOf(caller.bearer!), { code: 'unauthenticated' }, 'the logged-out token stays dead');
+  });
+}
 
 t.test('without a race a password change keeps the session it was made in', async (t) => {
   const user = await call<Auth>(k, 'signup', { email: 'pw-plain@example.com', password: PASSWORD, confirm_password: PASSWORD });
