@@ -91,6 +91,21 @@ t.test('signup, login, profile, session, update, validate, logout, deactivate', 
   t.match(blocked.errors, [{ message: 'user access has been revoked' }]);
 });
 
+t.test("a password change through the SDK keeps the app that made it signed in and signs out the others", async (t) => {
+  await sdk.signup({ email: 'sdk-pw@example.com', password: PASSWORD, confirm_password: PASSWORD });
+  const app = await sdk.login({ email: 'sdk-pw@example.com', password: PASSWORD });
+  const other = await sdk.login({ email: 'sdk-pw@example.com', password: PASSWORD });
+  const appBearer = { Authorization: `Bearer ${app.data!.access_token}` };
+  const changed = await sdk.updateProfile({ old_password: PASSWORD, new_password: 'Changed-pass-9', confirm_new_password: 'Changed-pass-9' }, appBearer);
+  t.same(changed.errors, []);
+  const mine = await sdk.getProfile(appBearer);
+  t.same(mine.errors, [], "the app's token still works");
+  t.equal(mine.data?.email, 'sdk-pw@example.com');
+  t.match((await sdk.getProfile({ Authorization: `Bearer ${other.data!.access_token}` })).errors, [{ extensions: { code: 'UNAUTHENTICATED' } }], 'the other sign-in ended');
+  t.match((await sdk.login({ email: 'sdk-pw@example.com', password: PASSWORD })).errors, [{ message: 'bad user credentials' }], 'the old password is refused');
+  t.same((await sdk.login({ email: 'sdk-pw@example.com', password: 'Changed-pass-9' })).errors, [], 'the new one signs in');
+});
+
 t.test('phone signup and login', async (t) => {
   const s = await sdk.signup({ phone_number: '+15551234567', password: PASSWORD, confirm_password: PASSWORD });
   t.same(s.errors, []);
