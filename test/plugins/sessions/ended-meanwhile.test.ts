@@ -179,7 +179,6 @@ for (const how of CALLERS) {
     t.ok(ran(), 'the role change ran inside the password change');
     t.same(await k.memory.keys(`session:${user.user.id}:`), [], 'no session is left');
   });
-
 }
 
 // A logout landing before the kept session is re-dated must stand (keepOnly writes over a live
@@ -196,10 +195,3 @@ for (const [when, point] of [['before', MARK_WRITTEN], ['after', OTHERS_ENDED.to
     await t.rejects(profileOf(caller.bearer!), { code: 'unauthenticated' }, 'the logged-out token stays dead');
   });
 }
-
-t.test('without a race a password change keeps the session it was made in', async (t) => {
-  const user = await call<Auth>(k, 'signup', { email: 'pw-plain@example.com', password: PASSWORD, confirm_password: PASSWORD });
-  await call(k, 'update_profile', { old_password: PASSWORD, new_password: 'Other-456', confirm_new_password: 'Other-456' }, { bearer: user.access_token });
-  t.equal((await k.memory.keys(`session:${user.user.id}:`)).length, 1, 'one session');
-  t.equal((await profileOf(user.access_token)).email, 'pw-plain@example.com', 'the one its token names');
-});
