@@ -137,6 +137,20 @@
  * rounds), so a rate difference under ~6% between two servers is not a finding. A copy of this
  * section without the signup and login part gave the cold HS256 rows 92% and 97% between the two
  * full runs.
+ * Session 28 (2026-12-01, an Intel Xeon VM: L2 2 MiB per core, one Argon2id verification ~8 ms,
+ * 1.1 ms of it in the kernel): two full runs of the same build gave login 88% and 88% of the
+ * ceiling (the floor 92%, 93%), cold HS256 validate_jwt_token 63% and 79% and profile 64% and
+ * 83%, cold RS256 102-105%, 8.7-8.9x the peer. Between the two runs the one-token rows moved as
+ * much as the cold ones (Latchkey's profile 31 against 22 µs of server CPU per request, the bare
+ * route's 30 and 32): the whole server was slower in the first run, not its verification. Per
+ * thread under wrk (login-cpu.ts, 3 rounds): Latchkey's main thread 0.74 ms per login against
+ * the floor's 0.30, 89.3% of the ceiling (90% needed 0.02 ms less of machine time per login that
+ * day). In cold-tokens.ts runs with the bench's signups, logins and one-token traffic first
+ * (SIGNUPS=4 LOGINS=30 HOT=15), the cold HS256 rows were 78-85% (profile) and 73-80%
+ * (validate_jwt_token), no lower than without them. /proc per process during a cold profile run:
+ * Latchkey 27.7 µs user and 7.2 µs system per request at 99% of a core, the bare route 17.5 and
+ * 4.9; `perf` shows both profiles flat, Latchkey's extra spread over V8's builtins (ICs, promise
+ * and microtask machinery, JSON) and its own code.
  * Warm-up (since session 17): before the timed login rounds the floor, Latchkey and the peer each
  * answer BENCH_LOGIN_WARM_SECONDS (default 20) of logins. At ~100 logins/s the login path takes
  * tens of seconds to reach V8's optimizing tier: in a probe (2 s of warm-up, then three 6 s

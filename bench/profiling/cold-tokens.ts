@@ -12,8 +12,9 @@
  * route verifies), WARM seconds of one untimed round before the timed ones (default 0; the bench
  * warms for 10 since session 25), LOGINS seconds of password logins (wrk, 8 in flight) that
  * Latchkey answers first (default 0; the bench's HS256 server has served its login rows before its
- * token rows), BENCH_CPU_PROF=<dir> (every party writes a CPU profile there; cpuprofile-summary.ts
- * reads it).
+ * token rows), SIGNUPS seconds of the bench's signup loop (16 in flight, unique emails) before
+ * the logins and the token runs (default 0; the bench's HS256 server has signed up ~550 users by then),
+ * BENCH_CPU_PROF=<dir> (every party writes a CPU profile there; cpuprofile-summary.ts reads it).
  *
  * Why not wrk: a wrk Lua script cycling through the same tokens saw Latchkey's verified-token
  * cache hit more and more (0%, 12%, 62% over three runs, counted in the server; cause not found,
@@ -24,7 +25,7 @@ import { procCpuSeconds } from '../child.js';
 import { httpRun, postJson } from '../accounts/http.js';
 import { VERIFIED_CACHE_MAX } from '../../plugins/tokens/service.js';
 import { describeMachine } from '../machine.js';
-import { wrkLoad } from '../load.js';
+import { closedLoop, wrkLoad } from '../load.js';
 
 console.log(`machine: ${describeMachine()}`);
 
@@ -35,11 +36,18 @@ const rounds = Number(process.env.R ?? 3);
 const hotSeconds = Number(process.env.HOT ?? 0);
 const warmSeconds = Number(process.env.WARM ?? 0);
 const loginSeconds = Number(process.env.LOGINS ?? 0);
+const signupSeconds = Number(process.env.SIGNUPS ?? 0);
 
 const latchkey = await startParty({ kind: 'latchkey', flags: { 'rate-limit-per-minute': 0, 'memory-store': 'database', 'jwt-secret': SECRET } });
 const bare = await startParty({ kind: 'bare', alg: 'HS256', secret: SECRET, issuer: latchkey.origin });
 await postJson(`${latchkey.url}/v1/signup`, { email: 'cold@example.com', password: PASSWORD, confirm_password: PASSWORD }, { origin: latchkey.origin });
 const tokens = await latchkey.mint(VERIFIED_CACHE_MAX + 4000, 'cold@example.com');
+if (signupSeconds > 0) {
+  // As the bench's HS256 server has: a signup loop (16 in flight, unique emails) before its logins.
+  let n = 0;
+  const r = await closedLoop(() => postJson(`${latchkey.url}/v1/signup`, { email: `s${n++}@example.com`, password: PASSWORD, confirm_password: PASSWORD }, { origin: latchkey.origin }), 16, signupSeconds);
+  console.log(`signups first: ${Math.round(r.rps * signupSeconds)} in ${signupSeconds} s`);
+}
 if (loginSeconds > 0) {
   const body = JSON.stringify({ email: 'cold@example.com', password: PASSWORD });
   const r = await wrkLoad({ url: `${latchkey.url}/v1/login`, method: 'POST', headers: { 'content-type': 'application/json', origin: latchkey.origin }, body, connections: 8, durationS: loginSeconds });
