@@ -19,10 +19,11 @@
  * cycle through more tokens than the cache and this ring hold, so that every request is a miss.
  * A memory that outlasts `size` breaks that. Session 28 tried a direct-mapped table of 65,536
  * fingerprints (no Set): each cold token's mark survived the other 23,999 about 69% of the time,
- * those tokens were cached at their next pass and answered from the cache at the one after, and
- * the "cold" rows jumped from 70% to 85-90% of the bare route's rate while verifying a third of
- * the tokens. Measured with the Set kept (and the same change otherwise), nothing moved; the
- * Set itself costs ~0.13 µs per new token in a tight loop.
+ * so those tokens were cached at their next pass and answered from the cache at the one after
+ * (an estimate from that rate; hits were not counted), and the "cold" rows jumped from 70% to
+ * 84-92% of the bare route's rate. With the ring and Set back (the attempt's other change, a
+ * synchronous verifyJwt, left in), the rows were where they had been; the Set itself costs
+ * ~0.13 µs per new token in a tight loop.
  */
 const ALPHABET_BITS = 6;
 const FINGERPRINT_CHARS = 4;
