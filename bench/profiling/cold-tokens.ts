@@ -14,13 +14,18 @@
  * Latchkey answers first (default 0; the bench's HS256 server has served its login rows before its
  * token rows), SIGNUPS seconds of the bench's signup loop (16 in flight, unique emails) before
  * the logins and the token runs (default 0; the bench's HS256 server has signed up ~550 users by then),
- * BENCH_CPU_PROF=<dir> (every party writes a CPU profile there; cpuprofile-summary.ts reads it).
+ * BENCH_CPU_PROF=<dir> (every party writes a CPU profile there; cpuprofile-summary.ts reads it),
+ * AGAINST=<another checkout of Latchkey, with node_modules or a link to them> (that checkout's
+ * server, same flags, with its own user and tokens, runs beside this one in every round, the two
+ * taking turns going first: an A/B of two versions; compare their means over the rounds, since
+ * this VM's speed drifts within a run, the bare route's by up to a third).
  *
  * Why not wrk: a wrk Lua script cycling through the same tokens saw Latchkey's verified-token
  * cache hit more and more (0%, 12%, 62% over three runs, counted in the server; cause not found,
  * a strict cycle gives ~0.2%), which made the cold rows look like 90-95% of bare.
  */
-import { startParty, type Party } from '../accounts/parties.js';
+import { join, resolve } from 'node:path';
+import { partyOf, startParty, startProcess, type Party } from '../accounts/parties.js';
 import { procCpuSeconds } from '../child.js';
 import { httpRun, postJson } from '../accounts/http.js';
 import { VERIFIED_CACHE_MAX } from '../../plugins/tokens/service.js';
@@ -38,10 +43,22 @@ const warmSeconds = Number(process.env.WARM ?? 0);
 const loginSeconds = Number(process.env.LOGINS ?? 0);
 const signupSeconds = Number(process.env.SIGNUPS ?? 0);
 
-const latchkey = await startParty({ kind: 'latchkey', flags: { 'rate-limit-per-minute': 0, 'memory-store': 'database', 'jwt-secret': SECRET } });
+const flags = { 'rate-limit-per-minute': 0, 'memory-store': 'database', 'jwt-secret': SECRET };
+const latchkey = await startParty({ kind: 'latchkey', flags });
 const bare = await startParty({ kind: 'bare', alg: 'HS256', secret: SECRET, issuer: latchkey.origin });
 await postJson(`${latchkey.url}/v1/signup`, { email: 'cold@example.com', password: PASSWORD, confirm_password: PASSWORD }, { origin: latchkey.origin });
 const tokens = await latchkey.mint(VERIFIED_CACHE_MAX + 4000, 'cold@example.com');
+// AGAINST=<another checkout>: that checkout's server, same flags, its own user and tokens, measured
+// beside this one in every round (the two take turns going first): an A/B of two versions.
+const againstDir = process.env.AGAINST;
+let against: { party: Party; tokens: string[]; at: number } | undefined;
+if (againstDir) {
+  const root = resolve(againstDir);
+  const { child, ready } = await startProcess(join(root, 'bench/accounts/child.ts'), [JSON.stringify({ kind: 'latchkey', flags })], ['--import', 'tsx'], root);
+  const party = partyOf(child, ready);
+  await postJson(`${party.url}/v1/signup`, { email: 'cold@example.com', password: PASSWORD, confirm_password: PASSWORD }, { origin: party.origin });
+  against = { party, tokens: await party.mint(VERIFIED_CACHE_MAX + 4000, 'cold@example.com'), at: 0 };
+}
 if (signupSeconds > 0) {
   // As the bench's HS256 server has: a signup loop (16 in flight, unique emails) before its logins.
   let n = 0;
@@ -73,13 +90,25 @@ const nextForBare = () => tokens[bareAt++ % tokens.length];
 const post = { 'content-type': 'application/json', origin: latchkey.origin };
 const bareBase = bare.url.replace(/\/verify$/, '');
 /** One round of the four runs, `s` seconds each; `tag` marks untimed ones in the output. */
+let roundNo = 0;
 async function round(s: number, tag = ''): Promise<void> {
+  const other = against;
+  const nextForOther = () => (other ? other.tokens[other.at++ % other.tokens.length] : '');
+  const profileOf = (party: Party, next: () => string) => () => httpRun({ url: `${party.url}/v1/profile`, durationS: s, vary: () => ({ headers: { authorization: `Bearer ${next()}` } }) });
+  const validateOf = (party: Party, next: () => string) => () =>
+    httpRun({ url: `${party.url}/v1/validate_jwt_token`, method: 'POST', headers: { ...post, origin: party.origin }, durationS: s, vary: () => ({ body: JSON.stringify({ token_type: 'access_token', token: next() }) }) });
+  /** This server's run and AGAINST's, in turns: this one first in even rounds. */
+  const pair = async (what: string, mine: () => ReturnType<typeof httpRun>, theirs: (() => ReturnType<typeof httpRun>) | undefined) => {
+    const runs: [Party, string, () => ReturnType<typeof httpRun>][] = [[latchkey, `latchkey ${what}${tag}`, mine]];
+    if (other && theirs) runs.push([other.party, `AGAINST ${what}${tag}`, theirs]);
+    if (roundNo % 2 === 1) runs.reverse();
+    for (const [party, label, load] of runs) await measure(party, label, load);
+  };
   await measure(bare, `bare GET${tag}`, () => httpRun({ url: `${bareBase}/verify`, durationS: s, vary: () => ({ headers: { authorization: `Bearer ${nextForBare()}` } }) }));
-  await measure(latchkey, `latchkey profile${tag}`, () => httpRun({ url: `${latchkey.url}/v1/profile`, durationS: s, vary: () => ({ headers: { authorization: `Bearer ${nextForLatchkey()}` } }) }));
+  await pair('profile', profileOf(latchkey, nextForLatchkey), other && profileOf(other.party, nextForOther));
   await measure(bare, `bare POST${tag}`, () => httpRun({ url: `${bareBase}/validate`, method: 'POST', headers: post, durationS: s, vary: () => ({ body: JSON.stringify({ token_type: 'access_token', token: nextForBare() }) }) }));
-  await measure(latchkey, `latchkey validate${tag}`, () =>
-    httpRun({ url: `${latchkey.url}/v1/validate_jwt_token`, method: 'POST', headers: post, durationS: s, vary: () => ({ body: JSON.stringify({ token_type: 'access_token', token: nextForLatchkey() }) }) }),
-  );
+  await pair('validate', validateOf(latchkey, nextForLatchkey), other && validateOf(other.party, nextForOther));
+  roundNo++;
 }
 if (hotSeconds > 0) {
   // As the bench runs its one-token rows first: Latchkey answers them from its cache, the bare
@@ -92,4 +121,5 @@ if (hotSeconds > 0) {
 if (warmSeconds > 0) await round(warmSeconds, ' (warm-up)');
 for (let r = 0; r < rounds; r++) await round(seconds);
 await latchkey.close();
+await against?.party.close();
 await bare.close();
