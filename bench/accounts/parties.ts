@@ -5,7 +5,8 @@
  * background load hits both sides rather than one.
  */
 import { fork, type ChildProcess } from 'node:child_process';
-import { mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync } from 'node:fs';
+import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { procCpuSeconds } from '../child.js';
 import type { LoadResult } from '../load.js';
@@ -56,6 +57,20 @@ export function startProcess(script: string, args: string[], execArgv: string[],
 
 export async function startParty(spec: ChildSpec): Promise<Party> {
   const { child, ready } = await startProcess(CHILD, [JSON.stringify(spec)], ['--import', 'tsx']);
+  return partyOf(child, ready);
+}
+
+/**
+ * A Latchkey server as another checkout builds it (`AGAINST=` of the profiling aids): that
+ * checkout's own bench child, run from its folder, with these flags. The checkout needs
+ * node_modules (or a link to these).
+ */
+export async function startCheckoutParty(checkout: string, flags: Record<string, string | number | boolean | undefined>): Promise<Party> {
+  const root = resolve(checkout);
+  const script = join(root, 'bench/accounts/child.ts');
+  if (!existsSync(script)) throw new Error(`AGAINST=${checkout}: no bench/accounts/child.ts there (not a Latchkey checkout?)`);
+  if (!existsSync(join(root, 'node_modules'))) throw new Error(`AGAINST=${checkout}: no node_modules there (npm ci, or link this checkout's)`);
+  const { child, ready } = await startProcess(script, [JSON.stringify({ kind: 'latchkey', flags })], ['--import', 'tsx'], root);
   return partyOf(child, ready);
 }
 

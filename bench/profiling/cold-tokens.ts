@@ -16,16 +16,16 @@
  * the logins and the token runs (default 0; the bench's HS256 server has signed up ~550 users by then),
  * BENCH_CPU_PROF=<dir> (every party writes a CPU profile there; cpuprofile-summary.ts reads it),
  * AGAINST=<another checkout of Latchkey, with node_modules or a link to them> (that checkout's
- * server, same flags, with its own user and tokens, runs beside this one in every round, the two
- * taking turns going first: an A/B of two versions; compare their means over the rounds, since
- * this VM's speed drifts within a run, the bare route's by up to a third).
+ * server, same flags, with its own user and tokens, goes through every phase beside this one and
+ * the two take turns going first in the rounds: an A/B of two versions; compare the closing
+ * means over the rounds, since this VM's speed drifts within a run, the bare route's by up to a
+ * third).
  *
  * Why not wrk: a wrk Lua script cycling through the same tokens saw Latchkey's verified-token
  * cache hit more and more (0%, 12%, 62% over three runs, counted in the server; cause not found,
  * a strict cycle gives ~0.2%), which made the cold rows look like 90-95% of bare.
  */
-import { join, resolve } from 'node:path';
-import { partyOf, startParty, startProcess, type Party } from '../accounts/parties.js';
+import { startCheckoutParty, startParty, type Party } from '../accounts/parties.js';
 import { procCpuSeconds } from '../child.js';
 import { httpRun, postJson } from '../accounts/http.js';
 import { VERIFIED_CACHE_MAX } from '../../plugins/tokens/service.js';
@@ -44,82 +44,105 @@ const loginSeconds = Number(process.env.LOGINS ?? 0);
 const signupSeconds = Number(process.env.SIGNUPS ?? 0);
 
 const flags = { 'rate-limit-per-minute': 0, 'memory-store': 'database', 'jwt-secret': SECRET };
-const latchkey = await startParty({ kind: 'latchkey', flags });
-const bare = await startParty({ kind: 'bare', alg: 'HS256', secret: SECRET, issuer: latchkey.origin });
-await postJson(`${latchkey.url}/v1/signup`, { email: 'cold@example.com', password: PASSWORD, confirm_password: PASSWORD }, { origin: latchkey.origin });
-const tokens = await latchkey.mint(VERIFIED_CACHE_MAX + 4000, 'cold@example.com');
-// AGAINST=<another checkout>: that checkout's server, same flags, its own user and tokens, measured
-// beside this one in every round (the two take turns going first): an A/B of two versions.
-const againstDir = process.env.AGAINST;
-let against: { party: Party; tokens: string[]; at: number } | undefined;
-if (againstDir) {
-  const root = resolve(againstDir);
-  const { child, ready } = await startProcess(join(root, 'bench/accounts/child.ts'), [JSON.stringify({ kind: 'latchkey', flags })], ['--import', 'tsx'], root);
-  const party = partyOf(child, ready);
-  await postJson(`${party.url}/v1/signup`, { email: 'cold@example.com', password: PASSWORD, confirm_password: PASSWORD }, { origin: party.origin });
-  against = { party, tokens: await party.mint(VERIFIED_CACHE_MAX + 4000, 'cold@example.com'), at: 0 };
-}
-if (signupSeconds > 0) {
-  // As the bench's HS256 server has: a signup loop (16 in flight, unique emails) before its logins.
-  let n = 0;
-  const r = await closedLoop(() => postJson(`${latchkey.url}/v1/signup`, { email: `s${n++}@example.com`, password: PASSWORD, confirm_password: PASSWORD }, { origin: latchkey.origin }), 16, signupSeconds);
-  console.log(`signups first: ${Math.round(r.rps * signupSeconds)} in ${signupSeconds} s`);
-}
-if (loginSeconds > 0) {
-  const body = JSON.stringify({ email: 'cold@example.com', password: PASSWORD });
-  const r = await wrkLoad({ url: `${latchkey.url}/v1/login`, method: 'POST', headers: { 'content-type': 'application/json', origin: latchkey.origin }, body, connections: 8, durationS: loginSeconds });
-  if (!r) throw new Error('LOGINS needs wrk (apt-get install wrk)');
-  // A refused login is cheap and would not be the work this phase stands for.
-  if (r.errors > 0) throw new Error(`LOGINS: ${r.errors} logins failed`);
-  console.log(`logins first: ${Math.round(r.rps * loginSeconds)} in ${loginSeconds} s`);
+
+/** A Latchkey server under test, with the cold user's tokens and its place in their cycle. */
+interface Server {
+  label: string;
+  party: Party;
+  tokens: string[];
+  at: number;
 }
 
-async function measure(party: Party, label: string, load: () => ReturnType<typeof httpRun>): Promise<void> {
+/** The cold user signed up and more tokens minted than the verified-token cache holds. */
+async function serverOf(label: string, party: Party): Promise<Server> {
+  await postJson(`${party.url}/v1/signup`, { email: 'cold@example.com', password: PASSWORD, confirm_password: PASSWORD }, { origin: party.origin });
+  return { label, party, tokens: await party.mint(VERIFIED_CACHE_MAX + 4000, 'cold@example.com'), at: 0 };
+}
+const nextToken = (server: Server): string => server.tokens[server.at++ % server.tokens.length];
+
+// AGAINST=<another checkout>: that checkout's server, same flags, its own user and tokens, goes
+// through every phase below beside this one (in the rounds the two take turns going first).
+// Started first, so a checkout that is refused leaves no server of this one running.
+const againstParty = process.env.AGAINST ? await startCheckoutParty(process.env.AGAINST, flags) : undefined;
+const latchkey = await serverOf('latchkey', await startParty({ kind: 'latchkey', flags }));
+const servers = [latchkey];
+if (againstParty) servers.push(await serverOf('AGAINST', againstParty));
+const bare = await startParty({ kind: 'bare', alg: 'HS256', secret: SECRET, issuer: latchkey.party.origin });
+let bareAt = 0;
+// The bare route verifies this server's tokens (its issuer is this server's --url).
+const nextForBare = () => latchkey.tokens[bareAt++ % latchkey.tokens.length];
+
+for (const { label, party } of servers) {
+  if (signupSeconds > 0) {
+    // As the bench's HS256 server has: a signup loop (16 in flight, unique emails) before its logins.
+    let n = 0;
+    const r = await closedLoop(() => postJson(`${party.url}/v1/signup`, { email: `s${n++}@example.com`, password: PASSWORD, confirm_password: PASSWORD }, { origin: party.origin }), 16, signupSeconds);
+    console.log(`${label}: signups first: ${Math.round(r.rps * signupSeconds)} in ${signupSeconds} s`);
+  }
+  if (loginSeconds > 0) {
+    const body = JSON.stringify({ email: 'cold@example.com', password: PASSWORD });
+    const r = await wrkLoad({ url: `${party.url}/v1/login`, method: 'POST', headers: { 'content-type': 'application/json', origin: party.origin }, body, connections: 8, durationS: loginSeconds });
+    if (!r) throw new Error('LOGINS needs wrk (apt-get install wrk)');
+    // A refused login is cheap and would not be the work this phase stands for.
+    if (r.errors > 0) throw new Error(`LOGINS: ${r.errors} logins failed`);
+    console.log(`${label}: logins first: ${Math.round(r.rps * loginSeconds)} in ${loginSeconds} s`);
+  }
+}
+
+/** Timed runs' CPU per request by label, for the closing means. */
+const timed = new Map<string, number[]>();
+
+async function measure(party: Party, label: string, load: () => ReturnType<typeof httpRun>, keep = false): Promise<void> {
   const before = procCpuSeconds(party.pid);
   const t0 = performance.now();
   const result = await load();
   const elapsed = (performance.now() - t0) / 1000;
   const cpu = procCpuSeconds(party.pid) - before;
-  console.log(label.padEnd(22), `${Math.round(result.rps)} req/s`.padEnd(14), `${((cpu * 1e6) / (result.rps * elapsed)).toFixed(1)} µs/req`, result.errors ? `(${result.errors} errors)` : '');
+  const perRequest = (cpu * 1e6) / (result.rps * elapsed);
+  if (keep) timed.set(label, [...(timed.get(label) ?? []), perRequest]);
+  console.log(label.padEnd(22), `${Math.round(result.rps)} req/s`.padEnd(14), `${perRequest.toFixed(1)} µs/req`, result.errors ? `(${result.errors} errors)` : '');
 }
 
-let latchkeyAt = 0;
-let bareAt = 0;
-const nextForLatchkey = () => tokens[latchkeyAt++ % tokens.length];
-const nextForBare = () => tokens[bareAt++ % tokens.length];
-const post = { 'content-type': 'application/json', origin: latchkey.origin };
+const post = { 'content-type': 'application/json' };
 const bareBase = bare.url.replace(/\/verify$/, '');
-/** One round of the four runs, `s` seconds each; `tag` marks untimed ones in the output. */
+const profileRun = (server: Server, s: number) => () =>
+  httpRun({ url: `${server.party.url}/v1/profile`, durationS: s, vary: () => ({ headers: { authorization: `Bearer ${nextToken(server)}` } }) });
+const validateRun = (server: Server, s: number) => () =>
+  httpRun({
+    url: `${server.party.url}/v1/validate_jwt_token`,
+    method: 'POST',
+    headers: { ...post, origin: server.party.origin },
+    durationS: s,
+    vary: () => ({ body: JSON.stringify({ token_type: 'access_token', token: nextToken(server) }) }),
+  });
+
+/**
+ * One round: the bare GET, each server's profile, the bare POST, each server's validate, `s`
+ * seconds each; `tag` marks untimed ones in the output. With AGAINST, the servers take turns
+ * going first from round to round (the warm-up round counts).
+ */
 let roundNo = 0;
 async function round(s: number, tag = ''): Promise<void> {
-  const other = against;
-  const nextForOther = () => (other ? other.tokens[other.at++ % other.tokens.length] : '');
-  const profileOf = (party: Party, next: () => string) => () => httpRun({ url: `${party.url}/v1/profile`, durationS: s, vary: () => ({ headers: { authorization: `Bearer ${next()}` } }) });
-  const validateOf = (party: Party, next: () => string) => () =>
-    httpRun({ url: `${party.url}/v1/validate_jwt_token`, method: 'POST', headers: { ...post, origin: party.origin }, durationS: s, vary: () => ({ body: JSON.stringify({ token_type: 'access_token', token: next() }) }) });
-  /** This server's run and AGAINST's, in turns: this one first in even rounds. */
-  const pair = async (what: string, mine: () => ReturnType<typeof httpRun>, theirs: (() => ReturnType<typeof httpRun>) | undefined) => {
-    const runs: [Party, string, () => ReturnType<typeof httpRun>][] = [[latchkey, `latchkey ${what}${tag}`, mine]];
-    if (other && theirs) runs.push([other.party, `AGAINST ${what}${tag}`, theirs]);
-    if (roundNo % 2 === 1) runs.reverse();
-    for (const [party, label, load] of runs) await measure(party, label, load);
-  };
-  await measure(bare, `bare GET${tag}`, () => httpRun({ url: `${bareBase}/verify`, durationS: s, vary: () => ({ headers: { authorization: `Bearer ${nextForBare()}` } }) }));
-  await pair('profile', profileOf(latchkey, nextForLatchkey), other && profileOf(other.party, nextForOther));
-  await measure(bare, `bare POST${tag}`, () => httpRun({ url: `${bareBase}/validate`, method: 'POST', headers: post, durationS: s, vary: () => ({ body: JSON.stringify({ token_type: 'access_token', token: nextForBare() }) }) }));
-  await pair('validate', validateOf(latchkey, nextForLatchkey), other && validateOf(other.party, nextForOther));
-  roundNo++;
+  const keep = tag === '';
+  const order = roundNo++ % 2 === 0 ? servers : [...servers].reverse();
+  await measure(bare, `bare GET${tag}`, () => httpRun({ url: `${bareBase}/verify`, durationS: s, vary: () => ({ headers: { authorization: `Bearer ${nextForBare()}` } }) }), keep);
+  for (const server of order) await measure(server.party, `${server.label} profile${tag}`, profileRun(server, s), keep);
+  await measure(bare, `bare POST${tag}`, () => httpRun({ url: `${bareBase}/validate`, method: 'POST', headers: post, durationS: s, vary: () => ({ body: JSON.stringify({ token_type: 'access_token', token: nextForBare() }) }) }), keep);
+  for (const server of order) await measure(server.party, `${server.label} validate${tag}`, validateRun(server, s), keep);
 }
 if (hotSeconds > 0) {
   // As the bench runs its one-token rows first: Latchkey answers them from its cache, the bare
   // route verifies each one. A token of its own: one of the cycle's, cached here, would be a hit
   // in every pass of the cold rounds.
-  const [one] = await latchkey.mint(1, 'cold@example.com');
+  const [one] = await latchkey.party.mint(1, 'cold@example.com');
   await measure(bare, 'bare GET (one token)', () => httpRun({ url: `${bareBase}/verify`, durationS: hotSeconds, headers: { authorization: `Bearer ${one}` } }));
-  await measure(latchkey, 'latchkey profile (one token)', () => httpRun({ url: `${latchkey.url}/v1/profile`, durationS: hotSeconds, headers: { authorization: `Bearer ${one}` } }));
+  for (const server of servers) {
+    const [own] = server === latchkey ? [one] : await server.party.mint(1, 'cold@example.com');
+    await measure(server.party, `${server.label} profile (one token)`, () => httpRun({ url: `${server.party.url}/v1/profile`, durationS: hotSeconds, headers: { authorization: `Bearer ${own}` } }));
+  }
 }
 if (warmSeconds > 0) await round(warmSeconds, ' (warm-up)');
 for (let r = 0; r < rounds; r++) await round(seconds);
-await latchkey.close();
-await against?.party.close();
+if (rounds > 1) for (const [label, runs] of timed) console.log(`mean ${label}`.padEnd(27), `${(runs.reduce((a, b) => a + b, 0) / runs.length).toFixed(1)} µs/req over ${runs.length} rounds`);
+for (const server of servers) await server.party.close();
 await bare.close();

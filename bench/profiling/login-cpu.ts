@@ -26,10 +26,9 @@
  */
 import { readFileSync, readdirSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
-import { join, resolve } from 'node:path';
 import { postJson } from '../accounts/http.js';
 import { statCpuSeconds } from '../child.js';
-import { partyOf, startParty, startProcess, type Party } from '../accounts/parties.js';
+import { startCheckoutParty, startParty, type Party } from '../accounts/parties.js';
 import { wrkLoad } from '../load.js';
 import { hashPassword, PRODUCTION_PARAMS } from '../../plugins/users/password.js';
 import { describeMachine } from '../machine.js';
@@ -107,16 +106,9 @@ for (const pair of (process.env.FLAGS ?? '').split(',').filter(Boolean)) {
 const ceiling = await startParty({ kind: 'argon2', stored, password: PASSWORD, concurrency: availableParallelism() });
 const latchkey = await startParty({ kind: 'latchkey', flags });
 
-/** Latchkey as another checkout builds it, with the same flags (AGAINST). */
-async function againstParty(checkout: string): Promise<Party> {
-  const root = resolve(checkout);
-  const { child, ready } = await startProcess(join(root, 'bench/accounts/child.ts'), [JSON.stringify({ kind: 'latchkey', flags })], ['--import', 'tsx'], root);
-  return partyOf(child, ready);
-}
-
 const servers: [string, Party][] = [['latchkey', latchkey]];
 const against = process.env.AGAINST;
-if (against) servers.push(['AGAINST', await againstParty(against)]);
+if (against) servers.push(['AGAINST', await startCheckoutParty(against, flags)]);
 const body = JSON.stringify({ email: 'cpu@example.com', password: PASSWORD });
 let answer: Record<string, unknown> = {};
 for (const [, server] of servers) {
