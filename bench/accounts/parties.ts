@@ -42,9 +42,13 @@ function waitExit(child: ChildProcess): Promise<void> {
   });
 }
 
-/** Forks a node process running `script` and resolves once it reports ready. */
-export function startProcess(script: string, args: string[], execArgv: string[], cwd?: string): Promise<{ child: ChildProcess; ready: Record<string, unknown> }> {
-  const child = fork(script, args, { execArgv: [...execArgv, ...profileArgs()], stdio: ['ignore', 'inherit', 'inherit', 'ipc'], ...(cwd ? { cwd } : {}) });
+/**
+ * Forks a node process running `script` and resolves once it reports ready. `execPath`: a
+ * program that runs node with the arguments it is given (bench/profiling/callgrind-requests.ts
+ * passes a wrapper that runs node under valgrind).
+ */
+export function startProcess(script: string, args: string[], execArgv: string[], cwd?: string, execPath?: string): Promise<{ child: ChildProcess; ready: Record<string, unknown> }> {
+  const child = fork(script, args, { execArgv: [...execArgv, ...profileArgs()], stdio: ['ignore', 'inherit', 'inherit', 'ipc'], ...(cwd ? { cwd } : {}), ...(execPath ? { execPath } : {}) });
   return new Promise((resolve, reject) => {
     const onExit = (code: number | null) => reject(new Error(`${script} exited with ${code} before it was ready`));
     child.once('exit', onExit);

@@ -1,0 +1,196 @@
+/**
+ * Development aid, not part of `npm run bench`: machine instructions per request on a server's
+ * main thread, counted by valgrind's callgrind, for the cold HS256 `profile` row (or
+ * `validate_jwt_token`) and the bare route. Why: on these VMs the same build's CPU per request
+ * moves by 10-40% between runs minutes apart (steal time, neighbours), so an A/B of a change
+ * worth a few percent needs many interleaved rounds and is still uncertain. An instruction count
+ * does not depend on what else the machine does; it leaves out cache misses and system calls, so
+ * it complements /proc and perf rather than replacing them.
+ *
+ *   npx tsx bench/profiling/callgrind-requests.ts
+ *
+ * Environment: PARTIES (comma list, default `latchkey,bare`): `latchkey` is this checkout's
+ * server, `bare` the bench's bare route (child.ts), any other entry a path to another checkout
+ * of Latchkey with node_modules, whose server is measured the same way (an A/B of two versions).
+ * OP=profile|validate (default profile), WARM requests before counting (default 4000: the hot
+ * path must be optimized first), N counted requests (default 2000), TOP functions listed
+ * (default 25). Each party runs alone under valgrind (~1 minute each); requests go 8 at a time,
+ * each with a token of 3,000 minted by the first Latchkey server (more than the server sees in
+ * the counted window would repeat; every request misses the verified-token cache, as the
+ * bench's cold rows do). JavaScript frames are named from V8's perf map (`--perf-basic-prof`).
+ *
+ * Only the main thread is counted per request: V8's compiler and GC helper threads run at their
+ * own pace and are reported as one total. Two runs of one build can still differ (an A/A gave
+ * 227k and 263k instructions per request on session 29's machine, the difference all in V8's
+ * runtime paths for object shape transitions, `DefineKeyedOwnPropertyInLiteral` and
+ * `MigrateToMap`), so repeat a comparison before trusting it, and read the function lists.
+ */
+import { execFileSync } from 'node:child_process';
+import { chmodSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { ChildSpec } from '../accounts/child.js';
+import { partyOf, startProcess, type Party } from '../accounts/parties.js';
+import { postJson } from '../accounts/http.js';
+
+const SECRET = 'profiling-secret-0123456789abcdef0123456789';
+const PASSWORD = 'Correct-horse-9';
+const FLAGS = { 'rate-limit-per-minute': 0, 'memory-store': 'database', 'jwt-secret': SECRET };
+const TOKENS = 3_000;
+const IN_FLIGHT = 8;
+const op = process.env.OP === 'validate' ? 'validate' : 'profile';
+const warm = Number(process.env.WARM ?? 4000);
+const counted = Number(process.env.N ?? 2000);
+const top = Number(process.env.TOP ?? 25);
+const here = resolve(fileURLToPath(new URL('../..', import.meta.url)));
+
+/** One JIT code range of V8's perf map; a later line wins where ranges were reused. */
+interface JitRange {
+  start: number;
+  end: number;
+  name: string;
+  line: number;
+}
+
+function readPerfMap(path: string): JitRange[] {
+  if (!existsSync(path)) return [];
+  const ranges = readFileSync(path, 'utf8')
+    .split('\n')
+    .map((l, line) => {
+      const [start, size, ...name] = l.split(' ');
+      return { start: parseInt(start, 16), end: parseInt(start, 16) + parseInt(size, 16), name: name.join(' '), line };
+    })
+    .filter((r) => Number.isFinite(r.start) && r.name !== '');
+  return ranges.sort((a, b) => a.start - b.start);
+}
+
+function nameAt(ranges: JitRange[], addr: number): string | undefined {
+  let lo = 0;
+  let hi = ranges.length - 1;
+  while (lo <= hi) {
+    const mid = (lo + hi) >> 1;
+    if (ranges[mid].start <= addr) lo = mid + 1;
+    else hi = mid - 1;
+  }
+  let best: JitRange | undefined;
+  // Code objects are freed and their addresses reused: the newest range holding the address is its name.
+  for (let i = hi; i >= 0 && i > hi - 64; i--) if (ranges[i].start <= addr && addr < ranges[i].end && (!best || ranges[i].line > best.line)) best = ranges[i];
+  return best?.name;
+}
+
+/** Self instructions by function in a callgrind dump (callgrind_annotate's flat list). */
+function selfCosts(dump: string, ranges: JitRange[]): { total: number; byFunction: Map<string, number> } {
+  const text = execFileSync('callgrind_annotate', ['--threshold=100', dump], { encoding: 'utf8', maxBuffer: 256 * 1024 * 1024 });
+  const byFunction = new Map<string, number>();
+  let total = 0;
+  for (const line of text.split('\n')) {
+    const m = /^\s*([\d,]+)\s+\([^)]*\)\s+(.*)$/.exec(line);
+    if (!m) continue;
+    const n = Number(m[1].replaceAll(',', ''));
+    let fn = m[2];
+    if (fn.includes('PROGRAM TOTALS')) {
+      total = n;
+      continue;
+    }
+    const jit = /^\?\?\?:0x([0-9a-f]+) \[\?\?\?\]$/.exec(fn);
+    if (jit) fn = nameAt(ranges, parseInt(jit[1], 16)) ?? fn;
+    byFunction.set(fn, (byFunction.get(fn) ?? 0) + n);
+  }
+  return { total, byFunction };
+}
+
+interface Measured {
+  label: string;
+  mainPerRequest: number;
+  helpersPerRequest: number;
+  byFunction: Map<string, number>;
+}
+
+/** A party's child under callgrind with counting off until the warm-up is done. */
+async function startUnderCallgrind(checkout: string, spec: ChildSpec, dir: string): Promise<Party> {
+  const wrapper = join(dir, 'node-under-callgrind.sh');
+  writeFileSync(wrapper, `#!/bin/sh\nexec valgrind --tool=callgrind --instr-atstart=no --separate-threads=yes --callgrind-out-file=${dir}/cg.%p.out -q node "$@"\n`);
+  chmodSync(wrapper, 0o755);
+  const script = join(checkout, 'bench/accounts/child.ts');
+  if (!existsSync(script) || !existsSync(join(checkout, 'node_modules'))) throw new Error(`${checkout}: not a Latchkey checkout with node_modules`);
+  const { child, ready } = await startProcess(script, [JSON.stringify(spec)], ['--perf-basic-prof', '--import', 'tsx'], checkout, wrapper);
+  return partyOf(child, ready);
+}
+
+async function requests(party: Party, path: string, tokens: string[], n: number, from: number): Promise<void> {
+  const url = `${party.url.replace(/\/verify$/, '')}${path}`;
+  for (let i = 0; i < n; i += IN_FLIGHT) {
+    await Promise.all(
+      Array.from({ length: IN_FLIGHT }, async (_, j) => {
+        const token = tokens[(from + i + j) % tokens.length];
+        const res =
+          op === 'profile'
+            ? await fetch(url, { headers: { authorization: `Bearer ${token}` } })
+            : await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', origin: party.origin }, body: JSON.stringify({ token_type: 'access_token', token }) });
+        if (res.status !== 200) throw new Error(`${url}: ${res.status} ${await res.text()}`);
+        await res.arrayBuffer();
+      }),
+    );
+  }
+}
+
+async function measure(label: string, party: Party, path: string, tokens: string[], dir: string): Promise<Measured> {
+  await requests(party, path, tokens, warm, 0);
+  const control = (args: string[]) => execFileSync('callgrind_control', [...args, String(party.pid)], { stdio: 'ignore' });
+  control(['-i', 'on']);
+  await requests(party, path, tokens, counted, warm);
+  control(['-i', 'off']);
+  control(['-d']);
+  const ranges = readPerfMap(`/tmp/perf-${party.pid}.map`);
+  const dumps = readdirSync(dir).filter((f) => f.startsWith(`cg.${party.pid}.out.1-`));
+  const main = dumps.find((f) => f.endsWith('-01'));
+  if (!main) throw new Error(`${label}: no callgrind dump of the main thread in ${dir}`);
+  const costs = selfCosts(join(dir, main), ranges);
+  let helpers = 0;
+  for (const f of dumps) if (f !== main) helpers += selfCosts(join(dir, f), []).total;
+  await party.close();
+  return { label, mainPerRequest: costs.total / counted, helpersPerRequest: helpers / counted, byFunction: costs.byFunction };
+}
+
+const entries = (process.env.PARTIES ?? 'latchkey,bare').split(',').filter(Boolean);
+const dir = mkdtempSync(join(tmpdir(), 'latchkey-callgrind-'));
+const results: Measured[] = [];
+let tokens: string[] = [];
+let issuer = '';
+try {
+  for (const entry of entries) {
+    if (entry === 'bare') {
+      if (tokens.length === 0) throw new Error('bare needs a Latchkey party before it (its tokens and issuer)');
+      const party = await startUnderCallgrind(here, { kind: 'bare', alg: 'HS256', secret: SECRET, issuer }, dir);
+      results.push(await measure('bare', party, op === 'profile' ? '/verify' : '/validate', tokens, dir));
+      continue;
+    }
+    const checkout = entry === 'latchkey' ? here : resolve(entry);
+    const party = await startUnderCallgrind(checkout, { kind: 'latchkey', flags: FLAGS }, dir);
+    await postJson(`${party.url}/v1/signup`, { email: 'cold@example.com', password: PASSWORD, confirm_password: PASSWORD }, { origin: party.origin });
+    const own = await party.mint(TOKENS, 'cold@example.com');
+    if (tokens.length === 0) {
+      tokens = own;
+      issuer = party.origin;
+    }
+    results.push(await measure(entry, party, op === 'profile' ? '/v1/profile' : '/v1/validate_jwt_token', own, dir));
+  }
+} finally {
+  rmSync(dir, { recursive: true, force: true });
+}
+
+const k = (n: number) => `${(n / 1000).toFixed(1)}k`;
+console.log(`\n${op}, cold HS256 tokens: instructions per request (main thread; V8 helper threads apart)`);
+for (const r of results) console.log(`${r.label.padEnd(40)} ${k(r.mainPerRequest).padStart(8)}   helpers ${k(r.helpersPerRequest)}`);
+for (const r of results) {
+  console.log(`\n${r.label}: top functions, instructions per request (self)`);
+  for (const [fn, n] of [...r.byFunction].sort((a, b) => b[1] - a[1]).slice(0, top)) console.log(`${Math.round(n / counted).toString().padStart(8)}  ${fn.slice(0, 130)}`);
+}
+if (results.length >= 2) {
+  const [a, b] = results;
+  console.log(`\n${a.label} minus ${b.label}: the largest differences, instructions per request`);
+  const names = new Set([...a.byFunction.keys(), ...b.byFunction.keys()]);
+  const diff = [...names].map((fn) => [fn, ((a.byFunction.get(fn) ?? 0) - (b.byFunction.get(fn) ?? 0)) / counted] as const);
+  for (const [fn, d] of diff.sort((x, y) => Math.abs(y[1]) - Math.abs(x[1])).slice(0, top)) console.log(`${(d >= 0 ? '+' : '') + Math.round(d)}`.padStart(8), ` ${fn.slice(0, 130)}`);
+}
