@@ -84,10 +84,14 @@ export function createSessionsService(config: Config, memory: MemoryStore, keys:
   /** Ids that can name a key of this service (a `:` in the user id would reach another user's keys). */
   const wellFormed = (userId: string, sessionId: string) => ID.test(sessionId) && userId.length > 0 && userId.length <= 64 && !userId.includes(':');
 
-  const get = async (userId: string, sessionId: string): Promise<SessionRecord | null> => {
-    if (!wellFormed(userId, sessionId)) return null;
-    const s = parse(await memory.get(key(userId, sessionId)));
-    return s && s.userId === userId && s.id === sessionId ? s : null;
+  // Not an async function: every bearer request looks its session up here (tokens/service.ts,
+  // verifyJwtNow, has the count of what the async frames on that path cost).
+  const get = (userId: string, sessionId: string): Promise<SessionRecord | null> => {
+    if (!wellFormed(userId, sessionId)) return Promise.resolve(null);
+    return memory.get(key(userId, sessionId)).then((raw) => {
+      const s = parse(raw);
+      return s && s.userId === userId && s.id === sessionId ? s : null;
+    });
   };
 
   /**

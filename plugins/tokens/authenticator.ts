@@ -6,7 +6,7 @@ import type { Principal, RequestContext } from '../../core/context.js';
 import type { Authenticator } from '../../core/plugin.js';
 import { SESSION_COOKIE, SESSION_DOMAIN_COOKIE } from '../sessions/cookies.js';
 import type { SessionRecord, SessionsService } from '../sessions/types.js';
-import type { TokensService } from './types.js';
+import type { TokensService, VerifiedToken } from './types.js';
 
 /**
  * The session a principal was recognised by, kept on the principal itself, so the request's
@@ -33,8 +33,7 @@ function principalOf(session: SessionRecord, claims?: Record<string, unknown>): 
 }
 
 export function sessionAuthenticator(tokens: TokensService, sessions: SessionsService): Authenticator {
-  const fromBearer = async (bearer: string): Promise<Principal | null> => {
-    const verified = await tokens.verifyAccessToken(bearer);
+  const principalOfToken = (verified: VerifiedToken | null): Principal | null => {
     if (!verified) return null;
     const p = principalOf(verified.session, verified.claims);
     const scope = verified.claims.scope;
@@ -43,6 +42,7 @@ export function sessionAuthenticator(tokens: TokensService, sessions: SessionsSe
     if (Array.isArray(roles)) p.roles = roles.filter((r): r is string => typeof r === 'string');
     return p;
   };
+  const fromBearer = (bearer: string): Promise<Principal | null> => tokens.verifyAccessToken(bearer).then(principalOfToken);
   const fromCookie = async (ctx: RequestContext): Promise<Principal | null> => {
     const session = await sessions.fromRequest(ctx);
     if (!session) return null;
