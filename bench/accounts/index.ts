@@ -151,6 +151,16 @@
  * Latchkey 27.7 µs user and 7.2 µs system per request at 99% of a core, the bare route 17.5 and
  * 4.9; `perf` shows both profiles flat, Latchkey's extra spread over V8's builtins (ICs, promise
  * and microtask machinery, JSON) and its own code.
+ * Session 29 (2026-12-01, the same Intel Xeon VM type as session 28, noisier: the bare GET route
+ * cost 31-53 µs of server CPU per request from round to round, against 24-26 the day before):
+ * cold-tokens.ts put the cold HS256 rows at 63-74% of bare. bench/profiling/callgrind-requests.ts
+ * counts instructions instead: the cold `profile` request cost Latchkey's main thread 228.8k and
+ * the bare route's 167.2k (73%); the largest single difference is the response headers (~11k:
+ * Node's name and value checks, lower-casing), the rest spread thin. Scratch builds showed the
+ * scope's hooks and headers cost ~4 µs over a bare route in the same process (one run of 10
+ * interleaved rounds), and Latchkey's HTTP features added to the bare route in its own process
+ * ~1 µs (4 rounds); such A/Bs moved by several µs from run to run that day. The
+ * bearer path without async frames (667a666) took 229.3k to 223.9k instructions.
  * Warm-up (since session 17): before the timed login rounds the floor, Latchkey and the peer each
  * answer BENCH_LOGIN_WARM_SECONDS (default 20) of logins. At ~100 logins/s the login path takes
  * tens of seconds to reach V8's optimizing tier: in a probe (2 s of warm-up, then three 6 s

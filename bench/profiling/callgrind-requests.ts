@@ -20,10 +20,17 @@
  * bench's cold rows do). JavaScript frames are named from V8's perf map (`--perf-basic-prof`).
  *
  * Only the main thread is counted per request: V8's compiler and GC helper threads run at their
- * own pace and are reported as one total. Two runs of one build can still differ (an A/A gave
- * 227k and 263k instructions per request on session 29's machine, the difference all in V8's
- * runtime paths for object shape transitions, `DefineKeyedOwnPropertyInLiteral` and
- * `MigrateToMap`), so repeat a comparison before trusting it, and read the function lists.
+ * own pace and are reported as one total. A run lands in one of a few states, and only runs in
+ * the same state compare (session 29, idle machine: one build gave 227.0k to 230.9k in the usual
+ * state over four runs):
+ * - the usual one;
+ * - ~+35k: V8's runtime paths for object shape transitions in the list
+ *   (`Runtime_DefineKeyedOwnPropertyInLiteral` ~3.9k per request, `MigrateToMap`), from the start
+ *   of the counted window or part of it; what puts a process there was not found;
+ * - ~+100k: `@libsql/.../index.node` in the list, session reads going to SQLite. Seen under
+ *   valgrind only: natively the same rows read SQLite 0 times in ~440,000 session lookups.
+ * Run on an otherwise idle machine (under load the warm-up did not reach V8's optimized code:
+ * 457k), repeat a comparison, and read the function lists before trusting a total.
  */
 import { execFileSync } from 'node:child_process';
 import { chmodSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
