@@ -14,7 +14,8 @@
  * of Latchkey with node_modules, whose server is measured the same way (an A/B of two versions).
  * OP=profile|validate (default profile), WARM requests before counting (default 4000: the hot
  * path must be optimized first), N counted requests (default 2000), TOP functions listed
- * (default 25). Each party runs alone under valgrind (~1 minute each); requests go 8 at a time,
+ * (default 25), NODE_ARGS (more node flags for the servers, e.g. `--interpreted-frames-native-stack`
+ * to name interpreted and baseline frames too). Each party runs alone under valgrind (~1 minute each); requests go 8 at a time,
  * each with a token of 3,000 minted by the first Latchkey server (more than the server sees in
  * the counted window would repeat; every request misses the verified-token cache, as the
  * bench's cold rows do). JavaScript frames are named from V8's perf map (`--perf-basic-prof`).
@@ -121,7 +122,8 @@ async function startUnderCallgrind(checkout: string, spec: ChildSpec, dir: strin
   chmodSync(wrapper, 0o755);
   const script = join(checkout, 'bench/accounts/child.ts');
   if (!existsSync(script) || !existsSync(join(checkout, 'node_modules'))) throw new Error(`${checkout}: not a Latchkey checkout with node_modules`);
-  const { child, ready } = await startProcess(script, [JSON.stringify(spec)], ['--perf-basic-prof', '--import', 'tsx'], checkout, wrapper);
+  const extra = (process.env.NODE_ARGS ?? '').split(' ').filter((a) => a !== '');
+  const { child, ready } = await startProcess(script, [JSON.stringify(spec)], ['--perf-basic-prof', ...extra, '--import', 'tsx'], checkout, wrapper);
   return partyOf(child, ready);
 }
 
