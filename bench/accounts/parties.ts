@@ -42,12 +42,18 @@ function waitExit(child: ChildProcess): Promise<void> {
   });
 }
 
-/**
- * Forks a node process running `script` and resolves once it reports ready. `execPath`: a
- * program that runs node with the arguments it is given (bench/profiling/callgrind-requests.ts
- * passes a wrapper that runs node under valgrind).
- */
-export function startProcess(script: string, args: string[], execArgv: string[], cwd?: string, execPath?: string): Promise<{ child: ChildProcess; ready: Record<string, unknown> }> {
+export interface ProcessOptions {
+  /** The folder the process runs in. */
+  cwd?: string;
+  /**
+   * A program that runs node with the arguments it is given, instead of node itself
+   * (bench/profiling/callgrind-requests.ts passes a wrapper that runs node under valgrind).
+   */
+  execPath?: string;
+}
+
+/** Forks a node process running `script` and resolves once it reports ready. */
+export function startProcess(script: string, args: string[], execArgv: string[], { cwd, execPath }: ProcessOptions = {}): Promise<{ child: ChildProcess; ready: Record<string, unknown> }> {
   const child = fork(script, args, { execArgv: [...execArgv, ...profileArgs()], stdio: ['ignore', 'inherit', 'inherit', 'ipc'], ...(cwd ? { cwd } : {}), ...(execPath ? { execPath } : {}) });
   return new Promise((resolve, reject) => {
     const onExit = (code: number | null) => reject(new Error(`${script} exited with ${code} before it was ready`));
@@ -65,17 +71,22 @@ export async function startParty(spec: ChildSpec): Promise<Party> {
 }
 
 /**
- * A Latchkey server as another checkout builds it (`AGAINST=` of the profiling aids): that
- * checkout's own bench child, run from its folder, with these flags. The checkout needs
- * node_modules (or a link to these).
+ * A party as a checkout builds it (`AGAINST=` of the profiling aids): that checkout's own bench
+ * child, run from its folder. The checkout needs node_modules (or a link to these). `execArgv`
+ * are node flags before `--import tsx`; `execPath` as for startProcess.
  */
-export async function startCheckoutParty(checkout: string, flags: Record<string, string | number | boolean | undefined>): Promise<Party> {
+export async function startCheckoutChild(checkout: string, spec: ChildSpec, options: { execArgv?: string[]; execPath?: string } = {}): Promise<Party> {
   const root = resolve(checkout);
   const script = join(root, 'bench/accounts/child.ts');
-  if (!existsSync(script)) throw new Error(`AGAINST=${checkout}: no bench/accounts/child.ts there (not a Latchkey checkout?)`);
-  if (!existsSync(join(root, 'node_modules'))) throw new Error(`AGAINST=${checkout}: no node_modules there (npm ci, or link this checkout's)`);
-  const { child, ready } = await startProcess(script, [JSON.stringify({ kind: 'latchkey', flags })], ['--import', 'tsx'], root);
+  if (!existsSync(script)) throw new Error(`${checkout}: no bench/accounts/child.ts there (not a Latchkey checkout?)`);
+  if (!existsSync(join(root, 'node_modules'))) throw new Error(`${checkout}: no node_modules there (npm ci, or link this checkout's)`);
+  const { child, ready } = await startProcess(script, [JSON.stringify(spec)], [...(options.execArgv ?? []), '--import', 'tsx'], { cwd: root, execPath: options.execPath });
   return partyOf(child, ready);
+}
+
+/** A Latchkey server as another checkout builds it, with these flags (`AGAINST=`). */
+export function startCheckoutParty(checkout: string, flags: Record<string, string | number | boolean | undefined>): Promise<Party> {
+  return startCheckoutChild(checkout, { kind: 'latchkey', flags });
 }
 
 export function partyOf(child: ChildProcess, ready: Record<string, unknown>): Party {

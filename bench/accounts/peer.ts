@@ -19,6 +19,6 @@ export function ensurePeerInstalled(): void {
 
 export async function startPeer(): Promise<Party> {
   ensurePeerInstalled();
-  const { child, ready } = await startProcess(`${DIR}server.mjs`, [], [], DIR);
+  const { child, ready } = await startProcess(`${DIR}server.mjs`, [], [], { cwd: DIR });
   return partyOf(child, ready);
 }

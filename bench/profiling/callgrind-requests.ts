@@ -15,15 +15,18 @@
  * OP=profile|validate (default profile), WARM requests before counting (default 4000: the hot
  * path must be optimized first), N counted requests (default 2000), TOP functions listed
  * (default 25), NODE_ARGS (more node flags for the servers, e.g. `--interpreted-frames-native-stack`
- * to name interpreted and baseline frames too). Each party runs alone under valgrind (~1 minute each); requests go 8 at a time,
- * each with a token of 3,000 minted by the first Latchkey server (more than the server sees in
- * the counted window would repeat; every request misses the verified-token cache, as the
- * bench's cold rows do). JavaScript frames are named from V8's perf map (`--perf-basic-prof`).
+ * to name interpreted and baseline frames too). Each party runs alone under valgrind (~1.5 minutes
+ * each). Requests go 8 at a time, each with a token of its own: every Latchkey server mints
+ * WARM + N tokens of one session and uses each once, so no token is ever seen twice, found in
+ * the verified-token cache or stored in it, as in the bench's cold rows (a token used a second
+ * time would be stored then: plugins/tokens/second-sighting.ts). The bare route gets the first
+ * Latchkey server's tokens. JavaScript frames are named from V8's perf map (`--perf-basic-prof`),
+ * which is deleted once read.
  *
  * Only the main thread is counted per request: V8's compiler and GC helper threads run at their
  * own pace and are reported as one total. A run lands in one of a few states, and only runs in
  * the same state compare (session 29, idle machine: one build gave 227.0k to 230.9k in the usual
- * state over four runs):
+ * state over four runs, when the tool still reused each of 3,000 tokens):
  * - the usual one;
  * - ~+35k: V8's runtime paths for object shape transitions in the list
  *   (`Runtime_DefineKeyedOwnPropertyInLiteral` ~3.9k per request, `MigrateToMap`), from the start
@@ -39,18 +42,26 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { ChildSpec } from '../accounts/child.js';
-import { partyOf, startProcess, type Party } from '../accounts/parties.js';
+import { startCheckoutChild, type Party } from '../accounts/parties.js';
 import { postJson } from '../accounts/http.js';
 
 const SECRET = 'profiling-secret-0123456789abcdef0123456789';
 const PASSWORD = 'Correct-horse-9';
 const FLAGS = { 'rate-limit-per-minute': 0, 'memory-store': 'database', 'jwt-secret': SECRET };
-const TOKENS = 3_000;
 const IN_FLIGHT = 8;
+
+/** A whole number knob from the environment, refused at once when it is not one. */
+function knob(name: string, fallback: number, min: number): number {
+  const raw = process.env[name];
+  const n = raw === undefined || raw === '' ? fallback : Number(raw);
+  if (!Number.isInteger(n) || n < min) throw new Error(`${name}=${raw}: a whole number of at least ${min} is needed`);
+  return n;
+}
+if (process.env.OP !== undefined && process.env.OP !== 'profile' && process.env.OP !== 'validate') throw new Error(`OP=${process.env.OP}: profile or validate`);
 const op = process.env.OP === 'validate' ? 'validate' : 'profile';
-const warm = Number(process.env.WARM ?? 4000);
-const counted = Number(process.env.N ?? 2000);
-const top = Number(process.env.TOP ?? 25);
+const warm = knob('WARM', 4000, 0);
+const counted = knob('N', 2000, IN_FLIGHT);
+const top = knob('TOP', 25, 1);
 const here = resolve(fileURLToPath(new URL('../..', import.meta.url)));
 
 /** One JIT code range of V8's perf map; a later line wins where ranges were reused. */
@@ -115,24 +126,22 @@ interface Measured {
   byFunction: Map<string, number>;
 }
 
-/** A party's child under callgrind with counting off until the warm-up is done. */
-async function startUnderCallgrind(checkout: string, spec: ChildSpec, dir: string): Promise<Party> {
+/** The program that runs node under callgrind, counting off until the warm-up is done; written once. */
+function callgrindWrapper(dir: string): string {
   const wrapper = join(dir, 'node-under-callgrind.sh');
   writeFileSync(wrapper, `#!/bin/sh\nexec valgrind --tool=callgrind --instr-atstart=no --separate-threads=yes --callgrind-out-file=${dir}/cg.%p.out -q node "$@"\n`);
   chmodSync(wrapper, 0o755);
-  const script = join(checkout, 'bench/accounts/child.ts');
-  if (!existsSync(script) || !existsSync(join(checkout, 'node_modules'))) throw new Error(`${checkout}: not a Latchkey checkout with node_modules`);
-  const extra = (process.env.NODE_ARGS ?? '').split(' ').filter((a) => a !== '');
-  const { child, ready } = await startProcess(script, [JSON.stringify(spec)], ['--perf-basic-prof', ...extra, '--import', 'tsx'], checkout, wrapper);
-  return partyOf(child, ready);
+  return wrapper;
 }
+const nodeArgs = ['--perf-basic-prof', ...(process.env.NODE_ARGS ?? '').split(' ').filter((a) => a !== '')];
 
 async function requests(party: Party, path: string, tokens: string[], n: number, from: number): Promise<void> {
   const url = `${party.url.replace(/\/verify$/, '')}${path}`;
   for (let i = 0; i < n; i += IN_FLIGHT) {
     await Promise.all(
-      Array.from({ length: IN_FLIGHT }, async (_, j) => {
-        const token = tokens[(from + i + j) % tokens.length];
+      // Exactly n requests (the last batch may be smaller): each token once, and the count divides evenly.
+      Array.from({ length: Math.min(IN_FLIGHT, n - i) }, async (_, j) => {
+        const token = tokens[from + i + j];
         const res =
           op === 'profile'
             ? await fetch(url, { headers: { authorization: `Bearer ${token}` } })
@@ -144,41 +153,54 @@ async function requests(party: Party, path: string, tokens: string[], n: number,
   }
 }
 
+/** The warm-up, then the counted requests; the party is closed and its perf map deleted whatever happens. */
 async function measure(label: string, party: Party, path: string, tokens: string[], dir: string): Promise<Measured> {
-  await requests(party, path, tokens, warm, 0);
-  const control = (args: string[]) => execFileSync('callgrind_control', [...args, String(party.pid)], { stdio: 'ignore' });
-  control(['-i', 'on']);
-  await requests(party, path, tokens, counted, warm);
-  control(['-i', 'off']);
-  control(['-d']);
-  const ranges = readPerfMap(`/tmp/perf-${party.pid}.map`);
-  const dumps = readdirSync(dir).filter((f) => f.startsWith(`cg.${party.pid}.out.1-`));
-  const main = dumps.find((f) => f.endsWith('-01'));
-  if (!main) throw new Error(`${label}: no callgrind dump of the main thread in ${dir}`);
-  const costs = selfCosts(join(dir, main), ranges);
-  let helpers = 0;
-  for (const f of dumps) if (f !== main) helpers += selfCosts(join(dir, f), []).total;
-  await party.close();
-  return { label, mainPerRequest: costs.total / counted, helpersPerRequest: helpers / counted, byFunction: costs.byFunction };
+  const perfMap = `/tmp/perf-${party.pid}.map`;
+  try {
+    await requests(party, path, tokens, warm, 0);
+    const control = (args: string[]) => execFileSync('callgrind_control', [...args, String(party.pid)], { stdio: 'ignore' });
+    control(['-i', 'on']);
+    await requests(party, path, tokens, counted, warm);
+    control(['-i', 'off']);
+    control(['-d']);
+    const dumps = readdirSync(dir).filter((f) => f.startsWith(`cg.${party.pid}.out.1-`));
+    const main = dumps.find((f) => f.endsWith('-01'));
+    if (!main) throw new Error(`${label}: no callgrind dump of the main thread in ${dir}`);
+    const costs = selfCosts(join(dir, main), readPerfMap(perfMap));
+    let helpers = 0;
+    for (const f of dumps) if (f !== main) helpers += selfCosts(join(dir, f), []).total;
+    return { label, mainPerRequest: costs.total / counted, helpersPerRequest: helpers / counted, byFunction: costs.byFunction };
+  } finally {
+    await party.close();
+    rmSync(perfMap, { force: true });
+  }
 }
 
 const entries = (process.env.PARTIES ?? 'latchkey,bare').split(',').filter(Boolean);
+const firstLatchkey = entries.findIndex((e) => e !== 'bare');
+if (entries.indexOf('bare') !== -1 && (firstLatchkey === -1 || entries.indexOf('bare') < firstLatchkey)) throw new Error('PARTIES: bare needs a Latchkey party before it (its tokens and issuer)');
 const dir = mkdtempSync(join(tmpdir(), 'latchkey-callgrind-'));
+const wrapper = callgrindWrapper(dir);
+const start = (checkout: string, spec: ChildSpec) => startCheckoutChild(checkout, spec, { execArgv: nodeArgs, execPath: wrapper });
 const results: Measured[] = [];
 let tokens: string[] = [];
 let issuer = '';
 try {
   for (const entry of entries) {
     if (entry === 'bare') {
-      if (tokens.length === 0) throw new Error('bare needs a Latchkey party before it (its tokens and issuer)');
-      const party = await startUnderCallgrind(here, { kind: 'bare', alg: 'HS256', secret: SECRET, issuer }, dir);
+      const party = await start(here, { kind: 'bare', alg: 'HS256', secret: SECRET, issuer });
       results.push(await measure('bare', party, op === 'profile' ? '/verify' : '/validate', tokens, dir));
       continue;
     }
-    const checkout = entry === 'latchkey' ? here : resolve(entry);
-    const party = await startUnderCallgrind(checkout, { kind: 'latchkey', flags: FLAGS }, dir);
-    await postJson(`${party.url}/v1/signup`, { email: 'cold@example.com', password: PASSWORD, confirm_password: PASSWORD }, { origin: party.origin });
-    const own = await party.mint(TOKENS, 'cold@example.com');
+    const party = await start(entry === 'latchkey' ? here : resolve(entry), { kind: 'latchkey', flags: FLAGS });
+    let own: string[];
+    try {
+      await postJson(`${party.url}/v1/signup`, { email: 'cold@example.com', password: PASSWORD, confirm_password: PASSWORD }, { origin: party.origin });
+      own = await party.mint(warm + counted, 'cold@example.com');
+    } catch (err) {
+      await party.close();
+      throw err;
+    }
     if (tokens.length === 0) {
       tokens = own;
       issuer = party.origin;
