@@ -19,6 +19,7 @@ import { asymmetricVerifier } from '../../plugins/tokens/asymmetric-verify.js';
 import { hmacJws } from '../../plugins/tokens/hmac-jws.js';
 import { availableParallelism } from 'node:os';
 import { holdResponsesPerTurn } from '../../transports/http/held-responses.js';
+import { UserEntity } from '../../plugins/users/entities.js';
 import { createHashWorkers } from '../../plugins/users/hash-workers.js';
 import { verifyPassword } from '../../plugins/users/password.js';
 import { startTestServer } from '../../test/helpers/server.js';
@@ -31,7 +32,7 @@ export type ChildSpec =
   | { kind: 'argon2'; stored: string; password: string; concurrency: number }
   | { kind: 'bare-login'; stored: string; body: string };
 
-type Message = 'close' | { run: number; concurrency?: number; threads?: boolean } | { mint: number; email: string };
+type Message = 'close' | { run: number; concurrency?: number; threads?: boolean } | { mint: number; email: string } | { storeHash: string; email: string };
 
 /**
  * A worker that verifies the stored hash synchronously, back to back, from 'go' until `seconds`
@@ -135,6 +136,7 @@ async function main(): Promise<void> {
   let close: () => Promise<void> = async () => {};
   let run: ((seconds: number, concurrency?: number, threads?: boolean) => Promise<LoadResult>) | undefined;
   let mint: ((n: number, email: string) => Promise<string[]>) | undefined;
+  let storeHash: ((email: string, stored: string) => Promise<void>) | undefined;
   if (spec.kind === 'latchkey') {
     const server = await startTestServer({ flags: spec.flags });
     close = () => server.close();
@@ -148,6 +150,13 @@ async function main(): Promise<void> {
       const out: string[] = [];
       for (let i = 0; i < n; i++) out.push((await tokens.issue({ user, session, scopes: ['openid'], roles: user.roles })).access_token);
       return out;
+    };
+    // A password hash of the caller's making in the user's row, written as another process would
+    // (the server sees the commit through its change stamp): callgrind-requests.ts OP=login gives
+    // the user a cheap Argon2id hash, so that valgrind counts the login's own work in reasonable time.
+    storeHash = async (email, stored) => {
+      const changed = await server.kernel.storage.em().fork().nativeUpdate(UserEntity, { email }, { password: stored });
+      if (changed !== 1) throw new Error(`no user ${email}`);
     };
     send({ ready: true, url: server.url.replace('localhost', '127.0.0.1'), origin: server.url });
   } else if (spec.kind === 'bare') {
@@ -168,6 +177,8 @@ async function main(): Promise<void> {
   process.on('message', (m: Message) => {
     if (m === 'close') {
       void close().finally(() => process.exit(0));
+    } else if ('storeHash' in m) {
+      void storeHash?.(m.email, m.storeHash).then(() => send({ stored: true }));
     } else if ('mint' in m) {
       void mint?.(m.mint, m.email).then((tokens) => send({ tokens }));
     } else if (run) {

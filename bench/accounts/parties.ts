@@ -21,6 +21,8 @@ export interface Party {
   run(seconds: number, concurrency?: number, threads?: boolean): Promise<LoadResult>;
   /** Latchkey only: `n` distinct access tokens of one new session of the user. */
   mint(n: number, email: string): Promise<string[]>;
+  /** Latchkey only: writes `stored` as the user's password hash, straight into its row. */
+  storeHash(email: string, stored: string): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -103,6 +105,11 @@ export function partyOf(child: ChildProcess, ready: Record<string, unknown>): Pa
       new Promise((resolve) => {
         child.once('message', (m: { tokens: string[] }) => resolve(m.tokens));
         child.send({ mint: n, email });
+      }),
+    storeHash: (email, stored) =>
+      new Promise((resolve) => {
+        child.once('message', () => resolve());
+        child.send({ storeHash: stored, email });
       }),
     async close() {
       if (child.connected) child.send('close');

@@ -1,7 +1,7 @@
 /**
  * Development aid, not part of `npm run bench`: machine instructions per request on a server's
  * main thread, counted by valgrind's callgrind, for the cold HS256 `profile` row (or
- * `validate_jwt_token`) and the bare route. Why: on these VMs the same build's CPU per request
+ * `validate_jwt_token`) and the bare route, or for password logins and the login floor. Why: on these VMs the same build's CPU per request
  * moves by 10-40% between runs minutes apart (steal time, neighbours), so an A/B of a change
  * worth a few percent needs many interleaved rounds and is still uncertain. An instruction count
  * does not depend on what else the machine does; it leaves out cache misses and system calls, so
@@ -12,10 +12,15 @@
  * Environment: PARTIES (comma list, default `latchkey,bare`): `latchkey` is this checkout's
  * server, `bare` the bench's bare route (child.ts), any other entry a path to another checkout
  * of Latchkey with node_modules, whose server is measured the same way (an A/B of two versions).
- * OP=profile|validate (default profile), WARM requests before counting (default 4000: the hot
- * path must be optimized first), N counted requests (default 2000), TOP functions listed
- * (default 25), NODE_ARGS (more node flags for the servers, e.g. `--interpreted-frames-native-stack`
- * to name interpreted and baseline frames too). Each party runs alone under valgrind (~1.5 minutes
+ * OP=profile|validate|login (default profile; with login, `bare` is the bench's login floor,
+ * and WARM=2000 N=1000 are enough: see CHEAP_HASH below), WARM requests before counting (default
+ * 4000: the hot path must be optimized first), N counted requests (default 2000), TOP functions
+ * listed (default 25), NODE_ARGS (more node flags for the servers, e.g.
+ * `--interpreted-frames-native-stack` to name interpreted and baseline frames too), INCLUSIVE=1
+ * (also lists JavaScript functions by inclusive count, self and callees: a hook that calls
+ * Fastify's `done` includes the rest of the request's chain, so read it for leaf-like work such
+ * as a token's signing or a session's write), KEEP=<dir> (keeps each party's main-thread dump and
+ * perf map there, for `callgrind_annotate --tree=caller` and the like). Each party runs alone under valgrind (~1.5 minutes
  * each). Requests go 8 at a time, each with a token of its own: every Latchkey server mints
  * WARM + N tokens of one session and uses each once, so no token is ever seen twice, found in
  * the verified-token cache or stored in it, as in the bench's cold rows (a token used a second
@@ -37,13 +42,14 @@
  * 457k), repeat a comparison, and read the function lists before trusting a total.
  */
 import { execFileSync } from 'node:child_process';
-import { chmodSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { ChildSpec } from '../accounts/child.js';
 import { startCheckoutChild, type Party } from '../accounts/parties.js';
 import { postJson } from '../accounts/http.js';
+import { hashPassword } from '../../plugins/users/password.js';
 
 const SECRET = 'profiling-secret-0123456789abcdef0123456789';
 const PASSWORD = 'Correct-horse-9';
@@ -57,8 +63,20 @@ function knob(name: string, fallback: number, min: number): number {
   if (!Number.isInteger(n) || n < min) throw new Error(`${name}=${raw}: a whole number of at least ${min} is needed`);
   return n;
 }
-if (process.env.OP !== undefined && process.env.OP !== 'profile' && process.env.OP !== 'validate') throw new Error(`OP=${process.env.OP}: profile or validate`);
-const op = process.env.OP === 'validate' ? 'validate' : 'profile';
+const OPS = ['profile', 'validate', 'login'] as const;
+const op = (process.env.OP ?? 'profile') as (typeof OPS)[number];
+if (!OPS.includes(op)) throw new Error(`OP=${process.env.OP}: one of ${OPS.join(', ')}`);
+/** The request path of each op, on Latchkey and on the bare route (for logins, the login floor). */
+const PATHS = { profile: ['/v1/profile', '/verify'], validate: ['/v1/validate_jwt_token', '/validate'], login: ['/v1/login', '/login'] } as const;
+const EMAIL = 'cold@example.com';
+/**
+ * OP=login: the user's password hash has the cheapest Argon2id parameters (8 KiB, one pass), put
+ * in its row after signup. A login then costs the hash workers next to nothing, and what is
+ * counted is the main thread's own work per login, which does not depend on the parameters (no
+ * rehash on login). Under valgrind the production hash (19 MiB, two passes) would take about a
+ * second a login, every thread running in turn.
+ */
+const CHEAP_HASH = { memoryCost: 8, timeCost: 1, parallelism: 1 };
 const warm = knob('WARM', 4000, 0);
 const counted = knob('N', 2000, IN_FLIGHT);
 const top = knob('TOP', 25, 1);
@@ -99,8 +117,8 @@ function nameAt(ranges: JitRange[], addr: number): string | undefined {
 }
 
 /** Self instructions by function in a callgrind dump (callgrind_annotate's flat list). */
-function selfCosts(dump: string, ranges: JitRange[]): { total: number; byFunction: Map<string, number> } {
-  const text = execFileSync('callgrind_annotate', ['--threshold=100', dump], { encoding: 'utf8', maxBuffer: 256 * 1024 * 1024 });
+function selfCosts(dump: string, ranges: JitRange[], inclusive = false): { total: number; byFunction: Map<string, number> } {
+  const text = execFileSync('callgrind_annotate', ['--threshold=100', ...(inclusive ? ['--inclusive=yes'] : []), dump], { encoding: 'utf8', maxBuffer: 256 * 1024 * 1024 });
   const byFunction = new Map<string, number>();
   let total = 0;
   for (const line of text.split('\n')) {
@@ -124,6 +142,8 @@ interface Measured {
   mainPerRequest: number;
   helpersPerRequest: number;
   byFunction: Map<string, number>;
+  /** With INCLUSIVE=1: each function's instructions with its callees'. */
+  inclusive?: Map<string, number>;
 }
 
 /** The program that runs node under callgrind, counting off until the warm-up is done; written once. */
@@ -135,41 +155,54 @@ function callgrindWrapper(dir: string): string {
 }
 const nodeArgs = ['--perf-basic-prof', ...(process.env.NODE_ARGS ?? '').split(' ').filter((a) => a !== '')];
 
-async function requests(party: Party, path: string, tokens: string[], n: number, from: number): Promise<void> {
-  const url = `${party.url.replace(/\/verify$/, '')}${path}`;
+/** One request of the measured kind with its `i`-th token (logins need none); throws unless answered 200. */
+type Send = (i: number) => Promise<void>;
+
+function sender(party: Party, path: string, tokens: string[]): Send {
+  const url = `${party.url.replace(/\/(verify|login)$/, '')}${path}`;
+  const post = (body: unknown) => fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', origin: party.origin }, body: JSON.stringify(body) });
+  return async (i) => {
+    const res =
+      op === 'profile' ? await fetch(url, { headers: { authorization: `Bearer ${tokens[i]}` } }) : op === 'validate' ? await post({ token_type: 'access_token', token: tokens[i] }) : await post({ email: EMAIL, password: PASSWORD });
+    if (res.status !== 200) throw new Error(`${url}: ${res.status} ${await res.text()}`);
+    await res.arrayBuffer();
+  };
+}
+
+async function requests(send: Send, n: number, from: number): Promise<void> {
   for (let i = 0; i < n; i += IN_FLIGHT) {
-    await Promise.all(
-      // Exactly n requests (the last batch may be smaller): each token once, and the count divides evenly.
-      Array.from({ length: Math.min(IN_FLIGHT, n - i) }, async (_, j) => {
-        const token = tokens[from + i + j];
-        const res =
-          op === 'profile'
-            ? await fetch(url, { headers: { authorization: `Bearer ${token}` } })
-            : await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', origin: party.origin }, body: JSON.stringify({ token_type: 'access_token', token }) });
-        if (res.status !== 200) throw new Error(`${url}: ${res.status} ${await res.text()}`);
-        await res.arrayBuffer();
-      }),
-    );
+    // Exactly n requests (the last batch may be smaller): each token once, and the count divides evenly.
+    await Promise.all(Array.from({ length: Math.min(IN_FLIGHT, n - i) }, (_, j) => send(from + i + j)));
   }
 }
 
 /** The warm-up, then the counted requests; the party is closed and its perf map deleted whatever happens. */
 async function measure(label: string, party: Party, path: string, tokens: string[], dir: string): Promise<Measured> {
   const perfMap = `/tmp/perf-${party.pid}.map`;
+  const send = sender(party, path, tokens);
   try {
-    await requests(party, path, tokens, warm, 0);
+    await requests(send, warm, 0);
     const control = (args: string[]) => execFileSync('callgrind_control', [...args, String(party.pid)], { stdio: 'ignore' });
     control(['-i', 'on']);
-    await requests(party, path, tokens, counted, warm);
+    await requests(send, counted, warm);
     control(['-i', 'off']);
     control(['-d']);
     const dumps = readdirSync(dir).filter((f) => f.startsWith(`cg.${party.pid}.out.1-`));
     const main = dumps.find((f) => f.endsWith('-01'));
     if (!main) throw new Error(`${label}: no callgrind dump of the main thread in ${dir}`);
-    const costs = selfCosts(join(dir, main), readPerfMap(perfMap));
+    const ranges = readPerfMap(perfMap);
+    const keep = process.env.KEEP;
+    if (keep) {
+      // For callgrind_annotate --tree=caller and the like: the main thread's dump and V8's perf map.
+      mkdirSync(keep, { recursive: true });
+      copyFileSync(join(dir, main), join(keep, `${label.replace(/[^\w.-]+/g, '_')}.callgrind.out`));
+      if (existsSync(perfMap)) copyFileSync(perfMap, join(keep, `${label.replace(/[^\w.-]+/g, '_')}.perf.map`));
+    }
+    const costs = selfCosts(join(dir, main), ranges);
+    const inclusive = process.env.INCLUSIVE === '1' ? selfCosts(join(dir, main), ranges, true).byFunction : undefined;
     let helpers = 0;
     for (const f of dumps) if (f !== main) helpers += selfCosts(join(dir, f), []).total;
-    return { label, mainPerRequest: costs.total / counted, helpersPerRequest: helpers / counted, byFunction: costs.byFunction };
+    return { label, mainPerRequest: costs.total / counted, helpersPerRequest: helpers / counted, byFunction: costs.byFunction, inclusive };
   } finally {
     await party.close();
     rmSync(perfMap, { force: true });
@@ -185,18 +218,25 @@ const start = (checkout: string, spec: ChildSpec) => startCheckoutChild(checkout
 const results: Measured[] = [];
 let tokens: string[] = [];
 let issuer = '';
+const cheapHash = op === 'login' ? await hashPassword(PASSWORD, CHEAP_HASH) : '';
+/** The floor answers with a Latchkey login response's body (child.ts, bareLogin). */
+let loginBody = '';
 try {
   for (const entry of entries) {
     if (entry === 'bare') {
-      const party = await start(here, { kind: 'bare', alg: 'HS256', secret: SECRET, issuer });
-      results.push(await measure('bare', party, op === 'profile' ? '/verify' : '/validate', tokens, dir));
+      const party = await start(here, op === 'login' ? { kind: 'bare-login', stored: cheapHash, body: loginBody } : { kind: 'bare', alg: 'HS256', secret: SECRET, issuer });
+      results.push(await measure(op === 'login' ? 'login floor' : 'bare', party, PATHS[op][1], tokens, dir));
       continue;
     }
     const party = await start(entry === 'latchkey' ? here : resolve(entry), { kind: 'latchkey', flags: FLAGS });
     let own: string[];
     try {
-      await postJson(`${party.url}/v1/signup`, { email: 'cold@example.com', password: PASSWORD, confirm_password: PASSWORD }, { origin: party.origin });
-      own = await party.mint(warm + counted, 'cold@example.com');
+      await postJson(`${party.url}/v1/signup`, { email: EMAIL, password: PASSWORD, confirm_password: PASSWORD }, { origin: party.origin });
+      if (op === 'login') {
+        await party.storeHash(EMAIL, cheapHash);
+        if (loginBody === '') loginBody = JSON.stringify(await postJson(`${party.url}/v1/login`, { email: EMAIL, password: PASSWORD }, { origin: party.origin }));
+      }
+      own = op === 'login' ? [] : await party.mint(warm + counted, EMAIL);
     } catch (err) {
       await party.close();
       throw err;
@@ -205,18 +245,24 @@ try {
       tokens = own;
       issuer = party.origin;
     }
-    results.push(await measure(entry, party, op === 'profile' ? '/v1/profile' : '/v1/validate_jwt_token', own, dir));
+    results.push(await measure(entry, party, PATHS[op][0], own, dir));
   }
 } finally {
   rmSync(dir, { recursive: true, force: true });
 }
 
 const k = (n: number) => `${(n / 1000).toFixed(1)}k`;
-console.log(`\n${op}, cold HS256 tokens: instructions per request (main thread; V8 helper threads apart)`);
+console.log(`\n${op === 'login' ? 'login, cheap Argon2id hash' : `${op}, cold HS256 tokens`}: instructions per request (main thread; V8 helper threads apart)`);
 for (const r of results) console.log(`${r.label.padEnd(40)} ${k(r.mainPerRequest).padStart(8)}   helpers ${k(r.helpersPerRequest)}`);
 for (const r of results) {
   console.log(`\n${r.label}: top functions, instructions per request (self)`);
   for (const [fn, n] of [...r.byFunction].sort((a, b) => b[1] - a[1]).slice(0, top)) console.log(`${Math.round(n / counted).toString().padStart(8)}  ${fn.slice(0, 130)}`);
+}
+for (const r of results) {
+  if (!r.inclusive) continue;
+  console.log(`\n${r.label}: JavaScript functions by inclusive instructions per request (self and callees)`);
+  const js = [...r.inclusive].filter(([fn]) => fn.startsWith('JS:'));
+  for (const [fn, n] of js.sort((a, b) => b[1] - a[1]).slice(0, top)) console.log(`${Math.round(n / counted).toString().padStart(8)}  ${fn.slice(0, 130)}`);
 }
 if (results.length >= 2) {
   const [a, b] = results;
