@@ -57,7 +57,8 @@ export interface OperationDefinition<I extends TSchema | undefined = TSchema | u
   changesState?: boolean;
   /** Deprecated operations stay in the schema and always fail (SPEC.md Versioning 7). */
   deprecated?: boolean;
-  handler: (ctx: RequestContext, input: I extends TSchema ? Static<I> : undefined) => Promise<Static<O>>;
+  /** May answer without a promise when it has its answer at once (the kernel wraps it in one). */
+  handler: (ctx: RequestContext, input: I extends TSchema ? Static<I> : undefined) => Promise<Static<O>> | Static<O>;
 }
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any

@@ -284,6 +284,7 @@ export function createUsersService({ config, storage, memory, hooks, logger, has
     checkPasswordPolicy: (password) => checkPasswordPolicy(password, strong),
     hashPassword: hash,
 
+    cachedById: (id) => byId.get(id, Date.now()),
     async findById(id, options = {}) {
       if (id.length > 64) return null;
       const hit = options.fresh ? undefined : byId.get(id, Date.now());

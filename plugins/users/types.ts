@@ -115,6 +115,8 @@ export interface UsersService {
    * process's write may just have changed reads the database.
    */
   findById(id: string, options?: { fresh?: boolean }): Promise<UserRecord | null>;
+  /** The user by id when findById's cache holds it now, without a promise; undefined otherwise. */
+  cachedById(id: string): UserRecord | undefined;
   /** Emails are compared case-insensitively (stored lowercase). */
   findByEmail(email: string): Promise<UserRecord | null>;
   findByPhone(phone: string): Promise<UserRecord | null>;
