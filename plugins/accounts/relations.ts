@@ -25,8 +25,16 @@ export function hasRoles(held: readonly string[], wanted: readonly string[] | un
   return (wanted ?? []).every((r) => held.includes(r));
 }
 
-export async function hasRelations(ctx: RequestContext, subject: string, wanted: readonly RelationQuery[] | undefined): Promise<boolean> {
+/**
+ * True at once (no promise) when no relation is asked for, as on most validate_jwt_token calls;
+ * otherwise the FGA plugin's answer.
+ */
+export function hasRelations(ctx: RequestContext, subject: string, wanted: readonly RelationQuery[] | undefined): boolean | Promise<boolean> {
   if (!wanted || wanted.length === 0) return true;
+  return checkRelations(ctx, subject, wanted);
+}
+
+async function checkRelations(ctx: RequestContext, subject: string, wanted: readonly RelationQuery[]): Promise<boolean> {
   if (!ctx.kernel.hasService('fga')) return false;
   // Looked up by name: the FGA plugin is optional and not imported (DESIGN.md §1).
   const fga = ctx.kernel.service('fga' as never) as unknown as FgaRelationChecker;

@@ -362,6 +362,20 @@ export async function createTokensService({ config, memory, keys, sessions, user
 
   const invalid = () => new ServiceError('unauthenticated', 'invalid refresh token');
 
+  /** validate for ID and refresh tokens: their signature, type and session (a refresh token's record too). */
+  const validateOther = async (token: string, type: Exclude<TokenType, 'access_token'>): Promise<VerifiedToken | null> => {
+    if (type === 'id_token') {
+      const payload = await verifyJwt(token);
+      if (!payload || payload.token_type !== 'id_token') return null;
+      const session = await sessionOf(payload);
+      return session ? { claims: payload as Record<string, unknown>, userId: session.userId, session } : null;
+    }
+    const r = await refreshPayload(token);
+    if (!r || (await memory.get(refreshKey(r.sub, r.jti))) === null) return null;
+    const session = await sessionOf(r.payload);
+    return session ? { claims: r.payload as Record<string, unknown>, userId: session.userId, session } : null;
+  };
+
   const service: TokensService = {
     authenticatedSession: (ctx) => authenticatedSessionOf(ctx.principal),
     async verifyIdTokenHint(token) {
@@ -386,19 +400,12 @@ export async function createTokensService({ config, memory, keys, sessions, user
     issue,
     sign,
     verifyAccessToken,
-    async validate(token: string, type: TokenType) {
+    // Not an async function: an access token's answer is verifyAccessToken's own promise, where an
+    // async frame returning it cost two more microtask turns on every validate_jwt_token.
+    validate(token: string, type: TokenType) {
       // A resource server may ask about a token bound to it; an MCP token is for /mcp only.
       if (type === 'access_token') return verifyAccessToken(token, { audiences: 'not-mcp' });
-      if (type === 'id_token') {
-        const payload = await verifyJwt(token);
-        if (!payload || payload.token_type !== 'id_token') return null;
-        const session = await sessionOf(payload);
-        return session ? { claims: payload as Record<string, unknown>, userId: session.userId, session } : null;
-      }
-      const r = await refreshPayload(token);
-      if (!r || (await memory.get(refreshKey(r.sub, r.jti))) === null) return null;
-      const session = await sessionOf(r.payload);
-      return session ? { claims: r.payload as Record<string, unknown>, userId: session.userId, session } : null;
+      return validateOther(token, type);
     },
     async refresh(token, options = {}): Promise<RefreshResult> {
       const r = await refreshPayload(token);
