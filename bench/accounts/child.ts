@@ -178,7 +178,11 @@ async function main(): Promise<void> {
     if (m === 'close') {
       void close().finally(() => process.exit(0));
     } else if ('storeHash' in m) {
-      void storeHash?.(m.email, m.storeHash).then(() => send({ stored: true }));
+      // Answered either way, so the parent never waits on a write that failed.
+      void (storeHash ?? (() => Promise.reject(new Error(`${spec.kind}: no users here`))))(m.email, m.storeHash).then(
+        () => send({ stored: true }),
+        (err: unknown) => send({ stored: false, error: String((err as Error)?.message ?? err) }),
+      );
     } else if ('mint' in m) {
       void mint?.(m.mint, m.email).then((tokens) => send({ tokens }));
     } else if (run) {

@@ -107,8 +107,8 @@ export function partyOf(child: ChildProcess, ready: Record<string, unknown>): Pa
         child.send({ mint: n, email });
       }),
     storeHash: (email, stored) =>
-      new Promise((resolve) => {
-        child.once('message', () => resolve());
+      new Promise((resolve, reject) => {
+        child.once('message', (m: { stored: boolean; error?: string }) => (m.stored ? resolve() : reject(new Error(`storeHash ${email}: ${m.error}`))));
         child.send({ storeHash: stored, email });
       }),
     async close() {

@@ -41,10 +41,7 @@ async function currentSession(ctx: RequestContext, firstParty = false): Promise<
   if (firstParty && p.clientId !== undefined && p.clientId !== config.string('client-id')) {
     throw permissionDenied('this operation needs a session of the first-party app; the token was issued to another client');
   }
-  // The authenticator has just looked the session up for this very request; reuse it.
-  const known = tokens.authenticatedSession(ctx);
-  const session =
-    known && known.id === p.sessionId && known.userId === p.userId ? known : p.userId && p.sessionId ? await sessions.get(p.userId, p.sessionId) : null;
+  const session = knownSession(ctx, tokens) ?? (p.userId && p.sessionId ? await sessions.get(p.userId, p.sessionId) : null);
   const user = session ? await users.findById(session.userId) : null;
   if (!session || !user) throw unauthenticated();
   return { session, user };
@@ -55,20 +52,23 @@ interface CurrentSession {
   user: UserRecord;
 }
 
+/** The session the authenticator has just looked up for this very request, when it is the principal's. */
+function knownSession(ctx: RequestContext, tokens: ReturnType<typeof deps>['tokens']): SessionRecord | undefined {
+  const p = ctx.requirePrincipal();
+  const known = tokens.authenticatedSession(ctx);
+  return known && known.id === p.sessionId && known.userId === p.userId ? known : undefined;
+}
+
 /**
- * currentSession's answer without a promise, for reading the profile: when the authenticator's
- * session is this principal's and the users service's cache holds its user (findById would answer
- * from that same cache). A cold bearer `profile` then costs no promise of its own: 214.4k machine
+ * The caller's user without a promise, for reading the profile: when the authenticator's session
+ * is the principal's and the users service's cache holds its user (findById would answer from
+ * that same cache). A cold bearer `profile` then costs no promise of its own: 214.4k machine
  * instructions on the main thread against 217.0k (bench/profiling/callgrind-requests.ts, session
  * 30). Undefined otherwise; operations that change state always take currentSession's path.
  */
-function cachedCurrentSession(ctx: RequestContext): CurrentSession | undefined {
-  const p = ctx.requirePrincipal();
-  const { users, tokens } = deps(ctx);
-  const known = tokens.authenticatedSession(ctx);
-  if (!known || known.id !== p.sessionId || known.userId !== p.userId) return undefined;
-  const user = users.cachedById(known.userId);
-  return user ? { session: known, user } : undefined;
+function cachedCurrentUser(ctx: RequestContext, { users, tokens }: ReturnType<typeof deps>): UserRecord | undefined {
+  const session = knownSession(ctx, tokens);
+  return session && users.cachedById(session.userId);
 }
 
 function emit(ctx: RequestContext, name: string, payload: Record<string, unknown>): void {
@@ -224,9 +224,9 @@ export const accountOperations: AnyOperation[] = [
     mcp: true,
     output: UserSchema,
     handler: (ctx) => {
-      const { users } = deps(ctx);
-      const cached = cachedCurrentSession(ctx);
-      return cached ? users.toUserDto(cached.user) : currentSession(ctx).then(({ user }) => users.toUserDto(user));
+      const services = deps(ctx);
+      const cached = cachedCurrentUser(ctx, services);
+      return cached ? services.users.toUserDto(cached) : currentSession(ctx).then(({ user }) => services.users.toUserDto(user));
     },
   }),
   defineOperation({
@@ -348,7 +348,7 @@ export const accountOperations: AnyOperation[] = [
         if (!hasRoles(roles, input.roles)) return { is_valid: false };
         const valid = { is_valid: true, claims: verified.claims };
         const related = hasRelations(ctx, `user:${verified.userId}`, input.required_relations);
-        return related === true ? valid : Promise.resolve(related).then((ok) => (ok ? valid : { is_valid: false }));
+        return related === true ? valid : related.then((ok) => (ok ? valid : { is_valid: false }));
       });
     },
   }),

@@ -29,7 +29,7 @@ export function hasRoles(held: readonly string[], wanted: readonly string[] | un
  * True at once (no promise) when no relation is asked for, as on most validate_jwt_token calls;
  * otherwise the FGA plugin's answer.
  */
-export function hasRelations(ctx: RequestContext, subject: string, wanted: readonly RelationQuery[] | undefined): boolean | Promise<boolean> {
+export function hasRelations(ctx: RequestContext, subject: string, wanted: readonly RelationQuery[] | undefined): true | Promise<boolean> {
   if (!wanted || wanted.length === 0) return true;
   return checkRelations(ctx, subject, wanted);
 }

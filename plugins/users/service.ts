@@ -192,6 +192,7 @@ export function createUsersService({ config, storage, memory, hooks, logger, has
   // BY_ID_TTL_MS. Access decisions never depend on it: revocation ends sessions, which are
   // checked on every request.
   const byId = new ExpiringCache<string, UserRecord>(10_000);
+  const cachedById = (id: string): UserRecord | undefined => byId.get(id, Date.now());
   // Reads by email or phone (every login) on a SQLite file are kept while nothing at all has been
   // committed to the file (core/stamped-reads.ts): exact, unlike byId, so a password change or a
   // revocation here or in another process is seen by the next login. Each read saved a SQLite
@@ -284,10 +285,10 @@ export function createUsersService({ config, storage, memory, hooks, logger, has
     checkPasswordPolicy: (password) => checkPasswordPolicy(password, strong),
     hashPassword: hash,
 
-    cachedById: (id) => byId.get(id, Date.now()),
+    cachedById,
     async findById(id, options = {}) {
       if (id.length > 64) return null;
-      const hit = options.fresh ? undefined : byId.get(id, Date.now());
+      const hit = options.fresh ? undefined : cachedById(id);
       if (hit) return hit;
       const user = await findOne('id', id);
       if (user) byId.set(id, user, Date.now() + BY_ID_TTL_MS);

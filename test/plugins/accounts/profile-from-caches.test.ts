@@ -1,6 +1,6 @@
 /**
  * A bearer `profile` is answered without a promise of its own when the authenticator's session
- * and the users service's cache both have what it needs (operations.ts, currentSession; session
+ * and the users service's cache both have what it needs (operations.ts, cachedCurrentUser; session
  * 30). That shortcut must never answer from a copy older than a write of this process, nor for a
  * session that has ended or a user that is gone.
  */
