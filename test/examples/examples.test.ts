@@ -50,10 +50,14 @@ t.test('embedding: Latchkey under /auth beside the host routes and error handler
   const meta = await app.inject('/auth/v1/meta');
   t.equal(meta.statusCode, 200);
   t.equal(meta.json().client_id, 'host-app');
+  // The host's own server sends Fastify's responses: the hook adds the defaults (security-headers.ts).
+  t.equal(meta.headers['x-frame-options'], 'DENY', 'security headers on Latchkey routes of a host app');
+  t.equal(meta.headers['content-security-policy'], "default-src 'none'; frame-ancestors 'none'", 'once, not twice');
   const missing = await app.inject('/auth/v1/nope');
   t.same(missing.json(), { code: 'not_found', message: 'route not found' }, 'Latchkey envelope inside its prefix');
   const login = await app.inject({ method: 'POST', url: '/auth/v1/admin/login', headers: { origin: 'http://localhost:3000' }, payload: { admin_secret: 'embedded-admin' } });
   t.equal(login.statusCode, 200);
+  t.equal(login.headers['cache-control'], 'no-store', 'answers about the caller say no-store in a host app too');
   t.equal((await app.inject({ method: 'POST', url: '/auth/graphql', headers: { origin: 'http://localhost:3000' }, payload: { query: '{ meta { client_id } }' } })).json().data.meta.client_id, 'host-app');
   t.equal(app.latchkey.config.string('client-id'), 'host-app', 'one decorator exposes the kernel');
   t.notOk((await app.inject('/')).headers['content-security-policy'], 'no Latchkey hooks on host routes');

@@ -17,6 +17,7 @@ import type { Kernel } from '../../core/kernel.js';
 import { ServiceError } from '../../core/errors.js';
 import type { CompiledOperation } from '../../core/operations.js';
 import { applyEffects, contextFromRequest } from '../http/context.js';
+import { noStore } from '../http/security-headers.js';
 import { formatGraphqlErrors } from './errors.js';
 import { queryLimitsRule } from './query-limits.js';
 import { anyScalar, int64Scalar, mapScalar } from './scalars.js';
@@ -104,7 +105,7 @@ class GraphqlRequestError extends Error {
  */
 function prepareRequest(request: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction): void {
   // Answers carry tokens and personal data: no cache on the way keeps them (as REST's: rest.ts).
-  reply.header('cache-control', 'no-store');
+  noStore(reply);
   const payload = request.method === 'GET' ? request.query : request.body;
   if (payload !== null && typeof payload === 'object' && !Array.isArray(payload)) {
     const query = (payload as { query?: unknown }).query;

@@ -17,7 +17,7 @@ import { registerRawRoutes } from './raw-routes.js';
 import { registerRest, sendMethodNotAllowed } from './rest.js';
 import { corsPolicy, originAllowList, registerPreflightRoute } from './cors.js';
 import { credentialedOriginsOf } from './credentialed-origins.js';
-import { addResponseHeaders } from './security-headers.js';
+import { addResponseHeaders, httpsOnlyOf } from './security-headers.js';
 
 /** Request headers browsers may send cross-origin (CONTRACT.md "Transport rules"). */
 export const CORS_HEADERS = ['x-authorizer-url', 'x-authorizer-client-id', 'x-service-admin-secret', 'authorization', 'content-type'];
@@ -35,7 +35,6 @@ export interface MountOptions {
 
 export async function mountKernel(app: FastifyInstance, { kernel, metrics, rateLimiter }: MountOptions): Promise<void> {
   const config = kernel.config;
-  const baseUrl = new URL(config.string('url') ?? 'http://localhost');
   const allowed = config.list('allowed-origins');
   const bodyLimit = config.number('body-limit', 1_048_576);
 
@@ -62,7 +61,7 @@ export async function mountKernel(app: FastifyInstance, { kernel, metrics, rateL
     credentialed,
   });
   metrics?.instrument(app);
-  addResponseHeaders(app, baseUrl.protocol === 'https:', cors);
+  addResponseHeaders(app, httpsOnlyOf(config), cors);
   registerPreflightRoute(app, cors);
   const limiter = rateLimiter === undefined ? rateLimiterOf(kernel) : rateLimiter;
   if (limiter) app.addHook('onRequest', rateLimitHook(limiter));

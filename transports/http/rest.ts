@@ -11,6 +11,7 @@ import { ServiceError } from '../../core/errors.js';
 import type { CompiledOperation } from '../../core/operations.js';
 import { applyEffects, contextFromRequest } from './context.js';
 import { sendError } from './errors.js';
+import { noStore } from './security-headers.js';
 
 const ALL_METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
 
@@ -34,7 +35,7 @@ export function registerRest(app: FastifyInstance, kernel: Kernel, ops: readonly
         // An answer about its caller (a profile, a session, tokens) is never stored by a cache on
         // the way (RFC 6749 §5.1 asks it of every response carrying tokens; RFC 9111 §5.2.2.5),
         // errors included. Constant answers (meta) may be.
-        if (!constant) reply.header('cache-control', 'no-store');
+        if (!constant) noStore(reply);
         return kernel.invokeCompiled(op, ctx, input).then(
           (out) => {
             applyEffects(ctx, reply);

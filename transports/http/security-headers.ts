@@ -1,11 +1,19 @@
 /**
- * The headers every response carries (DESIGN.md §5), set in one onRequest hook: the security
- * headers, and the CORS answer for the caller's Origin (cors.ts). One precomputed object and a
- * callback hook: this runs on every request. Pages that need scripts or framing set their own
- * Content-Security-Policy and X-Frame-Options, which replace these defaults.
+ * The headers every response carries (DESIGN.md §5): the security headers and `vary: Origin`
+ * (the defaults), and the CORS answer for the caller's Origin (cors.ts), set in one onRequest
+ * hook. The standalone server's responses write the defaults themselves
+ * (default-headers-response.ts); the hook adds them to every other response (an embedding app's,
+ * `inject`'s). One precomputed object and a callback hook: this runs on every request. Pages that
+ * need scripts or framing set their own Content-Security-Policy and X-Frame-Options, which
+ * replace these defaults.
  */
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply } from 'fastify';
+import type { Config } from '../../core/config.js';
 import type { CorsPolicy } from './cors.js';
+import { defaultBlockOf, fullBlockOf, omitDefault, sendNoStore } from './default-headers-response.js';
+
+/** HSTS only where the server is reached over TLS (`--url`, the only source of the host: DESIGN.md §5). */
+export const httpsOnlyOf = (config: Config): boolean => new URL(config.string('url') ?? 'http://localhost').protocol === 'https:';
 
 export function securityHeaders(httpsOnly: boolean): Record<string, string> {
   return {
@@ -18,10 +26,15 @@ export function securityHeaders(httpsOnly: boolean): Record<string, string> {
   };
 }
 
+/** The security headers and `vary: Origin`: what every response carries unless it sets its own. */
+export const defaultHeaders = (httpsOnly: boolean): Record<string, string> => ({ ...securityHeaders(httpsOnly), vary: 'Origin' });
+
 export function addResponseHeaders(app: FastifyInstance, httpsOnly: boolean, cors: CorsPolicy): void {
-  const always = { ...securityHeaders(httpsOnly), vary: 'Origin' };
+  const always = defaultHeaders(httpsOnly);
+  const block = fullBlockOf(always);
   app.addHook('onRequest', (request, reply, done) => {
-    reply.headers(always);
+    // A response that writes these very lines itself needs no copy of them.
+    if (defaultBlockOf(reply.raw) !== block) reply.headers(always);
     const allowed = cors.allowOrigin(request.headers.origin);
     if (allowed !== null) {
       reply.header('access-control-allow-origin', allowed.origin);
@@ -29,4 +42,15 @@ export function addResponseHeaders(app: FastifyInstance, httpsOnly: boolean, cor
     }
     done();
   });
+}
+
+/** Takes the default header `name` (lower-case) away from this reply, however the defaults are sent. */
+export function removeDefaultHeader(reply: FastifyReply, name: string): void {
+  reply.removeHeader(name);
+  omitDefault(reply.raw, name);
+}
+
+/** `Cache-Control: no-store` on this reply (RFC 9111 §5.2.2.5), written from a line checked once where the response can. */
+export function noStore(reply: FastifyReply): void {
+  if (!sendNoStore(reply.raw)) reply.header('cache-control', 'no-store');
 }
