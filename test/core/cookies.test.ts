@@ -15,6 +15,10 @@ t.test('serializes cookie effects as Set-Cookie values', async (t) => {
     's=v%3D1; Max-Age=60; Domain=example.com; Path=/app; HttpOnly; Secure; SameSite=Strict',
   );
   t.equal(serializeSetCookie({ name: 's', value: '', options: { maxAge: 0, httpOnly: false } }), 's=; Max-Age=0; Expires=Thu, 01 Jan 1970 00:00:00 GMT; Path=/');
+  // Base64url passes as it is; anything else is percent-encoded exactly as encodeURIComponent does.
+  for (const value of ['AbC-_09.~', 'a b;c', 'é', '"q"', "!*'()", 'x\r\ny']) {
+    t.equal(serializeSetCookie({ name: 'n', value, options: { httpOnly: false } }), `n=${encodeURIComponent(value)}; Path=/`, JSON.stringify(value));
+  }
 });
 
 t.test('a request context parses its Cookie header only when a cookie is read', async (t) => {
