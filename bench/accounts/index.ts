@@ -161,6 +161,13 @@
  * interleaved rounds), and Latchkey's HTTP features added to the bare route in its own process
  * ~1 µs (4 rounds); such A/Bs moved by several µs from run to run that day. The
  * bearer path without async frames (667a666) took 229.3k to 223.9k instructions.
+ * Session 31 (2026-12-02, AMD EPYC VM, 2 cores): one full run before and one after the default
+ * headers moved into the standalone server's response class (transports/http/
+ * default-headers-response.ts): cold HS256 validate_jwt_token 71% -> 93% of bare, profile 83% ->
+ * 99%, cold RS256 107-118% -> 112%, login 85% -> 86% of the ceiling (the floor 94%, 91%), 7.7x ->
+ * 8.3x the peer. By instructions (callgrind-requests.ts, the same day) the cold HS256 rows went
+ * from 77-78% to 84% of bare; cold-tokens.ts put both rows at 90-104% (server CPU) that day before
+ * the change, so the rates of one run move with the VM by more than the change.
  * Warm-up (since session 17): before the timed login rounds the floor, Latchkey and the peer each
  * answer BENCH_LOGIN_WARM_SECONDS (default 20) of logins. At ~100 logins/s the login path takes
  * tens of seconds to reach V8's optimizing tier: in a probe (2 s of warm-up, then three 6 s
