@@ -83,6 +83,7 @@ export const accountOperations: AnyOperation[] = [
     description: 'Registers a user with email or phone number and password; starts a session.',
     input: SignUpRequest,
     output: AuthResponse,
+    tokenOutput: true,
     handler: async (ctx, input) => {
       const { config, users } = deps(ctx);
       if (!config.bool('enable-signup', true)) throw permissionDenied('signup is disabled for this instance');
@@ -130,6 +131,7 @@ export const accountOperations: AnyOperation[] = [
     description: 'Logs in with email or phone number and password; starts a session.',
     input: LoginRequest,
     output: AuthResponse,
+    tokenOutput: true,
     handler: async (ctx, input) => {
       const { config, users } = deps(ctx);
       const method = loginMethod(ctx, input);
@@ -166,6 +168,7 @@ export const accountOperations: AnyOperation[] = [
     changesState: true,
     input: SessionQueryRequest,
     output: AuthResponse,
+    tokenOutput: true,
     graphql: { required: false },
     handler: async (ctx, input) => {
       const { session, user } = await currentSession(ctx, true);

@@ -11,6 +11,7 @@ import { ServiceError } from '../../core/errors.js';
 import type { CompiledOperation } from '../../core/operations.js';
 import { applyEffects, contextFromRequest } from './context.js';
 import { sendError } from './errors.js';
+import { answerJson } from './answer-json.js';
 import { noStore } from './security-headers.js';
 
 const ALL_METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
@@ -24,6 +25,7 @@ export function registerRest(app: FastifyInstance, kernel: Kernel, ops: readonly
   for (const [path, pathOps] of byPath) {
     for (const op of pathOps) {
       const constant = op.def.constantOutput === true;
+      const tokens = op.def.tokenOutput === true && !constant;
       let serialized: string | undefined;
       // Explicit promises, not an async function: this runs for every REST call, and an async
       // frame added its own promise and microtask to each (callgrind-requests.ts, session 30).
@@ -39,6 +41,10 @@ export function registerRest(app: FastifyInstance, kernel: Kernel, ops: readonly
         return kernel.invokeCompiled(op, ctx, input).then(
           (out) => {
             applyEffects(ctx, reply);
+            if (tokens) {
+              reply.type('application/json; charset=utf-8').send(answerJson(out));
+              return;
+            }
             if (!constant) {
               reply.send(out);
               return;
