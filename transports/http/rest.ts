@@ -41,16 +41,12 @@ export function registerRest(app: FastifyInstance, kernel: Kernel, ops: readonly
         return kernel.invokeCompiled(op, ctx, input).then(
           (out) => {
             applyEffects(ctx, reply);
-            if (tokens) {
-              reply.type('application/json; charset=utf-8').send(answerJson(out));
-              return;
-            }
-            if (!constant) {
+            if (!constant && !tokens) {
               reply.send(out);
               return;
             }
-            serialized ??= JSON.stringify(out);
-            reply.type('application/json; charset=utf-8').send(serialized);
+            // A text made here (once for a constant answer) goes as it is, with the type Fastify gives its own JSON.
+            reply.type('application/json; charset=utf-8').send(tokens ? answerJson(out) : (serialized ??= JSON.stringify(out)));
           },
           (err: unknown) => {
             applyEffects(ctx, reply);
