@@ -41,3 +41,35 @@ t.test('a cycle longer than the memory is never seen again (the accounts bench\'
   // Fingerprint collisions admit a few early (~0.2% of new tokens, see second-sighting.ts).
   t.ok(seen < cycle.length * 0.01, `${seen} of ${cycle.length} looked seen on the second pass`);
 });
+
+t.test('answers as a ring and a Set of the same fingerprints would, under churn', async (t) => {
+  // The model: the fingerprint as second-sighting.ts reads it, kept in a ring and a Set.
+  const fingerprint = (tok: string) => {
+    let f = 0;
+    for (let i = tok.length - 5; i < tok.length - 1; i++) f = (f << 6) | (tok.charCodeAt(i) & 0x3f);
+    return f;
+  };
+  for (const [size, pool] of [[7, 20], [50, 120], [1_000, 1_500], [VERIFIED_CACHE_MAX, 30_000]] as const) {
+    const s = new SecondSighting(size);
+    const ring: number[] = [];
+    const model = new Set<number>();
+    let seed = size;
+    // A small linear congruential generator: the same sequence on every run.
+    const rand = () => (seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) / 2 ** 32;
+    let disagreements = 0;
+    let seen = 0;
+    for (let n = 0; n < 100_000; n++) {
+      const tok = token(Math.floor(rand() * pool));
+      const f = fingerprint(tok);
+      const expected = model.has(f);
+      if (!expected) {
+        if (ring.length === size) model.delete(ring.shift() as number);
+        ring.push(f);
+        model.add(f);
+      }
+      if (s.seenBefore(tok) !== expected) disagreements++;
+      if (expected) seen++;
+    }
+    t.equal(disagreements, 0, `size ${size}, ${pool} distinct tokens: ${seen} of 100000 seen before, as the model says`);
+  }
+});
