@@ -32,7 +32,7 @@ export type ChildSpec =
   | { kind: 'argon2'; stored: string; password: string; concurrency: number }
   | { kind: 'bare-login'; stored: string; body: string };
 
-type Message = 'close' | { run: number; concurrency?: number; threads?: boolean } | { mint: number; email: string } | { storeHash: string; email: string };
+type Message = 'close' | 'cacheStats' | { run: number; concurrency?: number; threads?: boolean } | { mint: number; email: string } | { storeHash: string; email: string };
 
 /**
  * A worker that verifies the stored hash synchronously, back to back, from 'go' until `seconds`
@@ -137,6 +137,7 @@ async function main(): Promise<void> {
   let run: ((seconds: number, concurrency?: number, threads?: boolean) => Promise<LoadResult>) | undefined;
   let mint: ((n: number, email: string) => Promise<string[]>) | undefined;
   let storeHash: ((email: string, stored: string) => Promise<void>) | undefined;
+  let cacheStats: (() => { hits: number; misses: number; kept: number }) | undefined;
   if (spec.kind === 'latchkey') {
     const server = await startTestServer({ flags: spec.flags });
     close = () => server.close();
@@ -158,6 +159,7 @@ async function main(): Promise<void> {
       const changed = await server.kernel.storage.em().fork().nativeUpdate(UserEntity, { email }, { password: stored });
       if (changed !== 1) throw new Error(`no user ${email}`);
     };
+    cacheStats = () => server.kernel.service('tokens').verifiedCacheStats();
     send({ ready: true, url: server.url.replace('localhost', '127.0.0.1'), origin: server.url });
   } else if (spec.kind === 'bare') {
     const b = await bare(spec);
@@ -177,6 +179,8 @@ async function main(): Promise<void> {
   process.on('message', (m: Message) => {
     if (m === 'close') {
       void close().finally(() => process.exit(0));
+    } else if (m === 'cacheStats') {
+      send({ cacheStats: cacheStats?.() ?? null });
     } else if ('storeHash' in m) {
       // Answered either way, so the parent never waits on a write that failed.
       void (storeHash ?? (() => Promise.reject(new Error(`${spec.kind}: no users here`))))(m.email, m.storeHash).then(

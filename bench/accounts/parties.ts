@@ -23,7 +23,15 @@ export interface Party {
   mint(n: number, email: string): Promise<string[]>;
   /** Latchkey only: writes `stored` as the user's password hash, straight into its row. */
   storeHash(email: string, stored: string): Promise<void>;
+  /** Latchkey only: its verified-token cache's counters since start (TokensService.verifiedCacheStats). */
+  cacheStats(): Promise<CacheStats>;
   close(): Promise<void>;
+}
+
+export interface CacheStats {
+  hits: number;
+  misses: number;
+  kept: number;
 }
 
 const CHILD = fileURLToPath(new URL('./child.ts', import.meta.url));
@@ -110,6 +118,11 @@ export function partyOf(child: ChildProcess, ready: Record<string, unknown>): Pa
       new Promise((resolve, reject) => {
         child.once('message', (m: { stored: boolean; error?: string }) => (m.stored ? resolve() : reject(new Error(`storeHash ${email}: ${m.error}`))));
         child.send({ storeHash: stored, email });
+      }),
+    cacheStats: () =>
+      new Promise((resolve, reject) => {
+        child.once('message', (m: { cacheStats: CacheStats | null }) => (m.cacheStats ? resolve(m.cacheStats) : reject(new Error('cacheStats: not a Latchkey party'))));
+        child.send('cacheStats');
       }),
     async close() {
       if (child.connected) child.send('close');

@@ -142,7 +142,12 @@ if (hotSeconds > 0) {
   }
 }
 if (warmSeconds > 0) await round(warmSeconds, ' (warm-up)');
+// This checkout's server counts its cache hits (an AGAINST checkout may not answer the question).
+const statsBefore = await latchkey.party.cacheStats();
 for (let r = 0; r < rounds; r++) await round(seconds);
+const statsAfter = await latchkey.party.cacheStats();
+const hits = statsAfter.hits - statsBefore.hits;
+console.log(`latchkey: ${hits} of ${hits + statsAfter.misses - statsBefore.misses} token checks in the timed rounds were verified-token cache hits`);
 if (rounds > 1) for (const [label, runs] of timed) console.log(`mean ${label}`.padEnd(27), `${(runs.reduce((a, b) => a + b, 0) / runs.length).toFixed(1)} µs/req over ${runs.length} rounds`);
 for (const server of servers) await server.party.close();
 await bare.close();

@@ -201,6 +201,9 @@ export async function createTokensService({ config, memory, keys, sessions, user
   const verified = new VerifiedTokens<JWTPayload>(VERIFIED_CACHE_MAX);
   /** Only a token seen before is kept: one used once would only be churn (second-sighting.ts). */
   const sighting = new SecondSighting(VERIFIED_CACHE_MAX);
+  /** Token checks answered from `verified`, and the ones that verified a signature (verifiedCacheStats). */
+  let cacheHits = 0;
+  let cacheMisses = 0;
 
   /**
    * Checks a token with the key its header names (the current key when it names none we hold).
@@ -231,7 +234,11 @@ export async function createTokensService({ config, memory, keys, sessions, user
     if (token.length > MAX_TOKEN_LENGTH) return null;
     const now = Date.now() / 1000;
     const hit = verified.get(token, now);
-    if (hit) return hit;
+    if (hit) {
+      cacheHits++;
+      return hit;
+    }
+    cacheMisses++;
     let checked: Promise<JWTPayload | null> | JWTPayload | null;
     try {
       checked = verifyWithKeyOf(token, now);
@@ -377,6 +384,7 @@ export async function createTokensService({ config, memory, keys, sessions, user
   };
 
   const service: TokensService = {
+    verifiedCacheStats: () => ({ hits: cacheHits, misses: cacheMisses, kept: verified.size }),
     authenticatedSession: (ctx) => authenticatedSessionOf(ctx.principal),
     async verifyIdTokenHint(token) {
       // RP-Initiated Logout 1.0 §2: the hint may have expired, but it must be one of ours. The

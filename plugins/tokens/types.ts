@@ -106,6 +106,12 @@ export interface TokensService {
   forgetUser(userId: string): Promise<void>;
   /** Revokes a refresh token (and its family); `invalid_argument`-free: unknown tokens are a no-op false. */
   revokeRefreshToken(refreshToken: string): Promise<boolean>;
+  /**
+   * The verified-token cache since start: checks answered from it (`hits`), checks that verified
+   * a signature (`misses`, valid or not), and tokens it holds (`kept`). For diagnostics: the
+   * accounts bench reads it to show its cold rows were misses, not to assume it.
+   */
+  verifiedCacheStats(): { hits: number; misses: number; kept: number };
 }
 
 declare module '../../core/services.js' {
