@@ -15,6 +15,9 @@
  *   still looks the session up on every request; the bare route verifies the signature on every
  *   request. The "cold" rows (HS256) send a different token on every request, cycling through
  *   more distinct tokens than the cache holds, so both sides pay a full verification each time.
+ *   (Since session 32 the server counts it: the cold rows' note gives the share of their token
+ *   checks the cache answered, TokensService.verifiedCacheStats; ~0.2% is the fingerprint
+ *   collisions of second-sighting.ts.)
  * - References: `profile` (GET, bearer header) is compared with a bare GET route reading the
  *   bearer header; `validate_jwt_token` (POST, token in a JSON body) with a bare POST route
  *   reading the token from a JSON body, the same request shape (its ratio to the GET route is in
@@ -168,6 +171,17 @@
  * 8.3x the peer. By instructions (callgrind-requests.ts, the same day) the cold HS256 rows went
  * from 77-78% to 84% of bare; cold-tokens.ts put both rows at 90-104% (server CPU) that day before
  * the change, so the rates of one run move with the VM by more than the change.
+ * Session 32 (2026-12-02, an Intel Xeon VM, 2 cores, L2 2 MiB per core): three full runs. Before
+ * the second-sighting memory left its `Set` (d6f0a90's server code): cold HS256 validate_jwt_token
+ * 68%, profile 70% of bare, login 90% of the ceiling (the floor 95%), 9.2x the peer. After it
+ * (d7d1a0a, then cbd522d with the cache counted): validate_jwt_token 88%, 81%, profile 96%, 86%,
+ * cold RS256 107-118%, login 84%, 84% (the floor 93%, 93%), 8.5x and 8.7x the peer. The cache
+ * answered 0.23% of the cold rows' token checks (2,967 of 1,276,178), as the fingerprint
+ * collisions predict. The change itself, in cold-tokens.ts with both servers interleaved (4
+ * rounds): 30.0 against 31.3 µs of server CPU per cold profile, 36.7 against 38.7 per cold
+ * validate_jwt_token; the login rows did not change with it (its 90% and 84% are the same code).
+ * login-cpu.ts that day: Latchkey's main thread 0.81 ms per login against the floor's 0.36, the
+ * hash workers 8.97 ms in both, 88.7% against 93.3% of the ceiling.
  * Warm-up (since session 17): before the timed login rounds the floor, Latchkey and the peer each
  * answer BENCH_LOGIN_WARM_SECONDS (default 20) of logins. At ~100 logins/s the login path takes
  * tens of seconds to reach V8's optimizing tier: in a probe (2 s of warm-up, then three 6 s
