@@ -183,12 +183,17 @@
  * login-cpu.ts that day: Latchkey's main thread 0.81 ms per login against the floor's 0.36, the
  * hash workers 8.97 ms in both, 88.7% against 93.3% of the ceiling.
  * Warm-up (since session 17): before the timed login rounds the floor, Latchkey and the peer each
- * answer BENCH_LOGIN_WARM_SECONDS (default 20) of logins. At ~100 logins/s the login path takes
+ * answer BENCH_LOGIN_WARM_SECONDS (default 60 since session 32, 20 before) of logins. At ~100 logins/s the login path takes
  * tens of seconds to reach V8's optimizing tier: in a probe (2 s of warm-up, then three 6 s
  * rounds) Latchkey's main thread cost 2.52, 2.33, then 2.02 ms per login and V8's helper threads
  * (the optimizing compiler) 0.3-0.4 ms; after 40 s of warm-up the helpers cost 0.08-0.14 ms and the
  * main thread 2.08-2.25 ms, and the login ratio went from 80.6% to 83.4%. A server runs far longer
  * than that, so the rows show the steady state; the raw hash is native code and needs none.
+ * Session 32 found 20 s short of it (login-cpu.ts, 10 s of warm-up, then six rounds of 10 s, ~230
+ * logins/s): Latchkey's main thread cost 0.70, 0.68, 0.66, 0.63, 0.63, 0.64 ms per login and the
+ * floor's 0.31, 0.24, 0.22, 0.22, 0.21, 0.23, flat only after ~50 s; two runs of 20 and 90 s of
+ * warm-up gave Latchkey 86.0% and 90.3% of the ceiling, the floor 93.3% and 95.1% (the ceiling
+ * itself moved 5% between them). Hence 60 s, for every login party alike.
  * Latchkey writes the responses finished in one event-loop turn together at its end
  * (transports/http/held-responses.ts, since session 16); the bare routes write each as its
  * handler ends, as plain Fastify does.
@@ -217,7 +222,7 @@ const CORES = availableParallelism();
 const LOGIN_IN_FLIGHT = 8;
 const LOGIN_ROUNDS = Number(process.env.BENCH_LOGIN_ROUNDS ?? 3);
 /** Seconds of logins each login party answers before the timed rounds (see the header). */
-const LOGIN_WARM_S = Number(process.env.BENCH_LOGIN_WARM_SECONDS ?? 20);
+const LOGIN_WARM_S = Number(process.env.BENCH_LOGIN_WARM_SECONDS ?? 60);
 const CEILING = `raw Argon2id verify (m=${Math.round(PRODUCTION_PARAMS.memoryCost / 1024)}MiB,t=${PRODUCTION_PARAMS.timeCost},p=${PRODUCTION_PARAMS.parallelism})`;
 const FLOOR = 'login floor: bare route + hash workers';
 const pct = (x: number, digits = 0) => `${(x * 100).toFixed(digits)}%`;
