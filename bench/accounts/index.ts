@@ -181,7 +181,10 @@
  * rounds): 30.0 against 31.3 µs of server CPU per cold profile, 36.7 against 38.7 per cold
  * validate_jwt_token; the login rows did not change with it (its 90% and 84% are the same code).
  * login-cpu.ts that day: Latchkey's main thread 0.81 ms per login against the floor's 0.36, the
- * hash workers 8.97 ms in both, 88.7% against 93.3% of the ceiling.
+ * hash workers 8.97 ms in both, 88.7% against 93.3% of the ceiling. A fourth full run with the
+ * longer login warm-up (68ac203, below): login 86% (the floor 94%), cold HS256 validate_jwt_token
+ * 76% and profile 74% (the bare GET route at 26 µs of server CPU per request that run, 31 in the
+ * two before; Latchkey's 36 in both), cold RS256 109-115%, 8.5x the peer.
  * Warm-up (since session 17): before the timed login rounds the floor, Latchkey and the peer each
  * answer BENCH_LOGIN_WARM_SECONDS (default 60 since session 32, 20 before) of logins. At ~100 logins/s the login path takes
  * tens of seconds to reach V8's optimizing tier: in a probe (2 s of warm-up, then three 6 s
