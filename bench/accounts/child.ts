@@ -17,6 +17,7 @@ import { Worker } from 'node:worker_threads';
 import Fastify from 'fastify';
 import { asymmetricVerifier } from '../../plugins/tokens/asymmetric-verify.js';
 import { hmacJws } from '../../plugins/tokens/hmac-jws.js';
+import type { VerifiedCacheStats } from '../../plugins/tokens/types.js';
 import { availableParallelism } from 'node:os';
 import { holdResponsesPerTurn } from '../../transports/http/held-responses.js';
 import { UserEntity } from '../../plugins/users/entities.js';
@@ -137,7 +138,7 @@ async function main(): Promise<void> {
   let run: ((seconds: number, concurrency?: number, threads?: boolean) => Promise<LoadResult>) | undefined;
   let mint: ((n: number, email: string) => Promise<string[]>) | undefined;
   let storeHash: ((email: string, stored: string) => Promise<void>) | undefined;
-  let cacheStats: (() => { hits: number; misses: number; kept: number }) | undefined;
+  let cacheStats: (() => VerifiedCacheStats) | undefined;
   if (spec.kind === 'latchkey') {
     const server = await startTestServer({ flags: spec.flags });
     close = () => server.close();

@@ -11,6 +11,7 @@ import { fileURLToPath } from 'node:url';
 import { procCpuSeconds } from '../child.js';
 import type { LoadResult } from '../load.js';
 import type { ChildSpec } from './child.js';
+import type { VerifiedCacheStats } from '../../plugins/tokens/types.js';
 
 export interface Party {
   pid: number;
@@ -24,14 +25,8 @@ export interface Party {
   /** Latchkey only: writes `stored` as the user's password hash, straight into its row. */
   storeHash(email: string, stored: string): Promise<void>;
   /** Latchkey only: its verified-token cache's counters since start (TokensService.verifiedCacheStats). */
-  cacheStats(): Promise<CacheStats>;
+  cacheStats(): Promise<VerifiedCacheStats>;
   close(): Promise<void>;
-}
-
-export interface CacheStats {
-  hits: number;
-  misses: number;
-  kept: number;
 }
 
 const CHILD = fileURLToPath(new URL('./child.ts', import.meta.url));
@@ -121,7 +116,7 @@ export function partyOf(child: ChildProcess, ready: Record<string, unknown>): Pa
       }),
     cacheStats: () =>
       new Promise((resolve, reject) => {
-        child.once('message', (m: { cacheStats: CacheStats | null }) => (m.cacheStats ? resolve(m.cacheStats) : reject(new Error('cacheStats: not a Latchkey party'))));
+        child.once('message', (m: { cacheStats: VerifiedCacheStats | null }) => (m.cacheStats ? resolve(m.cacheStats) : reject(new Error('cacheStats: not a Latchkey party'))));
         child.send('cacheStats');
       }),
     async close() {

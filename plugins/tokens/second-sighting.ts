@@ -37,9 +37,9 @@ const FREE = -1;
  * probing, at most a quarter full. Why not a `Set<number>`: on the cold rows every request is a
  * new token, and the Set (an ordered hash table of 20,000 entries, ~0.5 MiB in the V8 heap) paid
  * a lookup, a delete and an insert per request, each through a bucket array and a chain entry
- * out of the CPU's caches: 1.7% of the server's CPU samples in a `perf` profile of cold `profile`
- * (session 32, an Intel Xeon VM), more than the HMAC check. Here a lookup is one slot, usually a
- * miss in the cache at most once, and the insert lands in the slot the lookup stopped at.
+ * out of the CPU's caches: ~2% of the server's main-thread samples in a `perf` profile of cold
+ * `profile` (session 32, an Intel Xeon VM; the HMAC check was ~5%). Here a lookup usually reads
+ * one slot, at most one cache miss, and the insert lands in the slot the lookup stopped at.
  * A fingerprint is in the ring at most once (one seen is never added again), so the table holds
  * no counts: a fingerprint leaves when its one ring entry is overwritten.
  */

@@ -201,7 +201,7 @@ export async function createTokensService({ config, memory, keys, sessions, user
   const verified = new VerifiedTokens<JWTPayload>(VERIFIED_CACHE_MAX);
   /** Only a token seen before is kept: one used once would only be churn (second-sighting.ts). */
   const sighting = new SecondSighting(VERIFIED_CACHE_MAX);
-  /** Token checks answered from `verified`, and the ones that verified a signature (verifiedCacheStats). */
+  /** Token checks answered from `verified`, and the ones that went on to the signature check (verifiedCacheStats). */
   let cacheHits = 0;
   let cacheMisses = 0;
 

@@ -111,7 +111,14 @@ export interface TokensService {
    * a signature (`misses`, valid or not), and tokens it holds (`kept`). For diagnostics: the
    * accounts bench reads it to show its cold rows were misses, not to assume it.
    */
-  verifiedCacheStats(): { hits: number; misses: number; kept: number };
+  verifiedCacheStats(): VerifiedCacheStats;
+}
+
+/** What TokensService.verifiedCacheStats answers. */
+export interface VerifiedCacheStats {
+  hits: number;
+  misses: number;
+  kept: number;
 }
 
 declare module '../../core/services.js' {
