@@ -15,6 +15,7 @@ import { buildSchema, getNamedType, isLeafType, type GraphQLField } from 'graphq
 import t, { type Test } from 'tap';
 import type { CompiledOperation } from '../../core/operations.js';
 import { buildSdl } from '../../transports/graphql/sdl.js';
+import { databaseText as snapshot } from '../helpers/database-text.js';
 import { startTestServer, TEST_ADMIN_SECRET } from '../helpers/server.js';
 
 interface Schema {
@@ -101,25 +102,11 @@ function rootField(op: CompiledOperation): GraphQLField<unknown, unknown> | unde
   const root = op.def.kind === 'query' ? schema.getQueryType() : schema.getMutationType();
   return root?.getFields()[op.def.name];
 }
+const databaseText = () => snapshot(server.kernel);
 const CALLERS: readonly [string, Record<string, string>][] = [
   ['no credentials', {}],
   ['the admin secret', { 'x-service-admin-secret': TEST_ADMIN_SECRET }],
 ];
-
-/**
- * Everything the database holds, as text. The audit log is left out: a refused admin call is
- * audited on purpose (plugins/audit), which is a record of the refusal, not a half-made one.
- */
-async function databaseText(): Promise<string> {
-  const { statements } = server.kernel.storage;
-  const tables = await statements.run("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name", [], 'all');
-  const parts: string[] = [];
-  for (const { name } of tables) {
-    if (typeof name !== 'string' || /audit/.test(name)) continue;
-    parts.push(name, JSON.stringify(await statements.run(`SELECT * FROM "${name}" ORDER BY 1`, [], 'all')));
-  }
-  return parts.join('\n');
-}
 
 interface Outcome {
   status: number;
