@@ -185,6 +185,15 @@
  * longer login warm-up (68ac203, below): login 86% (the floor 94%), cold HS256 validate_jwt_token
  * 76% and profile 74% (the bare GET route at 26 µs of server CPU per request that run, 31 in the
  * two before; Latchkey's 36 in both), cold RS256 109-115%, 8.5x the peer.
+ * Session 33 (2026-12-02, an AMD EPYC VM, 2 cores, L2 1 MiB per core, L3 32 MiB shared, slower
+ * than session 32's Intel VM: one hash ~14 ms of worker CPU): two full runs of the same server code
+ * (48ef9d8's) within the hour. Login 91% and 86% of the ceiling (the floor 97%, 96%; the ceiling
+ * itself 133 and 148/s), cold HS256 validate_jwt_token 93%, 85% and profile 88%, 91%, cold RS256
+ * 112-127%, 8.5x and 7.8x the peer. login-cpu.ts (3 rounds of 8 s after 60 s of logins): Latchkey's
+ * main thread 1.56 ms per login against the floor's 0.71, the hash workers 14.0 against 14.2, the
+ * ceiling moving between 137 and 159/s from round to round. Where the main thread's extra goes
+ * (perf, strace) is in bench/profiling/README.md: spread thin, ~27 system calls per login of which
+ * SQLite's are ~19.
  * Warm-up (since session 17): before the timed login rounds the floor, Latchkey and the peer each
  * answer BENCH_LOGIN_WARM_SECONDS (default 60 since session 32, 20 before) of logins. At ~100 logins/s the login path takes
  * tens of seconds to reach V8's optimizing tier: in a probe (2 s of warm-up, then three 6 s
