@@ -11,14 +11,16 @@
  * DATA_LOSS (a 5xx's counterpart), with a message when it is an error, and every refused call
  * that may write is checked to have left the database as it found it. The messages are encoded
  * by hand from the same proto model the server is built from (proto-model.ts), so a method added
- * later is swept too, and so bytes a generated client would refuse to produce can be sent.
+ * later is swept too, and so bytes a generated client would refuse to produce can be sent. The
+ * sweep runs on every reachable SQL database (SQLite always; PostgreSQL and MariaDB here).
  */
 import { connect, type ClientHttp2Session } from 'node:http2';
 import t, { type Test } from 'tap';
 import type { CompiledOperation } from '../../../core/operations.js';
 import { PROTO_PACKAGE, buildProtoModel, type ProtoField, type ProtoMethod, type ProtoModel } from '../../../transports/grpc/proto-model.js';
-import { databaseText } from '../../helpers/database-text.js';
-import { startTestServer, TEST_ADMIN_SECRET } from '../../helpers/server.js';
+import { writeWatch, type WriteWatch } from '../../helpers/database-text.js';
+import { databaseTargets } from '../../helpers/databases.js';
+import { startTestServer, TEST_ADMIN_SECRET, type TestServer } from '../../helpers/server.js';
 
 // Wire types (protobuf encoding guide, "Message Structure").
 const VARINT = 0;
@@ -103,15 +105,12 @@ function fieldVariants(model: ProtoModel, f: ProtoField, depth: number): [string
   return out;
 }
 
-const server = await startTestServer();
-const session: ClientHttp2Session = connect(`http://${server.grpcAddress}`);
-session.on('error', () => {});
-t.teardown(async () => {
-  session.close();
-  await server.close();
-});
-const ops: CompiledOperation[] = [...server.kernel.operations.values()];
-const model = buildProtoModel(ops);
+/** The server of the database being swept and a connection to it (one at a time, see the end of this file). */
+let server: TestServer;
+let session: ClientHttp2Session;
+let ops: CompiledOperation[] = [];
+let model: ProtoModel;
+let watch: WriteWatch;
 
 interface Outcome {
   status: number | undefined;
@@ -154,14 +153,13 @@ const CALLERS: readonly [string, Record<string, string>][] = [
 
 async function check(t: Test, op: CompiledOperation, label: string, run: () => Promise<Outcome>, counts: Record<string, number>) {
   const writes = op.def.kind === 'mutation' || op.def.changesState === true;
-  const before = writes ? await databaseText(server.kernel) : '';
-  const outcome = await run();
+  const { outcome, changed } = await watch.run(writes, run, (o) => o.status !== 0);
   counts[outcome.status === 0 ? 'accepted' : 'refused']++;
   if (outcome.problem !== undefined) t.fail(`${label}: ${outcome.problem}`);
-  else if (outcome.status !== 0 && writes && (await databaseText(server.kernel)) !== before) t.fail(`${label}: refused (${outcome.status}) but the database changed`);
+  else if (changed) t.fail(`${label}: refused (${outcome.status}) but the database changed`);
 }
 
-t.test('every gRPC method refuses bad request messages with a caller-side status and writes nothing', async (t) => {
+async function sweep(t: Test) {
   const counts = { accepted: 0, refused: 0 };
   let failuresBefore = 0;
   let swept = 0;
@@ -187,4 +185,22 @@ t.test('every gRPC method refuses bad request messages with a caller-side status
   t.ok(swept >= 40, `the default distribution's methods were swept (${swept})`);
   t.ok(counts.refused > 2_000, `most calls refused (${counts.refused} refused, ${counts.accepted} accepted)`);
   t.equal('polluted' in {}, false, 'no prototype was polluted (the server runs in this process)');
-});
+}
+
+// On every reachable SQL database, as the REST and GraphQL sweep (its closing comment says why).
+for (const target of await databaseTargets({ sqlOnly: true })) {
+  t.test(`on ${target.name}: every gRPC method refuses bad request messages with a caller-side status and writes nothing`, async (t) => {
+    server = await startTestServer({ database: target });
+    session = connect(`http://${server.grpcAddress}`);
+    session.on('error', () => {});
+    t.teardown(async () => {
+      session.close();
+      await server.close();
+      await target.dispose();
+    });
+    ops = [...server.kernel.operations.values()];
+    model = buildProtoModel(ops);
+    watch = writeWatch(server.kernel);
+    await sweep(t);
+  });
+}
