@@ -15,6 +15,7 @@
 import { buildSchema, getNamedType, isLeafType, type GraphQLField, type GraphQLSchema } from 'graphql';
 import t, { type Test } from 'tap';
 import type { CompiledOperation } from '../../core/operations.js';
+import { MEMORY_TABLE } from '../../storage/entities/memory-entry.js';
 import { buildSdl } from '../../transports/graphql/sdl.js';
 import { writeWatch, type WriteWatch } from '../helpers/database-text.js';
 import { databaseTargets } from '../helpers/databases.js';
@@ -224,16 +225,22 @@ async function sweep(t: Test) {
 // On every reachable SQL database: PostgreSQL and MariaDB enforce column types and lengths that
 // SQLite does not, so input the checks let through could fail there alone, as a 5xx or a
 // half-made record.
+/**
+ * The servers use the binary's default memory store (`database`), so bad input also goes through
+ * its keys and rows. Its table is left out of the snapshot: a refused login counts a failure
+ * there on purpose (five lock the account).
+ */
+const MEMORY_TABLE_NAME = new RegExp(`^${MEMORY_TABLE}$`);
 for (const target of await databaseTargets({ sqlOnly: true })) {
   t.test(`on ${target.name}: every operation refuses bad input with a 4xx in the envelope and writes nothing`, async (t) => {
-    server = await startTestServer({ database: target });
+    server = await startTestServer({ database: target, flags: { 'memory-store': 'database' } });
     t.teardown(async () => {
       await server.close();
       await target.dispose();
     });
     ops = [...server.kernel.operations.values()];
     schema = buildSchema(buildSdl(ops));
-    watch = writeWatch(server.kernel);
+    watch = writeWatch(server.kernel, MEMORY_TABLE_NAME);
     await sweep(t);
   });
 }

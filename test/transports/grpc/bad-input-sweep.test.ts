@@ -17,6 +17,7 @@
 import { connect, type ClientHttp2Session } from 'node:http2';
 import t, { type Test } from 'tap';
 import type { CompiledOperation } from '../../../core/operations.js';
+import { MEMORY_TABLE } from '../../../storage/entities/memory-entry.js';
 import { PROTO_PACKAGE, buildProtoModel, type ProtoField, type ProtoMethod, type ProtoModel } from '../../../transports/grpc/proto-model.js';
 import { writeWatch, type WriteWatch } from '../../helpers/database-text.js';
 import { databaseTargets } from '../../helpers/databases.js';
@@ -188,9 +189,15 @@ async function sweep(t: Test) {
 }
 
 // On every reachable SQL database, as the REST and GraphQL sweep (its closing comment says why).
+/**
+ * The servers use the binary's default memory store (`database`), so bad input also goes through
+ * its keys and rows. Its table is left out of the snapshot: a refused login counts a failure
+ * there on purpose (five lock the account).
+ */
+const MEMORY_TABLE_NAME = new RegExp(`^${MEMORY_TABLE}$`);
 for (const target of await databaseTargets({ sqlOnly: true })) {
   t.test(`on ${target.name}: every gRPC method refuses bad request messages with a caller-side status and writes nothing`, async (t) => {
-    server = await startTestServer({ database: target });
+    server = await startTestServer({ database: target, flags: { 'memory-store': 'database' } });
     session = connect(`http://${server.grpcAddress}`);
     session.on('error', () => {});
     t.teardown(async () => {
@@ -200,7 +207,7 @@ for (const target of await databaseTargets({ sqlOnly: true })) {
     });
     ops = [...server.kernel.operations.values()];
     model = buildProtoModel(ops);
-    watch = writeWatch(server.kernel);
+    watch = writeWatch(server.kernel, MEMORY_TABLE_NAME);
     await sweep(t);
   });
 }
