@@ -31,8 +31,7 @@ export async function databaseText(kernel: Kernel, skip?: RegExp): Promise<strin
   const { tables, quote } = dialect(type);
   const parts: string[] = [];
   for (const row of await statements.run(tables, [], 'all')) {
-    // MySQL names information_schema's columns in capitals, whatever the alias asks.
-    const name = (row as Record<string, unknown>).name ?? (row as Record<string, unknown>).NAME;
+    const { name } = row as Record<string, unknown>;
     if (typeof name !== 'string' || /audit/.test(name) || skip?.test(name)) continue;
     parts.push(name, JSON.stringify(await statements.run(`SELECT * FROM ${quote(name)} ORDER BY 1`, [], 'all')));
   }
