@@ -4,24 +4,24 @@
  * sent with the wrong wire type, as text that is not UTF-8, empty, 70k long or holding NUL, as a
  * number at the ends of its range, as JSON text that is not JSON or nests too deep, as a list of
  * 2,000 items, as a nested message with one of its own fields wrong; and whole messages cut
- * short or carrying unknown fields. REST and GraphQL get the same sweep in
- * ../bad-input-sweep.test.ts; the framing itself (lengths, compression, flags) is wire.test.ts's.
+ * short or carrying unknown fields. REST and GraphQL get the same sweep in rest-graphql-sweep.ts;
+ * the framing itself (lengths, compression, flags) is test/transports/grpc/wire.test.ts's.
  *
  * Each answer is checked to carry a grpc-status that is neither UNKNOWN nor INTERNAL nor
  * DATA_LOSS (a 5xx's counterpart), with a message when it is an error, and every refused call
  * that may write is checked to have left the database as it found it. The messages are encoded
  * by hand from the same proto model the server is built from (proto-model.ts), so a method added
- * later is swept too, and so bytes a generated client would refuse to produce can be sent. The
- * sweep runs on every reachable SQL database (SQLite always; PostgreSQL and MariaDB here).
+ * later is swept too, and so bytes a generated client would refuse to produce can be sent. It
+ * runs on SQLite, PostgreSQL and MariaDB, a test file each (grpc-*.test.ts beside this).
  */
 import { connect, type ClientHttp2Session } from 'node:http2';
-import t, { type Test } from 'tap';
+import type { Test } from 'tap';
 import type { CompiledOperation } from '../../../core/operations.js';
-import { MEMORY_TABLE } from '../../../storage/entities/memory-entry.js';
 import { PROTO_PACKAGE, buildProtoModel, type ProtoField, type ProtoMethod, type ProtoModel } from '../../../transports/grpc/proto-model.js';
-import { writeWatch, type WriteWatch } from '../../helpers/database-text.js';
-import { databaseTargets } from '../../helpers/databases.js';
-import { startTestServer, TEST_ADMIN_SECRET, type TestServer } from '../../helpers/server.js';
+import type { WriteWatch } from '../../helpers/database-text.js';
+import type { DbName } from '../../helpers/databases.js';
+import { TEST_ADMIN_SECRET, type TestServer } from '../../helpers/server.js';
+import { onDatabase } from './on-database.js';
 
 // Wire types (protobuf encoding guide, "Message Structure").
 const VARINT = 0;
@@ -188,26 +188,19 @@ async function sweep(t: Test) {
   t.equal('polluted' in {}, false, 'no prototype was polluted (the server runs in this process)');
 }
 
-// On every reachable SQL database, as the REST and GraphQL sweep (its closing comment says why).
-/**
- * The servers use the binary's default memory store (`database`), so bad input also goes through
- * its keys and rows. Its table is left out of the snapshot: a refused login counts a failure
- * there on purpose (five lock the account).
- */
-const MEMORY_TABLE_NAME = new RegExp(`^${MEMORY_TABLE}$`);
-for (const target of await databaseTargets({ sqlOnly: true })) {
-  t.test(`on ${target.name}: every gRPC method refuses bad request messages with a caller-side status and writes nothing`, async (t) => {
-    server = await startTestServer({ database: target, flags: { 'memory-store': 'database' } });
+/** The sweep on one database (one test file each: on-database.ts says why). */
+export function sweepGrpc(db: DbName): Promise<void> {
+  return onDatabase(db, 'every gRPC method refuses bad request messages with a caller-side status and writes nothing', async (t, started, watching) => {
+    server = started;
+    watch = watching;
     session = connect(`http://${server.grpcAddress}`);
     session.on('error', () => {});
-    t.teardown(async () => {
-      session.close();
-      await server.close();
-      await target.dispose();
-    });
     ops = [...server.kernel.operations.values()];
     model = buildProtoModel(ops);
-    watch = writeWatch(server.kernel, MEMORY_TABLE_NAME);
-    await sweep(t);
+    try {
+      await sweep(t);
+    } finally {
+      session.close();
+    }
   });
 }

@@ -9,17 +9,17 @@
  *
  * The cases are generated from the operation table, so an operation added later is swept too,
  * as the calls of parity.test.ts are. Requests go once without credentials and once with the
- * admin secret, so that admin operations reach their input checks. The sweep runs on every
- * reachable SQL database (SQLite always; PostgreSQL and MariaDB here, required in CI).
+ * admin secret, so that admin operations reach their input checks. It runs on SQLite, PostgreSQL
+ * and MariaDB, a test file each (rest-graphql-*.test.ts beside this).
  */
 import { buildSchema, getNamedType, isLeafType, type GraphQLField, type GraphQLSchema } from 'graphql';
-import t, { type Test } from 'tap';
-import type { CompiledOperation } from '../../core/operations.js';
-import { MEMORY_TABLE } from '../../storage/entities/memory-entry.js';
-import { buildSdl } from '../../transports/graphql/sdl.js';
-import { writeWatch, type WriteWatch } from '../helpers/database-text.js';
-import { databaseTargets } from '../helpers/databases.js';
-import { startTestServer, TEST_ADMIN_SECRET, type TestServer } from '../helpers/server.js';
+import type { Test } from 'tap';
+import type { CompiledOperation } from '../../../core/operations.js';
+import { buildSdl } from '../../../transports/graphql/sdl.js';
+import type { WriteWatch } from '../../helpers/database-text.js';
+import type { DbName } from '../../helpers/databases.js';
+import { TEST_ADMIN_SECRET, type TestServer } from '../../helpers/server.js';
+import { onDatabase } from './on-database.js';
 
 interface Schema {
   type?: string;
@@ -222,25 +222,13 @@ async function sweep(t: Test) {
   t.equal('polluted' in {}, false, 'no prototype was polluted (the server runs in this process)');
 }
 
-// On every reachable SQL database: PostgreSQL and MariaDB enforce column types and lengths that
-// SQLite does not, so input the checks let through could fail there alone, as a 5xx or a
-// half-made record.
-/**
- * The servers use the binary's default memory store (`database`), so bad input also goes through
- * its keys and rows. Its table is left out of the snapshot: a refused login counts a failure
- * there on purpose (five lock the account).
- */
-const MEMORY_TABLE_NAME = new RegExp(`^${MEMORY_TABLE}$`);
-for (const target of await databaseTargets({ sqlOnly: true })) {
-  t.test(`on ${target.name}: every operation refuses bad input with a 4xx in the envelope and writes nothing`, async (t) => {
-    server = await startTestServer({ database: target, flags: { 'memory-store': 'database' } });
-    t.teardown(async () => {
-      await server.close();
-      await target.dispose();
-    });
+/** The sweep on one database (one test file each: on-database.ts says why). */
+export function sweepRestAndGraphql(db: DbName): Promise<void> {
+  return onDatabase(db, 'every operation refuses bad input with a 4xx in the envelope and writes nothing', async (t, started, watching) => {
+    server = started;
+    watch = watching;
     ops = [...server.kernel.operations.values()];
     schema = buildSchema(buildSdl(ops));
-    watch = writeWatch(server.kernel, MEMORY_TABLE_NAME);
     await sweep(t);
   });
 }
