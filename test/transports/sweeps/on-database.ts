@@ -29,5 +29,7 @@ export async function onDatabase(name: DbName, title: string, sweep: (t: Test, s
       await target.dispose();
     });
     await sweep(t, server, writeWatch(server.kernel, MEMORY_TABLE_NAME));
+    // The sweeps send `__proto__` and `constructor.prototype` members; the server runs in this process.
+    t.equal('polluted' in {}, false, 'no prototype was polluted');
   });
 }

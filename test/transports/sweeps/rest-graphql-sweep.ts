@@ -219,7 +219,6 @@ async function sweep(t: Test) {
   }
   // The sweep would pass vacuously if nothing reached the operations' checks.
   t.ok(counts.refused > 5_000, `most calls refused (${counts.refused} refused, ${counts.accepted} accepted)`);
-  t.equal('polluted' in {}, false, 'no prototype was polluted (the server runs in this process)');
 }
 
 /** The sweep on one database (one test file each: on-database.ts says why). */
