@@ -12,7 +12,7 @@
  * that may write is checked to have left the database as it found it. The messages are encoded
  * by hand from the same proto model the server is built from (proto-model.ts), so a method added
  * later is swept too, and so bytes a generated client would refuse to produce can be sent. It
- * runs on SQLite, PostgreSQL and MariaDB, a test file each (grpc-*.test.ts beside this).
+ * runs on SQLite (grpc-sqlite.test.ts); on-database.ts says why the other databases get REST.
  */
 import { connect, type ClientHttp2Session } from 'node:http2';
 import type { Test } from 'tap';

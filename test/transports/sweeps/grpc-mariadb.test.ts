@@ -1,4 +1,0 @@
-// The gRPC bad-input sweep on mariadb (grpc-sweep.ts).
-import { sweepGrpc } from './grpc-sweep.js';
-
-await sweepGrpc('mariadb');
