@@ -186,10 +186,10 @@
  * 76% and profile 74% (the bare GET route at 26 µs of server CPU per request that run, 31 in the
  * two before; Latchkey's 36 in both), cold RS256 109-115%, 8.5x the peer.
  * Session 33 (2026-12-02, an AMD EPYC VM, 2 cores, L2 1 MiB per core, L3 32 MiB shared, slower
- * than session 32's Intel VM: one hash ~14 ms of worker CPU): two full runs of the same server code
- * (48ef9d8's) within the hour. Login 91% and 86% of the ceiling (the floor 97%, 96%; the ceiling
- * itself 133 and 148/s), cold HS256 validate_jwt_token 93%, 85% and profile 88%, 91%, cold RS256
- * 112-127%, 8.5x and 7.8x the peer. login-cpu.ts (3 rounds of 8 s after 60 s of logins): Latchkey's
+ * than session 32's Intel VM: one hash ~14 ms of worker CPU): three full runs of the same server
+ * code (48ef9d8's) over two and a half hours. Login 91%, 86% and 82% of the ceiling (the floor
+ * 97%, 96%, 93%; the ceiling itself 133, 148 and 165/s), cold HS256 validate_jwt_token 93%, 85%,
+ * 91% and profile 88%, 91%, 93%, cold RS256 112-127%, 8.5x, 7.8x and 8.5x the peer. login-cpu.ts (3 rounds of 8 s after 60 s of logins): Latchkey's
  * main thread 1.56 ms per login against the floor's 0.71, the hash workers 14.0 against 14.2, the
  * ceiling moving between 137 and 159/s from round to round. Where the main thread's extra goes
  * (perf, strace) is in bench/profiling/README.md: spread thin, ~27 system calls per login of which
