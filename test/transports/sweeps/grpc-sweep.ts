@@ -81,7 +81,9 @@ const DEEP_JSON = '['.repeat(5_000) + ']'.repeat(5_000);
 function fieldVariants(model: ProtoModel, f: ProtoField, depth: number): [string, number[]][] {
   const n = f.number;
   const wrongWire: [string, number[]] = f.type.kind === 'scalar' && f.type.scalar !== 'string' ? ['sent length-delimited', textField(n, 'x')] : ['sent as a varint', intField(n, 5n)];
-  const out: [string, number[]][] = [wrongWire, ['sent as a fixed64', doubleField(n, 1)], ['sent twice', [...sampleField(model, f, depth), ...sampleField(model, f, depth)]]];
+  const out: [string, number[]][] = [wrongWire, ['sent twice', [...sampleField(model, f, depth), ...sampleField(model, f, depth)]]];
+  // A fixed64 is a double's own wire type: for a double it would be the sample again.
+  if (!(f.type.kind === 'scalar' && f.type.scalar === 'double')) out.push(['sent as a fixed64', doubleField(n, 1)]);
   if (f.repeated) out.push(['2,000 items', Array.from({ length: 2_000 }, () => sampleField(model, f, depth)).flat()]);
   const { type } = f;
   if (type.kind === 'json') {
