@@ -25,6 +25,7 @@ import { handOverVerification, SIGNUP_IDENTIFIER, UPDATE_EMAIL_IDENTIFIER } from
 import type { CreateOptions, NewUser, PasswordCheck, UpdateOptions, UserDto, UserListQuery, UserPatch, UserRecord, UsersService } from './types.js';
 import { createVerificationRequests, newVerificationRow, VerificationEntity, type NewVerification, type VerificationRecord } from './verification.js';
 import type { HashWorkers } from './hash-workers.js';
+import { AccountHashGate } from './hash-gate.js';
 
 export const DUPLICATE_USER = 'user with given email already exists';
 export const LOCKOUT_FAILURES = 5;
@@ -249,31 +250,8 @@ export function createUsersService({ config, storage, memory, hooks, logger, has
     await memory.set(failuresKey(key), String(LOCKOUT_FAILURES), LOCKOUT_MS);
     return true;
   };
-  /** Password hashes of each account running in this process now (see verifyPassword). */
-  const hashing = new Map<string, number>();
-  /** Attempts waiting for one of those hashes to settle, woken when one does. */
-  const waiting = new Map<string, (() => void)[]>();
-  const settled = (userId: string): void => {
-    const n = (hashing.get(userId) ?? 1) - 1;
-    if (n > 0) hashing.set(userId, n);
-    else hashing.delete(userId);
-    const woken = waiting.get(userId);
-    if (woken) {
-      waiting.delete(userId);
-      for (const wake of woken) wake();
-    }
-  };
-  /** Until a hash of the account settles here, or SETTLE_POLL_MS pass (a lock set by another node). */
-  const settling = (userId: string): Promise<void> =>
-    new Promise<void>((resolve) => {
-      const timer = setTimeout(resolve, SETTLE_POLL_MS);
-      const list = waiting.get(userId) ?? [];
-      list.push(() => {
-        clearTimeout(timer);
-        resolve();
-      });
-      waiting.set(userId, list);
-    });
+  /** Password checks of each account running in this process now, and who waits for them (see verifyPassword). */
+  const gate = new AccountHashGate(LOCKOUT_FAILURES, SETTLE_POLL_MS);
 
   const verifications = createVerificationRequests(storage);
 
@@ -536,28 +514,32 @@ export function createUsersService({ config, storage, memory, hooks, logger, has
       // At most LOCKOUT_FAILURES - (failures so far) hashes of one key run at once here, so a
       // burst of parallel guesses gets no more checks than guesses one after another would
       // (counting only after each hash let a whole burst through, the right password among
-      // them). Others wait for those to settle: a fifth failure locks and refuses them
-      // unhashed; a success clears the count and they go on. The in-flight count is this
+      // them). Others wait for those to settle, woken one at a time (hash-gate.ts): a fifth
+      // failure locks and refuses them unhashed; a success clears the count and they go on. The in-flight count is this
       // process's (exact, no round trip); failures and the lock are shared by every node, so a
       // burst spread over n nodes gets at most n times the allowance before the lock holds.
       const settleBy = Date.now() + SETTLE_MS;
       let failures: number;
+      let hadTurn = false;
       for (;;) {
         failures = await failuresOf(key);
-        if (failures >= LOCKOUT_FAILURES) return 'locked';
-        const running = hashing.get(key) ?? 0;
-        if (failures + running < LOCKOUT_FAILURES) {
-          hashing.set(key, running + 1);
-          break;
+        if (failures >= LOCKOUT_FAILURES) {
+          // The next waiter learns of the lock now, not at its next poll.
+          if (hadTurn) gate.passOn(key);
+          return 'locked';
         }
-        if (Date.now() > settleBy) return 'busy';
-        await settling(key);
+        if (gate.tryEnter(key, failures)) break;
+        if (Date.now() > settleBy) {
+          if (hadTurn) gate.passOn(key);
+          return 'busy';
+        }
+        hadTurn = (await gate.wait(key, hadTurn)) === 'turn';
       }
       let ok: boolean;
       try {
         ok = user.password ? await verifyHash(user.password, password) : (await verifyHash(await decoyHash(), password), false);
       } catch (err) {
-        settled(key);
+        gate.leave(key);
         throw err;
       }
       if (ok) {
@@ -570,7 +552,7 @@ export function createUsersService({ config, storage, memory, hooks, logger, has
           if (failures > 0 || (await failuresOf(key)) > 0) await memory.delete(failuresKey(key));
           return 'ok';
         } finally {
-          settled(key);
+          gate.leave(key);
         }
       }
       // Counted before this attempt leaves the in-flight count, so it is never in neither.
@@ -578,7 +560,7 @@ export function createUsersService({ config, storage, memory, hooks, logger, has
       try {
         locks = await recordFailure(key);
       } finally {
-        settled(key);
+        gate.leave(key);
       }
       if (locks) return 'locked';
       return user.password ? 'wrong' : 'no_password';
