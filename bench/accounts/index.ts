@@ -194,6 +194,13 @@
  * ceiling moving between 137 and 159/s from round to round. Where the main thread's extra goes
  * (perf, strace) is in bench/profiling/README.md: spread thin, ~27 system calls per login of which
  * SQLite's are ~19.
+ * Session 34 (2026-12-02, an Intel Xeon VM, 2 cores, L2 2 MiB per core, L3 105 MiB; one hash ~20
+ * ms of machine time, the ceiling 126/s): one full run with the password-check gate waking its
+ * waiters one at a time (plugins/users/hash-gate.ts): login 88% of the ceiling (the floor 93%,
+ * Latchkey 95% of the floor), 6.9x the peer; cold HS256 validate_jwt_token 71% and profile 73%
+ * (server CPU 103 and 86 µs per request against the bare routes' 73 and 62), cold RS256 92-97%.
+ * cold-tokens.ts on the same machine just after (4 rounds of 4 s, a fresh server): cold profile
+ * 79.1 against 63.6 µs per request (80%), validate_jwt_token 91.0 against 72.8 (80%).
  * Warm-up (since session 17): before the timed login rounds the floor, Latchkey and the peer each
  * answer BENCH_LOGIN_WARM_SECONDS (default 60 since session 32, 20 before) of logins. At ~100 logins/s the login path takes
  * tens of seconds to reach V8's optimizing tier: in a probe (2 s of warm-up, then three 6 s
