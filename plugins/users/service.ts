@@ -515,26 +515,13 @@ export function createUsersService({ config, storage, memory, hooks, logger, has
       // burst of parallel guesses gets no more checks than guesses one after another would
       // (counting only after each hash let a whole burst through, the right password among
       // them). Others wait for those to settle, woken one at a time (hash-gate.ts): a fifth
-      // failure locks and refuses them unhashed; a success clears the count and they go on. The in-flight count is this
-      // process's (exact, no round trip); failures and the lock are shared by every node, so a
-      // burst spread over n nodes gets at most n times the allowance before the lock holds.
-      const settleBy = Date.now() + SETTLE_MS;
-      let failures: number;
-      let hadTurn = false;
-      for (;;) {
-        failures = await failuresOf(key);
-        if (failures >= LOCKOUT_FAILURES) {
-          // The next waiter learns of the lock now, not at its next poll.
-          if (hadTurn) gate.passOn(key);
-          return 'locked';
-        }
-        if (gate.tryEnter(key, failures)) break;
-        if (Date.now() > settleBy) {
-          if (hadTurn) gate.passOn(key);
-          return 'busy';
-        }
-        hadTurn = (await gate.wait(key, hadTurn)) === 'turn';
-      }
+      // failure locks and refuses them unhashed; a success clears the count and they go on. The
+      // in-flight count is this process's (exact, no round trip); failures and the lock are
+      // shared by every node, so a burst spread over n nodes gets at most n times the allowance
+      // before the lock holds.
+      const entry = await gate.enter(key, () => failuresOf(key), Date.now() + SETTLE_MS);
+      if (typeof entry === 'string') return entry;
+      const { failures } = entry;
       let ok: boolean;
       try {
         ok = user.password ? await verifyHash(user.password, password) : (await verifyHash(await decoyHash(), password), false);
