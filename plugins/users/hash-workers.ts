@@ -18,6 +18,20 @@
  * queued work back to back), and the event loop's own delay on a busy machine left the thread
  * idle. A second job waiting in the worker's port starts the moment the first one ends.
  *
+ * Answers go back in pairs when the worker is behind (since session 35): a worker that finishes
+ * a hash while its next job is already waiting in its port runs that one too, then posts both
+ * answers in one message (REPLY_BATCH). A worker with nothing waiting answers at once, so an
+ * unloaded server adds no delay; a loaded one answers the first login of a pair one hash later
+ * (~10-20 ms), while its request was queued behind other hashes anyway. Why: every answer wakes
+ * the event loop, and after a hash (two 19 MiB Argon2id blocks streaming through the caches the
+ * event loop shares) a wake-up finds its code and data cold. With cheap hashes a login costs
+ * the main thread ~0.34 ms; with Argon2id beside it, ~1.5 ms (bench/profiling/login-cpu.ts,
+ * 2-core AMD EPYC VM, session 35). Two logins per wake-up pay that once: in an A/B of 4
+ * interleaved rounds the main thread's CPU per login went from 1.38 to 0.96 ms, the hash
+ * threads' from 12.5 to 12.2 ms, and logins from 88.0% to 92.3% of the raw hash ceiling.
+ * So that every answer has a place to come from without a round trip, a worker holds up to
+ * PIPELINE_DEPTH = REPLY_BATCH + 1 jobs.
+ *
  * The worker source is inline CommonJS that loads @node-rs/argon2 by its resolved path, so it
  * needs no TypeScript loader in the worker.
  */
@@ -27,23 +41,34 @@ import type { HashParams } from './password.js';
 
 const ARGON2_PATH = createRequire(import.meta.url).resolve('@node-rs/argon2');
 
-/** The worker's program (exported for tests, which wrap it to make a worker die mid-job). */
+/**
+ * The worker's program (exported for tests, which wrap it to make a worker die mid-job). It
+ * writes the id of the job it is about to run into `running` (shared memory: no message, no
+ * wake-up), so that when it dies the pool knows which job killed it (see `die` below).
+ */
 export const HASH_WORKER_SOURCE = `
-const { parentPort, workerData } = require('node:worker_threads');
+const { parentPort, workerData, receiveMessageOnPort } = require('node:worker_threads');
 const argon2 = require(workerData.argon2Path);
-parentPort.on('message', (job) => {
-  let reply;
+const running = new Int32Array(workerData.running);
+const answer = (job) => {
+  Atomics.store(running, 0, job.id);
   try {
-    if (job.op === 'hash') reply = { id: job.id, value: argon2.hashSync(job.password, job.params) };
-    else {
-      let ok = false;
-      try { ok = argon2.verifySync(job.stored, job.password); } catch { ok = false; }
-      reply = { id: job.id, value: ok };
-    }
+    if (job.op === 'hash') return { id: job.id, value: argon2.hashSync(job.password, job.params) };
+    let ok = false;
+    try { ok = argon2.verifySync(job.stored, job.password); } catch { ok = false; }
+    return { id: job.id, value: ok };
   } catch (err) {
-    reply = { id: job.id, error: String((err && err.message) || err) };
+    return { id: job.id, error: String((err && err.message) || err) };
   }
-  parentPort.postMessage(reply);
+};
+parentPort.on('message', (job) => {
+  const replies = [answer(job)];
+  while (replies.length < workerData.batch) {
+    const next = receiveMessageOnPort(parentPort);
+    if (next === undefined) break;
+    replies.push(answer(next.message));
+  }
+  parentPort.postMessage(replies);
 });
 `;
 
@@ -57,12 +82,16 @@ interface Pending {
 
 interface Slot {
   worker: Worker;
+  /** The id of the job the worker started last (written by the worker). */
+  running: Int32Array;
   /** Jobs posted to this worker and not yet answered, oldest first (the worker answers in order). */
   assigned: (Pending & { id: number })[];
 }
 
-/** Jobs a worker holds at once: the running one and the next (see the header comment). */
-const PIPELINE_DEPTH = 2;
+/** Answers a worker sends in one message at most, when its next job is already waiting (see the header comment). */
+const REPLY_BATCH = 2;
+/** Jobs a worker holds at once: the running one, and enough waiting for a full batch after it. */
+const PIPELINE_DEPTH = REPLY_BATCH + 1;
 
 export interface HashWorkers {
   hash(password: string, params: HashParams): Promise<string>;
@@ -81,31 +110,44 @@ export function createHashWorkers(size: number, workerSource: string = HASH_WORK
   let closed = false;
 
   const start = (): Slot => {
-    const slot: Slot = { worker: new Worker(workerSource, { eval: true, workerData: { argon2Path: ARGON2_PATH } }), assigned: [] };
+    const running = new SharedArrayBuffer(4);
+    const slot: Slot = {
+      worker: new Worker(workerSource, { eval: true, workerData: { argon2Path: ARGON2_PATH, batch: REPLY_BATCH, running } }),
+      running: new Int32Array(running),
+      assigned: [],
+    };
     slot.worker.unref();
-    slot.worker.on('message', (m: { id: number; value?: string | boolean; error?: string }) => {
-      const done = slot.assigned[0];
-      if (done && done.id === m.id) {
-        slot.assigned.shift();
-        if (m.error !== undefined) done.reject(new Error(m.error));
-        else done.resolve(m.value as string | boolean);
+    slot.worker.on('message', (replies: { id: number; value?: string | boolean; error?: string }[]) => {
+      for (const m of replies) {
+        const done = slot.assigned[0];
+        if (done && done.id === m.id) {
+          slot.assigned.shift();
+          if (m.error !== undefined) done.reject(new Error(m.error));
+          else done.resolve(m.value as string | boolean);
+        }
       }
       pump();
       if (slot.assigned.length === 0) slot.worker.unref();
     });
-    // A worker that dies fails only the job it was running. The job waiting behind it (see
-    // PIPELINE_DEPTH) never started: it goes back to the front of the queue, for the other
-    // workers or the fresh one that replaces this one. 'error' is followed by 'exit'; the slot
-    // leaves `slots` at the first of them, so pump() hands it nothing more.
+    // A worker that dies fails only the job it was running: the one whose id it wrote last, or,
+    // when that job was answered already (it died between jobs, or before writing the id), the
+    // oldest it holds. Every other job it held goes back to the front of the queue, in order,
+    // for the other workers or the fresh one that replaces this one: those waiting behind it
+    // never started, and one it finished but had not yet answered (held for a batch) is run
+    // again (a hash or a check gives the same verdict twice; the first answer never reached
+    // anyone). 'error' is followed by 'exit'; the slot leaves `slots` at the first of them, so
+    // pump() hands it nothing more.
     let dead = false;
     const die = (err: Error) => {
       if (dead) return;
       dead = true;
       const i = slots.indexOf(slot);
       if (i >= 0) slots.splice(i, 1);
-      const [running, ...waiting] = slot.assigned.splice(0);
-      running?.reject(err);
-      queue.unshift(...waiting.map(({ job, resolve, reject }): Pending => ({ job, resolve, reject })));
+      const held = slot.assigned.splice(0);
+      const startedLast = Atomics.load(slot.running, 0);
+      const culprit = held.find((p) => p.id === startedLast) ?? held[0];
+      culprit?.reject(err);
+      queue.unshift(...held.filter((p) => p !== culprit).map(({ job, resolve, reject }): Pending => ({ job, resolve, reject })));
       if (closed) {
         for (const p of queue.splice(0)) p.reject(new Error('password hashing is shut down'));
         return;

@@ -1,7 +1,7 @@
-/** Password hashing on worker threads: real Argon2id hashes, verified both ways, more jobs than workers, a worker's next job queued with it, a dying worker, clean shutdown. */
+/** Password hashing on worker threads: real Argon2id hashes, verified both ways, more jobs than workers, a worker's next job queued with it, answers in pairs when a worker is behind, a dying worker, clean shutdown. */
 import t from 'tap';
 import { createHashWorkers, HASH_WORKER_SOURCE } from '../../../plugins/users/hash-workers.js';
-import { verifyPassword } from '../../../plugins/users/password.js';
+import { hashPassword, verifyPassword } from '../../../plugins/users/password.js';
 
 const params = { memoryCost: 4096, timeCost: 1, parallelism: 1 };
 
@@ -60,9 +60,10 @@ t.test('close rejects queued work and refuses new work', async (t) => {
 });
 
 t.test('a worker that dies fails only the job it was running; the one queued behind it is hashed elsewhere', async (t) => {
-  // The real worker program, behind a listener that closes the thread's port when asked to hash
-  // "crash": the answer and the job waiting in the port are lost, and the thread ends.
-  const dying = `const port = require('node:worker_threads').parentPort; port.on('message', (job) => { if (job.password === 'crash') port.close(); });\n${HASH_WORKER_SOURCE}`;
+  // The real worker program, behind a listener that ends the thread when it is handed "crash",
+  // before the worker has written which job it started: the pool then fails the oldest job it
+  // held, and the job waiting in the port is lost with the thread.
+  const dying = `const port = require('node:worker_threads').parentPort; port.on('message', (job) => { if (job.password === 'crash') process.exit(1); });\n${HASH_WORKER_SOURCE}`;
   const w = createHashWorkers(1, dying);
   t.teardown(() => w.close());
   const stored = await w.hash('Secret-123', params);
@@ -74,5 +75,51 @@ t.test('a worker that dies fails only the job it was running; the one queued beh
   const waiting = w.verify(stored, 'Secret-123');
   t.equal(await crashed, 'password hashing worker stopped', 'the running job fails');
   t.equal(await waiting, true, 'the job queued behind it is answered by the replacement worker');
+  t.equal(await w.verify(stored, 'wrong-password'), false, 'the pool keeps working');
+});
+
+/** A costly hash next to a cheap one: long enough that answering the cheap one at once shows. */
+const slow = { memoryCost: 65_536, timeCost: 3, parallelism: 1 };
+
+t.test('a worker that is behind answers two jobs together; one with nothing waiting answers at once', async (t) => {
+  const w = createHashWorkers(1);
+  t.teardown(() => w.close());
+  // The first jobs of a pool: its thread starts with them, so both are waiting in its port before
+  // it runs the first. The cheap one's answer is held while the costly one runs, and both go
+  // back in one message.
+  const at: number[] = [];
+  const cheap = w.hash('cheap-two-long-enough', params).then((h) => (at.push(performance.now()), h));
+  const costly = w.hash('slow-two-long-enough', slow).then((h) => (at.push(performance.now()), h));
+  const [first, second] = await Promise.all([cheap, costly]);
+  t.match(first, /^\$argon2id\$v=19\$m=4096,/, 'the cheap job has its own answer');
+  t.match(second, /^\$argon2id\$v=19\$m=65536,/, 'the costly job has its own answer');
+
+  const alone = performance.now();
+  await w.hash('slow-one-long-enough', slow);
+  const slowMs = performance.now() - alone;
+  const started = performance.now();
+  await w.hash('cheap-one-long-enough', params);
+  const cheapMs = performance.now() - started;
+  t.ok(Math.abs(at[1] - at[0]) < slowMs / 4, `both answers arrived together (${Math.abs(at[1] - at[0]).toFixed(1)} ms apart; the costly hash takes ${slowMs.toFixed(0)} ms)`);
+  t.ok(cheapMs < slowMs / 2, `alone, a cheap hash is answered when it is done (${cheapMs.toFixed(0)} ms against ${slowMs.toFixed(0)} ms for the costly one)`);
+});
+
+t.test('a worker that dies on the second job of a pair fails that job only; the finished one it held is run again', async (t) => {
+  // The real worker program over an Argon2 whose hash of "crash" ends the thread mid-job, after
+  // the worker has written which job it started.
+  const crashing = `const real = require(require('node:worker_threads').workerData.argon2Path);
+require.cache[require.resolve(require('node:worker_threads').workerData.argon2Path)].exports = { ...real, hashSync: (pw, p) => (pw === 'crash' ? process.exit(1) : real.hashSync(pw, p)) };
+${HASH_WORKER_SOURCE}`;
+  const stored = await hashPassword('Secret-123', params);
+  const w = createHashWorkers(1, crashing);
+  t.teardown(() => w.close());
+  // One worker, three jobs before its thread has started, so all are waiting in its port: it
+  // finishes the first, takes the crash from its port (the first answer held for the pair), and
+  // dies; the third never started.
+  const outcome = (p: Promise<unknown>) => p.then((v) => (typeof v === 'string' ? 'hashed' : v), (e: Error) => e.message);
+  const [first, crashed, third] = await Promise.all([outcome(w.hash('first-long-enough', params)), outcome(w.hash('crash', params)), outcome(w.verify(stored, 'Secret-123'))]);
+  t.equal(crashed, 'password hashing worker stopped', 'the job that killed the worker fails');
+  t.equal(first, 'hashed', 'the job finished but not yet answered is hashed again by the replacement');
+  t.equal(third, true, 'the job that never started is answered by the replacement');
   t.equal(await w.verify(stored, 'wrong-password'), false, 'the pool keeps working');
 });
