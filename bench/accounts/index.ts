@@ -201,6 +201,19 @@
  * (server CPU 103 and 86 µs per request against the bare routes' 73 and 62), cold RS256 92-97%.
  * cold-tokens.ts on the same machine just after (4 rounds of 4 s, a fresh server): cold profile
  * 79.1 against 63.6 µs per request (80%), validate_jwt_token 91.0 against 72.8 (80%).
+ * Session 35 (2026-12-02, an AMD EPYC VM, 2 cores, L2 1 MiB per core, L3 32 MiB shared; one hash
+ * ~13 ms of machine time). Before (864d0c1): one full run gave login 81% of the ceiling (the
+ * floor 89%, Latchkey 91% of the floor), 7.9x the peer, cold HS256 86% and 86%, cold RS256
+ * 120-129%; login-cpu.ts 85.0% (the floor 93.3%), main thread 1.51 ms per login. The same logins
+ * with a cheap hash cost that main thread 0.34 ms: after each Argon2id hash the event loop wakes
+ * to cold caches. Then the hash workers began answering in pairs when behind (plugins/users/
+ * hash-workers.ts: two logins per wake-up). login-cpu.ts AGAINST 864d0c1 (4 rounds): main
+ * thread 0.96 against 1.38 ms, 92.3% against 88.0% of the ceiling; alone (4 rounds): 91.3% (the
+ * floor, which uses the same workers, 95.4%), main thread 0.88 ms. One full run after it: login
+ * 79% (the floor 90%, the ceiling 159/s against 154 before), p99 114 against 132 ms, 8.0x the
+ * peer, cold HS256 102% and 110%, cold RS256 96-102%. The full run's login row (3 rounds of 4 s)
+ * and the profiling tool's (4 rounds of 8 s) disagree by more than the change, as in sessions
+ * 26-34; the per-thread CPU is the steadier reading.
  * Warm-up (since session 17): before the timed login rounds the floor, Latchkey and the peer each
  * answer BENCH_LOGIN_WARM_SECONDS (default 60 since session 32, 20 before) of logins. At ~100 logins/s the login path takes
  * tens of seconds to reach V8's optimizing tier: in a probe (2 s of warm-up, then three 6 s
