@@ -211,7 +211,9 @@
  * thread 0.96 against 1.38 ms, 92.3% against 88.0% of the ceiling; alone (4 rounds): 91.3% (the
  * floor, which uses the same workers, 95.4%), main thread 0.88 ms. One full run after it: login
  * 79% (the floor 90%, the ceiling 159/s against 154 before), p99 114 against 132 ms, 8.0x the
- * peer, cold HS256 102% and 110%, cold RS256 96-102%. The full run's login row (3 rounds of 4 s)
+ * peer, cold HS256 102% and 110%, cold RS256 96-102%; a second full run 20 minutes later: login
+ * 89% (the floor 94%, Latchkey 94% of the floor), p99 99 ms, 9.0x the peer, cold HS256 89% and
+ * 100%, cold RS256 115-136%. The full run's login row (3 rounds of 4 s)
  * and the profiling tool's (4 rounds of 8 s) disagree by more than the change, as in sessions
  * 26-34; the per-thread CPU is the steadier reading.
  * Warm-up (since session 17): before the timed login rounds the floor, Latchkey and the peer each
