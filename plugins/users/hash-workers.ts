@@ -144,8 +144,10 @@ export function createHashWorkers(size: number, workerSource: string = HASH_WORK
       const i = slots.indexOf(slot);
       if (i >= 0) slots.splice(i, 1);
       const held = slot.assigned.splice(0);
+      // The shared cell is 32 bits: the worker's store wrapped the id (ToInt32), so the ids are
+      // compared the same way, or past 2^31 jobs no id would ever match.
       const startedLast = Atomics.load(slot.running, 0);
-      const culprit = held.find((p) => p.id === startedLast) ?? held[0];
+      const culprit = held.find((p) => (p.id | 0) === startedLast) ?? held[0];
       culprit?.reject(err);
       queue.unshift(...held.filter((p) => p !== culprit).map(({ job, resolve, reject }): Pending => ({ job, resolve, reject })));
       if (closed) {
