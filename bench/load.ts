@@ -89,14 +89,39 @@ export async function grpcLoad(opts: { address: string; path: string; message?: 
  * the run's duration (calls still in flight at the end are not counted, a bias against the
  * server). Returns null when wrk is not installed.
  */
-export async function wrkLoad(opts: { url: string; method: 'GET' | 'POST'; headers?: Record<string, string>; body?: string; connections: number; durationS: number }): Promise<LoadResult | null> {
+export async function wrkLoad(opts: {
+  url: string;
+  method: 'GET' | 'POST';
+  headers?: Record<string, string>;
+  body?: string;
+  /** Bodies taken in turn, one per request (instead of `body`): logins spread over many accounts. */
+  bodies?: readonly string[];
+  connections: number;
+  durationS: number;
+}): Promise<LoadResult | null> {
   const dir = await mkdtemp(join(tmpdir(), 'latchkey-wrk-'));
   try {
     const script = join(dir, 'request.lua');
     const lines = [`wrk.method = ${JSON.stringify(opts.method)}`];
     // A Lua long string at a bracket level no body contains.
-    if (opts.body !== undefined) lines.push(`wrk.body = [==[${opts.body}]==]`);
+    const lua = (text: string) => `[==[${text}]==]`;
+    if (opts.body !== undefined) lines.push(`wrk.body = ${lua(opts.body)}`);
     for (const [k, v] of Object.entries(opts.headers ?? {})) lines.push(`wrk.headers[${JSON.stringify(k)}] = ${JSON.stringify(v)}`);
+    if (opts.bodies?.length) {
+      // Every request formatted once, in init (after wrk has added the Host header), so a turn
+      // costs the client a table index, not a string build.
+      lines.push('local bodies = {}', 'local requests = {}', 'local turn = 0');
+      for (const b of opts.bodies) lines.push(`bodies[#bodies + 1] = ${lua(b)}`);
+      lines.push(
+        'function init(args)',
+        '  for i, b in ipairs(bodies) do requests[i] = wrk.format(nil, nil, nil, b) end',
+        'end',
+        'function request()',
+        '  turn = turn % #requests + 1',
+        '  return requests[turn]',
+        'end',
+      );
+    }
     await writeFile(script, `${lines.join('\n')}\n`);
     const args = ['-t', '1', '-c', String(opts.connections), '-d', `${opts.durationS}s`, '--timeout', '10s', '--latency', '-s', script, opts.url];
     const out = await new Promise<string | null>((resolve) =>

@@ -9,7 +9,8 @@
  *   npx tsx bench/profiling/login-cpu.ts
  *
  * Environment: ROUNDS (default 3), RUN_S seconds per run (6), WARM_S seconds of logins each HTTP
- * party answers first (20; see the bench's header on warm-up), FLAGS="name=value,..." extra
+ * party answers first (20; see the bench's header on warm-up), ACCOUNTS (64) accounts the logins
+ * take in turn (1: all on one account, which the per-account hash gate holds to 5 at once), FLAGS="name=value,..." extra
  * Latchkey flags (`memory-store=process` took the SQLite session write away, session 24),
  * BENCH_CPU_PROF=<dir> (every party writes a CPU profile; cpuprofile-summary.ts reads it),
  * AGAINST=<another checkout of Latchkey, with node_modules or a link to these> (that checkout's
@@ -39,6 +40,8 @@ const PASSWORD = 'Profiling-pass-1';
 const ROUNDS = Number(process.env.ROUNDS ?? 3);
 const RUN_S = Number(process.env.RUN_S ?? 6);
 const WARM_S = Number(process.env.WARM_S ?? 20);
+/** Accounts the logins take in turn (the bench's login row: LOGIN_ACCOUNTS); 1 is every login on one account. */
+const ACCOUNTS = Number(process.env.ACCOUNTS ?? 64);
 /** Clock ticks per second in /proc (USER_HZ). */
 const TICK_MS = 10;
 
@@ -109,18 +112,19 @@ const latchkey = await startParty({ kind: 'latchkey', flags });
 const servers: [string, Party][] = [['latchkey', latchkey]];
 const against = process.env.AGAINST;
 if (against) servers.push(['AGAINST', await startCheckoutParty(against, flags)]);
-const body = JSON.stringify({ email: 'cpu@example.com', password: PASSWORD });
+const emails = Array.from({ length: ACCOUNTS }, (_, i) => `cpu${i}@example.com`);
+const bodies = emails.map((email) => JSON.stringify({ email, password: PASSWORD }));
 let answer: Record<string, unknown> = {};
 for (const [, server] of servers) {
   const headers = { origin: server.origin };
-  await postJson(`${server.url}/v1/signup`, { email: 'cpu@example.com', password: PASSWORD, confirm_password: PASSWORD }, headers);
-  answer = await postJson(`${server.url}/v1/login`, JSON.parse(body), headers);
+  for (const email of emails) await postJson(`${server.url}/v1/signup`, { email, password: PASSWORD, confirm_password: PASSWORD }, headers);
+  answer = await postJson(`${server.url}/v1/login`, JSON.parse(bodies[0]), headers);
 }
 // Without AGAINST, the floor answers with a login response of the same size.
 const floor = against ? undefined : await startParty({ kind: 'bare-login', stored, body: JSON.stringify(answer) });
 try {
   const logins = async (url: string, extra: Record<string, string>, seconds = RUN_S): Promise<number> => {
-    const r = await wrkLoad({ url, method: 'POST', headers: { 'content-type': 'application/json', ...extra }, body, connections: 8, durationS: seconds });
+    const r = await wrkLoad({ url, method: 'POST', headers: { 'content-type': 'application/json', ...extra }, bodies, connections: 8, durationS: seconds });
     if (!r) throw new Error('wrk is not installed (apt-get install wrk)');
     if (r.errors > 0) throw new Error(`${url}: ${r.errors} failed logins`);
     return r.rps * seconds;
