@@ -89,9 +89,9 @@ export async function startCheckoutChild(checkout: string, spec: ChildSpec, opti
   return partyOf(child, ready);
 }
 
-/** A Latchkey server as another checkout builds it, with these flags (`AGAINST=`). */
-export function startCheckoutParty(checkout: string, flags: Record<string, string | number | boolean | undefined>): Promise<Party> {
-  return startCheckoutChild(checkout, { kind: 'latchkey', flags });
+/** A Latchkey server as another checkout builds it, with these flags (`AGAINST=`) and node flags. */
+export function startCheckoutParty(checkout: string, flags: Record<string, string | number | boolean | undefined>, execArgv: string[] = []): Promise<Party> {
+  return startCheckoutChild(checkout, { kind: 'latchkey', flags }, { execArgv });
 }
 
 export function partyOf(child: ChildProcess, ready: Record<string, unknown>): Party {

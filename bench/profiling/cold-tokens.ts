@@ -19,7 +19,8 @@
  * server, same flags, with its own user and tokens, goes through every phase beside this one and
  * the two take turns going first in the rounds: an A/B of two versions; compare the closing
  * means over the rounds, since this VM's speed drifts within a run, the bare route's by up to a
- * third).
+ * third). AGAINST_NODE_ARGS="--flag ..." gives the AGAINST server node flags of its own (AGAINST=.:
+ * an A/B of node flags).
  *
  * Why not wrk: a wrk Lua script cycling through the same tokens saw Latchkey's verified-token
  * cache hit more and more (0%, 12%, 62% over three runs, counted in the server; cause not found,
@@ -63,7 +64,9 @@ const nextToken = (server: Server): string => server.tokens[server.at++ % server
 // AGAINST=<another checkout>: that checkout's server, same flags, its own user and tokens, goes
 // through every phase below beside this one (in the rounds the two take turns going first).
 // Started first, so a checkout that is refused leaves no server of this one running.
-const againstParty = process.env.AGAINST ? await startCheckoutParty(process.env.AGAINST, flags) : undefined;
+// AGAINST_NODE_ARGS="--flag ...": node flags for the AGAINST server alone (with AGAINST=., an A/B of node flags).
+const againstNodeArgs = (process.env.AGAINST_NODE_ARGS ?? '').split(' ').filter(Boolean);
+const againstParty = process.env.AGAINST ? await startCheckoutParty(process.env.AGAINST, flags, againstNodeArgs) : undefined;
 const latchkey = await serverOf('latchkey', await startParty({ kind: 'latchkey', flags }));
 const servers = [latchkey];
 if (againstParty) servers.push(await serverOf('AGAINST', againstParty));

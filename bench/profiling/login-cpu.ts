@@ -15,7 +15,9 @@
  * BENCH_CPU_PROF=<dir> (every party writes a CPU profile; cpuprofile-summary.ts reads it),
  * AGAINST=<another checkout of Latchkey, with node_modules or a link to these> (that checkout's
  * server, with the same flags, takes the floor's place, labelled AGAINST, and the two servers
- * take turns going first: an A/B of two versions of the login path).
+ * take turns going first: an A/B of two versions of the login path; AGAINST=. is this checkout),
+ * AGAINST_NODE_ARGS="--flag ..." node flags for the AGAINST server alone (an A/B of node flags
+ * with AGAINST=.).
  *
  * How to read it: the ratio to the ceiling is what the machine time per login leaves. The hash
  * costs what the ceiling row shows; 90% of the ceiling needs everything else under a ninth of it
@@ -111,7 +113,8 @@ const latchkey = await startParty({ kind: 'latchkey', flags });
 
 const servers: [string, Party][] = [['latchkey', latchkey]];
 const against = process.env.AGAINST;
-if (against) servers.push(['AGAINST', await startCheckoutParty(against, flags)]);
+const againstNodeArgs = (process.env.AGAINST_NODE_ARGS ?? '').split(' ').filter(Boolean);
+if (against) servers.push(['AGAINST', await startCheckoutParty(against, flags, againstNodeArgs)]);
 const emails = Array.from({ length: ACCOUNTS }, (_, i) => `cpu${i}@example.com`);
 const bodies = emails.map((email) => JSON.stringify({ email, password: PASSWORD }));
 let answer: Record<string, unknown> = {};
