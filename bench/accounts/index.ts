@@ -217,6 +217,15 @@
  * 100%, cold RS256 115-136%. The full run's login row (3 rounds of 4 s)
  * and the profiling tool's (4 rounds of 8 s) disagree by more than the change, as in sessions
  * 26-34; the per-thread CPU is the steadier reading.
+ * Session 36 (2026-12-03, an AMD EPYC VM, 2 cores, L2 1 MiB per core, L3 32 MiB shared; the
+ * ceiling 173-176/s): the login rows now take 64 accounts in turn (LOGIN_ACCOUNTS; all on one
+ * account, the gate held 3 of the 8 waiting and the machine sat ~1% idle) and 5 rounds of 6 s.
+ * Two full runs of the same code: login 88% and 92% of the ceiling (the floor 97% and 97%,
+ * Latchkey 91% and 95% of the floor), the one-account row 87% and 92%, p99 125 and 107 ms, 8.9x
+ * and 8.8x the peer; cold HS256 validate_jwt_token 91% and 97%, profile 90% and 113%; cold RS256
+ * 129% and 124-136%. Per thread (bench/profiling/README.md, session 36) the gap to the floor is
+ * the main thread (0.87 against 0.35 ms per login) and the hash workers running slower beside
+ * it (12.13 against 11.65 ms).
  * Warm-up (since session 17): before the timed login rounds the floor, Latchkey and the peer each
  * answer BENCH_LOGIN_WARM_SECONDS (default 60 since session 32, 20 before) of logins. At ~100 logins/s the login path takes
  * tens of seconds to reach V8's optimizing tier: in a probe (2 s of warm-up, then three 6 s
