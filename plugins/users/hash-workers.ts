@@ -18,18 +18,26 @@
  * queued work back to back), and the event loop's own delay on a busy machine left the thread
  * idle. A second job waiting in the worker's port starts the moment the first one ends.
  *
- * Answers go back in pairs when the worker is behind (since session 35): a worker that finishes
- * a hash while its next job is already waiting in its port runs that one too, then posts both
- * answers in one message (REPLY_BATCH). A worker with nothing waiting answers at once, so an
- * unloaded server adds no delay; a loaded one answers the first login of a pair one hash later
- * (~10-20 ms), while its request was queued behind other hashes anyway. Why: every answer wakes
+ * Answers go back together when the worker is behind (in pairs since session 35): a worker that
+ * finishes a hash while its next job is already waiting in its port runs that one too, then posts
+ * both answers in one message (REPLY_BATCH). A worker with nothing waiting answers at once, so an
+ * unloaded server adds no delay; a loaded one answers the first login of a batch up to two hashes
+ * later (~10-40 ms), while its request was queued behind other hashes anyway (at a given number
+ * in flight, more logins per second also means less time per login: Little's law). Why: every answer wakes
  * the event loop, and after a hash (two 19 MiB Argon2id blocks streaming through the caches the
  * event loop shares) a wake-up finds its code and data cold. With cheap hashes a login costs
  * the main thread ~0.34 ms; with Argon2id beside it, ~1.5 ms (bench/profiling/login-cpu.ts,
  * 2-core AMD EPYC VM, session 35). Two logins per wake-up pay that once: in an A/B of 4
  * interleaved rounds the main thread's CPU per login went from 1.38 to 0.96 ms, the hash
  * threads' from 12.5 to 12.2 ms, and logins from 88.0% to 92.3% of the raw hash ceiling.
- * So that every answer has a place to come from without a round trip, a worker holds up to
+ * Since session 37, up to three answers per message: on a 2-core Intel Xeon VM (L3 480 MiB), in an
+ * A/B of 6 interleaved rounds of 8 s (login-cpu.ts AGAINST, 64 accounts, 8 in flight), the main
+ * thread cost 0.49 against 0.58 ms per login (lower in all 6 rounds) and logins reached 92.3%
+ * against 91.6% of the raw hash ceiling. Four per message made it worse (88.7%): with 8 logins
+ * in flight on 2 workers each holds 4, so a worker that answers its fourth has nothing left to
+ * run until the event loop refills it, and the machine stood 3.5-4.1% idle.
+ * So that every answer has a place to come from without a round trip, and a worker that answers
+ * a full batch still has one job to run while the event loop hands it more, a worker holds up to
  * PIPELINE_DEPTH = REPLY_BATCH + 1 jobs.
  *
  * The worker source is inline CommonJS that loads @node-rs/argon2 by its resolved path, so it
@@ -89,7 +97,7 @@ interface Slot {
 }
 
 /** Answers a worker sends in one message at most, when its next job is already waiting (see the header comment). */
-const REPLY_BATCH = 2;
+const REPLY_BATCH = 3;
 /** Jobs a worker holds at once: the running one, and enough waiting for a full batch after it. */
 const PIPELINE_DEPTH = REPLY_BATCH + 1;
 

@@ -1,4 +1,4 @@
-/** Password hashing on worker threads: real Argon2id hashes, verified both ways, more jobs than workers, a worker's next job queued with it, answers in pairs when a worker is behind, a dying worker, clean shutdown. */
+/** Password hashing on worker threads: real Argon2id hashes, verified both ways, more jobs than workers, a worker's next job queued with it, answers in batches of up to three when a worker is behind, a dying worker, clean shutdown. */
 import t from 'tap';
 import { createHashWorkers, HASH_WORKER_SOURCE } from '../../../plugins/users/hash-workers.js';
 import { hashPassword, verifyPassword } from '../../../plugins/users/password.js';
@@ -102,6 +102,33 @@ t.test('a worker that is behind answers two jobs together; one with nothing wait
   const cheapMs = performance.now() - started;
   t.ok(Math.abs(at[1] - at[0]) < slowMs / 4, `both answers arrived together (${Math.abs(at[1] - at[0]).toFixed(1)} ms apart; the costly hash takes ${slowMs.toFixed(0)} ms)`);
   t.ok(cheapMs < slowMs / 2, `alone, a cheap hash is answered when it is done (${cheapMs.toFixed(0)} ms against ${slowMs.toFixed(0)} ms for the costly one)`);
+});
+
+t.test('a worker that is behind answers up to three jobs together, and the fourth apart', async (t) => {
+  const w = createHashWorkers(1);
+  t.teardown(() => w.close());
+  // Four jobs before the thread has started, all waiting in its port: the two cheap answers are
+  // held while the costly third runs, and the three go back in one message; the fourth (costly)
+  // is answered on its own, a whole costly hash later.
+  const at: number[] = [];
+  const timed = (p: Promise<string>, i: number) => p.then((h) => ((at[i] = performance.now()), h));
+  const hashes = await Promise.all([
+    timed(w.hash('cheap-a-long-enough', params), 0),
+    timed(w.hash('cheap-b-long-enough', params), 1),
+    timed(w.hash('slow-c-long-enough', slow), 2),
+    timed(w.hash('slow-d-long-enough', slow), 3),
+  ]);
+  t.same(
+    hashes.map((h) => /m=(\d+),/.exec(h)?.[1]),
+    ['4096', '4096', '65536', '65536'],
+    'each job has its own answer',
+  );
+  const started = performance.now();
+  await w.hash('slow-e-long-enough', slow);
+  const slowMs = performance.now() - started;
+  const spread = Math.max(at[0], at[1], at[2]) - Math.min(at[0], at[1], at[2]);
+  t.ok(spread < slowMs / 4, `the first three arrived together (${spread.toFixed(1)} ms apart; a costly hash takes ${slowMs.toFixed(0)} ms)`);
+  t.ok(at[3] - at[2] > slowMs / 2, `the fourth came a costly hash later (${(at[3] - at[2]).toFixed(0)} ms)`);
 });
 
 t.test('a worker that dies on the second job of a pair fails that job only; the finished one it held is run again', async (t) => {
