@@ -12,7 +12,7 @@
  * route verifies), WARM seconds of one untimed round before the timed ones (default 0; the bench
  * warms for 10 since session 25), LOGINS seconds of password logins (wrk, 8 in flight) that
  * Latchkey answers first (default 0; the bench's HS256 server has served its login rows before its
- * token rows), SIGNUPS seconds of the bench's signup loop (16 in flight, unique emails) before
+ * token rows; LOGIN_ACCOUNTS=64 spreads them over 64 other accounts, as the bench does), SIGNUPS seconds of the bench's signup loop (16 in flight, unique emails) before
  * the logins and the token runs (default 0; the bench's HS256 server has signed up ~550 users by then),
  * BENCH_CPU_PROF=<dir> (every party writes a CPU profile there; cpuprofile-summary.ts reads it),
  * AGAINST=<another checkout of Latchkey, with node_modules or a link to them> (that checkout's
@@ -43,6 +43,7 @@ const hotSeconds = Number(process.env.HOT ?? 0);
 const warmSeconds = Number(process.env.WARM ?? 0);
 const loginSeconds = Number(process.env.LOGINS ?? 0);
 const signupSeconds = Number(process.env.SIGNUPS ?? 0);
+const loginAccounts = Number(process.env.LOGIN_ACCOUNTS ?? 1);
 
 const flags = { 'rate-limit-per-minute': 0, 'memory-store': 'database', 'jwt-secret': SECRET };
 
@@ -83,8 +84,19 @@ for (const { label, party } of servers) {
     console.log(`${label}: signups first: ${Math.round(r.rps * signupSeconds)} in ${signupSeconds} s`);
   }
   if (loginSeconds > 0) {
-    const body = JSON.stringify({ email: 'cold@example.com', password: PASSWORD });
-    const r = await wrkLoad({ url: `${party.url}/v1/login`, method: 'POST', headers: { 'content-type': 'application/json', origin: party.origin }, body, connections: 8, durationS: loginSeconds });
+    // LOGIN_ACCOUNTS > 1: the logins go over that many other accounts in turn, as the bench's
+    // login row does since session 36 (its cold rows' user is not one of them).
+    const bodies =
+      loginAccounts > 1
+        ? await Promise.all(
+            Array.from({ length: loginAccounts }, async (_, i) => {
+              const email = `login${i}@example.com`;
+              await postJson(`${party.url}/v1/signup`, { email, password: PASSWORD, confirm_password: PASSWORD }, { origin: party.origin });
+              return JSON.stringify({ email, password: PASSWORD });
+            }),
+          )
+        : [JSON.stringify({ email: 'cold@example.com', password: PASSWORD })];
+    const r = await wrkLoad({ url: `${party.url}/v1/login`, method: 'POST', headers: { 'content-type': 'application/json', origin: party.origin }, bodies, connections: 8, durationS: loginSeconds });
     if (!r) throw new Error('LOGINS needs wrk (apt-get install wrk)');
     // A refused login is cheap and would not be the work this phase stands for.
     if (r.errors > 0) throw new Error(`LOGINS: ${r.errors} logins failed`);
