@@ -12,8 +12,9 @@
  * route verifies), WARM seconds of one untimed round before the timed ones (default 0; the bench
  * warms for 10 since session 25), LOGINS seconds of password logins (wrk, 8 in flight) that
  * Latchkey answers first (default 0; the bench's HS256 server has served its login rows before its
- * token rows; LOGIN_ACCOUNTS=64 spreads them over 64 other accounts, as the bench does), SIGNUPS seconds of the bench's signup loop (16 in flight, unique emails) before
- * the logins and the token runs (default 0; the bench's HS256 server has signed up ~550 users by then),
+ * token rows; LOGIN_ACCOUNTS=64 spreads them over 64 other accounts, as the bench does), SIGNUPS
+ * seconds of the bench's signup loop (16 in flight, unique emails) before the logins and the
+ * token runs (default 0; the bench's HS256 server has signed up ~550 users by then),
  * BENCH_CPU_PROF=<dir> (every party writes a CPU profile there; cpuprofile-summary.ts reads it),
  * AGAINST=<another checkout of Latchkey, with node_modules or a link to them> (that checkout's
  * server, same flags, with its own user and tokens, goes through every phase beside this one and
@@ -44,6 +45,7 @@ const warmSeconds = Number(process.env.WARM ?? 0);
 const loginSeconds = Number(process.env.LOGINS ?? 0);
 const signupSeconds = Number(process.env.SIGNUPS ?? 0);
 const loginAccounts = Number(process.env.LOGIN_ACCOUNTS ?? 1);
+if (!Number.isInteger(loginAccounts) || loginAccounts < 1) throw new Error(`LOGIN_ACCOUNTS must be a whole number of 1 or more, not ${process.env.LOGIN_ACCOUNTS}`);
 
 const flags = { 'rate-limit-per-minute': 0, 'memory-store': 'database', 'jwt-secret': SECRET };
 

@@ -18,14 +18,15 @@
  * queued work back to back), and the event loop's own delay on a busy machine left the thread
  * idle. A second job waiting in the worker's port starts the moment the first one ends.
  *
- * Answers go back together when the worker is behind (in pairs since session 35): a worker that
- * finishes a hash while its next job is already waiting in its port runs that one too, then posts
- * both answers in one message (REPLY_BATCH). A worker with nothing waiting answers at once, so an
- * unloaded server adds no delay; a loaded one answers the first login of a batch up to two hashes
- * later (~10-40 ms), while its request was queued behind other hashes anyway (at a given number
- * in flight, more logins per second also means less time per login: Little's law). Why: every answer wakes
- * the event loop, and after a hash (two 19 MiB Argon2id blocks streaming through the caches the
- * event loop shares) a wake-up finds its code and data cold. With cheap hashes a login costs
+ * Answers go back together when the worker is behind (in pairs since session 35, up to three
+ * since session 37): a worker that finishes a hash while its next job is already waiting in its
+ * port runs that one too, and so on up to REPLY_BATCH jobs, then posts their answers in one
+ * message. A worker with nothing waiting answers at once, so an unloaded server adds no delay; a
+ * loaded one answers the first login of a batch up to two hashes later (~10-40 ms), while its
+ * request was queued behind other hashes anyway (at a given number in flight, more logins per
+ * second also means less time per login: Little's law). Why: every answer wakes the event loop,
+ * and after a hash (two 19 MiB Argon2id blocks streaming through the caches the event loop
+ * shares) a wake-up finds its code and data cold. With cheap hashes a login costs
  * the main thread ~0.34 ms; with Argon2id beside it, ~1.5 ms (bench/profiling/login-cpu.ts,
  * 2-core AMD EPYC VM, session 35). Two logins per wake-up pay that once: in an A/B of 4
  * interleaved rounds the main thread's CPU per login went from 1.38 to 0.96 ms, the hash
