@@ -11,6 +11,8 @@ export interface LoadResult {
   errors: number;
   /** The measured server's CPU (user + system, every thread) per request, when measured. */
   cpuUs?: number;
+  /** The machine's steal share while it ran (machine.ts stealMeter), when measured. */
+  stealShare?: number;
 }
 
 export const DURATION_S = Number(process.env.BENCH_DURATION ?? 5);

@@ -24,9 +24,12 @@
  *   the note: a POST body costs the client and Node's HTTP parser more than a header).
  * - A subject and its reference are measured interleaved, BENCH_ROUNDS times (default 2) for
  *   BENCH_RUN_SECONDS (default 4) each (logins: BENCH_LOGIN_ROUNDS of BENCH_LOGIN_RUN_SECONDS,
- *   default 5 of 6 s since session 36, 3 of 4 s before), and the mean is reported, so a burst of
- *   background load lands on both sides. The token rows take more and
- *   shorter rounds (TOKEN_ROUNDS below).
+ *   default 6 of 6 s since session 38, 5 of 6 s since session 36, 3 of 4 s before), and the mean
+ *   is reported, so a burst of background load lands on both sides. The token rows take more and
+ *   shorter rounds (TOKEN_ROUNDS below). Every other round goes in reverse order (parties.ts
+ *   interleaved, since session 38), so the defaults are even: a drift over the rounds then lands
+ *   on every run alike. Each row's note gives the machine's steal share while it ran (the CPU time
+ *   the hypervisor gave other guests): 3-42% from one 2 s sample to the next on 2026-12-03.
  * - The password-hash ceiling is the raw Argon2id verification with the production parameters
  *   (plugins/users/password.ts) in its own process, the best of three ways to run it: one hash
  *   per core in flight and 8 in flight (more than libuv's 4 pool threads), both through the
@@ -264,7 +267,7 @@ const RUN_S = Number(process.env.BENCH_RUN_SECONDS ?? 4);
 const CORES = availableParallelism();
 /** In flight for logins: the same as the ceiling's larger setting. */
 const LOGIN_IN_FLIGHT = 8;
-const LOGIN_ROUNDS = Number(process.env.BENCH_LOGIN_ROUNDS ?? 5);
+const LOGIN_ROUNDS = Number(process.env.BENCH_LOGIN_ROUNDS ?? 6);
 /** Seconds per login round: longer than the other rows' (the login rows were the noisiest at 4 s). */
 const LOGIN_RUN_S = Number(process.env.BENCH_LOGIN_RUN_SECONDS ?? 6);
 /**
@@ -280,7 +283,7 @@ const CEILING = `raw Argon2id verify (m=${Math.round(PRODUCTION_PARAMS.memoryCos
 const FLOOR = 'login floor: bare route + hash workers';
 const pct = (x: number, digits = 0) => `${(x * 100).toFixed(digits)}%`;
 const note = (r: LoadResult, extra = '') =>
-  `p99 ${r.p99ms.toFixed(1)} ms${r.cpuUs !== undefined ? `, server CPU ${r.cpuUs.toFixed(0)} µs/req` : ''}${r.errors ? `, ${r.errors} errors` : ''}${extra ? `, ${extra}` : ''}`;
+  `p99 ${r.p99ms.toFixed(1)} ms${r.cpuUs !== undefined ? `, server CPU ${r.cpuUs.toFixed(0)} µs/req` : ''}${r.stealShare !== undefined ? `, steal ${pct(r.stealShare)}` : ''}${r.errors ? `, ${r.errors} errors` : ''}${extra ? `, ${extra}` : ''}`;
 
 const SECRET = 'bench-secret-bench-secret-bench-secret-0123';
 /**
@@ -291,14 +294,15 @@ const SECRET = 'bench-secret-bench-secret-bench-secret-0123';
  */
 const BASE_FLAGS = { 'rate-limit-per-minute': 0, 'memory-store': 'database' };
 /**
- * Token rows: BENCH_TOKEN_ROUNDS interleaved rounds (default 5) of BENCH_TOKEN_RUN_SECONDS (3)
+ * Token rows: BENCH_TOKEN_ROUNDS interleaved rounds (default 6, 5 before session 38: even, for
+ * the reversed rounds) of BENCH_TOKEN_RUN_SECONDS (3)
  * each. This VM's speed drifts within minutes: on 2026-11-29 the bare HS256 route alone cost 48,
  * 74, 66, 65, 49, then 86 µs of CPU per request in six 4 s runs a few seconds apart, and a full
  * bench run put Latchkey's cold HS256 rows at 61-66% of bare while the profiling aid
  * (bench/profiling/cold-tokens.ts) measured 83-99% the same hour. More, shorter rounds let a
  * drift fall on both sides of a comparison instead of on one (it had been 2 rounds of 4 s).
  */
-const TOKEN_ROUNDS = Number(process.env.BENCH_TOKEN_ROUNDS ?? 5);
+const TOKEN_ROUNDS = Number(process.env.BENCH_TOKEN_ROUNDS ?? 6);
 const TOKEN_RUN_S = Number(process.env.BENCH_TOKEN_RUN_SECONDS ?? 3);
 /**
  * Seconds of each token run's own traffic every party answers, untimed, before its timed rounds
@@ -392,11 +396,12 @@ async function tokenRows(alg: 'HS256' | 'RS256', server: Party, bare: Party, row
   // count as throughput.
   const probe = await postJson(`${server.url}/v1/validate_jwt_token`, { token_type: 'access_token', token }, headers);
   if (probe.is_valid !== true) throw new Error(`validate_jwt_token ${alg}: the bench token is not valid`);
-  const [ref, refPost, vjt, profile] = await warmThenInterleaved([
+  // Each subject next to its reference (interleaved keeps neighbours neighbours in both orders).
+  const [ref, profile, refPost, vjt] = await warmThenInterleaved([
     (s) => withServerCpu(bare, s, () => httpRun({ url: bare.url, headers: auth, durationS: s })),
+    (s) => withServerCpu(server, s, () => httpRun({ url: `${server.url}/v1/profile`, headers: auth, durationS: s })),
     (s) => withServerCpu(bare, s, () => httpRun({ url: bareValidate, method: 'POST', headers: post, body: vjtBody, durationS: s })),
     (s) => withServerCpu(server, s, () => httpRun({ url: `${server.url}/v1/validate_jwt_token`, method: 'POST', headers: post, body: vjtBody, durationS: s })),
-    (s) => withServerCpu(server, s, () => httpRun({ url: `${server.url}/v1/profile`, headers: auth, durationS: s })),
   ]);
   const refName = `bare Fastify verify ${alg} (GET, bearer)`;
   const refPostName = `bare Fastify verify ${alg} (POST, JSON body)`;
@@ -421,8 +426,9 @@ async function tokenRows(alg: 'HS256' | 'RS256', server: Party, bare: Party, row
   const nextForServer = () => many[serverAt++ % many.length];
   const nextForBare = () => many[bareAt++ % many.length];
   const statsBefore = await server.cacheStats();
-  const [coldRef, coldRefPost, coldVjt, coldProfile] = await warmThenInterleaved([
+  const [coldRef, coldProfile, coldRefPost, coldVjt] = await warmThenInterleaved([
     (s) => withServerCpu(bare, s, () => httpRun({ url: bare.url, durationS: s, vary: () => ({ headers: { authorization: `Bearer ${nextForBare()}` } }) })),
+    (s) => withServerCpu(server, s, () => httpRun({ url: `${server.url}/v1/profile`, durationS: s, vary: () => ({ headers: { authorization: `Bearer ${nextForServer()}` } }) })),
     (s) =>
       withServerCpu(bare, s, () =>
         httpRun({ url: bareValidate, method: 'POST', headers: post, durationS: s, vary: () => ({ body: JSON.stringify({ token_type: 'access_token', token: nextForBare() }) }) }),
@@ -437,7 +443,6 @@ async function tokenRows(alg: 'HS256' | 'RS256', server: Party, bare: Party, row
           vary: () => ({ body: JSON.stringify({ token_type: 'access_token', token: nextForServer() }) }),
         }),
       ),
-    (s) => withServerCpu(server, s, () => httpRun({ url: `${server.url}/v1/profile`, durationS: s, vary: () => ({ headers: { authorization: `Bearer ${nextForServer()}` } }) })),
   ]);
   // Counted in the server, not assumed: the share of the cold rounds' token checks (warm-up
   // included) that the verified-token cache answered.

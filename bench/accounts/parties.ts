@@ -1,14 +1,16 @@
 /**
  * Starting the bench's measured parties as child processes (see child.ts) and comparing two of
  * them fairly on a shared, noisy 2-core machine: the runs of a subject and its reference are
- * interleaved (ref, subject, ref, subject, ...) and each side's mean is reported, so a burst of
- * background load hits both sides rather than one.
+ * interleaved, in an order reversed every other round (ref, subject, subject, ref, ...), and each
+ * side's mean is reported, so a burst of background load hits both sides rather than one and a
+ * drift over the rounds lands on both alike.
  */
 import { fork, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { procCpuSeconds } from '../child.js';
+import { stealMeter } from '../machine.js';
 import type { LoadResult } from '../load.js';
 import type { ChildSpec } from './child.js';
 import type { VerifiedCacheStats } from '../../plugins/tokens/types.js';
@@ -133,11 +135,13 @@ export const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 2);
 function mean(results: LoadResult[]): LoadResult {
   const n = results.length;
   const cpu = results.filter((r) => r.cpuUs !== undefined);
+  const steal = results.filter((r) => r.stealShare !== undefined && Number.isFinite(r.stealShare));
   return {
     rps: results.reduce((s, r) => s + r.rps, 0) / n,
     p99ms: Math.max(...results.map((r) => r.p99ms)),
     errors: results.reduce((s, r) => s + r.errors, 0),
     ...(cpu.length > 0 ? { cpuUs: cpu.reduce((s, r) => s + r.cpuUs!, 0) / cpu.length } : {}),
+    ...(steal.length > 0 ? { stealShare: steal.reduce((s, r) => s + r.stealShare!, 0) / steal.length } : {}),
   };
 }
 
@@ -155,13 +159,26 @@ export async function withServerCpu(party: Pick<Party, 'pid'>, durationS: number
 }
 
 /**
- * Interleaves the measurements: `rounds` times each of `runs` in order. Returns each one's mean
- * throughput and worst p99 over its rounds.
+ * Interleaves the measurements: `rounds` rounds of every one of `runs`, in the given order in
+ * even rounds and reversed in odd ones (a, b, c, c, b, a, ...). Returns each one's mean
+ * throughput and worst p99 over its rounds, and the machine's mean steal share while it ran.
+ *
+ * Why reversed: in one order the first run of a round is always measured a few seconds before
+ * the last, and on this VM the speed drifts within minutes (steal time moved between 3% and 42%
+ * of the CPU from one 2 s sample to the next on 2026-12-03), so a steady drift would always
+ * favour the same side; with the order turned every other round each run's mean position in
+ * time is the same. Give a subject next to its reference (`ref, subject, ref2, subject2`) and
+ * the two stay neighbours in both orders.
  */
 export async function interleaved(runs: (() => Promise<LoadResult>)[], rounds = ROUNDS): Promise<LoadResult[]> {
   const all: LoadResult[][] = runs.map(() => []);
   for (let r = 0; r < rounds; r++) {
-    for (let i = 0; i < runs.length; i++) all[i].push(await runs[i]());
+    const order = runs.map((_, i) => (r % 2 === 0 ? i : runs.length - 1 - i));
+    for (const i of order) {
+      const steal = stealMeter();
+      const result = await runs[i]();
+      all[i].push({ ...result, stealShare: steal() });
+    }
   }
   return all.map(mean);
 }

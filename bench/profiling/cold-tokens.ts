@@ -21,7 +21,8 @@
  * the two take turns going first in the rounds: an A/B of two versions; compare the closing
  * means over the rounds, since this VM's speed drifts within a run, the bare route's by up to a
  * third). AGAINST_NODE_ARGS="--flag ..." gives the AGAINST server node flags of its own (AGAINST=.:
- * an A/B of node flags).
+ * an A/B of node flags). AGAINST_HISTORY=0: the AGAINST server skips the SIGNUPS and LOGINS
+phases (with AGAINST=., an A/B of a server with a login history against one without).
  *
  * Why not wrk: a wrk Lua script cycling through the same tokens saw Latchkey's verified-token
  * cache hit more and more (0%, 12%, 62% over three runs, counted in the server; cause not found,
@@ -78,7 +79,11 @@ let bareAt = 0;
 // The bare route verifies this server's tokens (its issuer is this server's --url).
 const nextForBare = () => latchkey.tokens[bareAt++ % latchkey.tokens.length];
 
+// AGAINST_HISTORY=0: the AGAINST server skips the signups and logins, so the two differ only in
+// what they have served before the token rounds.
+const againstHistory = process.env.AGAINST_HISTORY !== '0';
 for (const { label, party } of servers) {
+  if (label === 'AGAINST' && !againstHistory) continue;
   if (signupSeconds > 0) {
     // As the bench's HS256 server has: a signup loop (16 in flight, unique emails) before its logins.
     let n = 0;
