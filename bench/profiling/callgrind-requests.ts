@@ -20,7 +20,11 @@
  * (also lists JavaScript functions by inclusive count, self and callees: a hook that calls
  * Fastify's `done` includes the rest of the request's chain, so read it for leaf-like work such
  * as a token's signing or a session's write), KEEP=<dir> (keeps each party's main-thread dump and
- * perf map there, for `callgrind_annotate --tree=caller` and the like). Each party runs alone under valgrind (~1.5 minutes
+ * perf map there, for `callgrind_annotate --tree=caller` and the like), CACHE_SIM=1 (valgrind
+ * simulates the first-level caches as well: `callgrind_annotate --show-percs=no` on the KEEP
+ * dumps then gives I1mr and D1mr, misses of the 32 KiB instruction and data caches, per
+ * function; the last-level columns model the L3 valgrind reads from the CPU, on these VMs a
+ * virtual 260-480 MiB that nothing misses, so they say nothing). Each party runs alone under valgrind (~1.5 minutes
  * each). Requests go 8 at a time (logins 4, see IN_FLIGHT), each with a token of its own: every Latchkey server mints
  * WARM + N tokens of one session and uses each once, so no token is ever seen twice, found in
  * the verified-token cache or stored in it, as in the bench's cold rows (a token used a second
@@ -160,7 +164,7 @@ interface Measured {
 /** The program that runs node under callgrind, counting off until the warm-up is done; written once. */
 function callgrindWrapper(dir: string): string {
   const wrapper = join(dir, 'node-under-callgrind.sh');
-  writeFileSync(wrapper, `#!/bin/sh\nexec valgrind --tool=callgrind --instr-atstart=no --separate-threads=yes --callgrind-out-file=${dir}/cg.%p.out -q node "$@"\n`);
+  writeFileSync(wrapper, `#!/bin/sh\nexec valgrind --tool=callgrind ${process.env.CACHE_SIM === '1' ? '--cache-sim=yes ' : ''}--instr-atstart=no --separate-threads=yes --callgrind-out-file=${dir}/cg.%p.out -q node "$@"\n`);
   chmodSync(wrapper, 0o755);
   return wrapper;
 }
