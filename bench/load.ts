@@ -13,6 +13,8 @@ export interface LoadResult {
   cpuUs?: number;
   /** The machine's steal share while it ran (machine.ts stealMeter), when measured. */
   stealShare?: number;
+  /** Each round's rate, in round order, when the result is a mean over interleaved rounds. */
+  roundRps?: number[];
 }
 
 export const DURATION_S = Number(process.env.BENCH_DURATION ?? 5);

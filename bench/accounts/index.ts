@@ -258,7 +258,7 @@ import { hashPassword, PRODUCTION_PARAMS } from '../../plugins/users/password.js
 import { closedLoop, wrkLoad, type LoadResult } from '../load.js';
 import { printTable, type Row } from '../table.js';
 import { httpRun, postJson } from './http.js';
-import { interleaved, startParty, withServerCpu, type Party } from './parties.js';
+import { interleaved, roundRatioSpread, startParty, withServerCpu, type Party } from './parties.js';
 import { startPeer } from './peer.js';
 
 const S = 'accounts';
@@ -451,13 +451,14 @@ async function tokenRows(alg: 'HS256' | 'RS256', server: Party, bare: Party, row
   const coldChecks = coldHits + statsAfter.misses - statsBefore.misses;
   const hitShare = coldHits / Math.max(1, coldChecks);
   // Fingerprint collisions admit ~0.2% (second-sighting.ts); much more means the row measured hits.
-  const coldNote = `${hitShare > COLD_HIT_SHARE_MAX ? 'NOT COLD, no target; ' : 'target 80%; '}${coldHits} of ${coldChecks} token checks were cache hits (${pct(hitShare, 2)}, counted in the server)`;
+  const coldNote = (subject: LoadResult, reference: LoadResult) =>
+    `${hitShare > COLD_HIT_SHARE_MAX ? 'NOT COLD, no target; ' : `target 80%, rounds ${roundRatioSpread(subject, reference)}; `}${coldHits} of ${coldChecks} token checks were cache hits (${pct(hitShare, 2)}, counted in the server)`;
   const coldName = `${refName}, distinct tokens`;
   const coldPostName = `${refPostName}, distinct tokens`;
   rows.push({ section: S, name: coldName, value: coldRef.rps, unit: 'req/s', note: note(coldRef, `${COLD_TOKENS} tokens in turn`) });
   rows.push({ section: S, name: coldPostName, value: coldRefPost.rps, unit: 'req/s', note: note(coldRefPost, `${COLD_TOKENS} tokens in turn`) });
-  rows.push({ section: S, name: `validate_jwt_token ${alg}, cold`, value: coldVjt.rps, unit: 'req/s', reference: coldPostName, ratio: coldVjt.rps / coldRefPost.rps, note: note(coldVjt, coldNote) });
-  rows.push({ section: S, name: `profile (bearer) ${alg}, cold`, value: coldProfile.rps, unit: 'req/s', reference: coldName, ratio: coldProfile.rps / coldRef.rps, note: note(coldProfile, coldNote) });
+  rows.push({ section: S, name: `validate_jwt_token ${alg}, cold`, value: coldVjt.rps, unit: 'req/s', reference: coldPostName, ratio: coldVjt.rps / coldRefPost.rps, note: note(coldVjt, coldNote(coldVjt, coldRefPost)) });
+  rows.push({ section: S, name: `profile (bearer) ${alg}, cold`, value: coldProfile.rps, unit: 'req/s', reference: coldName, ratio: coldProfile.rps / coldRef.rps, note: note(coldProfile, coldNote(coldProfile, coldRef)) });
 }
 
 /** better-auth's default hash (node:crypto scrypt, N=16384 r=16 p=1, 64-byte key) in this process. */
@@ -569,7 +570,7 @@ export async function runAccountsBench(): Promise<Row[]> {
       unit: 'req/s',
       reference: CEILING,
       ratio: login.rps / hashRef.rps,
-      note: note(login, `${LOGIN_IN_FLIGHT} in flight over ${LOGIN_ACCOUNTS} accounts from ${loginClientUsed}, target 90%; ${pct(login.rps / floorLogin.rps)} of the floor`),
+      note: note(login, `${LOGIN_IN_FLIGHT} in flight over ${LOGIN_ACCOUNTS} accounts from ${loginClientUsed}, target 90%, rounds ${roundRatioSpread(login, hashRef)}; ${pct(login.rps / floorLogin.rps)} of the floor`),
     });
     rows.push({
       section: S,

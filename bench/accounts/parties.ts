@@ -142,6 +142,7 @@ function mean(results: LoadResult[]): LoadResult {
     errors: results.reduce((s, r) => s + r.errors, 0),
     ...(cpu.length > 0 ? { cpuUs: cpu.reduce((s, r) => s + r.cpuUs!, 0) / cpu.length } : {}),
     ...(steal.length > 0 ? { stealShare: steal.reduce((s, r) => s + r.stealShare!, 0) / steal.length } : {}),
+    roundRps: results.map((r) => r.rps),
   };
 }
 
@@ -181,4 +182,19 @@ export async function interleaved(runs: (() => Promise<LoadResult>)[], rounds = 
     }
   }
   return all.map(mean);
+}
+
+/**
+ * The lowest and highest ratio of a subject's rate to its reference's over their rounds, round
+ * by round (`72-95%`), or '' when either has no rounds. Why: a subject and its reference run next
+ * to each other in every round, so a round's ratio compares them under one state of the machine;
+ * the spread shows how far one run's mean could have landed from another's on the same code.
+ */
+export function roundRatioSpread(subject: LoadResult, reference: LoadResult): string {
+  const a = subject.roundRps ?? [];
+  const b = reference.roundRps ?? [];
+  const ratios = a.slice(0, b.length).map((x, i) => x / b[i]).filter(Number.isFinite);
+  if (ratios.length === 0) return '';
+  const pct = (x: number) => Math.round(x * 100);
+  return `${pct(Math.min(...ratios))}-${pct(Math.max(...ratios))}%`;
 }

@@ -4,7 +4,7 @@
  * machine's steal share while it ran.
  */
 import t from 'tap';
-import { interleaved } from '../../../bench/accounts/parties.js';
+import { interleaved, roundRatioSpread } from '../../../bench/accounts/parties.js';
 import type { LoadResult } from '../../../bench/load.js';
 
 t.test('rounds alternate forward and reversed, and each run is averaged over its own rounds', async (t) => {
@@ -20,6 +20,7 @@ t.test('rounds alternate forward and reversed, and each run is averaged over its
   t.equal(a.rps, b.rps, 'under a steady drift the first and second run come out equal');
   t.equal(b.rps, c.rps);
   t.equal(a.p99ms, 12, 'the worst p99 of its rounds');
+  t.same(a.roundRps, [1, 6, 7, 12], 'each round kept, in round order');
 });
 
 t.test('the steal share is a fraction of the CPU time while a run went on', { skip: process.platform !== 'linux' && 'reads /proc/stat' }, async (t) => {
@@ -36,4 +37,11 @@ t.test('the steal share is a fraction of the CPU time while a run went on', { sk
   );
   t.type(r.stealShare, 'number');
   t.ok(r.stealShare! >= 0 && r.stealShare! <= 1, `steal share ${r.stealShare}`);
+});
+
+t.test('the per-round spread compares a subject with its reference round by round', async (t) => {
+  const subject = { rps: 0, p99ms: 0, errors: 0, roundRps: [80, 90, 60] };
+  const reference = { rps: 0, p99ms: 0, errors: 0, roundRps: [100, 100, 50] };
+  t.equal(roundRatioSpread(subject, reference), '80-120%');
+  t.equal(roundRatioSpread({ rps: 1, p99ms: 0, errors: 0 }, reference), '', 'no rounds, no spread');
 });
