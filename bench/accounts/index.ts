@@ -282,6 +282,11 @@ const LOGIN_WARM_S = Number(process.env.BENCH_LOGIN_WARM_SECONDS ?? 60);
 const CEILING = `raw Argon2id verify (m=${Math.round(PRODUCTION_PARAMS.memoryCost / 1024)}MiB,t=${PRODUCTION_PARAMS.timeCost},p=${PRODUCTION_PARAMS.parallelism})`;
 const FLOOR = 'login floor: bare route + hash workers';
 const pct = (x: number, digits = 0) => `${(x * 100).toFixed(digits)}%`;
+/** `rounds 72-95%` for a target row's note: its per-round ratios to the reference (parties.ts roundRatioSpread). */
+const rounds = (subject: LoadResult, reference: LoadResult) => {
+  const spread = roundRatioSpread(subject, reference);
+  return spread ? `rounds ${(spread.min * 100).toFixed(0)}-${pct(spread.max)}` : 'no rounds';
+};
 const note = (r: LoadResult, extra = '') =>
   `p99 ${r.p99ms.toFixed(1)} ms${r.cpuUs !== undefined ? `, server CPU ${r.cpuUs.toFixed(0)} µs/req` : ''}${r.stealShare !== undefined ? `, steal ${pct(r.stealShare)}` : ''}${r.errors ? `, ${r.errors} errors` : ''}${extra ? `, ${extra}` : ''}`;
 
@@ -452,7 +457,7 @@ async function tokenRows(alg: 'HS256' | 'RS256', server: Party, bare: Party, row
   const hitShare = coldHits / Math.max(1, coldChecks);
   // Fingerprint collisions admit ~0.2% (second-sighting.ts); much more means the row measured hits.
   const coldNote = (subject: LoadResult, reference: LoadResult) =>
-    `${hitShare > COLD_HIT_SHARE_MAX ? 'NOT COLD, no target; ' : `target 80%, rounds ${roundRatioSpread(subject, reference)}; `}${coldHits} of ${coldChecks} token checks were cache hits (${pct(hitShare, 2)}, counted in the server)`;
+    `${hitShare > COLD_HIT_SHARE_MAX ? 'NOT COLD, no target; ' : `target 80%, ${rounds(subject, reference)}; `}${coldHits} of ${coldChecks} token checks were cache hits (${pct(hitShare, 2)}, counted in the server)`;
   const coldName = `${refName}, distinct tokens`;
   const coldPostName = `${refPostName}, distinct tokens`;
   rows.push({ section: S, name: coldName, value: coldRef.rps, unit: 'req/s', note: note(coldRef, `${COLD_TOKENS} tokens in turn`) });
@@ -570,7 +575,7 @@ export async function runAccountsBench(): Promise<Row[]> {
       unit: 'req/s',
       reference: CEILING,
       ratio: login.rps / hashRef.rps,
-      note: note(login, `${LOGIN_IN_FLIGHT} in flight over ${LOGIN_ACCOUNTS} accounts from ${loginClientUsed}, target 90%, rounds ${roundRatioSpread(login, hashRef)}; ${pct(login.rps / floorLogin.rps)} of the floor`),
+      note: note(login, `${LOGIN_IN_FLIGHT} in flight over ${LOGIN_ACCOUNTS} accounts from ${loginClientUsed}, target 90%, ${rounds(login, hashRef)}; ${pct(login.rps / floorLogin.rps)} of the floor`),
     });
     rows.push({
       section: S,

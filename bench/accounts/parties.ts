@@ -186,15 +186,12 @@ export async function interleaved(runs: (() => Promise<LoadResult>)[], rounds = 
 
 /**
  * The lowest and highest ratio of a subject's rate to its reference's over their rounds, round
- * by round (`72-95%`), or '' when either has no rounds. Why: a subject and its reference run next
+ * by round, or undefined when either has no rounds. Why: a subject and its reference run next
  * to each other in every round, so a round's ratio compares them under one state of the machine;
  * the spread shows how far one run's mean could have landed from another's on the same code.
  */
-export function roundRatioSpread(subject: LoadResult, reference: LoadResult): string {
-  const a = subject.roundRps ?? [];
+export function roundRatioSpread(subject: LoadResult, reference: LoadResult): { min: number; max: number } | undefined {
   const b = reference.roundRps ?? [];
-  const ratios = a.slice(0, b.length).map((x, i) => x / b[i]).filter(Number.isFinite);
-  if (ratios.length === 0) return '';
-  const pct = (x: number) => Math.round(x * 100);
-  return `${pct(Math.min(...ratios))}-${pct(Math.max(...ratios))}%`;
+  const ratios = (subject.roundRps ?? []).slice(0, b.length).map((x, i) => x / b[i]).filter(Number.isFinite);
+  return ratios.length === 0 ? undefined : { min: Math.min(...ratios), max: Math.max(...ratios) };
 }

@@ -21,10 +21,11 @@
  * Fastify's `done` includes the rest of the request's chain, so read it for leaf-like work such
  * as a token's signing or a session's write), KEEP=<dir> (keeps each party's main-thread dump and
  * perf map there, for `callgrind_annotate --tree=caller` and the like), CACHE_SIM=1 (valgrind
- * simulates the first-level caches as well: `callgrind_annotate --show-percs=no` on the KEEP
- * dumps then gives I1mr and D1mr, misses of the 32 KiB instruction and data caches, per
- * function; the last-level columns model the L3 valgrind reads from the CPU, on these VMs a
- * virtual 260-480 MiB that nothing misses, so they say nothing). Each party runs alone under valgrind (~1.5 minutes
+ * simulates the first-level caches as well; the main thread's misses of the 32 KiB instruction
+ * and data caches per request are printed under the totals, and `callgrind_annotate
+ * --show=I1mr,D1mr --show-percs=no` on the KEEP dumps gives them per function; the last-level
+ * columns model the L3 valgrind reads from the CPU, on these VMs a virtual 260-480 MiB that
+ * nothing misses, so they say nothing). Each party runs alone under valgrind (~1.5 minutes
  * each). Requests go 8 at a time (logins 4, see IN_FLIGHT), each with a token of its own: every Latchkey server mints
  * WARM + N tokens of one session and uses each once, so no token is ever seen twice, found in
  * the verified-token cache or stored in it, as in the bench's cold rows (a token used a second
@@ -133,7 +134,8 @@ function nameAt(ranges: JitRange[], addr: number): string | undefined {
 
 /** Self instructions by function in a callgrind dump (callgrind_annotate's flat list). */
 function selfCosts(dump: string, ranges: JitRange[], inclusive = false): { total: number; byFunction: Map<string, number> } {
-  const text = execFileSync('callgrind_annotate', ['--threshold=100', ...(inclusive ? ['--inclusive=yes'] : []), dump], { encoding: 'utf8', maxBuffer: 256 * 1024 * 1024 });
+  // Instructions only: with CACHE_SIM the dump holds more events, whose columns would run into the names.
+  const text = execFileSync('callgrind_annotate', ['--show=Ir', '--threshold=100', ...(inclusive ? ['--inclusive=yes'] : []), dump], { encoding: 'utf8', maxBuffer: 256 * 1024 * 1024 });
   const byFunction = new Map<string, number>();
   let total = 0;
   for (const line of text.split('\n')) {
@@ -152,19 +154,36 @@ function selfCosts(dump: string, ranges: JitRange[], inclusive = false): { total
   return { total, byFunction };
 }
 
+/** First-level cache misses the simulation counted (CACHE_SIM=1): instruction, data read, data write. */
+const MISS_EVENTS = ['I1mr', 'D1mr', 'D1mw'] as const;
+type Misses = Record<(typeof MISS_EVENTS)[number], number>;
+
+/** A dump's total first-level misses, from its PROGRAM TOTALS line. */
+function cacheMisses(dump: string): Misses {
+  const text = execFileSync('callgrind_annotate', [`--show=${MISS_EVENTS.join(',')}`, '--show-percs=no', '--threshold=100', dump], { encoding: 'utf8', maxBuffer: 256 * 1024 * 1024 });
+  const shown = /^Events shown:\s+(.*)$/m.exec(text)?.[1].trim().split(/\s+/) ?? [];
+  const totals = /^\s*([\d,.\s]+?)\s+PROGRAM TOTALS/m.exec(text)?.[1].trim().split(/\s+/) ?? [];
+  const at = (event: string) => Number((totals[shown.indexOf(event)] ?? '0').replaceAll(',', '').replace(/^\.$/, '0'));
+  return { I1mr: at('I1mr'), D1mr: at('D1mr'), D1mw: at('D1mw') };
+}
+
 interface Measured {
   label: string;
   mainPerRequest: number;
   helpersPerRequest: number;
+  /** With CACHE_SIM=1: the main thread's first-level misses per request. */
+  missesPerRequest?: Misses;
   byFunction: Map<string, number>;
   /** With INCLUSIVE=1: each function's instructions with its callees'. */
   inclusive?: Map<string, number>;
 }
 
+const cacheSim = process.env.CACHE_SIM === '1';
+
 /** The program that runs node under callgrind, counting off until the warm-up is done; written once. */
 function callgrindWrapper(dir: string): string {
   const wrapper = join(dir, 'node-under-callgrind.sh');
-  writeFileSync(wrapper, `#!/bin/sh\nexec valgrind --tool=callgrind ${process.env.CACHE_SIM === '1' ? '--cache-sim=yes ' : ''}--instr-atstart=no --separate-threads=yes --callgrind-out-file=${dir}/cg.%p.out -q node "$@"\n`);
+  writeFileSync(wrapper, `#!/bin/sh\nexec valgrind --tool=callgrind ${cacheSim ? '--cache-sim=yes ' : ''}--instr-atstart=no --separate-threads=yes --callgrind-out-file=${dir}/cg.%p.out -q node "$@"\n`);
   chmodSync(wrapper, 0o755);
   return wrapper;
 }
@@ -217,7 +236,9 @@ async function measure(label: string, party: Party, path: string, tokens: string
     const inclusive = process.env.INCLUSIVE === '1' ? selfCosts(join(dir, main), ranges, true).byFunction : undefined;
     let helpers = 0;
     for (const f of dumps) if (f !== main) helpers += selfCosts(join(dir, f), []).total;
-    return { label, mainPerRequest: costs.total / counted, helpersPerRequest: helpers / counted, byFunction: costs.byFunction, inclusive };
+    const misses = cacheSim ? cacheMisses(join(dir, main)) : undefined;
+    const missesPerRequest = misses && { I1mr: misses.I1mr / counted, D1mr: misses.D1mr / counted, D1mw: misses.D1mw / counted };
+    return { label, mainPerRequest: costs.total / counted, helpersPerRequest: helpers / counted, byFunction: costs.byFunction, inclusive, missesPerRequest };
   } finally {
     await party.close();
     rmSync(perfMap, { force: true });
@@ -269,6 +290,10 @@ try {
 const k = (n: number) => `${(n / 1000).toFixed(1)}k`;
 console.log(`\n${op === 'login' ? 'login, cheap Argon2id hash' : `${op}, cold HS256 tokens`}: instructions per request (main thread; V8 helper threads apart)`);
 for (const r of results) console.log(`${r.label.padEnd(40)} ${k(r.mainPerRequest).padStart(8)}   helpers ${k(r.helpersPerRequest)}`);
+if (cacheSim) {
+  console.log('\nfirst-level cache misses per request (main thread; simulated 32 KiB caches): instruction, data read, data write');
+  for (const r of results) if (r.missesPerRequest) console.log(`${r.label.padEnd(40)} ${MISS_EVENTS.map((e) => k(r.missesPerRequest![e]).padStart(8)).join(' ')}`);
+}
 for (const r of results) {
   console.log(`\n${r.label}: top functions, instructions per request (self)`);
   for (const [fn, n] of [...r.byFunction].sort((a, b) => b[1] - a[1]).slice(0, top)) console.log(`${Math.round(n / counted).toString().padStart(8)}  ${fn.slice(0, 130)}`);

@@ -22,7 +22,7 @@
  * means over the rounds, since this VM's speed drifts within a run, the bare route's by up to a
  * third). AGAINST_NODE_ARGS="--flag ..." gives the AGAINST server node flags of its own (AGAINST=.:
  * an A/B of node flags). AGAINST_HISTORY=0: the AGAINST server skips the SIGNUPS and LOGINS
-phases (with AGAINST=., an A/B of a server with a login history against one without).
+ * phases (with AGAINST=., an A/B of a server with a login history against one without).
  *
  * Why not wrk: a wrk Lua script cycling through the same tokens saw Latchkey's verified-token
  * cache hit more and more (0%, 12%, 62% over three runs, counted in the server; cause not found,
@@ -47,6 +47,13 @@ const loginSeconds = Number(process.env.LOGINS ?? 0);
 const signupSeconds = Number(process.env.SIGNUPS ?? 0);
 const loginAccounts = Number(process.env.LOGIN_ACCOUNTS ?? 1);
 if (!Number.isInteger(loginAccounts) || loginAccounts < 1) throw new Error(`LOGIN_ACCOUNTS must be a whole number of 1 or more, not ${process.env.LOGIN_ACCOUNTS}`);
+// AGAINST_HISTORY=0: the AGAINST server skips the signups and logins, so the two differ only in
+// what they have served before the token rounds. Refused before any server starts when it could
+// not mean that.
+const againstHistoryFlag = process.env.AGAINST_HISTORY;
+if (againstHistoryFlag !== undefined && againstHistoryFlag !== '0' && againstHistoryFlag !== '1') throw new Error(`AGAINST_HISTORY must be 0 or 1, not ${againstHistoryFlag}`);
+if (againstHistoryFlag !== undefined && !process.env.AGAINST) throw new Error('AGAINST_HISTORY needs AGAINST (the server that skips or keeps the history)');
+const againstHistory = againstHistoryFlag !== '0';
 
 const flags = { 'rate-limit-per-minute': 0, 'memory-store': 'database', 'jwt-secret': SECRET };
 
@@ -79,11 +86,9 @@ let bareAt = 0;
 // The bare route verifies this server's tokens (its issuer is this server's --url).
 const nextForBare = () => latchkey.tokens[bareAt++ % latchkey.tokens.length];
 
-// AGAINST_HISTORY=0: the AGAINST server skips the signups and logins, so the two differ only in
-// what they have served before the token rounds.
-const againstHistory = process.env.AGAINST_HISTORY !== '0';
-for (const { label, party } of servers) {
-  if (label === 'AGAINST' && !againstHistory) continue;
+for (const server of servers) {
+  if (server !== latchkey && !againstHistory) continue;
+  const { label, party } = server;
   if (signupSeconds > 0) {
     // As the bench's HS256 server has: a signup loop (16 in flight, unique emails) before its logins.
     let n = 0;
