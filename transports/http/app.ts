@@ -12,12 +12,13 @@ import { registerGraphql } from '../graphql/register.js';
 import { addCsrfCheck } from './csrf.js';
 import { clientErrorOf, sendError, sendRefusal } from './errors.js';
 import type { HttpMetrics } from './metrics.js';
-import { rateLimitHook, rateLimiterOf, type IpRateLimiter } from './rate-limit.js';
+import { rateLimitStep, rateLimiterOf, type IpRateLimiter } from './rate-limit.js';
+import { addRequestSteps, type RequestStep } from './request-steps.js';
 import { registerRawRoutes } from './raw-routes.js';
 import { registerRest, sendMethodNotAllowed } from './rest.js';
 import { corsPolicy, originAllowList, registerPreflightRoute } from './cors.js';
 import { credentialedOriginsOf } from './credentialed-origins.js';
-import { addResponseHeaders, httpsOnlyOf } from './security-headers.js';
+import { httpsOnlyOf, responseHeadersStep } from './security-headers.js';
 
 /** Request headers browsers may send cross-origin (CONTRACT.md "Transport rules"). */
 export const CORS_HEADERS = ['x-authorizer-url', 'x-authorizer-client-id', 'x-service-admin-secret', 'authorization', 'content-type'];
@@ -60,13 +61,13 @@ export async function mountKernel(app: FastifyInstance, { kernel, metrics, rateL
     maxAgeSeconds: 600,
     credentialed,
   });
-  metrics?.instrument(app);
-  addResponseHeaders(app, httpsOnlyOf(config), cors);
-  registerPreflightRoute(app, cors);
   const limiter = rateLimiter === undefined ? rateLimiterOf(kernel) : rateLimiter;
-  if (limiter) app.addHook('onRequest', rateLimitHook(limiter));
+  // In this order: the start stamp first, so a refusal is timed too; the headers before the
+  // refusals, which carry them.
+  const steps: (RequestStep | undefined)[] = [metrics?.instrument(app), responseHeadersStep(httpsOnlyOf(config), cors), limiter ? rateLimitStep(limiter) : undefined, refuseEncodedBodies];
+  addRequestSteps(app, steps.filter((step) => step !== undefined));
+  registerPreflightRoute(app, cors);
   addCsrfCheck(app, originAllowList(allowed).any, credentialed);
-  refuseEncodedBodies(app);
 
   app.setErrorHandler((err: FastifyError, request, reply) => {
     const client = err instanceof ServiceError ? { status: err.status.http, code: err.code, message: err.message } : clientErrorOf(err);
@@ -138,16 +139,12 @@ function isPoisonedJson(text: string): boolean {
  * refused with 415 (RFC 9110 §15.5.16), where it was parsed as it came, compressed bytes as text
  * (a `br` header on a plain body ran the call; a gzipped one was "not valid JSON"; review finding).
  */
-function refuseEncodedBodies(app: FastifyInstance): void {
-  app.addHook('onRequest', (request, reply, done) => {
-    const encoding = request.headers['content-encoding'];
-    if (encoding === undefined || /^\s*identity\s*$/i.test(encoding)) {
-      done();
-      return;
-    }
-    void sendRefusal(request, reply.header('accept-encoding', 'identity'), new ServiceError('invalid_argument', 'unsupported content encoding; send the body uncompressed'), 415);
-  });
-}
+const refuseEncodedBodies: RequestStep = (request, reply) => {
+  const encoding = request.headers['content-encoding'];
+  if (encoding === undefined || /^\s*identity\s*$/i.test(encoding)) return true;
+  sendRefusal(request, reply.header('accept-encoding', 'identity'), new ServiceError('invalid_argument', 'unsupported content encoding; send the body uncompressed'), 415);
+  return false;
+};
 
 /**
  * A refusal made before an OAuth endpoint's handler ran (malformed body, wrong method or type),

@@ -4,9 +4,10 @@
  */
 import Fastify, { type FastifyInstance, type FastifyRequest, type onSendHookHandler } from 'fastify';
 import { Registry, collectDefaultMetrics } from 'prom-client';
+import type { RequestStep } from './request-steps.js';
 import { RequestSeriesSet, type RequestSeries } from './request-series.js';
 
-/** The request's start, set by the onRequest hook `instrument` adds (a request decoration, so every request has the same shape). */
+/** The request's start, set by the step `instrument` returns (a request decoration, so every request has the same shape). */
 const STARTED_AT = 'latchkeyStartedAt';
 type Stamped = FastifyRequest & { [STARTED_AT]: number };
 
@@ -26,7 +27,8 @@ export class HttpMetrics {
   }
 
   /**
-   * Counts and times every request: a start stamp in an onRequest hook of the scope, and an onSend
+   * Counts and times every request: a start stamp (the returned step, which the scope's onRequest
+   * hook runs first: request-steps.ts), and an onSend
    * hook on each route (added as the route is registered) that finds its series once per method,
    * so nothing is looked up or concatenated per request, and `request.routeOptions` (a fresh
    * object on every read) is never built. Why onSend and not onResponse: an onResponse hook makes
@@ -35,16 +37,16 @@ export class HttpMetrics {
    * socket, not when the socket has written it. Requests that match no route are counted by
    * `countUnmatched`.
    */
-  instrument(app: FastifyInstance): void {
+  instrument(app: FastifyInstance): RequestStep {
     app.decorateRequest(STARTED_AT, 0);
-    app.addHook('onRequest', (request, _reply, done) => {
-      (request as Stamped)[STARTED_AT] = performance.now();
-      done();
-    });
     app.addHook('onRoute', (route) => {
       const hook = this.routeHook(route.url ?? route.path);
       route.onSend = route.onSend === undefined ? [hook] : [...(Array.isArray(route.onSend) ? route.onSend : [route.onSend]), hook];
     });
+    return (request) => {
+      (request as Stamped)[STARTED_AT] = performance.now();
+      return true;
+    };
   }
 
   /** Records one finished request that matched no route (the not-found handler calls it). */

@@ -3,10 +3,10 @@
  * client IP as resolved through --trusted-proxies. Counted in this process: the limiter sits on
  * every request, and a database round trip per request would cost more than it protects.
  */
-import type { FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify';
 import { ServiceError } from '../../core/errors.js';
 import type { Kernel } from '../../core/kernel.js';
 import { sendRefusal } from './errors.js';
+import type { RequestStep } from './request-steps.js';
 import ipaddr from 'ipaddr.js';
 
 const KEY_CACHE_MAX = 10_000;
@@ -63,11 +63,12 @@ export function rateLimiterOf(kernel: Kernel): IpRateLimiter | null {
   return limit > 0 ? new IpRateLimiter(limit) : null;
 }
 
-export function rateLimitHook(limiter: IpRateLimiter) {
-  // Callback style: this runs on every request, and an async hook costs a promise per request.
-  return (request: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction): void => {
+/** The limit as a step of the onRequest hook (request-steps.ts): a synchronous count, no promise per request. */
+export function rateLimitStep(limiter: IpRateLimiter): RequestStep {
+  return (request, reply) => {
     const retry = limiter.hit(rateLimitKey(request.ip));
-    if (retry === 0) return done();
+    if (retry === 0) return true;
     sendRefusal(request, reply, new ServiceError('resource_exhausted', 'too many requests', { 'retry-after': String(retry) }));
+    return false;
   };
 }

@@ -1,16 +1,17 @@
 /**
  * The headers every response carries (DESIGN.md §5): the security headers and `vary: Origin`
- * (the defaults), and the CORS answer for the caller's Origin (cors.ts), set in one onRequest
- * hook. The standalone server's responses write the defaults themselves
+ * (the defaults), and the CORS answer for the caller's Origin (cors.ts), set in one step of the
+ * onRequest hook (request-steps.ts). The standalone server's responses write the defaults themselves
  * (default-headers-response.ts); the hook adds them to every other response (an embedding app's,
  * `inject`'s). One precomputed object and a callback hook: this runs on every request. Pages that
  * need scripts or framing set their own Content-Security-Policy and X-Frame-Options, which
  * replace these defaults.
  */
-import type { FastifyInstance, FastifyReply } from 'fastify';
+import type { FastifyReply } from 'fastify';
 import type { Config } from '../../core/config.js';
 import type { CorsPolicy } from './cors.js';
 import { defaultBlockOf, fullBlockOf, omitDefault, sendNoStore } from './default-headers-response.js';
+import type { RequestStep } from './request-steps.js';
 
 /** HSTS only where the server is reached over TLS (`--url`, the only source of the host: DESIGN.md §5). */
 export const httpsOnlyOf = (config: Config): boolean => new URL(config.string('url') ?? 'http://localhost').protocol === 'https:';
@@ -29,10 +30,10 @@ export function securityHeaders(httpsOnly: boolean): Record<string, string> {
 /** The security headers and `vary: Origin`: what every response carries unless it sets its own. */
 export const defaultHeaders = (httpsOnly: boolean): Record<string, string> => ({ ...securityHeaders(httpsOnly), vary: 'Origin' });
 
-export function addResponseHeaders(app: FastifyInstance, httpsOnly: boolean, cors: CorsPolicy): void {
+export function responseHeadersStep(httpsOnly: boolean, cors: CorsPolicy): RequestStep {
   const always = defaultHeaders(httpsOnly);
   const block = fullBlockOf(always);
-  app.addHook('onRequest', (request, reply, done) => {
+  return (request, reply) => {
     // A response that writes these very lines itself needs no copy of them.
     if (defaultBlockOf(reply.raw) !== block) reply.headers(always);
     const allowed = cors.allowOrigin(request.headers.origin);
@@ -40,8 +41,8 @@ export function addResponseHeaders(app: FastifyInstance, httpsOnly: boolean, cor
       reply.header('access-control-allow-origin', allowed.origin);
       if (allowed.credentials) reply.header('access-control-allow-credentials', 'true');
     }
-    done();
-  });
+    return true;
+  };
 }
 
 /** Takes the default header `name` (lower-case) away from this reply, however the defaults are sent. */
