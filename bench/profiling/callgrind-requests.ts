@@ -40,7 +40,9 @@
  * - the usual one;
  * - ~+35k: V8's runtime paths for object shape transitions in the list
  *   (`Runtime_DefineKeyedOwnPropertyInLiteral` ~3.9k per request, `MigrateToMap`), from the start
- *   of the counted window or part of it; what puts a process there was not found;
+ *   of the counted window or part of it: Node's `nextTick` building its tick objects through the
+ *   runtime after full collections had freed their maps (session 39; since then one tick object
+ *   is kept alive, transports/http/keep-tick-shape.ts, and a build with it should not land there);
  * - ~+100k: `@libsql/.../index.node` in the list, session reads going to SQLite. Seen under
  *   valgrind only: natively the same rows read SQLite 0 times in ~440,000 session lookups.
  * Run on an otherwise idle machine (under load the warm-up did not reach V8's optimized code:

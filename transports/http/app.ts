@@ -19,6 +19,7 @@ import { registerRest, sendMethodNotAllowed } from './rest.js';
 import { corsPolicy, originAllowList, registerPreflightRoute } from './cors.js';
 import { credentialedOriginsOf } from './credentialed-origins.js';
 import { httpsOnlyOf, responseHeadersStep } from './security-headers.js';
+import { keepTickObjectShape } from './keep-tick-shape.js';
 
 /** Request headers browsers may send cross-origin (CONTRACT.md "Transport rules"). */
 export const CORS_HEADERS = ['x-authorizer-url', 'x-authorizer-client-id', 'x-service-admin-secret', 'authorization', 'content-type'];
@@ -35,6 +36,8 @@ export interface MountOptions {
 }
 
 export async function mountKernel(app: FastifyInstance, { kernel, metrics, rateLimiter }: MountOptions): Promise<void> {
+  // Node's five nextTick calls per request stay on V8's inline path (keep-tick-shape.ts).
+  keepTickObjectShape();
   const config = kernel.config;
   const allowed = config.list('allowed-origins');
   const bodyLimit = config.number('body-limit', 1_048_576);
