@@ -21,6 +21,8 @@ import { createHook } from 'node:async_hooks';
 
 let kept: object | undefined;
 let tried = false;
+/** How many async resources the hook was told of: it must stop growing once the call is done. */
+let seen = 0;
 
 /** Catches and keeps one tick object (once per process; later calls do nothing). */
 export function keepTickObjectShape(): void {
@@ -28,6 +30,7 @@ export function keepTickObjectShape(): void {
   tried = true;
   const hook = createHook({
     init(_asyncId, type, _triggerAsyncId, resource) {
+      seen++;
       if (type === 'TickObject' && kept === undefined) kept = resource;
     },
   });
@@ -41,5 +44,8 @@ export function keepTickObjectShape(): void {
 
 /** The tick object kept, if one was caught (for tests). */
 export const keptTickObject = (): object | undefined => kept;
+
+/** The async resources the hook saw (for tests: a hook left on would count every later one). */
+export const resourcesSeen = (): number => seen;
 
 function noop(): void {}
