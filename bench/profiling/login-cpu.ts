@@ -22,6 +22,11 @@
  * How to read it: the ratio to the ceiling is what the machine time per login leaves. The hash
  * costs what the ceiling row shows; 90% of the ceiling needs everything else under a ninth of it
  * (session 24: ~1.0 ms for the floor, ~1.5 ms for Latchkey, against a hash of 10.5-12.8 ms).
+ * Each round's line ends with context switches per login (/proc/<pid>/task/<tid>/status): how often
+ * the main thread went to sleep (an event-loop wake-up each, roughly) and how often the other
+ * threads (the hash workers above all) were pushed off their core (session 40: Latchkey's main
+ * thread slept 1.2 times per login, the floor's 0.65, and both servers' workers were preempted
+ * ~3.8 times per login).
  * The closing lines give each party's means over the rounds; compare those, not single rounds: two
  * servers of the same build differed by up to 1 ms per login in their hash workers' CPU (session
  * 27, 6 s rounds), more than most changes to the event loop's part.
@@ -68,6 +73,28 @@ function threadMs(pid: number): Map<string, number> {
   return out;
 }
 
+/**
+ * Context switches of `pid` so far: the main thread's voluntary ones (it went to sleep: one per
+ * event-loop wake-up, roughly) and every other thread's involuntary ones (preempted: a hash worker
+ * pushed off its core by another thread).
+ */
+function switches(pid: number): { mainWakes: number; othersPreempted: number } {
+  let mainWakes = 0;
+  let othersPreempted = 0;
+  for (const tid of readdirSync(`/proc/${pid}/task`)) {
+    let status = '';
+    try {
+      status = readFileSync(`/proc/${pid}/task/${tid}/status`, 'utf8');
+    } catch {
+      continue;
+    }
+    const count = (name: string) => Number(new RegExp(`^${name}:\\s+(\\d+)`, 'm').exec(status)?.[1] ?? 0);
+    if (tid === String(pid)) mainWakes += count('voluntary_ctxt_switches');
+    else othersPreempted += count('nonvoluntary_ctxt_switches');
+  }
+  return { mainWakes, othersPreempted };
+}
+
 function threadName(pid: number, tid: string): string {
   try {
     return readFileSync(`/proc/${pid}/task/${tid}/comm`, 'utf8').trim();
@@ -83,9 +110,11 @@ const totals = new Map<string, { ops: number; machineMs: number; rounds: number;
 async function measure(label: string, pid: number, load: () => Promise<number>): Promise<number> {
   const m0 = machineTicks();
   const t0 = threadMs(pid);
+  const s0 = switches(pid);
   const ops = await load();
   const m1 = machineTicks();
   const t1 = threadMs(pid);
+  const s1 = switches(pid);
   const used = [...t1].map(([name, ms]) => [name, ms - (t0.get(name) ?? 0)] as const).filter(([, ms]) => ms > 0);
   const perThread = used.map(([name, ms]) => `${name} ${(ms / ops).toFixed(2)}`);
   const sum = totals.get(label) ?? { ops: 0, machineMs: 0, rounds: 0, threads: new Map<string, number>() };
@@ -96,8 +125,10 @@ async function measure(label: string, pid: number, load: () => Promise<number>):
   totals.set(label, sum);
   const idle = 100 - (100 * (m1.busy - m0.busy)) / (m1.total - m0.total);
   const rate = ops / RUN_S;
+  const wakes = ((s1.mainWakes - s0.mainWakes) / ops).toFixed(2);
+  const preempted = ((s1.othersPreempted - s0.othersPreempted) / ops).toFixed(2);
   console.log(
-    `${label.padEnd(9)} ${rate.toFixed(1).padStart(6)}/s  machine ${(((m1.busy - m0.busy) * TICK_MS) / ops).toFixed(2)} ms/op  idle ${idle.toFixed(1)}%  | ms/op by thread: ${perThread.join(', ') || '(threads ended with the run)'}`,
+    `${label.padEnd(9)} ${rate.toFixed(1).padStart(6)}/s  machine ${(((m1.busy - m0.busy) * TICK_MS) / ops).toFixed(2)} ms/op  idle ${idle.toFixed(1)}%  | ms/op by thread: ${perThread.join(', ') || '(threads ended with the run)'}  | per op: main sleeps ${wakes}, others preempted ${preempted}`,
   );
   return rate;
 }
