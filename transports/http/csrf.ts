@@ -14,6 +14,12 @@ const SAFE = new Set(['GET', 'HEAD', 'OPTIONS']);
 /**
  * Adds the check to each route that can change state as the route is registered: routes that
  * only answer safe methods, and exempt ones, get no hook at all instead of a per-request test.
+ *
+ * It runs with the route's onRequest hooks, after the app's own (transports/http/request-steps.ts)
+ * and before the body is read: the check needs only headers, so a forged post is refused without
+ * parsing what it sent, and a route with no other preHandler skips that phase of Fastify's
+ * lifecycle altogether (it had been the only preHandler: one hook runner fewer on every POST).
+ * Hence a post without Origin and with a malformed body is a 403, not a 400.
  */
 export function addCsrfCheck(app: FastifyInstance, anyOrigin: boolean, credentialed: CredentialedOrigins): void {
   const check = csrfCheck(anyOrigin, credentialed);
@@ -21,7 +27,7 @@ export function addCsrfCheck(app: FastifyInstance, anyOrigin: boolean, credentia
     const methods = Array.isArray(route.method) ? route.method : [route.method];
     if (methods.every((m) => SAFE.has(m))) return;
     if ((route.config as { csrfExempt?: boolean } | undefined)?.csrfExempt) return;
-    route.preHandler = route.preHandler === undefined ? [check] : [check, ...(Array.isArray(route.preHandler) ? route.preHandler : [route.preHandler])];
+    route.onRequest = route.onRequest === undefined ? [check] : [check, ...(Array.isArray(route.onRequest) ? route.onRequest : [route.onRequest])];
   });
 }
 

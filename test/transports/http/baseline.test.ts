@@ -111,6 +111,21 @@ t.test('CSRF: a state-changing POST without Origin or Referer is 403', async (t)
   t.same(await graphql.json(), { data: null, errors: [{ message: 'missing Origin or Referer header', extensions: { code: 'PERMISSION_DENIED' } }] }, 'GraphQL gets its own envelope');
 });
 
+t.test('CSRF is judged before the body is read: a forged post is refused whatever it carries', async (t) => {
+  // The check needs only headers (transports/http/csrf.ts), so a malformed or non-JSON body does
+  // not get as far as the parser's 400 or 415.
+  for (const [label, body, type] of [
+    ['malformed JSON', '{"admin_secret":', 'application/json'],
+    ['a form', 'admin_secret=x', 'application/x-www-form-urlencoded'],
+  ] as const) {
+    const res = await fetch(`${server.url}/v1/admin/login`, { method: 'POST', headers: { 'content-type': type }, body });
+    t.equal(res.status, 403, `${label}: 403`);
+    t.same(await res.json(), { code: 'permission_denied', message: 'missing Origin or Referer header' }, `${label}: the CSRF refusal`);
+  }
+  const sameBody = await post('/v1/admin/login', '{"admin_secret":');
+  t.equal(sameBody.status, 400, 'with an Origin the same body reaches the parser');
+});
+
 t.test('GraphQL runs _admin_session, which replaces the admin cookie, from a POST only', async (t) => {
   const login = await post('/v1/admin/login', { admin_secret: TEST_ADMIN_SECRET });
   const cookie = login.headers.getSetCookie().find((c) => c.startsWith('service-admin='))!.split(';')[0];
