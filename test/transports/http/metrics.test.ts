@@ -7,13 +7,26 @@ import { EVENT_LOOP_SAMPLE_MS, HttpMetrics } from '../../../transports/http/metr
 
 const METRICS_MODULE = new URL('../../../transports/http/metrics.ts', import.meta.url).href;
 
-t.test('the event-loop delay percentiles are still reported', async (t) => {
+const gauge = (text: string, name: string): number => Number(new RegExp(`^${name} (\\S+)$`, 'm').exec(text)?.[1]);
+
+t.test('the event-loop delay gauges show how late the loop was, not the sampling interval', async (t) => {
   const metrics = new HttpMetrics(true);
-  await new Promise((resolve) => setTimeout(resolve, 3 * EVENT_LOOP_SAMPLE_MS));
+  await new Promise((resolve) => setTimeout(resolve, 5 * EVENT_LOOP_SAMPLE_MS));
   const text = await metrics.render();
-  for (const name of ['nodejs_eventloop_lag_p50_seconds', 'nodejs_eventloop_lag_p99_seconds', 'nodejs_eventloop_lag_max_seconds']) {
-    t.match(text, new RegExp(`^${name} \\d`, 'm'), `${name} has a value`);
+  for (const stat of ['min', 'max', 'mean', 'stddev', 'p50', 'p90', 'p99']) {
+    t.equal(text.match(new RegExp(`^nodejs_eventloop_lag_${stat}_seconds `, 'gm'))?.length, 1, `${stat}: one gauge of the name`);
   }
+  // Node's histogram holds whole intervals (~0.1 s each at rest); the interval is subtracted.
+  const p50 = gauge(text, 'nodejs_eventloop_lag_p50_seconds');
+  t.ok(p50 >= 0 && p50 < 0.05, `p50 ${p50} s: the delay beyond the ${EVENT_LOOP_SAMPLE_MS} ms interval`);
+  t.ok(gauge(text, 'nodejs_eventloop_lag_max_seconds') >= p50, 'max is at least p50');
+  // A loop held busy for 300 ms shows in the next scrape's max.
+  await new Promise((resolve) => setTimeout(resolve, EVENT_LOOP_SAMPLE_MS));
+  const until = performance.now() + 300;
+  while (performance.now() < until);
+  await new Promise((resolve) => setTimeout(resolve, 2 * EVENT_LOOP_SAMPLE_MS));
+  const busy = gauge(await metrics.render(), 'nodejs_eventloop_lag_max_seconds');
+  t.ok(busy > 0.15 && busy < 1, `max ${busy} s after a 300 ms block`);
 });
 
 /**
