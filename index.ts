@@ -3,7 +3,14 @@
  *   import { createServer, defaultPlugins, definePlugin, latchkey } from 'latchkey';
  */
 export * from './core/index.js';
-export { accountPlugins, auditPlugins, authorizationPlugins, basePlugins, defaultPlugins, oauthPlugins } from './plugins/default.js';
+export {
+  accountPlugins,
+  auditPlugins,
+  authorizationPlugins,
+  basePlugins,
+  defaultPlugins,
+  oauthPlugins,
+} from './plugins/default.js';
 export { createServer, type LatchkeyServer, type CreateServerOptions } from './transports/http/server.js';
 export { latchkey, type LatchkeyPluginOptions } from './transports/http/embed.js';
 export { holdResponsesPerTurn } from './transports/http/held-responses.js';

@@ -41,9 +41,19 @@ export function statCpuSeconds(path: string): number {
   }
 }
 
-export async function startBenchChild<T>(script: URL, opts: { args?: string[]; cpuProfDir?: string; nodeArgs?: string[] } = {}): Promise<BenchChild<T>> {
+export async function startBenchChild<T>(
+  script: URL,
+  opts: { args?: string[]; cpuProfDir?: string; nodeArgs?: string[] } = {},
+): Promise<BenchChild<T>> {
   const file = fileURLToPath(script);
-  const nodeArgs = [...(opts.nodeArgs ?? []), '--import', 'tsx', ...(opts.cpuProfDir ? ['--cpu-prof', '--cpu-prof-dir', opts.cpuProfDir] : []), file, ...(opts.args ?? [])];
+  const nodeArgs = [
+    ...(opts.nodeArgs ?? []),
+    '--import',
+    'tsx',
+    ...(opts.cpuProfDir ? ['--cpu-prof', '--cpu-prof-dir', opts.cpuProfDir] : []),
+    file,
+    ...(opts.args ?? []),
+  ];
   const child: ChildProcess = spawn(process.execPath, nodeArgs, { stdio: ['pipe', 'pipe', 'pipe'] });
   let stderr = '';
   child.stderr!.on('data', (d: Buffer) => {

@@ -20,7 +20,13 @@ export interface LoadResult {
 export const DURATION_S = Number(process.env.BENCH_DURATION ?? 5);
 export const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 32);
 
-export async function httpLoad(opts: { url: string; method?: 'GET' | 'POST'; headers?: Record<string, string>; body?: string; durationS?: number }): Promise<LoadResult> {
+export async function httpLoad(opts: {
+  url: string;
+  method?: 'GET' | 'POST';
+  headers?: Record<string, string>;
+  body?: string;
+  durationS?: number;
+}): Promise<LoadResult> {
   const result = await autocannon({
     url: opts.url,
     method: opts.method ?? 'GET',
@@ -33,7 +39,11 @@ export async function httpLoad(opts: { url: string; method?: 'GET' | 'POST'; hea
 }
 
 /** Runs `call` from `concurrency` loops for the duration; returns throughput and p99. */
-export async function closedLoop(call: () => Promise<unknown>, concurrency = CONNECTIONS, durationS = DURATION_S): Promise<LoadResult> {
+export async function closedLoop(
+  call: () => Promise<unknown>,
+  concurrency = CONNECTIONS,
+  durationS = DURATION_S,
+): Promise<LoadResult> {
   const latencies: number[] = [];
   let errors = 0;
   const end = performance.now() + durationS * 1000;
@@ -61,7 +71,11 @@ export async function closedLoop(call: () => Promise<unknown>, concurrency = CON
  * null when h2load is not installed. `message` is the serialized request (the 5-byte gRPC frame
  * header is added here). h2load reports the mean request time, not a p99: the row says so.
  */
-export async function grpcLoad(opts: { address: string; path: string; message?: Buffer }): Promise<(LoadResult & { meanMs: number }) | null> {
+export async function grpcLoad(opts: {
+  address: string;
+  path: string;
+  message?: Buffer;
+}): Promise<(LoadResult & { meanMs: number }) | null> {
   const message = opts.message ?? Buffer.alloc(0);
   const frame = Buffer.alloc(5 + message.length);
   frame.writeUInt32BE(message.length, 1);
@@ -70,9 +84,27 @@ export async function grpcLoad(opts: { address: string; path: string; message?: 
   try {
     const file = join(dir, 'request.bin');
     await writeFile(file, frame);
-    const args = ['-D', String(DURATION_S), '-c', '4', '-m', '10', '-t', '1', '-d', file, '-H', 'content-type: application/grpc', '-H', 'te: trailers', `http://${opts.address}${opts.path}`];
+    const args = [
+      '-D',
+      String(DURATION_S),
+      '-c',
+      '4',
+      '-m',
+      '10',
+      '-t',
+      '1',
+      '-d',
+      file,
+      '-H',
+      'content-type: application/grpc',
+      '-H',
+      'te: trailers',
+      `http://${opts.address}${opts.path}`,
+    ];
     const out = await new Promise<string | null>((resolve) =>
-      execFile('h2load', args, { timeout: (DURATION_S + 30) * 1000 }, (err, stdout) => resolve(err && !stdout ? null : stdout)),
+      execFile('h2load', args, { timeout: (DURATION_S + 30) * 1000 }, (err, stdout) =>
+        resolve(err && !stdout ? null : stdout),
+      ),
     );
     if (out === null) return null;
     const rps = Number(/([\d.]+) req\/s/.exec(out)?.[1] ?? Number.NaN);
@@ -110,7 +142,8 @@ export async function wrkLoad(opts: {
     // A Lua long string at a bracket level no body contains.
     const lua = (text: string) => `[==[${text}]==]`;
     if (opts.body !== undefined) lines.push(`wrk.body = ${lua(opts.body)}`);
-    for (const [k, v] of Object.entries(opts.headers ?? {})) lines.push(`wrk.headers[${JSON.stringify(k)}] = ${JSON.stringify(v)}`);
+    for (const [k, v] of Object.entries(opts.headers ?? {}))
+      lines.push(`wrk.headers[${JSON.stringify(k)}] = ${JSON.stringify(v)}`);
     if (opts.bodies?.length) {
       // Every request formatted once, in init (after wrk has added the Host header), so a turn
       // costs the client a table index, not a string build.
@@ -127,9 +160,24 @@ export async function wrkLoad(opts: {
       );
     }
     await writeFile(script, `${lines.join('\n')}\n`);
-    const args = ['-t', '1', '-c', String(opts.connections), '-d', `${opts.durationS}s`, '--timeout', '10s', '--latency', '-s', script, opts.url];
+    const args = [
+      '-t',
+      '1',
+      '-c',
+      String(opts.connections),
+      '-d',
+      `${opts.durationS}s`,
+      '--timeout',
+      '10s',
+      '--latency',
+      '-s',
+      script,
+      opts.url,
+    ];
     const out = await new Promise<string | null>((resolve) =>
-      execFile('wrk', args, { timeout: (opts.durationS + 30) * 1000 }, (err, stdout) => resolve(err && !stdout ? null : stdout)),
+      execFile('wrk', args, { timeout: (opts.durationS + 30) * 1000 }, (err, stdout) =>
+        resolve(err && !stdout ? null : stdout),
+      ),
     );
     if (out === null) return null;
     const rate = /Requests\/sec:\s+([\d.]+)/.exec(out)?.[1];

@@ -17,10 +17,18 @@ function caches(): string {
       .filter((d) => d.startsWith('index'))
       .map((d) => {
         const read = (f: string) => readFileSync(`${dir}/${d}/${f}`, 'utf8').trim();
-        return { level: Number(read('level')), type: read('type'), size: read('size'), shared: read('shared_cpu_list') };
+        return {
+          level: Number(read('level')),
+          type: read('type'),
+          size: read('size'),
+          shared: read('shared_cpu_list'),
+        };
       })
       .filter((c) => c.level >= 2 && c.type !== 'Instruction')
-      .map((c) => `L${c.level} ${c.size}${c.shared.includes('-') || c.shared.includes(',') ? ` shared by cpus ${c.shared}` : ''}`)
+      .map(
+        (c) =>
+          `L${c.level} ${c.size}${c.shared.includes('-') || c.shared.includes(',') ? ` shared by cpus ${c.shared}` : ''}`,
+      )
       .join(', ');
   } catch {
     return '';

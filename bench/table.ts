@@ -13,7 +13,10 @@ export interface Row {
   note?: string;
 }
 
-export function printTable(rows: readonly Row[], out: (s: string) => void = (s) => process.stdout.write(`${s}\n`)): void {
+export function printTable(
+  rows: readonly Row[],
+  out: (s: string) => void = (s) => process.stdout.write(`${s}\n`),
+): void {
   const head = ['section', 'measurement', 'value', 'unit', 'reference', 'ratio', 'note'];
   const body = rows.map((r) => [
     r.section,

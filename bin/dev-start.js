@@ -19,7 +19,13 @@ if (existsSync(secretsFile)) {
   secrets = JSON.parse(readFileSync(secretsFile, 'utf8'));
 } else {
   const s = () => randomBytes(32).toString('base64url');
-  secrets = { adminSecret: s(), clientId: `dev-${randomBytes(6).toString('hex')}`, clientSecret: s(), jwtSecret: s(), encryptionKey: s() };
+  secrets = {
+    adminSecret: s(),
+    clientId: `dev-${randomBytes(6).toString('hex')}`,
+    clientSecret: s(),
+    jwtSecret: s(),
+    encryptionKey: s(),
+  };
   writeFileSync(secretsFile, JSON.stringify(secrets, null, 2), { mode: 0o600 });
   process.stdout.write(
     [
@@ -34,19 +40,32 @@ if (existsSync(secretsFile)) {
 
 const args = [
   join(root, 'bin', 'latchkey.js'),
-  '--env', 'development',
-  '--database-type', 'sqlite',
-  '--database-url', join(dataDir, 'latchkey.db'),
-  '--url', 'http://localhost:8080',
-  '--http-port', '8080',
-  '--host', '127.0.0.1',
-  '--admin-secret', secrets.adminSecret,
-  '--client-id', secrets.clientId,
-  '--client-secret', secrets.clientSecret,
-  '--jwt-type', 'HS256',
-  '--jwt-secret', secrets.jwtSecret,
-  '--encryption-key', secrets.encryptionKey,
-  '--app-cookie-secure', 'false',
+  '--env',
+  'development',
+  '--database-type',
+  'sqlite',
+  '--database-url',
+  join(dataDir, 'latchkey.db'),
+  '--url',
+  'http://localhost:8080',
+  '--http-port',
+  '8080',
+  '--host',
+  '127.0.0.1',
+  '--admin-secret',
+  secrets.adminSecret,
+  '--client-id',
+  secrets.clientId,
+  '--client-secret',
+  secrets.clientSecret,
+  '--jwt-type',
+  'HS256',
+  '--jwt-secret',
+  secrets.jwtSecret,
+  '--encryption-key',
+  secrets.encryptionKey,
+  '--app-cookie-secure',
+  'false',
   '--enable-playground',
   ...process.argv.slice(2),
 ];

@@ -20,7 +20,7 @@ export class EventBus {
 
   /** Subscribe to one event name, or `*` for all. Returns an unsubscribe function. */
   on(name: string, handler: EventHandler): () => void {
-    const list = name === '*' ? this.wildcard : this.handlers.get(name) ?? [];
+    const list = name === '*' ? this.wildcard : (this.handlers.get(name) ?? []);
     if (name !== '*') this.handlers.set(name, list);
     list.push(handler);
     return () => {

@@ -70,7 +70,8 @@ export class Kernel {
     // given that way went out as `SameSite=undefined`, which browsers read as Lax (review finding).
     const choices = Kernel.flagsOf(plugins).flatMap((f) => {
       const value = config.raw(f.name);
-      if (!f.choices || value === undefined || value === '' || (typeof value === 'string' && f.choices.includes(value))) return [];
+      if (!f.choices || value === undefined || value === '' || (typeof value === 'string' && f.choices.includes(value)))
+        return [];
       return [`--${f.name} must be one of ${f.choices.join(', ')}; got "${String(value)}"`];
     });
     return [
@@ -137,7 +138,8 @@ export class Kernel {
         }
         return this.service(name);
       },
-      optionalService: <K extends keyof Services>(name: K) => this.services.get(name as string) as Services[K] | undefined,
+      optionalService: <K extends keyof Services>(name: K) =>
+        this.services.get(name as string) as Services[K] | undefined,
       authenticate: (access, fn) => {
         this.authenticators[access].push(fn);
         this.chains = new Map();
@@ -187,7 +189,11 @@ export class Kernel {
    * other (org-admin is the admin chain, then its own); the first principal wins. When every
    * authenticator that ran answered without a promise, so does this (await works on either).
    */
-  authenticate(access: Access | readonly Access[], ctx: RequestContext, input: unknown): Promise<Principal | null> | Principal | null {
+  authenticate(
+    access: Access | readonly Access[],
+    ctx: RequestContext,
+    input: unknown,
+  ): Promise<Principal | null> | Principal | null {
     return firstPrincipal(typeof access === 'string' ? this.chainOf(access) : this.chainOfList(access), 0, ctx, input);
   }
 
@@ -198,7 +204,12 @@ export class Kernel {
   private chainOf(level: Access): readonly Authenticator[] {
     let chain = this.chains.get(level);
     if (chain === undefined) {
-      chain = level === 'public' ? [] : level === 'org-admin' ? [...this.authenticators.admin, ...this.authenticators['org-admin']] : [...this.authenticators[level]];
+      chain =
+        level === 'public'
+          ? []
+          : level === 'org-admin'
+            ? [...this.authenticators.admin, ...this.authenticators['org-admin']]
+            : [...this.authenticators[level]];
       this.chains.set(level, chain);
     }
     return chain;
@@ -229,7 +240,9 @@ export class Kernel {
       if (op.def.access === 'public') run = Promise.resolve(op.def.handler(ctx, input));
       else {
         const found = this.authenticate(op.def.access, ctx, input);
-        run = isPromise(found) ? found.then((principal) => admit(op, ctx, input, principal)) : Promise.resolve(admit(op, ctx, input, found));
+        run = isPromise(found)
+          ? found.then((principal) => admit(op, ctx, input, principal))
+          : Promise.resolve(admit(op, ctx, input, found));
       }
     } catch (err) {
       run = Promise.reject(err);
@@ -259,7 +272,12 @@ export class Kernel {
 const isPromise = <T>(v: Promise<T> | T): v is Promise<T> => v instanceof Promise;
 
 /** The chain from `from` on: the first principal, synchronously as long as no authenticator waited. */
-function firstPrincipal(chain: readonly Authenticator[], from: number, ctx: RequestContext, input: unknown): Promise<Principal | null> | Principal | null {
+function firstPrincipal(
+  chain: readonly Authenticator[],
+  from: number,
+  ctx: RequestContext,
+  input: unknown,
+): Promise<Principal | null> | Principal | null {
   for (let i = from; i < chain.length; i++) {
     const found = chain[i](ctx, input);
     if (isPromise(found)) return found.then((principal) => principal ?? firstPrincipal(chain, i + 1, ctx, input));
@@ -269,7 +287,12 @@ function firstPrincipal(chain: readonly Authenticator[], from: number, ctx: Requ
 }
 
 /** An operation's call once its caller is known: refused without a principal, else its handler. */
-function admit(op: CompiledOperation, ctx: RequestContext, input: unknown, principal: Principal | null): Promise<unknown> {
+function admit(
+  op: CompiledOperation,
+  ctx: RequestContext,
+  input: unknown,
+  principal: Principal | null,
+): Promise<unknown> {
   if (!principal) throw new ServiceError('unauthenticated', 'unauthorized');
   ctx.principal = principal;
   return op.def.handler(ctx, input as never);

@@ -8,7 +8,7 @@ import type { AnyPlugin } from './plugin.js';
 import { orderPlugins } from './registry.js';
 
 export function pluginOperations(plugin: AnyPlugin, config: Config, plugins: readonly AnyPlugin[]): AnyOperation[] {
-  return typeof plugin.operations === 'function' ? plugin.operations({ config, plugins }) : plugin.operations ?? [];
+  return typeof plugin.operations === 'function' ? plugin.operations({ config, plugins }) : (plugin.operations ?? []);
 }
 
 export function operationTable(plugins: readonly AnyPlugin[], config: Config): CompiledOperation[] {
@@ -17,7 +17,8 @@ export function operationTable(plugins: readonly AnyPlugin[], config: Config): C
   for (const plugin of ordered) {
     for (const def of pluginOperations(plugin, config, ordered)) {
       const existing = seen.get(def.name);
-      if (existing) throw new Error(`operation "${def.name}" is declared by both "${existing.plugin}" and "${plugin.name}"`);
+      if (existing)
+        throw new Error(`operation "${def.name}" is declared by both "${existing.plugin}" and "${plugin.name}"`);
       seen.set(def.name, compileOperation(def, plugin.name));
     }
   }

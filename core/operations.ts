@@ -95,9 +95,9 @@ export interface CompiledOperation {
 export function compileOperation(def: AnyOperation, plugin: string): CompiledOperation {
   const isAdmin = def.name.startsWith('_');
   const bare = isAdmin ? def.name.slice(1) : def.name;
-  const rest = def.rest === false ? null : def.rest ?? {};
+  const rest = def.rest === false ? null : (def.rest ?? {});
   const restPath = rest === null ? null : `/v1/${rest.path ?? (isAdmin ? `admin/${bare}` : bare)}`;
-  const grpcMethod = def.grpc === false ? null : def.grpc?.method ?? pascalCase(bare);
+  const grpcMethod = def.grpc === false ? null : (def.grpc?.method ?? pascalCase(bare));
   return {
     def,
     plugin,
@@ -142,7 +142,8 @@ export function pascalCase(name: string): string {
  */
 export const MAX_INPUT_DEPTH = 64;
 
-const tooDeep = () => new ServiceError('invalid_argument', `invalid input: nested more than ${MAX_INPUT_DEPTH} levels deep`);
+const tooDeep = () =>
+  new ServiceError('invalid_argument', `invalid input: nested more than ${MAX_INPUT_DEPTH} levels deep`);
 
 /**
  * No text of any input may hold U+0000: PostgreSQL refuses it in text and JSON columns and in
@@ -232,7 +233,14 @@ export function stripNulls(value: unknown, depth = 0, freeForm?: ReadonlySet<str
       const dropped = before === undefined || (before === null && !keepNulls);
       let v: unknown;
       try {
-        v = dropped ? undefined : stripNulls(before, depth + 1, undefined, keepNulls || (depth === 0 && freeForm !== undefined && freeForm.has(k)));
+        v = dropped
+          ? undefined
+          : stripNulls(
+              before,
+              depth + 1,
+              undefined,
+              keepNulls || (depth === 0 && freeForm !== undefined && freeForm.has(k)),
+            );
       } catch (err) {
         throw BadText.under(printable(k), err);
       }
@@ -254,7 +262,9 @@ export function stripNulls(value: unknown, depth = 0, freeForm?: ReadonlySet<str
 function literalChoices(schema: TSchema): string[] | undefined {
   const options = (schema as { anyOf?: unknown }).anyOf;
   if (!Array.isArray(options) || options.length === 0) return undefined;
-  const values = options.map((o) => (o !== null && typeof o === 'object' && 'const' in o ? (o as { const: unknown }).const : undefined));
+  const values = options.map((o) =>
+    o !== null && typeof o === 'object' && 'const' in o ? (o as { const: unknown }).const : undefined,
+  );
   return values.every((v) => typeof v === 'string' || typeof v === 'number') ? values.map(String) : undefined;
 }
 

@@ -61,7 +61,11 @@ export function ownSite(url: string | undefined): OwnSite {
     host,
     includes(other) {
       const h = other.replace(/\.$/, '');
-      return h === host || (parent !== undefined && (h === parent || h.endsWith(`.${parent}`))) || (isLoopbackHost(host) && isLoopbackHost(h));
+      return (
+        h === host ||
+        (parent !== undefined && (h === parent || h.endsWith(`.${parent}`))) ||
+        (isLoopbackHost(host) && isLoopbackHost(h))
+      );
     },
   };
 }

@@ -22,7 +22,8 @@ export function orderPlugins(plugins: readonly AnyPlugin[], config: Config): Any
   const enabledNames = new Set(enabled.map((p) => p.name));
   for (const p of enabled) {
     for (const dep of p.dependsOn ?? []) {
-      if (!byName.has(dep)) throw new PluginOrderError(`plugin "${p.name}" depends on "${dep}", which is not in the build`);
+      if (!byName.has(dep))
+        throw new PluginOrderError(`plugin "${p.name}" depends on "${dep}", which is not in the build`);
       if (!enabledNames.has(dep)) {
         throw new PluginOrderError(`plugin "${p.name}" depends on "${dep}", which is disabled by the configuration`);
       }

@@ -37,11 +37,15 @@ export const Int64 = (opts: { min?: number; max?: number; description?: string }
 export const OptInt64 = (opts: { min?: number; max?: number; description?: string } = {}) => Type.Optional(Int64(opts));
 
 /** An identifier: a string everywhere, GraphQL `ID` (CONTRACT.md `User.id: ID!`). */
-export const Id = (description?: string) => Type.String({ 'x-scalar': 'ID', maxLength: 128, ...(description ? { description } : {}) });
+export const Id = (description?: string) =>
+  Type.String({ 'x-scalar': 'ID', maxLength: 128, ...(description ? { description } : {}) });
 
 /** Free-form JSON object (GraphQL scalar `Map`). */
 export const JsonMap = (description?: string) =>
-  Type.Record(Type.String({ maxLength: 256 }), Type.Unknown(), { 'x-scalar': 'Map', ...(description ? { description } : {}) });
+  Type.Record(Type.String({ maxLength: 256 }), Type.Unknown(), {
+    'x-scalar': 'Map',
+    ...(description ? { description } : {}),
+  });
 export const OptJsonMap = (description?: string) => Type.Optional(JsonMap(description));
 
 export const StrList = (opts: { maxItems?: number; maxLength?: number; description?: string } = {}) =>
@@ -55,7 +59,9 @@ export const StrList = (opts: { maxItems?: number; maxLength?: number; descripti
  * so the gRPC projection adds a `clear_<name>` flag for it (transports/grpc/proto-model.ts).
  */
 export const EMPTY_CLEARS = 'x-empty-clears';
-export const OptStrList = (opts: { maxItems?: number; maxLength?: number; description?: string; emptyClears?: boolean } = {}) => {
+export const OptStrList = (
+  opts: { maxItems?: number; maxLength?: number; description?: string; emptyClears?: boolean } = {},
+) => {
   const { emptyClears, ...list } = opts;
   const schema = StrList(list);
   return Type.Optional(emptyClears ? ({ ...schema, [EMPTY_CLEARS]: true } as typeof schema) : schema);
@@ -67,7 +73,11 @@ export function InputObject<P extends TProperties>(id: string, properties: P, op
 }
 
 /** An output object: named; optional properties are nullable in GraphQL and optional in proto. */
-export function OutputObject<P extends TProperties>(id: string, properties: P, options: ObjectOptions = {}): TObject<P> {
+export function OutputObject<P extends TProperties>(
+  id: string,
+  properties: P,
+  options: ObjectOptions = {},
+): TObject<P> {
   return Type.Object(properties, { $id: id, ...options });
 }
 
@@ -90,14 +100,21 @@ export const Pagination = OutputObject('Pagination', {
 export const DEFAULT_PAGE_LIMIT = 10;
 
 /** A page request resolved to numbers: page 1 and DEFAULT_PAGE_LIMIT unless the caller said. */
-export function pageOf(request: { page?: number; limit?: number } | undefined): { page: number; limit: number; offset: number } {
+export function pageOf(request: { page?: number; limit?: number } | undefined): {
+  page: number;
+  limit: number;
+  offset: number;
+} {
   const page = request?.page ?? 1;
   const limit = request?.limit ?? DEFAULT_PAGE_LIMIT;
   return { page, limit, offset: (page - 1) * limit };
 }
 
 /** The Pagination answer for a resolved page and the total count. */
-export function paginationOf(page: { page: number; limit: number; offset: number }, total: number): Static<typeof Pagination> {
+export function paginationOf(
+  page: { page: number; limit: number; offset: number },
+  total: number,
+): Static<typeof Pagination> {
   return { limit: page.limit, page: page.page, offset: page.offset, total };
 }
 

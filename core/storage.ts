@@ -24,7 +24,12 @@ export type StatementResult<M extends StatementMethod> = M extends 'get'
  * Rows are the driver's objects: the selected columns, possibly with driver metadata fields.
  */
 export interface StatementRunner {
-  run<M extends StatementMethod>(sql: string, params: unknown[], method: M, options?: StatementOptions): Promise<StatementResult<M>>;
+  run<M extends StatementMethod>(
+    sql: string,
+    params: unknown[],
+    method: M,
+    options?: StatementOptions,
+  ): Promise<StatementResult<M>>;
 }
 
 export interface StatementOptions {

@@ -24,7 +24,9 @@ export const greetingPlugin = definePlugin({
       description: 'Greets someone.',
       input: InputObject('GreetRequest', { name: Str({ max: 64, min: 1 }) }),
       output: OutputObject('GreetResponse', { message: Type.String() }),
-      handler: async (ctx, input) => ({ message: `${ctx.kernel.config.string('greeting-word', 'hello')}, ${input.name}` }),
+      handler: async (ctx, input) => ({
+        message: `${ctx.kernel.config.string('greeting-word', 'hello')}, ${input.name}`,
+      }),
     }),
   ],
 });

@@ -17,6 +17,7 @@ import { clientRegistryPlugin } from './client-registry/index.js';
 import { loginPagePlugin } from './login-page/index.js';
 import { oauthServerPlugin } from './oauth-server/index.js';
 import { sessionsPlugin } from './sessions/index.js';
+import { signInPlugin } from './sign-in/index.js';
 import { tokensPlugin } from './tokens/index.js';
 import { usersPlugin } from './users/index.js';
 
@@ -24,7 +25,14 @@ import { usersPlugin } from './users/index.js';
 export const basePlugins: AnyPlugin[] = [serverPlugin, keysPlugin, adminPlugin, healthPlugin, metaPlugin];
 
 /** Accounts: users, sessions, tokens, password login and admin user management. */
-export const accountPlugins: AnyPlugin[] = [usersPlugin, sessionsPlugin, tokensPlugin, accountsPlugin, adminUsersPlugin];
+export const accountPlugins: AnyPlugin[] = [
+  usersPlugin,
+  sessionsPlugin,
+  tokensPlugin,
+  signInPlugin,
+  accountsPlugin,
+  adminUsersPlugin,
+];
 
 /** OAuth / OIDC: the client registry, the authorization server and the hosted login page. */
 export const oauthPlugins: AnyPlugin[] = [clientRegistryPlugin, oauthServerPlugin, loginPagePlugin];
@@ -35,4 +43,11 @@ export const authorizationPlugins: AnyPlugin[] = [fgaPlugin];
 /** The audit log: audited actions (SPEC.md "Audit") recorded and listed for admins. */
 export const auditPlugins: AnyPlugin[] = [auditPlugin];
 
-export const defaultPlugins: AnyPlugin[] = [...basePlugins, ...accountPlugins, ...oauthPlugins, ...authorizationPlugins, ...auditPlugins, ...placeholderPlugins()];
+export const defaultPlugins: AnyPlugin[] = [
+  ...basePlugins,
+  ...accountPlugins,
+  ...oauthPlugins,
+  ...authorizationPlugins,
+  ...auditPlugins,
+  ...placeholderPlugins(),
+];

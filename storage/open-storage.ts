@@ -84,7 +84,10 @@ export const openStorage: StorageOpener = async (config: Config, entities: Entit
 };
 
 /** The open ORM, and whether a SQLite file is in WAL mode (what the change stamp reads needs). */
-async function connect(settings: DatabaseSettings, entities: EntityDefinition[]): Promise<{ orm: MikroORM; wal: boolean }> {
+async function connect(
+  settings: DatabaseSettings,
+  entities: EntityDefinition[],
+): Promise<{ orm: MikroORM; wal: boolean }> {
   const options = await driverOptions(settings);
   let orm: MikroORM;
   try {
@@ -111,7 +114,9 @@ async function connect(settings: DatabaseSettings, entities: EntityDefinition[])
   let wal = false;
   if (settings.folder) {
     // Write-ahead logging lets readers in other processes go on while one process writes.
-    const mode = await orm.em.getConnection().execute<{ journal_mode?: string }[]>('pragma journal_mode = wal', [], 'all');
+    const mode = await orm.em
+      .getConnection()
+      .execute<{ journal_mode?: string }[]>('pragma journal_mode = wal', [], 'all');
     wal = String(mode[0]?.journal_mode ?? '').toLowerCase() === 'wal';
   }
   return { orm, wal };

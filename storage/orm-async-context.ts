@@ -29,13 +29,21 @@ const MIKRO_ORM_FRAME = /[\\/]@mikro-orm[\\/]/;
 let installed = false;
 
 /** Whether a promise-like result (MikroORM's runs return promises). */
-const isThenable = (v: unknown): v is PromiseLike<unknown> => v !== null && (typeof v === 'object' || typeof v === 'function') && typeof (v as { then?: unknown }).then === 'function';
+const isThenable = (v: unknown): v is PromiseLike<unknown> =>
+  v !== null &&
+  (typeof v === 'object' || typeof v === 'function') &&
+  typeof (v as { then?: unknown }).then === 'function';
 
 export function releaseOrmAsyncContextsWhenIdle(): void {
   if (installed) return;
   installed = true;
   const run = AsyncLocalStorage.prototype.run;
-  function managedRun<R, TArgs extends unknown[]>(this: AsyncLocalStorage<unknown>, store: unknown, callback: (...args: TArgs) => R, ...args: TArgs): R {
+  function managedRun<R, TArgs extends unknown[]>(
+    this: AsyncLocalStorage<unknown>,
+    store: unknown,
+    callback: (...args: TArgs) => R,
+    ...args: TArgs
+  ): R {
     let u = usage.get(this);
     if (!u) {
       u = { managed: MIKRO_ORM_FRAME.test(new Error().stack ?? ''), active: 0 };
@@ -77,7 +85,10 @@ export function releaseOrmAsyncContextsWhenIdle(): void {
   AsyncLocalStorage.prototype.run = managedRun as typeof AsyncLocalStorage.prototype.run;
   // An instance entered with enterWith has no end to wait for: from then on it is never disabled.
   const enterWith = AsyncLocalStorage.prototype.enterWith;
-  AsyncLocalStorage.prototype.enterWith = function enterWithUnmanaged(this: AsyncLocalStorage<unknown>, store: unknown): void {
+  AsyncLocalStorage.prototype.enterWith = function enterWithUnmanaged(
+    this: AsyncLocalStorage<unknown>,
+    store: unknown,
+  ): void {
     usage.set(this, { managed: false, active: 0 });
     enterWith.call(this, store);
   };

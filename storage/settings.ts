@@ -41,9 +41,7 @@ export function isDatabaseType(value: string): value is DatabaseType {
 export function resolveDatabaseSettings(config: Config): DatabaseSettings {
   const type = config.string('database-type', 'sqlite').trim().toLowerCase();
   if (!isDatabaseType(type)) {
-    throw new StorageConfigError(
-      `unsupported --database-type "${type}": expected one of ${DATABASE_TYPES.join(', ')}`,
-    );
+    throw new StorageConfigError(`unsupported --database-type "${type}": expected one of ${DATABASE_TYPES.join(', ')}`);
   }
   const debug = config.bool('debug') || config.string('log-level', '') === 'debug';
   if (type === 'sqlite' || type === 'libsql') return fileSettings(type, config, debug);
@@ -51,11 +49,14 @@ export function resolveDatabaseSettings(config: Config): DatabaseSettings {
 }
 
 function fileSettings(type: 'sqlite' | 'libsql', config: Config, debug: boolean): DatabaseSettings {
-  let url = config.string('database-url', '').trim() || config.string('database-name', '').trim() || DEFAULT_SQLITE_PATH;
+  let url =
+    config.string('database-url', '').trim() || config.string('database-name', '').trim() || DEFAULT_SQLITE_PATH;
   let authToken: string | undefined;
   if (/^(libsql|https?|wss?):\/\//i.test(url)) {
     if (type === 'sqlite') {
-      throw new StorageConfigError(`--database-url "${redact(url)}" is a remote URL: use --database-type libsql for it`);
+      throw new StorageConfigError(
+        `--database-url "${redact(url)}" is a remote URL: use --database-type libsql for it`,
+      );
     }
     const parsed = new URL(url);
     authToken = parsed.searchParams.get('authToken') ?? (config.string('database-password', '') || undefined);

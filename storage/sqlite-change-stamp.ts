@@ -107,7 +107,8 @@ export class SqliteChangeStamp {
   current(): number | undefined {
     if (this.replaced) return undefined;
     try {
-      if (this.fd !== undefined && performance.now() - this.checkedAt < this.checkEveryMs) return this.readHeader(this.fd);
+      if (this.fd !== undefined && performance.now() - this.checkedAt < this.checkEveryMs)
+        return this.readHeader(this.fd);
       const st = statSync(this.shmPath, { throwIfNoEntry: false });
       // Gone or another file since it was first read: see the header comment. (The file read
       // stays allocated while it is open here, so a new file always has another inode.)

@@ -45,7 +45,8 @@ interface TarnPool {
 
 /** The pool's only connection when it is idle: free, not held, and not waited for. */
 function idleConnection(pool: TarnPool | undefined): LibsqlConnection | undefined {
-  if (!pool || pool.numUsed() !== 0 || pool.numPendingAcquires() !== 0 || pool.numPendingCreates() !== 0) return undefined;
+  if (!pool || pool.numUsed() !== 0 || pool.numPendingAcquires() !== 0 || pool.numPendingCreates() !== 0)
+    return undefined;
   const free = pool.free;
   if (!Array.isArray(free) || free.length !== 1) return undefined;
   const db = (free[0] as { resource?: unknown } | undefined)?.resource as LibsqlConnection | undefined;
@@ -62,10 +63,11 @@ const DURABLE = 'pragma synchronous = full';
  * (a SQLite file in WAL mode) lets writes asked to be relaxed commit without waiting for the disk.
  */
 export function statementRunner(orm: MikroORM, usesLibsql: boolean, walSync?: WalSync): StatementRunner {
-  const connection = () => orm.em.getConnection() as unknown as {
-    execute(sql: string, params: unknown[], method: StatementMethod): Promise<unknown>;
-    getKnex(): { client: KnexClient };
-  };
+  const connection = () =>
+    orm.em.getConnection() as unknown as {
+      execute(sql: string, params: unknown[], method: StatementMethod): Promise<unknown>;
+      getKnex(): { client: KnexClient };
+    };
   if (!usesLibsql) {
     return {
       run: async (sql, params, method) => {

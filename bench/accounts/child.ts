@@ -33,7 +33,12 @@ export type ChildSpec =
   | { kind: 'argon2'; stored: string; password: string; concurrency: number }
   | { kind: 'bare-login'; stored: string; body: string };
 
-type Message = 'close' | 'cacheStats' | { run: number; concurrency?: number; threads?: boolean } | { mint: number; email: string } | { storeHash: string; email: string };
+type Message =
+  | 'close'
+  | 'cacheStats'
+  | { run: number; concurrency?: number; threads?: boolean }
+  | { mint: number; email: string }
+  | { storeHash: string; email: string };
 
 /**
  * A worker that verifies the stored hash synchronously, back to back, from 'go' until `seconds`
@@ -62,16 +67,25 @@ parentPort.once('message', () => {
  */
 async function hashThreads(stored: string, password: string, threads: number, seconds: number): Promise<LoadResult> {
   const argon2Path = createRequire(import.meta.url).resolve('@node-rs/argon2');
-  const workers = Array.from({ length: threads }, () => new Worker(HASH_LOOP_SOURCE, { eval: true, workerData: { argon2Path, stored, password, seconds } }));
+  const workers = Array.from(
+    { length: threads },
+    () => new Worker(HASH_LOOP_SOURCE, { eval: true, workerData: { argon2Path, stored, password, seconds } }),
+  );
   await Promise.all(workers.map((w) => new Promise((resolve) => w.once('message', resolve))));
-  const done = workers.map((w) => new Promise<{ lat: number[]; errors: number }>((resolve) => w.once('message', resolve)));
+  const done = workers.map(
+    (w) => new Promise<{ lat: number[]; errors: number }>((resolve) => w.once('message', resolve)),
+  );
   const t0 = performance.now();
   for (const w of workers) w.postMessage('go');
   const results = await Promise.all(done);
   const elapsedS = (performance.now() - t0) / 1000;
   await Promise.all(workers.map((w) => w.terminate()));
   const lat = results.flatMap((r) => r.lat).sort((a, b) => a - b);
-  return { rps: lat.length / elapsedS, p99ms: lat[Math.min(lat.length - 1, Math.floor(lat.length * 0.99))] ?? 0, errors: results.reduce((n, r) => n + r.errors, 0) };
+  return {
+    rps: lat.length / elapsedS,
+    p99ms: lat[Math.min(lat.length - 1, Math.floor(lat.length * 0.99))] ?? 0,
+    errors: results.reduce((n, r) => n + r.errors, 0),
+  };
 }
 
 const send = (m: unknown) => process.send?.(m);
@@ -83,8 +97,10 @@ async function bare(spec: Extract<ChildSpec, { kind: 'bare' }>): Promise<{ url: 
   // a key imported once. jose would hand each token to WebCrypto on libuv's pool, which costs far
   // more than an HMAC and about as much as an RSA verification: a reference slower than it need
   // be (a bench review finding for HS256; for RS256 since session 15, when Latchkey moved off jose).
-  const hmac = spec.alg === 'HS256' ? hmacJws('HS256', new TextEncoder().encode(spec.secret ?? ''), '', spec.issuer) : null;
-  const rsa = spec.alg === 'RS256' ? asymmetricVerifier('RS256', createPublicKey(spec.publicPem ?? ''), spec.issuer) : null;
+  const hmac =
+    spec.alg === 'HS256' ? hmacJws('HS256', new TextEncoder().encode(spec.secret ?? ''), '', spec.issuer) : null;
+  const rsa =
+    spec.alg === 'RS256' ? asymmetricVerifier('RS256', createPublicKey(spec.publicPem ?? ''), spec.issuer) : null;
   const verify = async (token: string): Promise<Record<string, unknown> | null> => {
     const now = Math.floor(Date.now() / 1000);
     return hmac ? hmac.verify(token, now) : rsa!(token, now);
@@ -113,7 +129,9 @@ async function bare(spec: Extract<ChildSpec, { kind: 'bare' }>): Promise<{ url: 
  * (without Latchkey's cookies and security headers). What any Node server with this hash pool can
  * reach on the machine, so a login row can be read against it as well as against the raw hash.
  */
-async function bareLogin(spec: Extract<ChildSpec, { kind: 'bare-login' }>): Promise<{ url: string; close(): Promise<void> }> {
+async function bareLogin(
+  spec: Extract<ChildSpec, { kind: 'bare-login' }>,
+): Promise<{ url: string; close(): Promise<void> }> {
   const hashers = createHashWorkers(availableParallelism());
   const app = Fastify({ logger: false });
   holdResponsesPerTurn(app);
@@ -147,10 +165,13 @@ async function main(): Promise<void> {
       const users = server.kernel.service('users');
       const user = await users.findByEmail(email);
       if (!user) throw new Error(`no user ${email}`);
-      const session = await server.kernel.service('sessions').create({ userId: user.id, roles: user.roles, scopes: ['openid'], amr: ['pwd'] });
+      const session = await server.kernel
+        .service('sessions')
+        .create({ userId: user.id, roles: user.roles, scopes: ['openid'], amr: ['pwd'] });
       const tokens = server.kernel.service('tokens');
       const out: string[] = [];
-      for (let i = 0; i < n; i++) out.push((await tokens.issue({ user, session, scopes: ['openid'], roles: user.roles })).access_token);
+      for (let i = 0; i < n; i++)
+        out.push((await tokens.issue({ user, session, scopes: ['openid'], roles: user.roles })).access_token);
       return out;
     };
     // A password hash of the caller's making in the user's row, written as another process would

@@ -28,7 +28,11 @@ export async function httpRun(opts: HttpRun): Promise<LoadResult> {
         {
           setupRequest: (req: SetupRequest): SetupRequest => {
             const v = vary(i++);
-            return { ...req, headers: { ...req.headers, ...(v.headers ?? {}) }, ...(v.body !== undefined ? { body: v.body } : {}) };
+            return {
+              ...req,
+              headers: { ...req.headers, ...(v.headers ?? {}) },
+              ...(v.body !== undefined ? { body: v.body } : {}),
+            };
           },
         },
       ]
@@ -47,8 +51,16 @@ export async function httpRun(opts: HttpRun): Promise<LoadResult> {
 }
 
 /** Sequential POST with JSON; throws on a non-2xx answer (setup steps). */
-export async function postJson(url: string, body: unknown, headers: Record<string, string> = {}): Promise<Record<string, unknown>> {
-  const r = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) });
+export async function postJson(
+  url: string,
+  body: unknown,
+  headers: Record<string, string> = {},
+): Promise<Record<string, unknown>> {
+  const r = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...headers },
+    body: JSON.stringify(body),
+  });
   const text = await r.text();
   if (!r.ok) throw new Error(`POST ${url}: ${r.status} ${text.slice(0, 200)}`);
   return text ? (JSON.parse(text) as Record<string, unknown>) : {};

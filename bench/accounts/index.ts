@@ -345,9 +345,21 @@ const LOGIN_CLIENT: 'wrk' | 'undici' = process.env.BENCH_LOGIN_CLIENT === 'undic
  */
 let loginClientUsed = '';
 
-async function loginLoad(url: string, bodies: readonly string[], headers: Record<string, string>, durationS = LOGIN_RUN_S): Promise<LoadResult> {
+async function loginLoad(
+  url: string,
+  bodies: readonly string[],
+  headers: Record<string, string>,
+  durationS = LOGIN_RUN_S,
+): Promise<LoadResult> {
   if (LOGIN_CLIENT === 'wrk') {
-    const r = await wrkLoad({ url, method: 'POST', headers: { 'content-type': 'application/json', ...headers }, bodies, connections: LOGIN_IN_FLIGHT, durationS });
+    const r = await wrkLoad({
+      url,
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...headers },
+      bodies,
+      connections: LOGIN_IN_FLIGHT,
+      durationS,
+    });
     loginClientUsed = r ? 'wrk' : 'undici Pool (wrk not installed)';
     if (r) return r;
   } else loginClientUsed = 'undici Pool';
@@ -355,25 +367,42 @@ async function loginLoad(url: string, bodies: readonly string[], headers: Record
   const pool = new Pool(origin, { connections: LOGIN_IN_FLIGHT });
   let turn = 0;
   try {
-    return await closedLoop(async () => {
-      const body = bodies[turn++ % bodies.length];
-      const res = await pool.request({ path: pathname, method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body });
-      await res.body.arrayBuffer();
-      if (res.statusCode !== 200) throw new Error(`login ${res.statusCode}`);
-    }, LOGIN_IN_FLIGHT, durationS);
+    return await closedLoop(
+      async () => {
+        const body = bodies[turn++ % bodies.length];
+        const res = await pool.request({
+          path: pathname,
+          method: 'POST',
+          headers: { 'content-type': 'application/json', ...headers },
+          body,
+        });
+        await res.body.arrayBuffer();
+        if (res.statusCode !== 200) throw new Error(`login ${res.statusCode}`);
+      },
+      LOGIN_IN_FLIGHT,
+      durationS,
+    );
   } finally {
     await pool.close();
   }
 }
 
 /** The signup closed loop (unique emails), from this process; `created` counts the accounts it made. */
-async function signupLoad(url: string, headers: Record<string, string>, body: (i: number) => unknown): Promise<LoadResult & { created: number }> {
+async function signupLoad(
+  url: string,
+  headers: Record<string, string>,
+  body: (i: number) => unknown,
+): Promise<LoadResult & { created: number }> {
   let n = 0;
   let created = 0;
-  const r = await closedLoop(async () => {
-    await postJson(url, body(n++), headers);
-    created++;
-  }, 16, RUN_S);
+  const r = await closedLoop(
+    async () => {
+      await postJson(url, body(n++), headers);
+      created++;
+    },
+    16,
+    RUN_S,
+  );
   return { ...r, created };
 }
 
@@ -385,12 +414,19 @@ async function signUpTo(count: number, made: number, signUp: (i: number) => Prom
 /** Each run once for TOKEN_WARM_S, untimed, then TOKEN_ROUNDS interleaved rounds of TOKEN_RUN_S. */
 async function warmThenInterleaved(runs: ((seconds: number) => Promise<LoadResult>)[]): Promise<LoadResult[]> {
   if (TOKEN_WARM_S > 0) for (const run of runs) await run(TOKEN_WARM_S);
-  return interleaved(runs.map((run) => () => run(TOKEN_RUN_S)), TOKEN_ROUNDS);
+  return interleaved(
+    runs.map((run) => () => run(TOKEN_RUN_S)),
+    TOKEN_ROUNDS,
+  );
 }
 
 async function tokenRows(alg: 'HS256' | 'RS256', server: Party, bare: Party, rows: Row[]): Promise<void> {
   const headers = { origin: server.origin };
-  await postJson(`${server.url}/v1/signup`, { email: 'tok@example.com', password: PASSWORD, confirm_password: PASSWORD }, headers);
+  await postJson(
+    `${server.url}/v1/signup`,
+    { email: 'tok@example.com', password: PASSWORD, confirm_password: PASSWORD },
+    headers,
+  );
   const login = await postJson(`${server.url}/v1/login`, { email: 'tok@example.com', password: PASSWORD }, headers);
   const token = String(login.access_token);
   const auth = { authorization: `Bearer ${token}` };
@@ -405,8 +441,20 @@ async function tokenRows(alg: 'HS256' | 'RS256', server: Party, bare: Party, row
   const [ref, profile, refPost, vjt] = await warmThenInterleaved([
     (s) => withServerCpu(bare, s, () => httpRun({ url: bare.url, headers: auth, durationS: s })),
     (s) => withServerCpu(server, s, () => httpRun({ url: `${server.url}/v1/profile`, headers: auth, durationS: s })),
-    (s) => withServerCpu(bare, s, () => httpRun({ url: bareValidate, method: 'POST', headers: post, body: vjtBody, durationS: s })),
-    (s) => withServerCpu(server, s, () => httpRun({ url: `${server.url}/v1/validate_jwt_token`, method: 'POST', headers: post, body: vjtBody, durationS: s })),
+    (s) =>
+      withServerCpu(bare, s, () =>
+        httpRun({ url: bareValidate, method: 'POST', headers: post, body: vjtBody, durationS: s }),
+      ),
+    (s) =>
+      withServerCpu(server, s, () =>
+        httpRun({
+          url: `${server.url}/v1/validate_jwt_token`,
+          method: 'POST',
+          headers: post,
+          body: vjtBody,
+          durationS: s,
+        }),
+      ),
   ]);
   const refName = `bare Fastify verify ${alg} (GET, bearer)`;
   const refPostName = `bare Fastify verify ${alg} (POST, JSON body)`;
@@ -414,8 +462,24 @@ async function tokenRows(alg: 'HS256' | 'RS256', server: Party, bare: Party, row
   rows.push({ section: S, name: refPostName, value: refPost.rps, unit: 'req/s', note: note(refPost) });
   // One token over and over: Latchkey answers from its verified-token cache (no signature check),
   // the bare route verifies every time; shown, but the target is judged on the cold rows below.
-  rows.push({ section: S, name: `validate_jwt_token ${alg}, one token`, value: vjt.rps, unit: 'req/s', reference: refPostName, ratio: vjt.rps / refPost.rps, note: note(vjt, `cache hits, no target; ${pct(vjt.rps / ref.rps)} of the GET route`) });
-  rows.push({ section: S, name: `profile (bearer) ${alg}, one token`, value: profile.rps, unit: 'req/s', reference: refName, ratio: profile.rps / ref.rps, note: note(profile, 'cache hits, no target') });
+  rows.push({
+    section: S,
+    name: `validate_jwt_token ${alg}, one token`,
+    value: vjt.rps,
+    unit: 'req/s',
+    reference: refPostName,
+    ratio: vjt.rps / refPost.rps,
+    note: note(vjt, `cache hits, no target; ${pct(vjt.rps / ref.rps)} of the GET route`),
+  });
+  rows.push({
+    section: S,
+    name: `profile (bearer) ${alg}, one token`,
+    value: profile.rps,
+    unit: 'req/s',
+    reference: refName,
+    ratio: profile.rps / ref.rps,
+    note: note(profile, 'cache hits, no target'),
+  });
 
   // Cold: a different token on every request, both sides verifying every one (target 80%). The
   // tokens outnumber the verified-token cache and each server's sequence goes on from run to run
@@ -424,7 +488,11 @@ async function tokenRows(alg: 'HS256' | 'RS256', server: Party, bare: Party, row
   // restarting at 0 each run found the previous run's tokens still cached: a review finding.)
   const many = await server.mint(COLD_TOKENS, 'tok@example.com');
   for (const t of [many[0], many[many.length - 1]]) {
-    if ((await postJson(`${server.url}/v1/validate_jwt_token`, { token_type: 'access_token', token: t }, headers)).is_valid !== true) throw new Error(`${alg}: a minted token is not valid`);
+    if (
+      (await postJson(`${server.url}/v1/validate_jwt_token`, { token_type: 'access_token', token: t }, headers))
+        .is_valid !== true
+    )
+      throw new Error(`${alg}: a minted token is not valid`);
   }
   let serverAt = 0;
   let bareAt = 0;
@@ -432,11 +500,31 @@ async function tokenRows(alg: 'HS256' | 'RS256', server: Party, bare: Party, row
   const nextForBare = () => many[bareAt++ % many.length];
   const statsBefore = await server.cacheStats();
   const [coldRef, coldProfile, coldRefPost, coldVjt] = await warmThenInterleaved([
-    (s) => withServerCpu(bare, s, () => httpRun({ url: bare.url, durationS: s, vary: () => ({ headers: { authorization: `Bearer ${nextForBare()}` } }) })),
-    (s) => withServerCpu(server, s, () => httpRun({ url: `${server.url}/v1/profile`, durationS: s, vary: () => ({ headers: { authorization: `Bearer ${nextForServer()}` } }) })),
     (s) =>
       withServerCpu(bare, s, () =>
-        httpRun({ url: bareValidate, method: 'POST', headers: post, durationS: s, vary: () => ({ body: JSON.stringify({ token_type: 'access_token', token: nextForBare() }) }) }),
+        httpRun({
+          url: bare.url,
+          durationS: s,
+          vary: () => ({ headers: { authorization: `Bearer ${nextForBare()}` } }),
+        }),
+      ),
+    (s) =>
+      withServerCpu(server, s, () =>
+        httpRun({
+          url: `${server.url}/v1/profile`,
+          durationS: s,
+          vary: () => ({ headers: { authorization: `Bearer ${nextForServer()}` } }),
+        }),
+      ),
+    (s) =>
+      withServerCpu(bare, s, () =>
+        httpRun({
+          url: bareValidate,
+          method: 'POST',
+          headers: post,
+          durationS: s,
+          vary: () => ({ body: JSON.stringify({ token_type: 'access_token', token: nextForBare() }) }),
+        }),
       ),
     (s) =>
       withServerCpu(server, s, () =>
@@ -460,16 +548,46 @@ async function tokenRows(alg: 'HS256' | 'RS256', server: Party, bare: Party, row
     `${hitShare > COLD_HIT_SHARE_MAX ? 'NOT COLD, no target; ' : `target 80%, ${rounds(subject, reference)}; `}${coldHits} of ${coldChecks} token checks were cache hits (${pct(hitShare, 2)}, counted in the server)`;
   const coldName = `${refName}, distinct tokens`;
   const coldPostName = `${refPostName}, distinct tokens`;
-  rows.push({ section: S, name: coldName, value: coldRef.rps, unit: 'req/s', note: note(coldRef, `${COLD_TOKENS} tokens in turn`) });
-  rows.push({ section: S, name: coldPostName, value: coldRefPost.rps, unit: 'req/s', note: note(coldRefPost, `${COLD_TOKENS} tokens in turn`) });
-  rows.push({ section: S, name: `validate_jwt_token ${alg}, cold`, value: coldVjt.rps, unit: 'req/s', reference: coldPostName, ratio: coldVjt.rps / coldRefPost.rps, note: note(coldVjt, coldNote(coldVjt, coldRefPost)) });
-  rows.push({ section: S, name: `profile (bearer) ${alg}, cold`, value: coldProfile.rps, unit: 'req/s', reference: coldName, ratio: coldProfile.rps / coldRef.rps, note: note(coldProfile, coldNote(coldProfile, coldRef)) });
+  rows.push({
+    section: S,
+    name: coldName,
+    value: coldRef.rps,
+    unit: 'req/s',
+    note: note(coldRef, `${COLD_TOKENS} tokens in turn`),
+  });
+  rows.push({
+    section: S,
+    name: coldPostName,
+    value: coldRefPost.rps,
+    unit: 'req/s',
+    note: note(coldRefPost, `${COLD_TOKENS} tokens in turn`),
+  });
+  rows.push({
+    section: S,
+    name: `validate_jwt_token ${alg}, cold`,
+    value: coldVjt.rps,
+    unit: 'req/s',
+    reference: coldPostName,
+    ratio: coldVjt.rps / coldRefPost.rps,
+    note: note(coldVjt, coldNote(coldVjt, coldRefPost)),
+  });
+  rows.push({
+    section: S,
+    name: `profile (bearer) ${alg}, cold`,
+    value: coldProfile.rps,
+    unit: 'req/s',
+    reference: coldName,
+    ratio: coldProfile.rps / coldRef.rps,
+    note: note(coldProfile, coldNote(coldProfile, coldRef)),
+  });
 }
 
 /** better-auth's default hash (node:crypto scrypt, N=16384 r=16 p=1, 64-byte key) in this process. */
 function peerScrypt(password: string, salt: string): Promise<Buffer> {
   return new Promise((resolve, reject) =>
-    scrypt(password.normalize('NFKC'), salt, 64, { N: 16384, r: 16, p: 1, maxmem: 128 * 16384 * 16 * 2 }, (err, key) => (err ? reject(err) : resolve(key))),
+    scrypt(password.normalize('NFKC'), salt, 64, { N: 16384, r: 16, p: 1, maxmem: 128 * 16384 * 16 * 2 }, (err, key) =>
+      err ? reject(err) : resolve(key),
+    ),
   );
 }
 
@@ -478,8 +596,16 @@ export async function runAccountsBench(): Promise<Row[]> {
 
   // Raw jose sign/verify (in this process: no HTTP involved).
   const secret = new TextEncoder().encode(SECRET);
-  const hsToken = await new SignJWT({ sub: 'x' }).setProtectedHeader({ alg: 'HS256' }).setIssuer('i').setExpirationTime('1h').sign(secret);
-  const hsSign = await closedLoop(() => new SignJWT({ sub: 'x' }).setProtectedHeader({ alg: 'HS256' }).sign(secret), 8, 2);
+  const hsToken = await new SignJWT({ sub: 'x' })
+    .setProtectedHeader({ alg: 'HS256' })
+    .setIssuer('i')
+    .setExpirationTime('1h')
+    .sign(secret);
+  const hsSign = await closedLoop(
+    () => new SignJWT({ sub: 'x' }).setProtectedHeader({ alg: 'HS256' }).sign(secret),
+    8,
+    2,
+  );
   rows.push({ section: S, name: 'raw jose sign HS256', value: hsSign.rps, unit: 'ops/s', note: note(hsSign) });
   const hsVerify = await closedLoop(() => jwtVerify(hsToken, secret), 8, 2);
   rows.push({ section: S, name: 'raw jose verify HS256', value: hsVerify.rps, unit: 'ops/s', note: note(hsVerify) });
@@ -497,22 +623,47 @@ export async function runAccountsBench(): Promise<Row[]> {
   }
   try {
     const headers = { origin: hs.origin };
-    const signup = await signupLoad(`${hs.url}/v1/signup`, headers, (i) => ({ email: `bench${i}@example.com`, password: PASSWORD, confirm_password: PASSWORD }));
-    rows.push({ section: S, name: 'signup (REST, SQLite)', value: signup.rps, unit: 'req/s', reference: CEILING, note: note(signup, 'hash + insert; no target') });
+    const signup = await signupLoad(`${hs.url}/v1/signup`, headers, (i) => ({
+      email: `bench${i}@example.com`,
+      password: PASSWORD,
+      confirm_password: PASSWORD,
+    }));
+    rows.push({
+      section: S,
+      name: 'signup (REST, SQLite)',
+      value: signup.rps,
+      unit: 'req/s',
+      reference: CEILING,
+      note: note(signup, 'hash + insert; no target'),
+    });
     let peerSignup: (LoadResult & { created: number }) | undefined;
     if (peer) {
       const p = peer;
-      peerSignup = await signupLoad(`${p.url}/api/auth/sign-up/email`, { origin: p.origin }, (i) => ({ email: `bench${i}@example.com`, password: PASSWORD, name: `Bench ${i}` }));
+      peerSignup = await signupLoad(`${p.url}/api/auth/sign-up/email`, { origin: p.origin }, (i) => ({
+        email: `bench${i}@example.com`,
+        password: PASSWORD,
+        name: `Bench ${i}`,
+      }));
     }
 
     // The login rows' accounts: the signups made most of them; any they did not reach are made here.
     const emailOf = (i: number) => `bench${i}@example.com`;
-    await signUpTo(LOGIN_ACCOUNTS, signup.created, (i) => postJson(`${hs.url}/v1/signup`, { email: emailOf(i), password: PASSWORD, confirm_password: PASSWORD }, headers));
+    await signUpTo(LOGIN_ACCOUNTS, signup.created, (i) =>
+      postJson(`${hs.url}/v1/signup`, { email: emailOf(i), password: PASSWORD, confirm_password: PASSWORD }, headers),
+    );
     if (peer && peerSignup) {
       const p = peer;
-      await signUpTo(LOGIN_ACCOUNTS, peerSignup.created, (i) => postJson(`${p.url}/api/auth/sign-up/email`, { email: emailOf(i), password: PASSWORD, name: `Bench ${i}` }, { origin: p.origin }));
+      await signUpTo(LOGIN_ACCOUNTS, peerSignup.created, (i) =>
+        postJson(
+          `${p.url}/api/auth/sign-up/email`,
+          { email: emailOf(i), password: PASSWORD, name: `Bench ${i}` },
+          { origin: p.origin },
+        ),
+      );
     }
-    const loginBodies = Array.from({ length: LOGIN_ACCOUNTS }, (_, i) => JSON.stringify({ email: emailOf(i), password: PASSWORD }));
+    const loginBodies = Array.from({ length: LOGIN_ACCOUNTS }, (_, i) =>
+      JSON.stringify({ email: emailOf(i), password: PASSWORD }),
+    );
     const oneAccount = [loginBodies[0]];
     // One sign-in on each side, with the first and the last account, before timing: a refusal
     // (CSRF, rate limit, bad credentials) is fast and would count as throughput if it only showed
@@ -544,7 +695,8 @@ export async function runAccountsBench(): Promise<Row[]> {
     if (LOGIN_WARM_S > 0) {
       await loginLoad(f.url, loginBodies, {}, LOGIN_WARM_S);
       await loginLoad(`${hs.url}/v1/login`, loginBodies, headers, LOGIN_WARM_S);
-      if (peer) await loginLoad(`${peer.url}/api/auth/sign-in/email`, loginBodies, { origin: peer.origin }, LOGIN_WARM_S);
+      if (peer)
+        await loginLoad(`${peer.url}/api/auth/sign-in/email`, loginBodies, { origin: peer.origin }, LOGIN_WARM_S);
     }
     const [atCores, at8, onThreads, floorLogin, login, loginOne, peerLogin] = await interleaved(runs, LOGIN_ROUNDS);
     // The ceiling is the best of the three ways of running the raw hash.
@@ -552,10 +704,22 @@ export async function runAccountsBench(): Promise<Row[]> {
     rows.splice(
       2,
       0,
-      { section: S, name: CEILING, value: hashRef.rps, unit: 'ops/s', note: note(hashRef, `ceiling: best of ${CORES} and 8 in flight and ${CORES} threads, own process`) },
+      {
+        section: S,
+        name: CEILING,
+        value: hashRef.rps,
+        unit: 'ops/s',
+        note: note(hashRef, `ceiling: best of ${CORES} and 8 in flight and ${CORES} threads, own process`),
+      },
       { section: S, name: `  same, ${CORES} in flight`, value: atCores.rps, unit: 'ops/s', note: note(atCores) },
       { section: S, name: '  same, 8 in flight', value: at8.rps, unit: 'ops/s', note: note(at8) },
-      { section: S, name: `  same, ${CORES} threads back to back`, value: onThreads.rps, unit: 'ops/s', note: note(onThreads, 'verifySync in worker threads, no event loop between hashes') },
+      {
+        section: S,
+        name: `  same, ${CORES} threads back to back`,
+        value: onThreads.rps,
+        unit: 'ops/s',
+        note: note(onThreads, 'verifySync in worker threads, no event loop between hashes'),
+      },
     );
     const signupRow = rows.find((r) => r.name === 'signup (REST, SQLite)');
     if (signupRow) signupRow.ratio = signup.rps / hashRef.rps;
@@ -566,7 +730,10 @@ export async function runAccountsBench(): Promise<Row[]> {
       unit: 'req/s',
       reference: CEILING,
       ratio: floorLogin.rps / hashRef.rps,
-      note: note(floorLogin, 'bare Fastify POST over the server\'s hash workers and write batching, nothing else; no target'),
+      note: note(
+        floorLogin,
+        "bare Fastify POST over the server's hash workers and write batching, nothing else; no target",
+      ),
     });
     rows.push({
       section: S,
@@ -575,7 +742,10 @@ export async function runAccountsBench(): Promise<Row[]> {
       unit: 'req/s',
       reference: CEILING,
       ratio: login.rps / hashRef.rps,
-      note: note(login, `${LOGIN_IN_FLIGHT} in flight over ${LOGIN_ACCOUNTS} accounts from ${loginClientUsed}, target 90%, ${rounds(login, hashRef)}; ${pct(login.rps / floorLogin.rps)} of the floor`),
+      note: note(
+        login,
+        `${LOGIN_IN_FLIGHT} in flight over ${LOGIN_ACCOUNTS} accounts from ${loginClientUsed}, target 90%, ${rounds(login, hashRef)}; ${pct(login.rps / floorLogin.rps)} of the floor`,
+      ),
     });
     rows.push({
       section: S,
@@ -584,18 +754,55 @@ export async function runAccountsBench(): Promise<Row[]> {
       unit: 'req/s',
       reference: CEILING,
       ratio: loginOne.rps / hashRef.rps,
-      note: note(loginOne, `${LOGIN_IN_FLIGHT} in flight on one account, which the password-check gate holds to 5 at once; no target`),
+      note: note(
+        loginOne,
+        `${LOGIN_IN_FLIGHT} in flight on one account, which the password-check gate holds to 5 at once; no target`,
+      ),
     });
 
     if (peer && peerSignup && peerLogin) {
-      rows.push({ section: S, name: 'peer better-auth sign-up', value: peerSignup.rps, unit: 'req/s', note: note(peerSignup, 'SQLite, scrypt N=16384 r=16') });
-      rows.push({ section: S, name: 'peer better-auth sign-in', value: peerLogin.rps, unit: 'req/s', note: note(peerLogin, `${LOGIN_IN_FLIGHT} in flight over ${LOGIN_ACCOUNTS} accounts from ${loginClientUsed}`) });
-      rows.push({ section: S, name: 'login vs peer sign-in', value: login.rps / peerLogin.rps, unit: 'x', reference: 'peer better-auth sign-in', ratio: login.rps / peerLogin.rps, note: 'target >= 5x' });
+      rows.push({
+        section: S,
+        name: 'peer better-auth sign-up',
+        value: peerSignup.rps,
+        unit: 'req/s',
+        note: note(peerSignup, 'SQLite, scrypt N=16384 r=16'),
+      });
+      rows.push({
+        section: S,
+        name: 'peer better-auth sign-in',
+        value: peerLogin.rps,
+        unit: 'req/s',
+        note: note(peerLogin, `${LOGIN_IN_FLIGHT} in flight over ${LOGIN_ACCOUNTS} accounts from ${loginClientUsed}`),
+      });
+      rows.push({
+        section: S,
+        name: 'login vs peer sign-in',
+        value: login.rps / peerLogin.rps,
+        unit: 'x',
+        reference: 'peer better-auth sign-in',
+        ratio: login.rps / peerLogin.rps,
+        note: 'target >= 5x',
+      });
       const salt = randomBytes(16).toString('hex');
       const sc = await closedLoop(() => peerScrypt(PASSWORD, salt), 8, RUN_S);
-      rows.push({ section: S, name: 'raw scrypt (peer default, 32 MiB)', value: sc.rps, unit: 'ops/s', reference: CEILING, ratio: sc.rps / hashRef.rps, note: note(sc, 'what the peer pays per sign-in') });
+      rows.push({
+        section: S,
+        name: 'raw scrypt (peer default, 32 MiB)',
+        value: sc.rps,
+        unit: 'ops/s',
+        reference: CEILING,
+        ratio: sc.rps / hashRef.rps,
+        note: note(sc, 'what the peer pays per sign-in'),
+      });
     } else {
-      rows.push({ section: S, name: 'peer better-auth sign-in', value: 0, unit: '-', note: `not measured: ${peerError}` });
+      rows.push({
+        section: S,
+        name: 'peer better-auth sign-in',
+        value: 0,
+        unit: '-',
+        note: `not measured: ${peerError}`,
+      });
     }
   } finally {
     await Promise.all([ceiling.close(), peer?.close(), floor?.close()]);
@@ -613,7 +820,14 @@ export async function runAccountsBench(): Promise<Row[]> {
   const publicPem = publicKey.export({ type: 'spki', format: 'pem' }).toString();
   const rs = await startParty({
     kind: 'latchkey',
-    flags: { ...BASE_FLAGS, 'jwt-type': 'RS256', 'jwt-secret': undefined, 'jwt-private-key': privatePem, 'jwt-public-key': publicPem, 'encryption-key': 'bench-encryption-key-0123456789abcdef' },
+    flags: {
+      ...BASE_FLAGS,
+      'jwt-type': 'RS256',
+      'jwt-secret': undefined,
+      'jwt-private-key': privatePem,
+      'jwt-public-key': publicPem,
+      'encryption-key': 'bench-encryption-key-0123456789abcdef',
+    },
   });
   const rsBare = await startParty({ kind: 'bare', alg: 'RS256', publicPem, issuer: rs.origin });
   try {

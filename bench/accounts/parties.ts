@@ -60,8 +60,18 @@ export interface ProcessOptions {
 }
 
 /** Forks a node process running `script` and resolves once it reports ready. */
-export function startProcess(script: string, args: string[], execArgv: string[], { cwd, execPath }: ProcessOptions = {}): Promise<{ child: ChildProcess; ready: Record<string, unknown> }> {
-  const child = fork(script, args, { execArgv: [...execArgv, ...profileArgs()], stdio: ['ignore', 'inherit', 'inherit', 'ipc'], ...(cwd ? { cwd } : {}), ...(execPath ? { execPath } : {}) });
+export function startProcess(
+  script: string,
+  args: string[],
+  execArgv: string[],
+  { cwd, execPath }: ProcessOptions = {},
+): Promise<{ child: ChildProcess; ready: Record<string, unknown> }> {
+  const child = fork(script, args, {
+    execArgv: [...execArgv, ...profileArgs()],
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+    ...(cwd ? { cwd } : {}),
+    ...(execPath ? { execPath } : {}),
+  });
   return new Promise((resolve, reject) => {
     const onExit = (code: number | null) => reject(new Error(`${script} exited with ${code} before it was ready`));
     child.once('exit', onExit);
@@ -82,17 +92,31 @@ export async function startParty(spec: ChildSpec): Promise<Party> {
  * child, run from its folder. The checkout needs node_modules (or a link to these). `execArgv`
  * are node flags before `--import tsx`; `execPath` as for startProcess.
  */
-export async function startCheckoutChild(checkout: string, spec: ChildSpec, options: { execArgv?: string[]; execPath?: string } = {}): Promise<Party> {
+export async function startCheckoutChild(
+  checkout: string,
+  spec: ChildSpec,
+  options: { execArgv?: string[]; execPath?: string } = {},
+): Promise<Party> {
   const root = resolve(checkout);
   const script = join(root, 'bench/accounts/child.ts');
   if (!existsSync(script)) throw new Error(`${checkout}: no bench/accounts/child.ts there (not a Latchkey checkout?)`);
-  if (!existsSync(join(root, 'node_modules'))) throw new Error(`${checkout}: no node_modules there (npm ci, or link this checkout's)`);
-  const { child, ready } = await startProcess(script, [JSON.stringify(spec)], [...(options.execArgv ?? []), '--import', 'tsx'], { cwd: root, execPath: options.execPath });
+  if (!existsSync(join(root, 'node_modules')))
+    throw new Error(`${checkout}: no node_modules there (npm ci, or link this checkout's)`);
+  const { child, ready } = await startProcess(
+    script,
+    [JSON.stringify(spec)],
+    [...(options.execArgv ?? []), '--import', 'tsx'],
+    { cwd: root, execPath: options.execPath },
+  );
   return partyOf(child, ready);
 }
 
 /** A Latchkey server as another checkout builds it, with these flags (`AGAINST=`) and node flags. */
-export function startCheckoutParty(checkout: string, flags: Record<string, string | number | boolean | undefined>, execArgv: string[] = []): Promise<Party> {
+export function startCheckoutParty(
+  checkout: string,
+  flags: Record<string, string | number | boolean | undefined>,
+  execArgv: string[] = [],
+): Promise<Party> {
   return startCheckoutChild(checkout, { kind: 'latchkey', flags }, { execArgv });
 }
 
@@ -113,12 +137,16 @@ export function partyOf(child: ChildProcess, ready: Record<string, unknown>): Pa
       }),
     storeHash: (email, stored) =>
       new Promise((resolve, reject) => {
-        child.once('message', (m: { stored: boolean; error?: string }) => (m.stored ? resolve() : reject(new Error(`storeHash ${email}: ${m.error}`))));
+        child.once('message', (m: { stored: boolean; error?: string }) =>
+          m.stored ? resolve() : reject(new Error(`storeHash ${email}: ${m.error}`)),
+        );
         child.send({ storeHash: stored, email });
       }),
     cacheStats: () =>
       new Promise((resolve, reject) => {
-        child.once('message', (m: { cacheStats: VerifiedCacheStats | null }) => (m.cacheStats ? resolve(m.cacheStats) : reject(new Error('cacheStats: not a Latchkey party'))));
+        child.once('message', (m: { cacheStats: VerifiedCacheStats | null }) =>
+          m.cacheStats ? resolve(m.cacheStats) : reject(new Error('cacheStats: not a Latchkey party')),
+        );
         child.send('cacheStats');
       }),
     async close() {
@@ -151,7 +179,11 @@ function mean(results: LoadResult[]): LoadResult {
  * cores, a rate ratio alone can hide a slower server behind a saturated client (a bench review
  * finding), so the token rows show both.
  */
-export async function withServerCpu(party: Pick<Party, 'pid'>, durationS: number, run: () => Promise<LoadResult>): Promise<LoadResult> {
+export async function withServerCpu(
+  party: Pick<Party, 'pid'>,
+  durationS: number,
+  run: () => Promise<LoadResult>,
+): Promise<LoadResult> {
   const before = procCpuSeconds(party.pid);
   const result = await run();
   const used = procCpuSeconds(party.pid) - before;
@@ -192,6 +224,9 @@ export async function interleaved(runs: (() => Promise<LoadResult>)[], rounds = 
  */
 export function roundRatioSpread(subject: LoadResult, reference: LoadResult): { min: number; max: number } | undefined {
   const b = reference.roundRps ?? [];
-  const ratios = (subject.roundRps ?? []).slice(0, b.length).map((x, i) => x / b[i]).filter(Number.isFinite);
+  const ratios = (subject.roundRps ?? [])
+    .slice(0, b.length)
+    .map((x, i) => x / b[i])
+    .filter(Number.isFinite);
   return ratios.length === 0 ? undefined : { min: Math.min(...ratios), max: Math.max(...ratios) };
 }

@@ -11,10 +11,17 @@ import { partyOf, startProcess, type Party } from './parties.js';
 const DIR = fileURLToPath(new URL('../peers/better-auth/', import.meta.url));
 
 export function ensurePeerInstalled(): void {
-  if (existsSync(`${DIR}node_modules/better-auth/package.json`) && existsSync(`${DIR}node_modules/better-sqlite3/build/Release/better_sqlite3.node`)) return;
+  if (
+    existsSync(`${DIR}node_modules/better-auth/package.json`) &&
+    existsSync(`${DIR}node_modules/better-sqlite3/build/Release/better_sqlite3.node`)
+  )
+    return;
   process.stderr.write('bench: installing the better-auth peer (npm ci in bench/peers/better-auth)...\n');
   // better-sqlite3 builds a native module; --legacy-peer-deps is also in the folder's .npmrc.
-  execFileSync('npm', ['ci', '--legacy-peer-deps', '--no-audit', '--no-fund'], { cwd: DIR, stdio: ['ignore', 'ignore', 'inherit'] });
+  execFileSync('npm', ['ci', '--legacy-peer-deps', '--no-audit', '--no-fund'], {
+    cwd: DIR,
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
 }
 
 export async function startPeer(): Promise<Party> {

@@ -37,7 +37,8 @@ export function generate(size: number): Dataset {
   const rnd = prng(42);
   for (let g = 0; g < groups; g++) {
     for (let k = 0; k < 5; k++) tuples.push({ user: `user:u${rnd(users)}`, relation: 'member', object: `group:g${g}` });
-    if (g > 0) tuples.push({ user: `group:g${g}#member`, relation: 'member', object: `group:g${Math.floor((g - 1) / 4)}` });
+    if (g > 0)
+      tuples.push({ user: `group:g${g}#member`, relation: 'member', object: `group:g${Math.floor((g - 1) / 4)}` });
   }
   for (let f = 0; f < folders; f++) {
     if (f > 0) tuples.push({ user: `folder:f${Math.floor((f - 1) / 4)}`, relation: 'parent', object: `folder:f${f}` });
@@ -83,6 +84,6 @@ export function prng(seed: number): (n: number) => number {
     let t = a;
     t = Math.imul(t ^ (t >>> 15), t | 1);
     t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return (((t ^ (t >>> 14)) >>> 0) % n);
+    return ((t ^ (t >>> 14)) >>> 0) % n;
   };
 }

@@ -13,12 +13,22 @@ export interface Question {
   object: string;
 }
 
-export function inMemoryBench(size: number): { data: Dataset; index: TupleIndex; model: CompiledModel; rnd: (n: number) => number; question: () => Question } {
+export function inMemoryBench(size: number): {
+  data: Dataset;
+  index: TupleIndex;
+  model: CompiledModel;
+  rnd: (n: number) => number;
+  question: () => Question;
+} {
   const data = generate(size);
   const index = new TupleIndex();
   for (const t of data.tuples) index.add(t);
   const model = CompiledModel.fromDsl('bench', BENCH_MODEL);
   const rnd = prng(7);
-  const question = () => ({ user: `user:u${rnd(data.users)}`, relation: 'can_view', object: `document:d${rnd(data.documents)}` });
+  const question = () => ({
+    user: `user:u${rnd(data.users)}`,
+    relation: 'can_view',
+    object: `document:d${rnd(data.documents)}`,
+  });
   return { data, index, model, rnd, question };
 }

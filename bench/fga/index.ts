@@ -48,8 +48,12 @@ import { CONNECTIONS, DURATION_S } from '../load.js';
 import type { Row } from '../table.js';
 import { BENCH_MODEL, generate, prng } from './dataset.js';
 
-const SIZES = (process.env.BENCH_FGA_SIZES ?? process.env.FGA_BENCH_SIZES ?? '10000,100000,1000000').split(',').map(Number);
-const STORES = (process.env.BENCH_FGA_STORES ?? process.env.FGA_BENCH_STORES ?? 'sqlite,postgres').split(',') as DbName[];
+const SIZES = (process.env.BENCH_FGA_SIZES ?? process.env.FGA_BENCH_SIZES ?? '10000,100000,1000000')
+  .split(',')
+  .map(Number);
+const STORES = (process.env.BENCH_FGA_STORES ?? process.env.FGA_BENCH_STORES ?? 'sqlite,postgres').split(
+  ',',
+) as DbName[];
 const S = 'fga';
 /** Seconds of unmeasured load on each server before the measured runs. */
 const WARM_UP_S = Number(process.env.BENCH_FGA_WARM_UP ?? 3);
@@ -87,7 +91,11 @@ interface HttpRun {
 }
 
 /** A super-admin naming the user (SPEC.md check_permissions), from the server's own origin. */
-const headersFor = (origin: string) => ({ 'content-type': 'application/json', 'x-service-admin-secret': TEST_ADMIN_SECRET, origin });
+const headersFor = (origin: string) => ({
+  'content-type': 'application/json',
+  'x-service-admin-secret': TEST_ADMIN_SECRET,
+  origin,
+});
 
 /** How long a load run goes on: so many seconds (BENCH_DURATION by default), or so many requests. */
 interface RunSpan {
@@ -95,7 +103,14 @@ interface RunSpan {
   amount?: number;
 }
 
-type AutocannonRaw = (o: Record<string, unknown>) => Promise<{ requests: { average: number; total: number }; latency: { p50: number; p99: number }; errors: number; non2xx: number }>;
+type AutocannonRaw = (
+  o: Record<string, unknown>,
+) => Promise<{
+  requests: { average: number; total: number };
+  latency: { p50: number; p99: number };
+  errors: number;
+  non2xx: number;
+}>;
 
 /**
  * autocannon on POST /v1/check_permissions, connection k cycling through `bodiesFor(k)`
@@ -110,7 +125,14 @@ async function load(
   // A list is cycled through; a function makes every request's body as it is sent.
   const requests = (bodies: string[] | (() => string)) =>
     typeof bodies === 'function'
-      ? [{ method: 'POST', path: '/v1/check_permissions', headers, setupRequest: (req: Record<string, unknown>) => ({ ...req, body: bodies() }) }]
+      ? [
+          {
+            method: 'POST',
+            path: '/v1/check_permissions',
+            headers,
+            setupRequest: (req: Record<string, unknown>) => ({ ...req, body: bodies() }),
+          },
+        ]
       : bodies.map((body) => ({ method: 'POST', path: '/v1/check_permissions', headers, body }));
   let k = 0;
   const cpu0 = child.cpuSeconds();
@@ -122,7 +144,14 @@ async function load(
     setupClient: (client: { setRequests(r: unknown[]): void }) => client.setRequests(requests(bodiesFor(k++))),
   });
   const cpu = child.cpuSeconds() - cpu0;
-  return { rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, errors: r.errors + r.non2xx, cpuUs: (cpu * 1e6) / Math.max(1, r.requests.total), total: r.requests.total };
+  return {
+    rps: r.requests.average,
+    p50: r.latency.p50,
+    p99: r.latency.p99,
+    errors: r.errors + r.non2xx,
+    cpuUs: (cpu * 1e6) / Math.max(1, r.requests.total),
+    total: r.requests.total,
+  };
 }
 
 interface PairResult {
@@ -149,7 +178,11 @@ function meanRun(runs: HttpRun[]): HttpRun {
  * one round shows how much one round's ratio can be trusted (on the 2-core machine it moved by
  * ±15% from one round to the next).
  */
-async function rounds(a: BenchChild<ServerInfo>, b: BenchChild<ServerInfo>, once: (child: BenchChild<ServerInfo>) => Promise<HttpRun>): Promise<PairResult> {
+async function rounds(
+  a: BenchChild<ServerInfo>,
+  b: BenchChild<ServerInfo>,
+  once: (child: BenchChild<ServerInfo>) => Promise<HttpRun>,
+): Promise<PairResult> {
   const as: HttpRun[] = [];
   const bs: HttpRun[] = [];
   const roundRatios: number[] = [];
@@ -165,11 +198,17 @@ async function rounds(a: BenchChild<ServerInfo>, b: BenchChild<ServerInfo>, once
   return { a: meanRun(as), b: meanRun(bs), roundRatios };
 }
 
-function pair(a: BenchChild<ServerInfo>, b: BenchChild<ServerInfo>, bodies: string[], headers: Record<string, string>): Promise<PairResult> {
+function pair(
+  a: BenchChild<ServerInfo>,
+  b: BenchChild<ServerInfo>,
+  bodies: string[],
+  headers: Record<string, string>,
+): Promise<PairResult> {
   return rounds(a, b, (child) => load(child, () => bodies, headers));
 }
 
-const roundsNote = (r: PairResult) => (r.roundRatios.length > 1 ? `; rounds ${r.roundRatios.map((x) => `${Math.round(x * 100)}%`).join(', ')}` : '');
+const roundsNote = (r: PairResult) =>
+  r.roundRatios.length > 1 ? `; rounds ${r.roundRatios.map((x) => `${Math.round(x * 100)}%`).join(', ')}` : '';
 
 /**
  * Every check distinct, so the server's check-answer cache never helps: each side draws from its
@@ -178,7 +217,13 @@ const roundsNote = (r: PairResult) => (r.roundRatios.length > 1 ? `; rounds ${r.
  * cycled through 1500 prepared bodies, which repeated, and were answered from the cache, above
  * 9,600 requests/s; and they covered a handful of documents: a review finding.)
  */
-async function pairDistinct(a: BenchChild<ServerInfo>, b: BenchChild<ServerInfo>, users: number, documents: number, headers: Record<string, string>): Promise<PairResult & { warm: WarmUp }> {
+async function pairDistinct(
+  a: BenchChild<ServerInfo>,
+  b: BenchChild<ServerInfo>,
+  users: number,
+  documents: number,
+  headers: Record<string, string>,
+): Promise<PairResult & { warm: WarmUp }> {
   const next = new Map([a, b].map((child) => [child, distinctChecks(users, documents)]));
   const once = (child: BenchChild<ServerInfo>, span?: RunSpan) => load(child, () => next.get(child)!, headers, span);
   await once(a, { seconds: WARM_UP_S });
@@ -212,7 +257,11 @@ async function warmUp(run: (span: RunSpan) => Promise<HttpRun & { total: number 
   // ends part-way through its last one.
   const started = performance.now();
   const rest = await run({ amount: DISTINCT_WARM_UP - first.total });
-  return { checks: first.total + rest.total, firstRps: first.rps, restRps: rest.total / ((performance.now() - started) / 1000) };
+  return {
+    checks: first.total + rest.total,
+    firstRps: first.rps,
+    restRps: rest.total / ((performance.now() - started) / 1000),
+  };
 }
 
 /**
@@ -228,16 +277,28 @@ function distinctChecks(users: number, documents: number): () => string {
   let i = 0;
   return () => {
     const j = ((i++ % period) * prime) % grid;
-    return JSON.stringify({ user: `user:u${j % users}`, checks: [{ relation: 'can_view', object: `document:d${Math.floor(j / users)}` }] });
+    return JSON.stringify({
+      user: `user:u${j % users}`,
+      checks: [{ relation: 'can_view', object: `document:d${Math.floor(j / users)}` }],
+    });
   };
 }
 
 /** One request at a time: the latency of a single check over HTTP, no queueing. */
-async function sequential(base: string, bodies: string[], headers: Record<string, string>, n = 1000): Promise<{ p50: number; p99: number }> {
+async function sequential(
+  base: string,
+  bodies: string[],
+  headers: Record<string, string>,
+  n = 1000,
+): Promise<{ p50: number; p99: number }> {
   const lat: number[] = [];
   for (let i = 0; i < n; i++) {
     const s = performance.now();
-    const res = await fetch(`${base}/v1/check_permissions`, { method: 'POST', headers, body: bodies[i % bodies.length] });
+    const res = await fetch(`${base}/v1/check_permissions`, {
+      method: 'POST',
+      headers,
+      body: bodies[i % bodies.length],
+    });
     const text = await res.text();
     if (res.status !== 200) throw new Error(`check_permissions answered ${res.status}: ${text.slice(0, 200)}`);
     lat.push(performance.now() - s);
@@ -248,7 +309,13 @@ async function sequential(base: string, bodies: string[], headers: Record<string
 
 export async function runFgaBench(): Promise<Row[]> {
   const rows: Row[] = [];
-  rows.push({ section: S, name: 'machine load average (1 min) at start', value: loadavg()[0], unit: '', note: `${(await import('node:os')).cpus().length} cores shared with other work` });
+  rows.push({
+    section: S,
+    name: 'machine load average (1 min) at start',
+    value: loadavg()[0],
+    unit: '',
+    note: `${(await import('node:os')).cpus().length} cores shared with other work`,
+  });
   const bare = await startBenchChild<ServerInfo>(new URL('./servers/bare.ts', import.meta.url));
   try {
     for (const storeName of STORES) {
@@ -262,9 +329,24 @@ export async function runFgaBench(): Promise<Row[]> {
         let server: BenchChild<ServerInfo> | undefined;
         let node: FgaService | undefined;
         try {
-          rows.push(...(await measureOne(tag, target.flags, size, bare, (s) => (server = s), (n) => (node = n))));
+          rows.push(
+            ...(await measureOne(
+              tag,
+              target.flags,
+              size,
+              bare,
+              (s) => (server = s),
+              (n) => (node = n),
+            )),
+          );
         } catch (err) {
-          rows.push({ section: S, name: tag, value: 0, unit: '-', note: `failed: ${(err as Error).message.slice(0, 160)}` });
+          rows.push({
+            section: S,
+            name: tag,
+            value: 0,
+            unit: '-',
+            note: `failed: ${(err as Error).message.slice(0, 160)}`,
+          });
         } finally {
           await server?.stop();
           await node?.close();
@@ -298,7 +380,13 @@ async function measureOne(
   for (const t of data.tuples) model.validateTuple(t);
   await store.importTuples(data.tuples);
   const loadS = (performance.now() - t0) / 1000;
-  rows.push({ section: S, name: `${tag}: load ${data.tuples.length} tuples (validate + bulk import)`, value: loadS, unit: 's', note: `${Math.round(data.tuples.length / loadS)} tuples/s` });
+  rows.push({
+    section: S,
+    name: `${tag}: load ${data.tuples.length} tuples (validate + bulk import)`,
+    value: loadS,
+    unit: 's',
+    note: `${Math.round(data.tuples.length / loadS)} tuples/s`,
+  });
   const { users, documents } = data;
   data.tuples.length = 0; // the index below is what the rest needs
 
@@ -306,7 +394,13 @@ async function measureOne(
   const node = await FgaService.open(store, { syncIntervalMs: 0, pruneIntervalMs: 0 });
   keepNode(node);
   const heapMb = Math.round(process.memoryUsage().heapUsed / 1e6);
-  rows.push({ section: S, name: `${tag}: node start (snapshot into index)`, value: (performance.now() - t0) / 1000, unit: 's', note: `${node.tupleCount} tuples, process heap ${heapMb} MB` });
+  rows.push({
+    section: S,
+    name: `${tag}: node start (snapshot into index)`,
+    value: (performance.now() - t0) / 1000,
+    unit: 's',
+    note: `${node.tupleCount} tuples, process heap ${heapMb} MB`,
+  });
 
   const rnd = prng(size);
   const one = () => ({ user: `user:u${rnd(users)}`, relation: 'can_view', object: `document:d${rnd(documents)}` });
@@ -322,8 +416,20 @@ async function measureOne(
   }
   lat.sort((a, b) => a - b);
   const p99 = pct(lat, 0.99);
-  rows.push({ section: S, name: `${tag}: check in process p50`, value: us(pct(lat, 0.5)), unit: 'µs', note: `${allowed} of 20000 allowed` });
-  rows.push({ section: S, name: `${tag}: check in process p99`, value: us(p99), unit: 'µs', note: `target < 1000 µs at 1M: ${met(p99 < 1)}; p99.9 ${us(pct(lat, 0.999))} µs` });
+  rows.push({
+    section: S,
+    name: `${tag}: check in process p50`,
+    value: us(pct(lat, 0.5)),
+    unit: 'µs',
+    note: `${allowed} of 20000 allowed`,
+  });
+  rows.push({
+    section: S,
+    name: `${tag}: check in process p99`,
+    value: us(p99),
+    unit: 'µs',
+    note: `target < 1000 µs at 1M: ${met(p99 < 1)}; p99.9 ${us(pct(lat, 0.999))} µs`,
+  });
 
   const batch: number[] = [];
   for (let i = 0; i < 300; i++) {
@@ -333,7 +439,13 @@ async function measureOne(
     batch.push(performance.now() - s);
   }
   batch.sort((a, b) => a - b);
-  rows.push({ section: S, name: `${tag}: batch of 100 checks p99`, value: pct(batch, 0.99), unit: 'ms', note: `target < 20 ms: ${met(pct(batch, 0.99) < 20)}; p50 ${pct(batch, 0.5).toFixed(2)} ms` });
+  rows.push({
+    section: S,
+    name: `${tag}: batch of 100 checks p99`,
+    value: pct(batch, 0.99),
+    unit: 'ms',
+    note: `target < 20 ms: ${met(pct(batch, 0.99) < 20)}; p50 ${pct(batch, 0.5).toFixed(2)} ms`,
+  });
 
   for (let i = 0; i < 10; i++) node.listPermissions('user:lister', { relation: 'can_view', objectType: 'document' }); // warm-up
   const lists: number[] = [];
@@ -357,9 +469,18 @@ async function measureOne(
 
   // Over REST: the server is another node on the same database (it loads the snapshot itself).
   t0 = performance.now();
-  const server = await startBenchChild<ServerInfo>(new URL('./servers/latchkey.ts', import.meta.url), { args: [JSON.stringify(flags)], ...(process.env.BENCH_FGA_PROF ? { cpuProfDir: process.env.BENCH_FGA_PROF } : {}) });
+  const server = await startBenchChild<ServerInfo>(new URL('./servers/latchkey.ts', import.meta.url), {
+    args: [JSON.stringify(flags)],
+    ...(process.env.BENCH_FGA_PROF ? { cpuProfDir: process.env.BENCH_FGA_PROF } : {}),
+  });
   keepServer(server);
-  rows.push({ section: S, name: `${tag}: server start (kernel + snapshot)`, value: (performance.now() - t0) / 1000, unit: 's', note: `server heap ${server.info.heapMb} MB` });
+  rows.push({
+    section: S,
+    name: `${tag}: server start (kernel + snapshot)`,
+    value: (performance.now() - t0) / 1000,
+    unit: 's',
+    note: `server heap ${server.info.heapMb} MB`,
+  });
   const bodies = Array.from({ length: 500 }, () => {
     const q = one();
     return JSON.stringify({ user: q.user, checks: [{ relation: q.relation, object: q.object }] });
@@ -382,7 +503,13 @@ async function measureOne(
   const repeated = await pair(bare, server, bodies, headers);
   const [bareRun, restRun] = [repeated.a, repeated.b];
   if (restRun.errors > 0) throw new Error(`REST check_permissions had ${restRun.errors} errors under load`);
-  rows.push({ section: S, name: `${tag}: bare Fastify POST /v1/check_permissions`, value: bareRun.rps, unit: 'req/s', note: `p50 ${bareRun.p50} ms, p99 ${bareRun.p99} ms, server CPU ${bareRun.cpuUs.toFixed(0)} µs/req` });
+  rows.push({
+    section: S,
+    name: `${tag}: bare Fastify POST /v1/check_permissions`,
+    value: bareRun.rps,
+    unit: 'req/s',
+    note: `p50 ${bareRun.p50} ms, p99 ${bareRun.p99} ms, server CPU ${bareRun.cpuUs.toFixed(0)} µs/req`,
+  });
   rows.push({
     section: S,
     name: `${tag}: REST check_permissions (1 check, 500 repeated)`,
@@ -396,7 +523,8 @@ async function measureOne(
   // The same, every check distinct: what the engine costs when the check-answer cache cannot help.
   const distinctRun = await pairDistinct(bare, server, users, documents, headers);
   const [bareDistinct, restDistinct] = [distinctRun.a, distinctRun.b];
-  if (restDistinct.errors > 0) throw new Error(`REST check_permissions (distinct) had ${restDistinct.errors} errors under load`);
+  if (restDistinct.errors > 0)
+    throw new Error(`REST check_permissions (distinct) had ${restDistinct.errors} errors under load`);
   rows.push({
     section: S,
     name: `${tag}: REST check_permissions (1 check, all distinct)`,
@@ -418,7 +546,13 @@ async function measureOne(
     if (performance.now() - s > 10_000) throw new Error('the server never saw the write');
     await sleep(2);
   }
-  rows.push({ section: S, name: `${tag}: write on this node visible on the server`, value: Math.round(performance.now() - s), unit: 'ms', note: 'poll interval 250 ms' });
+  rows.push({
+    section: S,
+    name: `${tag}: write on this node visible on the server`,
+    value: Math.round(performance.now() - s),
+    unit: 'ms',
+    note: 'poll interval 250 ms',
+  });
   await writer.close();
   return rows;
 }

@@ -58,7 +58,11 @@ async function measure<T>(child: BenchChild<T>, load: Load): Promise<Measured | 
 }
 
 /** A-B-B-A, averaged, after a warm-up of both (JIT and caches: the first seconds run slower). */
-async function pair<A, B>(a: [BenchChild<A>, Load], b: [BenchChild<B>, Load], warmUp?: [() => Promise<unknown>, () => Promise<unknown>]): Promise<[Measured, Measured] | null> {
+async function pair<A, B>(
+  a: [BenchChild<A>, Load],
+  b: [BenchChild<B>, Load],
+  warmUp?: [() => Promise<unknown>, () => Promise<unknown>],
+): Promise<[Measured, Measured] | null> {
   if (warmUp) for (const w of warmUp) await w();
   const a1 = await measure(...a);
   const b1 = await measure(...b);
@@ -75,8 +79,10 @@ async function pair<A, B>(a: [BenchChild<A>, Load], b: [BenchChild<B>, Load], wa
   return [mean(a1, a2), mean(b1, b2)];
 }
 
-const latency = (m: Measured) => (Number.isNaN(m.p99ms) ? `mean ${m.meanMs?.toFixed(2)} ms` : `p99 ${m.p99ms.toFixed(1)} ms`);
-const note = (m: Measured, extra = '') => `${latency(m)}, server CPU ${m.cpuUs.toFixed(1)} us/req${m.errors ? `, ${m.errors} errors` : ''}${extra ? `, ${extra}` : ''}`;
+const latency = (m: Measured) =>
+  Number.isNaN(m.p99ms) ? `mean ${m.meanMs?.toFixed(2)} ms` : `p99 ${m.p99ms.toFixed(1)} ms`;
+const note = (m: Measured, extra = '') =>
+  `${latency(m)}, server CPU ${m.cpuUs.toFixed(1)} us/req${m.errors ? `, ${m.errors} errors` : ''}${extra ? `, ${extra}` : ''}`;
 
 function compared(name: string, m: Measured, refName: string, ref: Measured, target: string): Row {
   const cpuRatio = ref.cpuUs / m.cpuUs;
@@ -96,30 +102,64 @@ export async function runKernelBench(): Promise<Row[]> {
   try {
     const lk = await startBenchChild<LatchkeyInfo>(new URL('./servers/latchkey.ts', import.meta.url));
     children.push(lk);
-    const bare = await startBenchChild<BareInfo>(new URL('./servers/bare.ts', import.meta.url), { args: [JSON.stringify(lk.info.meta)] });
+    const bare = await startBenchChild<BareInfo>(new URL('./servers/bare.ts', import.meta.url), {
+      args: [JSON.stringify(lk.info.meta)],
+    });
     children.push(bare);
     const rows: Row[] = [];
 
-    const warm = (url: string, extra: Partial<Parameters<typeof httpLoad>[0]> = {}) => () => httpLoad({ url, durationS: 2, ...extra });
-    const gqlBody = JSON.stringify({ query: '{ meta { version client_id is_sign_up_enabled is_basic_authentication_enabled is_google_login_enabled } }' });
-    const gqlPost = { method: 'POST' as const, headers: { 'content-type': 'application/json', origin: lk.info.origin }, body: gqlBody };
-    const rest = await pair([bare, () => httpLoad({ url: `${bare.info.base}/v1/meta` })], [lk, () => httpLoad({ url: `${lk.info.base}/v1/meta` })], [
-      warm(`${bare.info.base}/v1/meta`),
-      warm(`${lk.info.base}/v1/meta`),
-    ]);
+    const warm =
+      (url: string, extra: Partial<Parameters<typeof httpLoad>[0]> = {}) =>
+      () =>
+        httpLoad({ url, durationS: 2, ...extra });
+    const gqlBody = JSON.stringify({
+      query:
+        '{ meta { version client_id is_sign_up_enabled is_basic_authentication_enabled is_google_login_enabled } }',
+    });
+    const gqlPost = {
+      method: 'POST' as const,
+      headers: { 'content-type': 'application/json', origin: lk.info.origin },
+      body: gqlBody,
+    };
+    const rest = await pair(
+      [bare, () => httpLoad({ url: `${bare.info.base}/v1/meta` })],
+      [lk, () => httpLoad({ url: `${lk.info.base}/v1/meta` })],
+      [warm(`${bare.info.base}/v1/meta`), warm(`${lk.info.base}/v1/meta`)],
+    );
     const [bareHttp, lkRest] = rest!;
-    rows.push({ section: S, name: 'bare Fastify GET /v1/meta (object)', value: bareHttp.rps, unit: 'req/s', note: note(bareHttp) });
+    rows.push({
+      section: S,
+      name: 'bare Fastify GET /v1/meta (object)',
+      value: bareHttp.rps,
+      unit: 'req/s',
+      note: note(bareHttp),
+    });
     rows.push(compared('REST GET /v1/meta', lkRest, 'bare Fastify', bareHttp, '80%'));
 
     const gqlLoad = () => httpLoad({ url: `${lk.info.base}/graphql`, ...gqlPost });
-    const [bareHttp2, lkGql] = (await pair([bare, () => httpLoad({ url: `${bare.info.base}/v1/meta` })], [lk, gqlLoad], [
-      warm(bare.info.graphql, gqlPost),
-      warm(`${lk.info.base}/graphql`, gqlPost),
-    ]))!;
+    const [bareHttp2, lkGql] = (await pair(
+      [bare, () => httpLoad({ url: `${bare.info.base}/v1/meta` })],
+      [lk, gqlLoad],
+      [warm(bare.info.graphql, gqlPost), warm(`${lk.info.base}/graphql`, gqlPost)],
+    ))!;
     rows.push(compared('GraphQL meta', lkGql, 'bare Fastify', bareHttp2, '60%'));
-    const bareGqlLoad = () => httpLoad({ url: bare.info.graphql, method: 'POST', headers: { 'content-type': 'application/json' }, body: gqlBody });
+    const bareGqlLoad = () =>
+      httpLoad({
+        url: bare.info.graphql,
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: gqlBody,
+      });
     const [bareGql, lkGql2] = (await pair([bare, bareGqlLoad], [lk, gqlLoad]))!;
-    rows.push({ section: S, name: 'bare Mercurius meta (same query, JIT)', value: bareGql.rps, unit: 'req/s', reference: 'bare Fastify', ratio: bareGql.rps / bareHttp2.rps, note: note(bareGql, 'information: the GraphQL layer alone') });
+    rows.push({
+      section: S,
+      name: 'bare Mercurius meta (same query, JIT)',
+      value: bareGql.rps,
+      unit: 'req/s',
+      reference: 'bare Fastify',
+      ratio: bareGql.rps / bareHttp2.rps,
+      note: note(bareGql, 'information: the GraphQL layer alone'),
+    });
     rows.push(compared('GraphQL meta', lkGql2, 'bare Mercurius', bareGql, 'information'));
 
     // A real call first: h2load sees HTTP status only, so a broken method must fail here.
@@ -133,10 +173,35 @@ export async function runKernelBench(): Promise<Row[]> {
       const [bareGrpc, lkGrpc] = h2;
       const [bareH2, lkGrpc2] = (await pair([bare, bareH2Rpc], [lk, lkRpc]))!;
       // The target row: Latchkey's gRPC beside bare Fastify, measured A-B-B-A like the others.
-      const [bareHttp3, lkGrpcVsHttp] = (await pair([bare, () => httpLoad({ url: `${bare.info.base}/v1/meta` })], [lk, lkRpc]))!;
+      const [bareHttp3, lkGrpcVsHttp] = (await pair(
+        [bare, () => httpLoad({ url: `${bare.info.base}/v1/meta` })],
+        [lk, lkRpc],
+      ))!;
       client.close();
-      rows.push({ section: S, name: 'bare grpc-js Meta (h2load, 4 conns x 10 streams)', value: bareGrpc.rps, unit: 'req/s', reference: 'bare Fastify', ratio: bareGrpc.rps / bareHttp3.rps, note: note(bareGrpc, `CPU-per-request ratio to bare Fastify ${((bareHttp3.cpuUs / bareGrpc.cpuUs) * 100).toFixed(0)}%, information`) });
-      rows.push({ section: S, name: 'bare node:http2 Meta (h2load, same load)', value: bareH2.rps, unit: 'req/s', reference: 'bare Fastify', ratio: bareH2.rps / bareHttp3.rps, note: note(bareH2, `CPU-per-request ratio to bare Fastify ${((bareHttp3.cpuUs / bareH2.cpuUs) * 100).toFixed(0)}%, information`) });
+      rows.push({
+        section: S,
+        name: 'bare grpc-js Meta (h2load, 4 conns x 10 streams)',
+        value: bareGrpc.rps,
+        unit: 'req/s',
+        reference: 'bare Fastify',
+        ratio: bareGrpc.rps / bareHttp3.rps,
+        note: note(
+          bareGrpc,
+          `CPU-per-request ratio to bare Fastify ${((bareHttp3.cpuUs / bareGrpc.cpuUs) * 100).toFixed(0)}%, information`,
+        ),
+      });
+      rows.push({
+        section: S,
+        name: 'bare node:http2 Meta (h2load, same load)',
+        value: bareH2.rps,
+        unit: 'req/s',
+        reference: 'bare Fastify',
+        ratio: bareH2.rps / bareHttp3.rps,
+        note: note(
+          bareH2,
+          `CPU-per-request ratio to bare Fastify ${((bareHttp3.cpuUs / bareH2.cpuUs) * 100).toFixed(0)}%, information`,
+        ),
+      });
       rows.push(compared('gRPC Meta (h2load)', lkGrpcVsHttp, 'bare Fastify', bareHttp3, '60%'));
       rows.push(compared('gRPC Meta (h2load)', lkGrpc, 'bare grpc-js', bareGrpc, 'information'));
       rows.push(compared('gRPC Meta (h2load)', lkGrpc2, 'bare node:http2', bareH2, 'information'));
@@ -158,6 +223,5 @@ export async function runKernelBench(): Promise<Row[]> {
     await Promise.all(children.map((c) => c.stop()));
   }
 }
-
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) printTable(await runKernelBench());

@@ -57,7 +57,10 @@ function tokenRequest(t: BenchTarget) {
   };
 }
 
-const userinfoRequest = (t: BenchTarget) => ({ url: `${t.base}/userinfo`, headers: { authorization: `Bearer ${t.userAccessToken}` } });
+const userinfoRequest = (t: BenchTarget) => ({
+  url: `${t.base}/userinfo`,
+  headers: { authorization: `Bearer ${t.userAccessToken}` },
+});
 
 function formatOf(token: string): string {
   if (token.split('.').length !== 3) return 'opaque';
@@ -70,10 +73,12 @@ async function check(name: string, t: BenchTarget): Promise<{ tokenFormat: strin
   const req = tokenRequest(t);
   const res = await fetch(req.url, { method: 'POST', headers: req.headers, body: req.body });
   const body = (await res.json()) as { access_token?: string };
-  if (res.status !== 200 || !body.access_token) throw new Error(`${name} token endpoint: ${res.status} ${JSON.stringify(body)}`);
+  if (res.status !== 200 || !body.access_token)
+    throw new Error(`${name} token endpoint: ${res.status} ${JSON.stringify(body)}`);
   const info = await fetch(userinfoRequest(t).url, { headers: userinfoRequest(t).headers });
   const claims = (await info.json()) as { email?: string };
-  if (info.status !== 200 || claims.email !== 'bench@example.com') throw new Error(`${name} userinfo: ${info.status} ${JSON.stringify(claims)}`);
+  if (info.status !== 200 || claims.email !== 'bench@example.com')
+    throw new Error(`${name} userinfo: ${info.status} ${JSON.stringify(claims)}`);
   return { tokenFormat: formatOf(body.access_token), userinfoFormat: formatOf(t.userAccessToken) };
 }
 
@@ -99,7 +104,11 @@ const note = (r: Measured, extra: string) =>
   `p99 ${r.p99ms.toFixed(1)} ms, server CPU ${r.cpuMsPerRequest.toFixed(2)} ms/req${r.errors ? `, ${r.errors} errors` : ''}, ${extra}`;
 
 /** A-B-B-A: both sides see the same drift on a shared machine. */
-async function pair(load: (t: BenchTarget) => Promise<LoadResult>, a: ChildServer, b: ChildServer): Promise<[Measured, Measured]> {
+async function pair(
+  load: (t: BenchTarget) => Promise<LoadResult>,
+  a: ChildServer,
+  b: ChildServer,
+): Promise<[Measured, Measured]> {
   const a1 = await measured(a, load);
   const b1 = await measured(b, load);
   const b2 = await measured(b, load);
@@ -119,9 +128,18 @@ async function profileTokenEndpoint(): Promise<Row> {
     }
     const to = Number(process.hrtime.bigint() / 1000n);
     const file = (await readdir(dir)).find((f) => f.endsWith('.cpuprofile'));
-    if (!file) return { section: S, name: 'profile: client_credentials (Latchkey)', value: 0, unit: '-', note: 'no profile written' };
+    if (!file)
+      return {
+        section: S,
+        name: 'profile: client_credentials (Latchkey)',
+        value: 0,
+        unit: '-',
+        note: 'no profile written',
+      };
     const summary = summarizeProfile(join(dir, file), [from, to], 8);
-    process.stderr.write(`oauth profile (self time, load phase, ${summary.samples} samples)\n  by place: ${formatShares(summary.places)}\n  by function: ${formatShares(summary.functions)}\n`);
+    process.stderr.write(
+      `oauth profile (self time, load phase, ${summary.samples} samples)\n  by place: ${formatShares(summary.places)}\n  by function: ${formatShares(summary.functions)}\n`,
+    );
     return {
       section: S,
       name: 'profile: client_credentials (Latchkey)',
@@ -151,7 +169,13 @@ export async function runOauthBench(): Promise<Row[]> {
     const peerToken = 'oidc-provider 9.13.3 client_credentials';
     const peerInfo = 'oidc-provider 9.13.3 /userinfo';
     const rows: Row[] = [
-      { section: S, name: peerToken, value: prToken.rps, unit: 'req/s', note: note(prToken, `${pr.tokenFormat} access token, client_secret_basic, child process`) },
+      {
+        section: S,
+        name: peerToken,
+        value: prToken.rps,
+        unit: 'req/s',
+        note: note(prToken, `${pr.tokenFormat} access token, client_secret_basic, child process`),
+      },
       {
         section: S,
         name: 'POST /oauth/token client_credentials',
@@ -161,7 +185,13 @@ export async function runOauthBench(): Promise<Row[]> {
         ratio: lkToken.rps / prToken.rps,
         note: note(lkToken, `${lk.tokenFormat} access token, client_secret_basic, child process, target 150%`),
       },
-      { section: S, name: peerInfo, value: prInfo.rps, unit: 'req/s', note: note(prInfo, `${pr.userinfoFormat} bearer token (Grant + AccessToken models)`) },
+      {
+        section: S,
+        name: peerInfo,
+        value: prInfo.rps,
+        unit: 'req/s',
+        note: note(prInfo, `${pr.userinfoFormat} bearer token (Grant + AccessToken models)`),
+      },
       {
         section: S,
         name: 'GET /userinfo (bearer)',

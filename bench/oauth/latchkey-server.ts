@@ -39,8 +39,19 @@ const user = await kernel.service('users').create({
   email_verified: true,
 });
 const scopes = ['openid', 'email', 'profile'];
-const session = await kernel.service('sessions').create({ userId: user.id, roles: ['user'], scopes, amr: ['pwd'], authTime: Math.floor(Date.now() / 1000), clientId: client.clientId });
-const issued = await kernel.service('tokens').issue({ idTokenClaimsByScope: true, user, session, scopes, roles: ['user'], clientId: client.clientId });
+const session = await kernel
+  .service('sessions')
+  .create({
+    userId: user.id,
+    roles: ['user'],
+    scopes,
+    amr: ['pwd'],
+    authTime: Math.floor(Date.now() / 1000),
+    clientId: client.clientId,
+  });
+const issued = await kernel
+  .service('tokens')
+  .issue({ idTokenClaimsByScope: true, user, session, scopes, roles: ['user'], clientId: client.clientId });
 
 const target: BenchTarget = {
   base: server.url.replace('localhost', '127.0.0.1'),

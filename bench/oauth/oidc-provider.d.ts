@@ -16,6 +16,12 @@ declare module 'oidc-provider' {
     listen(port: number, host: string): Server;
     Client: { find(id: string): Promise<ClientInstance | undefined> };
     Grant: new (init: { accountId: string; clientId: string }) => GrantInstance;
-    AccessToken: new (init: { accountId: string; client: ClientInstance | undefined; grantId: string; scope: string; gty: string }) => AccessTokenInstance;
+    AccessToken: new (init: {
+      accountId: string;
+      client: ClientInstance | undefined;
+      grantId: string;
+      scope: string;
+      gty: string;
+    }) => AccessTokenInstance;
   }
 }

@@ -25,7 +25,13 @@ const signingJwk = { ...privateKey.export({ format: 'jwk' }), kid: 'bench-rs256'
 const account = {
   accountId: 'bench-user',
   async claims() {
-    return { sub: 'bench-user', email: 'bench@example.com', email_verified: true, given_name: 'Bench', family_name: 'User' };
+    return {
+      sub: 'bench-user',
+      email: 'bench@example.com',
+      email_verified: true,
+      given_name: 'Bench',
+      family_name: 'User',
+    };
   },
 };
 
@@ -56,7 +62,12 @@ const provider = new Provider(issuer, {
       enabled: true,
       defaultResource: async () => resource,
       useGrantedResource: async () => true,
-      getResourceServerInfo: async () => ({ scope: 'reports:read', audience: resource, accessTokenFormat: 'jwt', jwt: { sign: { alg: 'RS256' } } }),
+      getResourceServerInfo: async () => ({
+        scope: 'reports:read',
+        audience: resource,
+        accessTokenFormat: 'jwt',
+        jwt: { sign: { alg: 'RS256' } },
+      }),
     },
   },
 });
@@ -67,7 +78,13 @@ const client = await provider.Client.find(clientId);
 const grant = new provider.Grant({ accountId: account.accountId, clientId });
 grant.addOIDCScope('openid email profile');
 const grantId = await grant.save();
-const userToken = new provider.AccessToken({ accountId: account.accountId, client, grantId, scope: 'openid email profile', gty: 'authorization_code' });
+const userToken = new provider.AccessToken({
+  accountId: account.accountId,
+  client,
+  grantId,
+  scope: 'openid email profile',
+  gty: 'authorization_code',
+});
 const userAccessToken = await userToken.save();
 
 const target: BenchTarget = { base: issuer, clientId, clientSecret, userAccessToken, scope: 'reports:read' };

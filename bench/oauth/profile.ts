@@ -37,7 +37,10 @@ function placeOf(url: string, fn: string): string {
 }
 
 function top(counts: Map<string, number>, total: number, n: number): [string, number][] {
-  return [...counts.entries()].sort((a, b) => b[1] - a[1]).slice(0, n).map(([k, v]) => [k, v / total]);
+  return [...counts.entries()]
+    .sort((a, b) => b[1] - a[1])
+    .slice(0, n)
+    .map(([k, v]) => [k, v / total]);
 }
 
 export function summarizeProfile(file: string, windowUs?: [number, number], n = 12): ProfileSummary {
@@ -71,4 +74,5 @@ export function summarizeProfile(file: string, windowUs?: [number, number], n = 
   return { samples: total, functions: top(fns, total || 1, n), places: top(places, total || 1, n) };
 }
 
-export const formatShares = (entries: [string, number][]): string => entries.map(([k, v]) => `${k} ${(v * 100).toFixed(1)}%`).join('; ');
+export const formatShares = (entries: [string, number][]): string =>
+  entries.map(([k, v]) => `${k} ${(v * 100).toFixed(1)}%`).join('; ');

@@ -49,7 +49,17 @@
  * 457k), repeat a comparison, and read the function lists before trusting a total.
  */
 import { execFileSync } from 'node:child_process';
-import { chmodSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -85,7 +95,11 @@ const OPS = ['profile', 'validate', 'login'] as const;
 const op = (process.env.OP ?? 'profile') as (typeof OPS)[number];
 if (!OPS.includes(op)) throw new Error(`OP=${process.env.OP}: one of ${OPS.join(', ')}`);
 /** The request path of each op, on Latchkey and on the bare route (for logins, the login floor). */
-const PATHS = { profile: ['/v1/profile', '/verify'], validate: ['/v1/validate_jwt_token', '/validate'], login: ['/v1/login', '/login'] } as const;
+const PATHS = {
+  profile: ['/v1/profile', '/verify'],
+  validate: ['/v1/validate_jwt_token', '/validate'],
+  login: ['/v1/login', '/login'],
+} as const;
 const EMAIL = 'cold@example.com';
 /**
  * OP=login: the user's password hash has the cheapest Argon2id parameters (8 KiB, one pass), put
@@ -130,14 +144,23 @@ function nameAt(ranges: JitRange[], addr: number): string | undefined {
   }
   let best: JitRange | undefined;
   // Code objects are freed and their addresses reused: the newest range holding the address is its name.
-  for (let i = hi; i >= 0 && i > hi - 64; i--) if (ranges[i].start <= addr && addr < ranges[i].end && (!best || ranges[i].line > best.line)) best = ranges[i];
+  for (let i = hi; i >= 0 && i > hi - 64; i--)
+    if (ranges[i].start <= addr && addr < ranges[i].end && (!best || ranges[i].line > best.line)) best = ranges[i];
   return best?.name;
 }
 
 /** Self instructions by function in a callgrind dump (callgrind_annotate's flat list). */
-function selfCosts(dump: string, ranges: JitRange[], inclusive = false): { total: number; byFunction: Map<string, number> } {
+function selfCosts(
+  dump: string,
+  ranges: JitRange[],
+  inclusive = false,
+): { total: number; byFunction: Map<string, number> } {
   // Instructions only: with CACHE_SIM the dump holds more events, whose columns would run into the names.
-  const text = execFileSync('callgrind_annotate', ['--show=Ir', '--threshold=100', ...(inclusive ? ['--inclusive=yes'] : []), dump], { encoding: 'utf8', maxBuffer: 256 * 1024 * 1024 });
+  const text = execFileSync(
+    'callgrind_annotate',
+    ['--show=Ir', '--threshold=100', ...(inclusive ? ['--inclusive=yes'] : []), dump],
+    { encoding: 'utf8', maxBuffer: 256 * 1024 * 1024 },
+  );
   const byFunction = new Map<string, number>();
   let total = 0;
   for (const line of text.split('\n')) {
@@ -162,7 +185,11 @@ type Misses = Record<(typeof MISS_EVENTS)[number], number>;
 
 /** A dump's total first-level misses, from its PROGRAM TOTALS line. */
 function cacheMisses(dump: string): Misses {
-  const text = execFileSync('callgrind_annotate', [`--show=${MISS_EVENTS.join(',')}`, '--show-percs=no', '--threshold=100', dump], { encoding: 'utf8', maxBuffer: 256 * 1024 * 1024 });
+  const text = execFileSync(
+    'callgrind_annotate',
+    [`--show=${MISS_EVENTS.join(',')}`, '--show-percs=no', '--threshold=100', dump],
+    { encoding: 'utf8', maxBuffer: 256 * 1024 * 1024 },
+  );
   const shown = /^Events shown:\s+(.*)$/m.exec(text)?.[1].trim().split(/\s+/) ?? [];
   const totals = /^\s*([\d,.\s]+?)\s+PROGRAM TOTALS/m.exec(text)?.[1].trim().split(/\s+/) ?? [];
   const at = (event: string) => Number((totals[shown.indexOf(event)] ?? '0').replaceAll(',', '').replace(/^\.$/, '0'));
@@ -185,7 +212,10 @@ const cacheSim = process.env.CACHE_SIM === '1';
 /** The program that runs node under callgrind, counting off until the warm-up is done; written once. */
 function callgrindWrapper(dir: string): string {
   const wrapper = join(dir, 'node-under-callgrind.sh');
-  writeFileSync(wrapper, `#!/bin/sh\nexec valgrind --tool=callgrind ${cacheSim ? '--cache-sim=yes ' : ''}--instr-atstart=no --separate-threads=yes --callgrind-out-file=${dir}/cg.%p.out -q node "$@"\n`);
+  writeFileSync(
+    wrapper,
+    `#!/bin/sh\nexec valgrind --tool=callgrind ${cacheSim ? '--cache-sim=yes ' : ''}--instr-atstart=no --separate-threads=yes --callgrind-out-file=${dir}/cg.%p.out -q node "$@"\n`,
+  );
   chmodSync(wrapper, 0o755);
   return wrapper;
 }
@@ -196,10 +226,19 @@ type Send = (i: number) => Promise<void>;
 
 function sender(party: Party, path: string, tokens: string[]): Send {
   const url = `${party.url.replace(/\/(verify|login)$/, '')}${path}`;
-  const post = (body: unknown) => fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', origin: party.origin }, body: JSON.stringify(body) });
+  const post = (body: unknown) =>
+    fetch(url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', origin: party.origin },
+      body: JSON.stringify(body),
+    });
   return async (i) => {
     const res =
-      op === 'profile' ? await fetch(url, { headers: { authorization: `Bearer ${tokens[i]}` } }) : op === 'validate' ? await post({ token_type: 'access_token', token: tokens[i] }) : await post({ email: EMAIL, password: CHEAP_PASSWORD });
+      op === 'profile'
+        ? await fetch(url, { headers: { authorization: `Bearer ${tokens[i]}` } })
+        : op === 'validate'
+          ? await post({ token_type: 'access_token', token: tokens[i] })
+          : await post({ email: EMAIL, password: CHEAP_PASSWORD });
     if (res.status !== 200) throw new Error(`${url}: ${res.status} ${await res.text()}`);
     await res.arrayBuffer();
   };
@@ -218,7 +257,8 @@ async function measure(label: string, party: Party, path: string, tokens: string
   const send = sender(party, path, tokens);
   try {
     await requests(send, warm, 0);
-    const control = (args: string[]) => execFileSync('callgrind_control', [...args, String(party.pid)], { stdio: 'ignore' });
+    const control = (args: string[]) =>
+      execFileSync('callgrind_control', [...args, String(party.pid)], { stdio: 'ignore' });
     control(['-i', 'on']);
     await requests(send, counted, warm);
     control(['-i', 'off']);
@@ -239,8 +279,19 @@ async function measure(label: string, party: Party, path: string, tokens: string
     let helpers = 0;
     for (const f of dumps) if (f !== main) helpers += selfCosts(join(dir, f), []).total;
     const misses = cacheSim ? cacheMisses(join(dir, main)) : undefined;
-    const missesPerRequest = misses && { I1mr: misses.I1mr / counted, D1mr: misses.D1mr / counted, D1mw: misses.D1mw / counted };
-    return { label, mainPerRequest: costs.total / counted, helpersPerRequest: helpers / counted, byFunction: costs.byFunction, inclusive, missesPerRequest };
+    const missesPerRequest = misses && {
+      I1mr: misses.I1mr / counted,
+      D1mr: misses.D1mr / counted,
+      D1mw: misses.D1mw / counted,
+    };
+    return {
+      label,
+      mainPerRequest: costs.total / counted,
+      helpersPerRequest: helpers / counted,
+      byFunction: costs.byFunction,
+      inclusive,
+      missesPerRequest,
+    };
   } finally {
     await party.close();
     rmSync(perfMap, { force: true });
@@ -249,10 +300,12 @@ async function measure(label: string, party: Party, path: string, tokens: string
 
 const entries = (process.env.PARTIES ?? 'latchkey,bare').split(',').filter(Boolean);
 const firstLatchkey = entries.findIndex((e) => e !== 'bare');
-if (entries.indexOf('bare') !== -1 && (firstLatchkey === -1 || entries.indexOf('bare') < firstLatchkey)) throw new Error('PARTIES: bare needs a Latchkey party before it (its tokens and issuer)');
+if (entries.indexOf('bare') !== -1 && (firstLatchkey === -1 || entries.indexOf('bare') < firstLatchkey))
+  throw new Error('PARTIES: bare needs a Latchkey party before it (its tokens and issuer)');
 const dir = mkdtempSync(join(tmpdir(), 'latchkey-callgrind-'));
 const wrapper = callgrindWrapper(dir);
-const start = (checkout: string, spec: ChildSpec) => startCheckoutChild(checkout, spec, { execArgv: nodeArgs, execPath: wrapper });
+const start = (checkout: string, spec: ChildSpec) =>
+  startCheckoutChild(checkout, spec, { execArgv: nodeArgs, execPath: wrapper });
 const results: Measured[] = [];
 let tokens: string[] = [];
 let issuer = '';
@@ -262,17 +315,33 @@ let loginBody = '';
 try {
   for (const entry of entries) {
     if (entry === 'bare') {
-      const party = await start(here, op === 'login' ? { kind: 'bare-login', stored: cheapHash, body: loginBody } : { kind: 'bare', alg: 'HS256', secret: SECRET, issuer });
+      const party = await start(
+        here,
+        op === 'login'
+          ? { kind: 'bare-login', stored: cheapHash, body: loginBody }
+          : { kind: 'bare', alg: 'HS256', secret: SECRET, issuer },
+      );
       results.push(await measure(op === 'login' ? 'login floor' : 'bare', party, PATHS[op][1], tokens, dir));
       continue;
     }
     const party = await start(entry === 'latchkey' ? here : resolve(entry), { kind: 'latchkey', flags: FLAGS });
     let own: string[];
     try {
-      await postJson(`${party.url}/v1/signup`, { email: EMAIL, password: PASSWORD, confirm_password: PASSWORD }, { origin: party.origin });
+      await postJson(
+        `${party.url}/v1/signup`,
+        { email: EMAIL, password: PASSWORD, confirm_password: PASSWORD },
+        { origin: party.origin },
+      );
       if (op === 'login') {
         await party.storeHash(EMAIL, cheapHash);
-        if (loginBody === '') loginBody = JSON.stringify(await postJson(`${party.url}/v1/login`, { email: EMAIL, password: CHEAP_PASSWORD }, { origin: party.origin }));
+        if (loginBody === '')
+          loginBody = JSON.stringify(
+            await postJson(
+              `${party.url}/v1/login`,
+              { email: EMAIL, password: CHEAP_PASSWORD },
+              { origin: party.origin },
+            ),
+          );
       }
       own = op === 'login' ? [] : await party.mint(warm + counted, EMAIL);
     } catch (err) {
@@ -290,26 +359,46 @@ try {
 }
 
 const k = (n: number) => `${(n / 1000).toFixed(1)}k`;
-console.log(`\n${op === 'login' ? 'login, cheap Argon2id hash' : `${op}, cold HS256 tokens`}: instructions per request (main thread; V8 helper threads apart)`);
-for (const r of results) console.log(`${r.label.padEnd(40)} ${k(r.mainPerRequest).padStart(8)}   helpers ${k(r.helpersPerRequest)}`);
+console.log(
+  `\n${op === 'login' ? 'login, cheap Argon2id hash' : `${op}, cold HS256 tokens`}: instructions per request (main thread; V8 helper threads apart)`,
+);
+for (const r of results)
+  console.log(`${r.label.padEnd(40)} ${k(r.mainPerRequest).padStart(8)}   helpers ${k(r.helpersPerRequest)}`);
 if (cacheSim) {
-  console.log('\nfirst-level cache misses per request (main thread; simulated 32 KiB caches): instruction, data read, data write');
-  for (const r of results) if (r.missesPerRequest) console.log(`${r.label.padEnd(40)} ${MISS_EVENTS.map((e) => k(r.missesPerRequest![e]).padStart(8)).join(' ')}`);
+  console.log(
+    '\nfirst-level cache misses per request (main thread; simulated 32 KiB caches): instruction, data read, data write',
+  );
+  for (const r of results)
+    if (r.missesPerRequest)
+      console.log(`${r.label.padEnd(40)} ${MISS_EVENTS.map((e) => k(r.missesPerRequest![e]).padStart(8)).join(' ')}`);
 }
 for (const r of results) {
   console.log(`\n${r.label}: top functions, instructions per request (self)`);
-  for (const [fn, n] of [...r.byFunction].sort((a, b) => b[1] - a[1]).slice(0, top)) console.log(`${Math.round(n / counted).toString().padStart(8)}  ${fn.slice(0, 130)}`);
+  for (const [fn, n] of [...r.byFunction].sort((a, b) => b[1] - a[1]).slice(0, top))
+    console.log(
+      `${Math.round(n / counted)
+        .toString()
+        .padStart(8)}  ${fn.slice(0, 130)}`,
+    );
 }
 for (const r of results) {
   if (!r.inclusive) continue;
   console.log(`\n${r.label}: JavaScript functions by inclusive instructions per request (self and callees)`);
   const js = [...r.inclusive].filter(([fn]) => fn.startsWith('JS:'));
-  for (const [fn, n] of js.sort((a, b) => b[1] - a[1]).slice(0, top)) console.log(`${Math.round(n / counted).toString().padStart(8)}  ${fn.slice(0, 130)}`);
+  for (const [fn, n] of js.sort((a, b) => b[1] - a[1]).slice(0, top))
+    console.log(
+      `${Math.round(n / counted)
+        .toString()
+        .padStart(8)}  ${fn.slice(0, 130)}`,
+    );
 }
 if (results.length >= 2) {
   const [a, b] = results;
   console.log(`\n${a.label} minus ${b.label}: the largest differences, instructions per request`);
   const names = new Set([...a.byFunction.keys(), ...b.byFunction.keys()]);
-  const diff = [...names].map((fn) => [fn, ((a.byFunction.get(fn) ?? 0) - (b.byFunction.get(fn) ?? 0)) / counted] as const);
-  for (const [fn, d] of diff.sort((x, y) => Math.abs(y[1]) - Math.abs(x[1])).slice(0, top)) console.log(`${(d >= 0 ? '+' : '') + Math.round(d)}`.padStart(8), ` ${fn.slice(0, 130)}`);
+  const diff = [...names].map(
+    (fn) => [fn, ((a.byFunction.get(fn) ?? 0) - (b.byFunction.get(fn) ?? 0)) / counted] as const,
+  );
+  for (const [fn, d] of diff.sort((x, y) => Math.abs(y[1]) - Math.abs(x[1])).slice(0, top))
+    console.log(`${(d >= 0 ? '+' : '') + Math.round(d)}`.padStart(8), ` ${fn.slice(0, 130)}`);
 }

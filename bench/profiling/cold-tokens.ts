@@ -46,13 +46,16 @@ const warmSeconds = Number(process.env.WARM ?? 0);
 const loginSeconds = Number(process.env.LOGINS ?? 0);
 const signupSeconds = Number(process.env.SIGNUPS ?? 0);
 const loginAccounts = Number(process.env.LOGIN_ACCOUNTS ?? 1);
-if (!Number.isInteger(loginAccounts) || loginAccounts < 1) throw new Error(`LOGIN_ACCOUNTS must be a whole number of 1 or more, not ${process.env.LOGIN_ACCOUNTS}`);
+if (!Number.isInteger(loginAccounts) || loginAccounts < 1)
+  throw new Error(`LOGIN_ACCOUNTS must be a whole number of 1 or more, not ${process.env.LOGIN_ACCOUNTS}`);
 // AGAINST_HISTORY=0: the AGAINST server skips the signups and logins, so the two differ only in
 // what they have served before the token rounds. Refused before any server starts when it could
 // not mean that.
 const againstHistoryFlag = process.env.AGAINST_HISTORY;
-if (againstHistoryFlag !== undefined && againstHistoryFlag !== '0' && againstHistoryFlag !== '1') throw new Error(`AGAINST_HISTORY must be 0 or 1, not ${againstHistoryFlag}`);
-if (againstHistoryFlag !== undefined && !process.env.AGAINST) throw new Error('AGAINST_HISTORY needs AGAINST (the server that skips or keeps the history)');
+if (againstHistoryFlag !== undefined && againstHistoryFlag !== '0' && againstHistoryFlag !== '1')
+  throw new Error(`AGAINST_HISTORY must be 0 or 1, not ${againstHistoryFlag}`);
+if (againstHistoryFlag !== undefined && !process.env.AGAINST)
+  throw new Error('AGAINST_HISTORY needs AGAINST (the server that skips or keeps the history)');
 const againstHistory = againstHistoryFlag !== '0';
 
 const flags = { 'rate-limit-per-minute': 0, 'memory-store': 'database', 'jwt-secret': SECRET };
@@ -67,7 +70,11 @@ interface Server {
 
 /** The cold user signed up and more tokens minted than the verified-token cache holds. */
 async function serverOf(label: string, party: Party): Promise<Server> {
-  await postJson(`${party.url}/v1/signup`, { email: 'cold@example.com', password: PASSWORD, confirm_password: PASSWORD }, { origin: party.origin });
+  await postJson(
+    `${party.url}/v1/signup`,
+    { email: 'cold@example.com', password: PASSWORD, confirm_password: PASSWORD },
+    { origin: party.origin },
+  );
   return { label, party, tokens: await party.mint(VERIFIED_CACHE_MAX + 4000, 'cold@example.com'), at: 0 };
 }
 const nextToken = (server: Server): string => server.tokens[server.at++ % server.tokens.length];
@@ -77,7 +84,9 @@ const nextToken = (server: Server): string => server.tokens[server.at++ % server
 // Started first, so a checkout that is refused leaves no server of this one running.
 // AGAINST_NODE_ARGS="--flag ...": node flags for the AGAINST server alone (with AGAINST=., an A/B of node flags).
 const againstNodeArgs = (process.env.AGAINST_NODE_ARGS ?? '').split(' ').filter(Boolean);
-const againstParty = process.env.AGAINST ? await startCheckoutParty(process.env.AGAINST, flags, againstNodeArgs) : undefined;
+const againstParty = process.env.AGAINST
+  ? await startCheckoutParty(process.env.AGAINST, flags, againstNodeArgs)
+  : undefined;
 const latchkey = await serverOf('latchkey', await startParty({ kind: 'latchkey', flags }));
 const servers = [latchkey];
 if (againstParty) servers.push(await serverOf('AGAINST', againstParty));
@@ -92,7 +101,16 @@ for (const server of servers) {
   if (signupSeconds > 0) {
     // As the bench's HS256 server has: a signup loop (16 in flight, unique emails) before its logins.
     let n = 0;
-    const r = await closedLoop(() => postJson(`${party.url}/v1/signup`, { email: `s${n++}@example.com`, password: PASSWORD, confirm_password: PASSWORD }, { origin: party.origin }), 16, signupSeconds);
+    const r = await closedLoop(
+      () =>
+        postJson(
+          `${party.url}/v1/signup`,
+          { email: `s${n++}@example.com`, password: PASSWORD, confirm_password: PASSWORD },
+          { origin: party.origin },
+        ),
+      16,
+      signupSeconds,
+    );
     console.log(`${label}: signups first: ${Math.round(r.rps * signupSeconds)} in ${signupSeconds} s`);
   }
   if (loginSeconds > 0) {
@@ -103,12 +121,23 @@ for (const server of servers) {
         ? await Promise.all(
             Array.from({ length: loginAccounts }, async (_, i) => {
               const email = `login${i}@example.com`;
-              await postJson(`${party.url}/v1/signup`, { email, password: PASSWORD, confirm_password: PASSWORD }, { origin: party.origin });
+              await postJson(
+                `${party.url}/v1/signup`,
+                { email, password: PASSWORD, confirm_password: PASSWORD },
+                { origin: party.origin },
+              );
               return JSON.stringify({ email, password: PASSWORD });
             }),
           )
         : [JSON.stringify({ email: 'cold@example.com', password: PASSWORD })];
-    const r = await wrkLoad({ url: `${party.url}/v1/login`, method: 'POST', headers: { 'content-type': 'application/json', origin: party.origin }, bodies, connections: 8, durationS: loginSeconds });
+    const r = await wrkLoad({
+      url: `${party.url}/v1/login`,
+      method: 'POST',
+      headers: { 'content-type': 'application/json', origin: party.origin },
+      bodies,
+      connections: 8,
+      durationS: loginSeconds,
+    });
     if (!r) throw new Error('LOGINS needs wrk (apt-get install wrk)');
     // A refused login is cheap and would not be the work this phase stands for.
     if (r.errors > 0) throw new Error(`LOGINS: ${r.errors} logins failed`);
@@ -119,7 +148,12 @@ for (const server of servers) {
 /** Timed runs' CPU per request by label, for the closing means. */
 const timed = new Map<string, number[]>();
 
-async function measure(party: Party, label: string, load: () => ReturnType<typeof httpRun>, keep = false): Promise<void> {
+async function measure(
+  party: Party,
+  label: string,
+  load: () => ReturnType<typeof httpRun>,
+  keep = false,
+): Promise<void> {
   const before = procCpuSeconds(party.pid);
   const t0 = performance.now();
   const result = await load();
@@ -127,13 +161,22 @@ async function measure(party: Party, label: string, load: () => ReturnType<typeo
   const cpu = procCpuSeconds(party.pid) - before;
   const perRequest = (cpu * 1e6) / (result.rps * elapsed);
   if (keep) timed.set(label, [...(timed.get(label) ?? []), perRequest]);
-  console.log(label.padEnd(22), `${Math.round(result.rps)} req/s`.padEnd(14), `${perRequest.toFixed(1)} µs/req`, result.errors ? `(${result.errors} errors)` : '');
+  console.log(
+    label.padEnd(22),
+    `${Math.round(result.rps)} req/s`.padEnd(14),
+    `${perRequest.toFixed(1)} µs/req`,
+    result.errors ? `(${result.errors} errors)` : '',
+  );
 }
 
 const post = { 'content-type': 'application/json' };
 const bareBase = bare.url.replace(/\/verify$/, '');
 const profileRun = (server: Server, s: number) => () =>
-  httpRun({ url: `${server.party.url}/v1/profile`, durationS: s, vary: () => ({ headers: { authorization: `Bearer ${nextToken(server)}` } }) });
+  httpRun({
+    url: `${server.party.url}/v1/profile`,
+    durationS: s,
+    vary: () => ({ headers: { authorization: `Bearer ${nextToken(server)}` } }),
+  });
 const validateRun = (server: Server, s: number) => () =>
   httpRun({
     url: `${server.party.url}/v1/validate_jwt_token`,
@@ -152,20 +195,51 @@ let roundNo = 0;
 async function round(s: number, tag = ''): Promise<void> {
   const keep = tag === '';
   const order = roundNo++ % 2 === 0 ? servers : [...servers].reverse();
-  await measure(bare, `bare GET${tag}`, () => httpRun({ url: `${bareBase}/verify`, durationS: s, vary: () => ({ headers: { authorization: `Bearer ${nextForBare()}` } }) }), keep);
+  await measure(
+    bare,
+    `bare GET${tag}`,
+    () =>
+      httpRun({
+        url: `${bareBase}/verify`,
+        durationS: s,
+        vary: () => ({ headers: { authorization: `Bearer ${nextForBare()}` } }),
+      }),
+    keep,
+  );
   for (const server of order) await measure(server.party, `${server.label} profile${tag}`, profileRun(server, s), keep);
-  await measure(bare, `bare POST${tag}`, () => httpRun({ url: `${bareBase}/validate`, method: 'POST', headers: post, durationS: s, vary: () => ({ body: JSON.stringify({ token_type: 'access_token', token: nextForBare() }) }) }), keep);
-  for (const server of order) await measure(server.party, `${server.label} validate${tag}`, validateRun(server, s), keep);
+  await measure(
+    bare,
+    `bare POST${tag}`,
+    () =>
+      httpRun({
+        url: `${bareBase}/validate`,
+        method: 'POST',
+        headers: post,
+        durationS: s,
+        vary: () => ({ body: JSON.stringify({ token_type: 'access_token', token: nextForBare() }) }),
+      }),
+    keep,
+  );
+  for (const server of order)
+    await measure(server.party, `${server.label} validate${tag}`, validateRun(server, s), keep);
 }
 if (hotSeconds > 0) {
   // As the bench runs its one-token rows first: Latchkey answers them from its cache, the bare
   // route verifies each one. A token of its own: one of the cycle's, cached here, would be a hit
   // in every pass of the cold rounds.
   const [one] = await latchkey.party.mint(1, 'cold@example.com');
-  await measure(bare, 'bare GET (one token)', () => httpRun({ url: `${bareBase}/verify`, durationS: hotSeconds, headers: { authorization: `Bearer ${one}` } }));
+  await measure(bare, 'bare GET (one token)', () =>
+    httpRun({ url: `${bareBase}/verify`, durationS: hotSeconds, headers: { authorization: `Bearer ${one}` } }),
+  );
   for (const server of servers) {
     const [own] = server === latchkey ? [one] : await server.party.mint(1, 'cold@example.com');
-    await measure(server.party, `${server.label} profile (one token)`, () => httpRun({ url: `${server.party.url}/v1/profile`, durationS: hotSeconds, headers: { authorization: `Bearer ${own}` } }));
+    await measure(server.party, `${server.label} profile (one token)`, () =>
+      httpRun({
+        url: `${server.party.url}/v1/profile`,
+        durationS: hotSeconds,
+        headers: { authorization: `Bearer ${own}` },
+      }),
+    );
   }
 }
 if (warmSeconds > 0) await round(warmSeconds, ' (warm-up)');
@@ -174,7 +248,14 @@ const statsBefore = await latchkey.party.cacheStats();
 for (let r = 0; r < rounds; r++) await round(seconds);
 const statsAfter = await latchkey.party.cacheStats();
 const hits = statsAfter.hits - statsBefore.hits;
-console.log(`latchkey: ${hits} of ${hits + statsAfter.misses - statsBefore.misses} token checks in the timed rounds were verified-token cache hits`);
-if (rounds > 1) for (const [label, runs] of timed) console.log(`mean ${label}`.padEnd(27), `${(runs.reduce((a, b) => a + b, 0) / runs.length).toFixed(1)} µs/req over ${runs.length} rounds`);
+console.log(
+  `latchkey: ${hits} of ${hits + statsAfter.misses - statsBefore.misses} token checks in the timed rounds were verified-token cache hits`,
+);
+if (rounds > 1)
+  for (const [label, runs] of timed)
+    console.log(
+      `mean ${label}`.padEnd(27),
+      `${(runs.reduce((a, b) => a + b, 0) / runs.length).toFixed(1)} µs/req over ${runs.length} rounds`,
+    );
 for (const server of servers) await server.party.close();
 await bare.close();

@@ -21,14 +21,24 @@ interface Profile {
 
 const { values, positionals } = parseArgs({
   allowPositionals: true,
-  options: { from: { type: 'string' }, to: { type: 'string' }, top: { type: 'string' }, under: { type: 'string' }, timeline: { type: 'boolean' } },
+  options: {
+    from: { type: 'string' },
+    to: { type: 'string' },
+    top: { type: 'string' },
+    under: { type: 'string' },
+    timeline: { type: 'boolean' },
+  },
 });
 const profile = JSON.parse(readFileSync(positionals[0], 'utf8')) as Profile;
 const byId = new Map(profile.nodes.map((n) => [n.id, n]));
 const parent = new Map<number, number>();
 for (const n of profile.nodes) for (const c of n.children ?? []) parent.set(c, n.id);
-const where = (url: string) => url.replace(/^.*\/node_modules\//, 'nm/').replace(/^file:\/\/.*?\/(core|plugins|storage|transports|bench|test)\//, '$1/');
-const nameOf = (n: ProfileNode) => `${n.callFrame.functionName || '(anonymous)'} ${where(n.callFrame.url)}:${n.callFrame.lineNumber + 1}`;
+const where = (url: string) =>
+  url
+    .replace(/^.*\/node_modules\//, 'nm/')
+    .replace(/^file:\/\/.*?\/(core|plugins|storage|transports|bench|test)\//, '$1/');
+const nameOf = (n: ProfileNode) =>
+  `${n.callFrame.functionName || '(anonymous)'} ${where(n.callFrame.url)}:${n.callFrame.lineNumber + 1}`;
 
 const times: number[] = [];
 let t = 0;
@@ -62,7 +72,8 @@ if (values.timeline) {
     byFile.set(file, (byFile.get(file) ?? 0) + d);
     if (under.length === 0) return;
     const stack = new Set<string>();
-    for (let at: number | undefined = id; at !== undefined; at = parent.get(at)) stack.add(byId.get(at)!.callFrame.functionName);
+    for (let at: number | undefined = id; at !== undefined; at = parent.get(at))
+      stack.add(byId.get(at)!.callFrame.functionName);
     for (const f of under) if (stack.has(f)) inside.set(f, inside.get(f)! + d);
   });
   const top = Number(values.top ?? 40);

@@ -54,7 +54,9 @@ const server = await startBenchChild<Info>(new URL('../fga/servers/latchkey.ts',
 const against = process.env.AGAINST;
 /** What the server is measured against: the bare route, or with AGAINST another version's server. */
 const reference = against
-  ? await startBenchChild<Info>(new URL(`file://${against}/bench/fga/servers/latchkey.ts`), { args: [JSON.stringify(target.flags)] })
+  ? await startBenchChild<Info>(new URL(`file://${against}/bench/fga/servers/latchkey.ts`), {
+      args: [JSON.stringify(target.flags)],
+    })
   : await startBenchChild<Info>(new URL('../fga/servers/bare.ts', import.meta.url));
 /** The reference's label in the rows: without ONLY, AGAINST's server is run where the bare route would be. */
 const referenceName = against ? 'AGAINST' : 'bare';
@@ -65,7 +67,10 @@ const scripts = {
   repeated: join(dir, 'repeated.lua'),
   distinct: join(dir, 'distinct.lua'),
 };
-writeFileSync(scripts.repeated, `${headers}wrk.body='{"user":"user:u1","checks":[{"relation":"can_view","object":"document:d1"}]}'\n`);
+writeFileSync(
+  scripts.repeated,
+  `${headers}wrk.body='{"user":"user:u1","checks":[{"relation":"can_view","object":"document:d1"}]}'\n`,
+);
 writeFileSync(
   scripts.distinct,
   `${headers}request=function() local u=math.random(0,${users - 1}) local d=math.random(0,${documents - 1}) return wrk.format(nil,nil,nil,'{"user":"user:u'..u..'","checks":[{"relation":"can_view","object":"document:d'..d..'"}]}') end\n`,
@@ -73,11 +78,20 @@ writeFileSync(
 
 function run(child: BenchChild<Info>, script: string, label: string): void {
   const before = child.cpuSeconds();
-  const out = execFileSync('wrk', ['-t1', '-c32', `-d${seconds}s`, '-s', script, `${child.info.base}/v1/check_permissions`], { encoding: 'utf8' });
+  const out = execFileSync(
+    'wrk',
+    ['-t1', '-c32', `-d${seconds}s`, '-s', script, `${child.info.base}/v1/check_permissions`],
+    { encoding: 'utf8' },
+  );
   const cpu = child.cpuSeconds() - before;
   const requests = Number(/(\d+) requests in/.exec(out)?.[1] ?? 0);
   const refused = /Non-2xx or 3xx responses: (\d+)/.exec(out)?.[1];
-  console.log(label.padEnd(20), `${Math.round(requests / seconds)} req/s`.padEnd(14), `${((cpu * 1e6) / requests).toFixed(1)} µs/req`, refused ? `(${refused} refused)` : '');
+  console.log(
+    label.padEnd(20),
+    `${Math.round(requests / seconds)} req/s`.padEnd(14),
+    `${((cpu * 1e6) / requests).toFixed(1)} µs/req`,
+    refused ? `(${refused} refused)` : '',
+  );
 }
 
 const only = process.env.ONLY as keyof typeof scripts | undefined;

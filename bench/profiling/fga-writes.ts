@@ -14,7 +14,15 @@ const ask = (q: Question) => new Resolver(model, index).check(q.object, q.relati
 
 for (let i = 0; i < 20_000; i++) ask(question());
 const folders = Math.max(10, Math.floor(size / 50));
-for (const [every, on] of [[0, ''], [2000, 'document'], [20, 'document'], [2000, 'folder'], [200, 'folder'], [20, 'folder'], [2, 'folder']] as const) {
+for (const [every, on] of [
+  [0, ''],
+  [2000, 'document'],
+  [20, 'document'],
+  [2000, 'folder'],
+  [200, 'folder'],
+  [20, 'folder'],
+  [2, 'folder'],
+] as const) {
   const lat: number[] = [];
   for (let i = 0; i < 40_000; i++) {
     if (every > 0 && i % every === 0) {
@@ -31,5 +39,7 @@ for (const [every, on] of [[0, ''], [2000, 'document'], [20, 'document'], [2000,
   lat.sort((a, b) => a - b);
   const at = (p: number) => (lat[Math.floor(lat.length * p)] * 1000).toFixed(1);
   const mean = (lat.reduce((a, b) => a + b, 0) / lat.length) * 1000;
-  console.log(`${size} tuples, ${every ? `a write on a ${on} every ${every} checks` : 'no writes'}: p50 ${at(0.5)} µs, p99 ${at(0.99)} µs, mean ${mean.toFixed(1)} µs`);
+  console.log(
+    `${size} tuples, ${every ? `a write on a ${on} every ${every} checks` : 'no writes'}: p50 ${at(0.5)} µs, p99 ${at(0.99)} µs, mean ${mean.toFixed(1)} µs`,
+  );
 }

@@ -134,7 +134,11 @@ async function measure(label: string, pid: number, load: () => Promise<number>):
 }
 
 const stored = await hashPassword(PASSWORD, PRODUCTION_PARAMS);
-const flags: Record<string, string | number> = { 'rate-limit-per-minute': 0, 'memory-store': 'database', 'jwt-secret': 'profiling-secret-0123456789abcdef0123456789' };
+const flags: Record<string, string | number> = {
+  'rate-limit-per-minute': 0,
+  'memory-store': 'database',
+  'jwt-secret': 'profiling-secret-0123456789abcdef0123456789',
+};
 for (const pair of (process.env.FLAGS ?? '').split(',').filter(Boolean)) {
   const [name, value = ''] = pair.split('=');
   flags[name] = value;
@@ -151,14 +155,22 @@ const bodies = emails.map((email) => JSON.stringify({ email, password: PASSWORD 
 let answer: Record<string, unknown> = {};
 for (const [, server] of servers) {
   const headers = { origin: server.origin };
-  for (const email of emails) await postJson(`${server.url}/v1/signup`, { email, password: PASSWORD, confirm_password: PASSWORD }, headers);
+  for (const email of emails)
+    await postJson(`${server.url}/v1/signup`, { email, password: PASSWORD, confirm_password: PASSWORD }, headers);
   answer = await postJson(`${server.url}/v1/login`, JSON.parse(bodies[0]), headers);
 }
 // Without AGAINST, the floor answers with a login response of the same size.
 const floor = against ? undefined : await startParty({ kind: 'bare-login', stored, body: JSON.stringify(answer) });
 try {
   const logins = async (url: string, extra: Record<string, string>, seconds = RUN_S): Promise<number> => {
-    const r = await wrkLoad({ url, method: 'POST', headers: { 'content-type': 'application/json', ...extra }, bodies, connections: 8, durationS: seconds });
+    const r = await wrkLoad({
+      url,
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...extra },
+      bodies,
+      connections: 8,
+      durationS: seconds,
+    });
     if (!r) throw new Error('wrk is not installed (apt-get install wrk)');
     if (r.errors > 0) throw new Error(`${url}: ${r.errors} failed logins`);
     return r.rps * seconds;
@@ -166,11 +178,16 @@ try {
   if (floor) await logins(floor.url, {}, WARM_S);
   for (const [, server] of servers) await logins(`${server.url}/v1/login`, { origin: server.origin }, WARM_S);
   for (let round = 0; round < ROUNDS; round++) {
-    await measure('ceiling', ceiling.pid, async () => (await ceiling.run(RUN_S, availableParallelism(), true)).rps * RUN_S);
+    await measure(
+      'ceiling',
+      ceiling.pid,
+      async () => (await ceiling.run(RUN_S, availableParallelism(), true)).rps * RUN_S,
+    );
     if (floor) await measure('floor', floor.pid, () => logins(floor.url, {}));
     // Two servers take turns going first, so neither always follows the ceiling.
     const turn = round % 2 === 0 ? servers : [...servers].reverse();
-    for (const [label, server] of turn) await measure(label, server.pid, () => logins(`${server.url}/v1/login`, { origin: server.origin }));
+    for (const [label, server] of turn)
+      await measure(label, server.pid, () => logins(`${server.url}/v1/login`, { origin: server.origin }));
   }
   const ceilingSum = totals.get('ceiling');
   const ceilingRate = ceilingSum ? ceilingSum.ops / ceilingSum.rounds / RUN_S : 0;
@@ -178,7 +195,9 @@ try {
     const byThread = [...sum.threads].map(([name, ms]) => `${name} ${(ms / sum.ops).toFixed(3)}`).join(', ');
     const rate = sum.ops / sum.rounds / RUN_S;
     const share = label === 'ceiling' ? '' : ` (${((100 * rate) / ceilingRate).toFixed(1)}% of the ceiling)`;
-    console.log(`mean ${label.padEnd(9)} ${rate.toFixed(1).padStart(6)}/s${share}  machine ${(sum.machineMs / sum.ops).toFixed(2)} ms/op  | ms/op by thread: ${byThread}`);
+    console.log(
+      `mean ${label.padEnd(9)} ${rate.toFixed(1).padStart(6)}/s${share}  machine ${(sum.machineMs / sum.ops).toFixed(2)} ms/op  | ms/op by thread: ${byThread}`,
+    );
   }
 } finally {
   await Promise.all([ceiling.close(), floor?.close(), ...servers.map(([, server]) => server.close())]);

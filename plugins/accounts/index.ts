@@ -9,13 +9,24 @@ import { accountOperations } from './operations.js';
 export const accountsPlugin = definePlugin({
   name: 'accounts',
   description: 'Password signup and login, sessions, profile and token validation operations.',
-  dependsOn: ['users', 'sessions', 'tokens'],
+  dependsOn: ['users', 'sessions', 'tokens', 'sign-in'],
   flags: [
     { name: 'enable-basic-authentication', type: 'boolean', default: true, description: 'Email and password login.' },
     { name: 'enable-signup', type: 'boolean', default: true, description: 'Allow signup.' },
-    { name: 'enable-mobile-basic-authentication', type: 'boolean', default: false, description: 'Phone number and password login.' },
+    {
+      name: 'enable-mobile-basic-authentication',
+      type: 'boolean',
+      default: false,
+      description: 'Phone number and password login.',
+    },
     // Also listed by the planned email plugin's placeholder (the first declaration wins; same meaning).
-    { name: 'enable-email-verification', type: 'boolean', default: false, description: 'Require a verified email address: proven after signup and after a change of address (update_profile, or update_user unless the admin marks it verified).' },
+    {
+      name: 'enable-email-verification',
+      type: 'boolean',
+      default: false,
+      description:
+        'Require a verified email address: proven after signup and after a change of address (update_profile, or update_user unless the admin marks it verified).',
+    },
   ],
   events: ['user.login', 'user.signup', 'user.created', 'user.deactivated'],
   meta: (config) => ({

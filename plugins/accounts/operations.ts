@@ -24,7 +24,18 @@ import {
   ValidateSessionResponse,
 } from './schemas.js';
 import { VERIFICATION_SENT } from './verification.js';
-import { badCredentials, deps, lockedOut, loginsBusy, loginMethod, requestedScopes, respond, revokedAccess, signupRoles, startSession } from './service.js';
+import {
+  badCredentials,
+  deps,
+  lockedOut,
+  loginsBusy,
+  loginMethod,
+  requestedScopes,
+  respond,
+  revokedAccess,
+  signupRoles,
+  startSession,
+} from './service.js';
 
 /**
  * The caller's session and user. `firstParty`: the operation manages the account itself (fresh
@@ -39,9 +50,12 @@ async function currentSession(ctx: RequestContext, firstParty = false): Promise<
   const p = ctx.requirePrincipal();
   const { sessions, users, tokens, config } = deps(ctx);
   if (firstParty && p.clientId !== undefined && p.clientId !== config.string('client-id')) {
-    throw permissionDenied('this operation needs a session of the first-party app; the token was issued to another client');
+    throw permissionDenied(
+      'this operation needs a session of the first-party app; the token was issued to another client',
+    );
   }
-  const session = knownSession(ctx, tokens) ?? (p.userId && p.sessionId ? await sessions.get(p.userId, p.sessionId) : null);
+  const session =
+    knownSession(ctx, tokens) ?? (p.userId && p.sessionId ? await sessions.get(p.userId, p.sessionId) : null);
   const user = session ? await users.findById(session.userId) : null;
   if (!session || !user) throw unauthenticated();
   return { session, user };
@@ -88,29 +102,33 @@ export const accountOperations: AnyOperation[] = [
       const { config, users } = deps(ctx);
       if (!config.bool('enable-signup', true)) throw permissionDenied('signup is disabled for this instance');
       const method = loginMethod(ctx, input);
-      if (input.password !== input.confirm_password) throw invalidArgument('password and confirm password does not match');
+      if (input.password !== input.confirm_password)
+        throw invalidArgument('password and confirm password does not match');
       users.checkPasswordPolicy(input.password);
       const roles = signupRoles(ctx, input.roles);
       const scopes = requestedScopes(input.scope);
       // With --enable-email-verification a password signup's address is proven first: its
       // request is stored with the user, in one commit (plugins/users/email-verification.ts).
       const proving = method === 'basic_auth' && config.bool('enable-email-verification');
-      const user = await users.create({
-        ...(method === 'basic_auth' ? { email: input.email } : {}),
-        ...(input.phone_number ? { phone_number: input.phone_number } : {}),
-        password: input.password,
-        signup_method: method,
-        roles,
-        given_name: input.given_name,
-        family_name: input.family_name,
-        middle_name: input.middle_name,
-        nickname: input.nickname,
-        gender: input.gender,
-        birthdate: input.birthdate,
-        picture: input.picture,
-        app_data: input.app_data,
-        is_multi_factor_auth_enabled: input.is_multi_factor_auth_enabled,
-      }, proving ? { proveEmail: input.redirect_uri ? { redirectUri: input.redirect_uri } : {} } : {});
+      const user = await users.create(
+        {
+          ...(method === 'basic_auth' ? { email: input.email } : {}),
+          ...(input.phone_number ? { phone_number: input.phone_number } : {}),
+          password: input.password,
+          signup_method: method,
+          roles,
+          given_name: input.given_name,
+          family_name: input.family_name,
+          middle_name: input.middle_name,
+          nickname: input.nickname,
+          gender: input.gender,
+          birthdate: input.birthdate,
+          picture: input.picture,
+          app_data: input.app_data,
+          is_multi_factor_auth_enabled: input.is_multi_factor_auth_enabled,
+        },
+        proving ? { proveEmail: input.redirect_uri ? { redirectUri: input.redirect_uri } : {} } : {},
+      );
       if (proving && user.email !== null) {
         // No session until the address is proven (login refuses unverified emails as well).
         const dto = users.toUserDto(user);
@@ -118,7 +136,13 @@ export const accountOperations: AnyOperation[] = [
         emit(ctx, 'user.signup', { user: dto, auth_recipe: method });
         return { message: VERIFICATION_SENT, user: dto };
       }
-      const result = await startSession(ctx, user, { roles, scopes, amr: ['pwd'], message: 'Signed up successfully.' });
+      const result = await startSession(ctx, user, {
+        method,
+        roles,
+        scopes,
+        amr: ['pwd'],
+        message: 'Signed up successfully.',
+      });
       emit(ctx, 'user.created', { user: result.user, auth_recipe: method });
       emit(ctx, 'user.signup', { user: result.user, auth_recipe: method });
       return result;
@@ -137,10 +161,16 @@ export const accountOperations: AnyOperation[] = [
       const method = loginMethod(ctx, input);
       // Before the user is read: a revoke of all its sessions after this moment ends the new one too.
       const readAt = Date.now();
-      const user = method === 'basic_auth' ? await users.findByEmail(input.email ?? '') : await users.findByPhone(input.phone_number ?? '');
+      const user =
+        method === 'basic_auth'
+          ? await users.findByEmail(input.email ?? '')
+          : await users.findByPhone(input.phone_number ?? '');
       // An unknown account costs the same hash as a known one (no timing oracle), and fails and
       // locks like one (no lockout oracle).
-      const tried = method === 'basic_auth' ? `email:${normalizedOr(users.normalizeEmail, input.email ?? '')}` : `phone:${normalizedOr(users.normalizePhone, input.phone_number ?? '')}`;
+      const tried =
+        method === 'basic_auth'
+          ? `email:${normalizedOr(users.normalizeEmail, input.email ?? '')}`
+          : `phone:${normalizedOr(users.normalizePhone, input.phone_number ?? '')}`;
       const check = await users.verifyPassword(user ?? UNKNOWN_USER, input.password, user ? undefined : tried);
       // Locked and busy first: an unknown identifier passes the same gate as an account
       // (users/service.ts), and answering it 401 where an account got "in progress" told them
@@ -155,7 +185,14 @@ export const accountOperations: AnyOperation[] = [
       const roles = input.roles && input.roles.length > 0 ? [...new Set(input.roles)] : user.roles;
       if (!hasRoles(user.roles, roles)) throw permissionDenied('invalid role');
       const scopes = requestedScopes(input.scope);
-      const result = await startSession(ctx, user, { roles, scopes, amr: ['pwd'], message: 'Logged in successfully', readAt });
+      const result = await startSession(ctx, user, {
+        method,
+        roles,
+        scopes,
+        amr: ['pwd'],
+        message: 'Logged in successfully',
+        readAt,
+      });
       emit(ctx, 'user.login', { user: result.user, auth_recipe: method });
       return result;
     },
@@ -174,7 +211,8 @@ export const accountOperations: AnyOperation[] = [
       const { session, user } = await currentSession(ctx, true);
       if (user.revokedTimestamp !== null) throw revokedAccess();
       if (!hasRoles(session.roles, input?.roles)) throw permissionDenied('unauthorized');
-      if (!(await hasRelations(ctx, `user:${user.id}`, input?.required_relations))) throw permissionDenied('unauthorized');
+      if (!(await hasRelations(ctx, `user:${user.id}`, input?.required_relations)))
+        throw permissionDenied('unauthorized');
       const scopes = input?.scope && input.scope.length > 0 ? requestedScopes(input.scope) : session.scopes;
       // A session may narrow its scopes, never widen them (as a refresh may not, RFC 6749 §6):
       // a short-lived access token, stolen, turned into a 30-day refresh token by asking for
@@ -189,7 +227,10 @@ export const accountOperations: AnyOperation[] = [
       // have narrowed them) were answered whatever was asked (review finding); otherwise it is
       // rotated with this call's scopes, as is a concurrent rotation's elected successor.
       const same = (a: readonly string[]) => a.length === scopes.length && a.every((s) => scopes.includes(s));
-      let rotated = session.successorOf !== undefined && same(session.scopes) ? session : await sessions.rotate(session, { scopes });
+      let rotated =
+        session.successorOf !== undefined && same(session.scopes)
+          ? session
+          : await sessions.rotate(session, { scopes });
       if (rotated && !same(rotated.scopes)) rotated = await sessions.rotate(rotated, { scopes });
       // Ended (logout, revoke) while this request ran: it stays ended.
       if (!rotated) throw unauthenticated();
@@ -229,7 +270,9 @@ export const accountOperations: AnyOperation[] = [
     handler: (ctx) => {
       const services = deps(ctx);
       const cached = cachedCurrentUser(ctx, services);
-      return cached ? services.users.toUserDto(cached) : currentSession(ctx).then(({ user }) => services.users.toUserDto(user));
+      return cached
+        ? services.users.toUserDto(cached)
+        : currentSession(ctx).then(({ user }) => services.users.toUserDto(user));
     },
   }),
   defineOperation({
@@ -243,20 +286,31 @@ export const accountOperations: AnyOperation[] = [
       const { session, user } = await currentSession(ctx, true);
       const { users, sessions, config } = deps(ctx);
       const patch: UserPatch = {};
-      for (const k of ['given_name', 'family_name', 'middle_name', 'nickname', 'gender', 'birthdate', 'picture'] as const) {
+      for (const k of [
+        'given_name',
+        'family_name',
+        'middle_name',
+        'nickname',
+        'gender',
+        'birthdate',
+        'picture',
+      ] as const) {
         if (input[k] !== undefined) patch[k] = input[k];
       }
       if (input.app_data !== undefined) patch.app_data = input.app_data;
-      if (input.is_multi_factor_auth_enabled !== undefined) patch.is_multi_factor_auth_enabled = input.is_multi_factor_auth_enabled;
+      if (input.is_multi_factor_auth_enabled !== undefined)
+        patch.is_multi_factor_auth_enabled = input.is_multi_factor_auth_enabled;
       if (input.email !== undefined) patch.email = users.normalizeEmail(input.email);
       // An empty phone number removes it (the users service keeps a user with neither address
       // from being made). The email is not removable here: the basic-auth login needs it.
-      if (input.phone_number !== undefined) patch.phone_number = input.phone_number.trim() === '' ? '' : users.normalizePhone(input.phone_number);
+      if (input.phone_number !== undefined)
+        patch.phone_number = input.phone_number.trim() === '' ? '' : users.normalizePhone(input.phone_number);
       const changingPassword = input.new_password !== undefined || input.confirm_new_password !== undefined;
       if (changingPassword || input.old_password !== undefined) {
         if (input.old_password === undefined) throw invalidArgument('old password is required to change the password');
         if (input.new_password === undefined) throw invalidArgument('new password is required');
-        if (input.new_password !== input.confirm_new_password) throw invalidArgument('new password and confirm new password does not match');
+        if (input.new_password !== input.confirm_new_password)
+          throw invalidArgument('new password and confirm new password does not match');
         users.checkPasswordPolicy(input.new_password);
         const check = await users.verifyPassword(user, input.old_password);
         if (check === 'locked') throw lockedOut();
@@ -267,7 +321,9 @@ export const accountOperations: AnyOperation[] = [
       if (Object.keys(patch).length === 0) throw invalidArgument('please enter at least one param to update');
       // A new address is proven as at signup (login refuses unverified ones): its request is
       // stored with it, and the sessions end until it is proven (authorizer does so).
-      const { proofRequested } = await users.update(user.id, patch, { proveNewEmail: config.bool('enable-email-verification') });
+      const { proofRequested } = await users.update(user.id, patch, {
+        proveNewEmail: config.bool('enable-email-verification'),
+      });
       if (proofRequested) {
         await sessions.revokeAll(user.id);
         sessions.clearCookies(ctx);
@@ -285,7 +341,13 @@ export const accountOperations: AnyOperation[] = [
         if (byToken) kept = await sessions.keepOnly(session);
         else {
           await sessions.revokeAll(user.id);
-          kept = await sessions.create({ userId: user.id, roles: session.roles, scopes: session.scopes, amr: session.amr, authTime: session.authTime });
+          kept = await sessions.create({
+            userId: user.id,
+            roles: session.roles,
+            scopes: session.scopes,
+            amr: session.amr,
+            authTime: session.authTime,
+          });
         }
         // An admin's revoke, deletion or role change that landed since this request read the
         // user ended the others before `kept` was stored, and would let it live with access or
@@ -347,7 +409,9 @@ export const accountOperations: AnyOperation[] = [
       return tokens.validate(input.token, input.token_type).then((verified) => {
         if (!verified) return { is_valid: false };
         const raw = verified.claims[tokens.roleClaim];
-        const roles = Array.isArray(raw) ? raw.filter((r): r is string => typeof r === 'string') : verified.session.roles;
+        const roles = Array.isArray(raw)
+          ? raw.filter((r): r is string => typeof r === 'string')
+          : verified.session.roles;
         if (!hasRoles(roles, input.roles)) return { is_valid: false };
         const valid = { is_valid: true, claims: verified.claims };
         const related = hasRelations(ctx, `user:${verified.userId}`, input.required_relations);

@@ -29,12 +29,20 @@ export function hasRoles(held: readonly string[], wanted: readonly string[] | un
  * True at once (no promise) when no relation is asked for, as on most validate_jwt_token calls;
  * otherwise the FGA plugin's answer.
  */
-export function hasRelations(ctx: RequestContext, subject: string, wanted: readonly RelationQuery[] | undefined): true | Promise<boolean> {
+export function hasRelations(
+  ctx: RequestContext,
+  subject: string,
+  wanted: readonly RelationQuery[] | undefined,
+): true | Promise<boolean> {
   if (!wanted || wanted.length === 0) return true;
   return checkRelations(ctx, subject, wanted);
 }
 
-async function checkRelations(ctx: RequestContext, subject: string, wanted: readonly RelationQuery[]): Promise<boolean> {
+async function checkRelations(
+  ctx: RequestContext,
+  subject: string,
+  wanted: readonly RelationQuery[],
+): Promise<boolean> {
   if (!ctx.kernel.hasService('fga')) return false;
   // Looked up by name: the FGA plugin is optional and not imported (DESIGN.md §1).
   const fga = ctx.kernel.service('fga' as never) as unknown as FgaRelationChecker;

@@ -1,5 +1,17 @@
 /** Input and output types of the account operations (CONTRACT.md names, `$id` = type name). */
-import { Bool, InputObject, Int64, JsonMap, OptBool, OptJsonMap, OptStr, OptStrList, OutputObject, Str, Type } from '../../core/schema.js';
+import {
+  Bool,
+  InputObject,
+  Int64,
+  JsonMap,
+  OptBool,
+  OptJsonMap,
+  OptStr,
+  OptStrList,
+  OutputObject,
+  Str,
+  Type,
+} from '../../core/schema.js';
 import { profileInput, UserSchema } from '../users/schemas.js';
 import { MAX_TOKEN_LENGTH } from '../tokens/service.js';
 
@@ -69,7 +81,9 @@ export const ValidateSessionRequest = InputObject('ValidateSessionRequest', {
   required_relations: relations(),
 });
 
-export const OAuthRevokeRequest = InputObject('OAuthRevokeRequest', { refresh_token: Str({ max: MAX_TOKEN_LENGTH, min: 1 }) });
+export const OAuthRevokeRequest = InputObject('OAuthRevokeRequest', {
+  refresh_token: Str({ max: MAX_TOKEN_LENGTH, min: 1 }),
+});
 
 const optBool = () => Type.Optional(Bool());
 export const AuthResponse = OutputObject('AuthResponse', {

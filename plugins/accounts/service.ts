@@ -19,7 +19,8 @@ export const deps = (ctx: RequestContext) => ({
 
 export function requestedScopes(scope: readonly string[] | undefined): string[] {
   if (!scope || scope.length === 0) return [...DEFAULT_SCOPES];
-  for (const s of scope) if (!/^[\x21\x23-\x5B\x5D-\x7E]{1,128}$/.test(s)) throw invalidArgument(`invalid scope "${s.slice(0, 40)}"`);
+  for (const s of scope)
+    if (!/^[\x21\x23-\x5B\x5D-\x7E]{1,128}$/.test(s)) throw invalidArgument(`invalid scope "${s.slice(0, 40)}"`);
   return [...new Set(scope)];
 }
 
@@ -33,49 +34,36 @@ export function signupRoles(ctx: RequestContext, wanted: readonly string[] | und
   return [...new Set(wanted)];
 }
 
-export interface AuthResult {
-  message: string;
-  access_token: string;
-  id_token: string;
-  refresh_token?: string;
-  expires_in: number;
-  user: ReturnType<ReturnType<typeof deps>['users']['toUserDto']>;
-}
+export type { AuthResult } from '../sign-in/index.js';
 
-/** Starts a session, sets the cookies and issues the tokens (signup, login). */
-export async function startSession(
+/** Starts a session, sets the cookies and issues the tokens, after the sign-in gates (signup, login). */
+export function startSession(
   ctx: RequestContext,
   user: UserRecord,
-  opts: { roles: string[]; scopes: string[]; amr: string[]; message: string; readAt?: number },
-): Promise<AuthResult> {
-  const { sessions } = deps(ctx);
-  const session = await sessions.create({ userId: user.id, roles: opts.roles, scopes: opts.scopes, amr: opts.amr, ...(opts.readAt !== undefined ? { readAt: opts.readAt } : {}) });
-  return respond(ctx, user, session, opts.message);
+  opts: { method: string; roles: string[]; scopes: string[]; amr: string[]; message: string; readAt?: number },
+) {
+  return ctx.kernel.service('sign-in').complete(ctx, { user, ...opts });
 }
 
-export async function respond(ctx: RequestContext, user: UserRecord, session: SessionRecord, message: string): Promise<AuthResult> {
-  const { sessions, tokens, users } = deps(ctx);
-  const issued = await tokens.issue({ user, session, scopes: session.scopes, roles: session.roles });
-  sessions.setCookies(ctx, session);
-  return {
-    message,
-    access_token: issued.access_token,
-    id_token: issued.id_token,
-    ...(issued.refresh_token ? { refresh_token: issued.refresh_token } : {}),
-    expires_in: issued.expires_in,
-    user: users.toUserDto(user),
-  };
+/** Issues fresh tokens for an existing session and sets its cookies (a refresh). */
+export function respond(ctx: RequestContext, user: UserRecord, session: SessionRecord, message: string) {
+  return ctx.kernel.service('sign-in').respond(ctx, user, session, message);
 }
 
 /** Which login method an identifier uses, and whether the flags allow it. */
-export function loginMethod(ctx: RequestContext, input: { email?: string; phone_number?: string }): 'basic_auth' | 'mobile_basic_auth' {
+export function loginMethod(
+  ctx: RequestContext,
+  input: { email?: string; phone_number?: string },
+): 'basic_auth' | 'mobile_basic_auth' {
   const { config } = deps(ctx);
   if (input.email !== undefined && input.email !== '') {
-    if (!config.bool('enable-basic-authentication', true)) throw permissionDenied('basic authentication is disabled for this instance');
+    if (!config.bool('enable-basic-authentication', true))
+      throw permissionDenied('basic authentication is disabled for this instance');
     return 'basic_auth';
   }
   if (input.phone_number !== undefined && input.phone_number !== '') {
-    if (!config.bool('enable-mobile-basic-authentication')) throw permissionDenied('mobile basic authentication is disabled for this instance');
+    if (!config.bool('enable-mobile-basic-authentication'))
+      throw permissionDenied('mobile basic authentication is disabled for this instance');
     return 'mobile_basic_auth';
   }
   throw invalidArgument('email or phone_number is required');
@@ -83,6 +71,8 @@ export function loginMethod(ctx: RequestContext, input: { email?: string; phone_
 
 export const badCredentials = () => unauthenticated('bad user credentials');
 export const revokedAccess = () => new ServiceError('permission_denied', 'user access has been revoked');
-export const lockedOut = () => new ServiceError('resource_exhausted', 'too many failed login attempts, account locked for 15 minutes');
+export const lockedOut = () =>
+  new ServiceError('resource_exhausted', 'too many failed login attempts, account locked for 15 minutes');
 /** Five checks of the account's password were already running and did not finish in time (users/service.ts). */
-export const loginsBusy = () => new ServiceError('resource_exhausted', 'too many login attempts in progress for this account, try again shortly');
+export const loginsBusy = () =>
+  new ServiceError('resource_exhausted', 'too many login attempts in progress for this account, try again shortly');

@@ -20,7 +20,10 @@ import {
   VerificationRequests,
 } from './schemas.js';
 
-const deps = (ctx: RequestContext) => ({ users: ctx.kernel.service('users'), sessions: ctx.kernel.service('sessions') });
+const deps = (ctx: RequestContext) => ({
+  users: ctx.kernel.service('users'),
+  sessions: ctx.kernel.service('sessions'),
+});
 
 async function mustFind(ctx: RequestContext, id: string) {
   const user = await deps(ctx).users.findById(id);
@@ -33,7 +36,8 @@ export const adminUserOperations: AnyOperation[] = [
     name: '_users',
     kind: 'query',
     access: 'admin',
-    description: 'Lists users, newest first; `query` matches id, email, given_name, family_name, nickname (case-insensitive).',
+    description:
+      'Lists users, newest first; `query` matches id, email, given_name, family_name, nickname (case-insensitive).',
     input: ListUsersRequest,
     output: Users,
     graphql: { required: false },
@@ -72,12 +76,23 @@ export const adminUserOperations: AnyOperation[] = [
       // per-process cache's: nothing below is decided on it (see `before`).
       const current = await mustFind(ctx, input.id);
       const patch: UserPatch = {};
-      for (const k of ['given_name', 'family_name', 'middle_name', 'nickname', 'gender', 'birthdate', 'picture', 'email', 'phone_number'] as const) {
+      for (const k of [
+        'given_name',
+        'family_name',
+        'middle_name',
+        'nickname',
+        'gender',
+        'birthdate',
+        'picture',
+        'email',
+        'phone_number',
+      ] as const) {
         if (input[k] !== undefined) patch[k] = input[k];
       }
       if (input.email_verified !== undefined) patch.email_verified = input.email_verified;
       if (input.phone_number_verified !== undefined) patch.phone_number_verified = input.phone_number_verified;
-      if (input.is_multi_factor_auth_enabled !== undefined) patch.is_multi_factor_auth_enabled = input.is_multi_factor_auth_enabled;
+      if (input.is_multi_factor_auth_enabled !== undefined)
+        patch.is_multi_factor_auth_enabled = input.is_multi_factor_auth_enabled;
       if (input.app_data !== undefined) patch.app_data = input.app_data;
       if (input.reset_mfa) {
         patch.mfa_locked_at = null;
@@ -102,10 +117,16 @@ export const adminUserOperations: AnyOperation[] = [
       // are stateful, so the ended session takes its tokens with it).
       // A new address the admin did not mark verified is proven as update_profile's is: its
       // request is stored with it (plugins/users/email-verification.ts).
-      const { before, after: updated, proofRequested } = await users.update(current.id, patch, { proveNewEmail: ctx.kernel.config.bool('enable-email-verification') });
+      const {
+        before,
+        after: updated,
+        proofRequested,
+      } = await users.update(current.id, patch, { proveNewEmail: ctx.kernel.config.bool('enable-email-verification') });
       // Changed roles must not live on in old sessions and tokens. The same set given again
       // changes nothing, and signing the user out everywhere for it was a surprise (review finding).
-      const rolesChanged = patch.roles !== undefined && (patch.roles.length !== before.roles.length || patch.roles.some((r) => !before.roles.includes(r)));
+      const rolesChanged =
+        patch.roles !== undefined &&
+        (patch.roles.length !== before.roles.length || patch.roles.some((r) => !before.roles.includes(r)));
       if (rolesChanged || proofRequested) await sessions.revokeAll(current.id);
       return users.toUserDto(updated);
     },

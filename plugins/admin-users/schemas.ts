@@ -1,5 +1,17 @@
 /** Admin user management types (CONTRACT.md "Input types/Admin"). */
-import { InputObject, Int64, OptBool, OptJsonMap, OptStr, OptStrList, OutputObject, Pagination, PaginationRequest, Str, Type } from '../../core/schema.js';
+import {
+  InputObject,
+  Int64,
+  OptBool,
+  OptJsonMap,
+  OptStr,
+  OptStrList,
+  OutputObject,
+  Pagination,
+  PaginationRequest,
+  Str,
+  Type,
+} from '../../core/schema.js';
 import { profileInput, UserSchema } from '../users/schemas.js';
 
 export const ListUsersRequest = InputObject('ListUsersRequest', {
@@ -29,7 +41,9 @@ export const UpdateAccessRequest = InputObject('UpdateAccessRequest', { user_id:
 export const Users = OutputObject('Users', { pagination: Pagination, users: Type.Array(UserSchema) });
 
 /** `_verification_requests` takes `{ pagination }` only (SPEC.md Admin API). */
-export const ListVerificationRequestsRequest = InputObject('PaginatedRequest', { pagination: Type.Optional(PaginationRequest) });
+export const ListVerificationRequestsRequest = InputObject('PaginatedRequest', {
+  pagination: Type.Optional(PaginationRequest),
+});
 
 const optStr = () => Type.Optional(Type.String());
 /** CONTRACT.md `VerificationRequest`; `token` is the stored SHA-256 digest, never the token itself. */
@@ -45,4 +59,7 @@ export const VerificationRequest = OutputObject('VerificationRequest', {
   redirect_uri: optStr(),
 });
 
-export const VerificationRequests = OutputObject('VerificationRequests', { pagination: Pagination, verification_requests: Type.Array(VerificationRequest) });
+export const VerificationRequests = OutputObject('VerificationRequests', {
+  pagination: Pagination,
+  verification_requests: Type.Array(VerificationRequest),
+});

@@ -13,7 +13,11 @@ function deprecated(name: string, inputId: string, text: string): AnyOperation {
     access: 'public',
     deprecated: true,
     description: `Deprecated: ${text}.`,
-    input: InputObject(inputId, { payload: Type.Optional(Type.Unknown({ 'x-scalar': 'Map' })), email: OptStr(), password: OptStr() }, { additionalProperties: true }),
+    input: InputObject(
+      inputId,
+      { payload: Type.Optional(Type.Unknown({ 'x-scalar': 'Map' })), email: OptStr(), password: OptStr() },
+      { additionalProperties: true },
+    ),
     graphql: { required: false },
     rest: false,
     output: MessageResponse,

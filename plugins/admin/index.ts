@@ -14,12 +14,29 @@ export const adminPlugin = definePlugin({
   name: 'admin',
   description: 'Super-admin authentication (secret header, service-admin cookie) and admin session operations.',
   flags: [
-    { name: 'admin-secret', type: 'string', required: true, secret: true, description: 'Super-admin secret (no default; must not be empty).' },
-    { name: 'disable-admin-header-auth', type: 'boolean', default: false, description: 'Refuse the x-service-admin-secret header; only the admin session cookie is honored (recommended for production).' },
-    { name: 'admin-cookie-secure', type: 'boolean', description: 'Secure flag of the admin cookie; default: true when --url is https.' },
+    {
+      name: 'admin-secret',
+      type: 'string',
+      required: true,
+      secret: true,
+      description: 'Super-admin secret (no default; must not be empty).',
+    },
+    {
+      name: 'disable-admin-header-auth',
+      type: 'boolean',
+      default: false,
+      description:
+        'Refuse the x-service-admin-secret header; only the admin session cookie is honored (recommended for production).',
+    },
+    {
+      name: 'admin-cookie-secure',
+      type: 'boolean',
+      description: 'Secure flag of the admin cookie; default: true when --url is https.',
+    },
   ],
   // SPEC.md: only non-emptiness is enforced, and the message is exact.
-  validateConfig: (config) => (config.has('admin-secret') && (config.string('admin-secret') ?? '').length > 0 ? undefined : ADMIN_SECRET_MESSAGE),
+  validateConfig: (config) =>
+    config.has('admin-secret') && (config.string('admin-secret') ?? '').length > 0 ? undefined : ADMIN_SECRET_MESSAGE,
   operations: [...adminOperations, ...deprecatedOperations],
   setup(ctx) {
     const adminSecret = ctx.config.string('admin-secret') ?? '';

@@ -31,7 +31,10 @@ function withoutEdgeSpace(value: string): string {
  * given value's own length, never on how many bytes of a guess are right. (Hashing both sides did the same job at the cost of a SHA-256 per request:
  * ~3% of an admin-authenticated FGA check's server time in a profile.)
  */
-export function secretMatcher(expected: string, given: 'text' | 'header' = 'text'): (given: string | undefined) => boolean {
+export function secretMatcher(
+  expected: string,
+  given: 'text' | 'header' = 'text',
+): (given: string | undefined) => boolean {
   // A header value has no whitespace at either end (RFC 9110 §5.5; Node drops it on arrival),
   // yet a secret may have some: SPEC.md "Startup configuration" enforces only non-emptiness,
   // and a secret read from a file keeps its newline. Such a secret never matched in the header
@@ -66,7 +69,8 @@ export function secretMatches(expected: string, given: string | undefined): bool
  * restart with a new secret: a review finding). The store sees neither the secret nor the
  * token (its key is the token's digest), so the record gives nothing to guess the secret from.
  */
-const bindingOf = (token: string, secret: string): string => createHmac('sha256', token).update(secret).digest('base64url');
+const bindingOf = (token: string, secret: string): string =>
+  createHmac('sha256', token).update(secret).digest('base64url');
 
 export async function startAdminSession(memory: MemoryStore, secret: string): Promise<string> {
   const token = randomBytes(32).toString('base64url');
@@ -74,7 +78,11 @@ export async function startAdminSession(memory: MemoryStore, secret: string): Pr
   return token;
 }
 
-export async function adminSessionValid(memory: MemoryStore, token: string | undefined, secret: string): Promise<boolean> {
+export async function adminSessionValid(
+  memory: MemoryStore,
+  token: string | undefined,
+  secret: string,
+): Promise<boolean> {
   if (!token || token.length > 128) return false;
   const stored = await memory.get(keyOf(token));
   if (stored === null) return false;

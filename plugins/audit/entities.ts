@@ -22,7 +22,11 @@ export interface AuditLogRow {
 export const AuditLogEntity = defineEntity({
   name: 'LatchkeyAuditLog',
   tableName: 'latchkey_audit_logs',
-  indexes: [{ properties: ['createdAt'] }, { properties: ['action', 'createdAt'] }, { properties: ['actorId', 'createdAt'] }],
+  indexes: [
+    { properties: ['createdAt'] },
+    { properties: ['action', 'createdAt'] },
+    { properties: ['actorId', 'createdAt'] },
+  ],
   properties: (p) => ({
     // `_id`: the same definition passes MikroORM's MongoDB validation (as the FGA tables do).
     id: p.string().primary().fieldName('_id').length(64),

@@ -24,20 +24,34 @@ export const auditOperations: AnyOperation[] = [
     name: '_audit_logs',
     kind: 'query',
     access: 'admin',
-    description: 'Audit records, newest first; filters: action, actor_id, resource_type, resource_id, from_timestamp and to_timestamp (Unix seconds, inclusive).',
+    description:
+      'Audit records, newest first; filters: action, actor_id, resource_type, resource_id, from_timestamp and to_timestamp (Unix seconds, inclusive).',
     input: ListAuditLogRequest,
     output: AuditLogs,
     rest: { method: 'POST', path: 'admin/audit_logs' },
     graphql: { required: false },
     handler: async (ctx, input) => {
-      if (input?.from_timestamp !== undefined && input.to_timestamp !== undefined && input.from_timestamp > input.to_timestamp) {
+      if (
+        input?.from_timestamp !== undefined &&
+        input.to_timestamp !== undefined &&
+        input.from_timestamp > input.to_timestamp
+      ) {
         throw invalidArgument('from_timestamp is after to_timestamp');
       }
       const page = pageOf(input?.pagination);
-      const { rows, total } = await ctx.kernel.service('audit').list(
-        { action: input?.action, actorId: input?.actor_id, resourceType: input?.resource_type, resourceId: input?.resource_id, from: input?.from_timestamp, to: input?.to_timestamp },
-        page,
-      );
+      const { rows, total } = await ctx.kernel
+        .service('audit')
+        .list(
+          {
+            action: input?.action,
+            actorId: input?.actor_id,
+            resourceType: input?.resource_type,
+            resourceId: input?.resource_id,
+            from: input?.from_timestamp,
+            to: input?.to_timestamp,
+          },
+          page,
+        );
       return { pagination: paginationOf(page, total), audit_logs: rows.map(dto) };
     },
   }),

@@ -1,5 +1,14 @@
 /** Request and answer of the admin audit log list (SPEC.md Admin API, CONTRACT.md `AuditLog`). */
-import { InputObject, Int64, OptInt64, OptStr, OutputObject, Pagination, PaginationRequest, Type } from '../../core/schema.js';
+import {
+  InputObject,
+  Int64,
+  OptInt64,
+  OptStr,
+  OutputObject,
+  Pagination,
+  PaginationRequest,
+  Type,
+} from '../../core/schema.js';
 
 /** Unix seconds: a larger bound was a 500 on PostgreSQL (review finding); this is year 275760. */
 const MAX_TIMESTAMP = 8_640_000_000_000;

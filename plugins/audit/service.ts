@@ -72,11 +72,18 @@ export function createAuditService(storage: Storage): AuditService {
       const where: Record<string, unknown> = {};
       for (const k of TEXT_FILTERS) if (filter[k] !== undefined) where[k] = filter[k];
       if (filter.from !== undefined || filter.to !== undefined) {
-        where.createdAt = { ...(filter.from !== undefined ? { $gte: filter.from } : {}), ...(filter.to !== undefined ? { $lte: filter.to } : {}) };
+        where.createdAt = {
+          ...(filter.from !== undefined ? { $gte: filter.from } : {}),
+          ...(filter.to !== undefined ? { $lte: filter.to } : {}),
+        };
       }
       const order = { orderBy: { createdAt: 'desc', id: 'desc' } as never };
       if (!caseBlind || TEXT_FILTERS.every((k) => filter[k] === undefined)) {
-        const [rows, total] = await em().findAndCount(AuditLogEntity, where as never, { ...order, limit: page.limit, offset: page.offset });
+        const [rows, total] = await em().findAndCount(AuditLogEntity, where as never, {
+          ...order,
+          limit: page.limit,
+          offset: page.offset,
+        });
         return { rows: rows as unknown as AuditLogRow[], total };
       }
       // MySQL and MariaDB compare ignoring case and trailing spaces: their matches are narrowed to

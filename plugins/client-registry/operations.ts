@@ -5,9 +5,16 @@
 import type { RequestContext } from '../../core/context.js';
 import { defineOperation, type AnyOperation } from '../../core/operations.js';
 import { MessageResponse, pageOf, paginationOf } from '../../core/schema.js';
-import { Client, ClientRequest, Clients, CreateClientRequest, CreateClientResponse, ListClientsRequest, UpdateClientRequest } from './schemas.js';
+import {
+  Client,
+  ClientRequest,
+  Clients,
+  CreateClientRequest,
+  CreateClientResponse,
+  ListClientsRequest,
+  UpdateClientRequest,
+} from './schemas.js';
 import type { OAuthClient } from './service.js';
-
 
 export function clientView(c: OAuthClient) {
   return {

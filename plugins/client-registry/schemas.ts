@@ -1,5 +1,18 @@
 /** Schemas of the client registry (CONTRACT.md Client, CreateClientResponse and requests). */
-import { Bool, InputObject, Int64, OptBool, OptStr, OptStrList, OutputObject, Pagination, PaginationRequest, Str, StrList, Type } from '../../core/schema.js';
+import {
+  Bool,
+  InputObject,
+  Int64,
+  OptBool,
+  OptStr,
+  OptStrList,
+  OutputObject,
+  Pagination,
+  PaginationRequest,
+  Str,
+  StrList,
+  Type,
+} from '../../core/schema.js';
 
 export const Client = OutputObject('Client', {
   id: Type.String(),

@@ -189,9 +189,12 @@ export function createClientRegistry(storage: Storage, config: Config): ClientRe
       // Validate everything before touching the row: no half-written records.
       const name = input.name !== undefined ? checkName(input.name) : undefined;
       const scopes = input.allowed_scopes !== undefined ? checkScopes(input.allowed_scopes) : undefined;
-      const redirects = input.redirect_uris !== undefined ? checkRedirectUris(input.redirect_uris, 'redirect_uris') : undefined;
+      const redirects =
+        input.redirect_uris !== undefined ? checkRedirectUris(input.redirect_uris, 'redirect_uris') : undefined;
       const logout =
-        input.post_logout_redirect_uris !== undefined ? checkRedirectUris(input.post_logout_redirect_uris, 'post_logout_redirect_uris') : undefined;
+        input.post_logout_redirect_uris !== undefined
+          ? checkRedirectUris(input.post_logout_redirect_uris, 'post_logout_redirect_uris')
+          : undefined;
       const em = storage.em();
       const found = (await em.findOne(OAuthClientEntity, { id: input.id })) as OAuthClientRow | null;
       if (!found) throw notFound('client not found');
@@ -235,7 +238,11 @@ export function createClientRegistry(storage: Storage, config: Config): ClientRe
       if (page < 1 || limit < 1) throw invalidArgument('invalid pagination');
       const [rows, total] = await storage
         .em()
-        .findAndCount(OAuthClientEntity, {}, { orderBy: { createdAt: 'asc', id: 'asc' }, limit, offset: (page - 1) * limit });
+        .findAndCount(
+          OAuthClientEntity,
+          {},
+          { orderBy: { createdAt: 'asc', id: 'asc' }, limit, offset: (page - 1) * limit },
+        );
       return { clients: (rows as OAuthClientRow[]).map(toClient), total };
     },
 

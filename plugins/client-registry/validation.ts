@@ -19,8 +19,10 @@ export function checkRedirectUri(value: string, field: string): void {
   } catch {
     throw invalidArgument(`invalid ${field}: ${JSON.stringify(value)} is not an absolute URI`);
   }
-  if (url.hash || value.includes('#')) throw invalidArgument(`invalid ${field}: a redirect URI must not contain a fragment`);
-  if (url.username || url.password) throw invalidArgument(`invalid ${field}: a redirect URI must not contain user info`);
+  if (url.hash || value.includes('#'))
+    throw invalidArgument(`invalid ${field}: a redirect URI must not contain a fragment`);
+  if (url.username || url.password)
+    throw invalidArgument(`invalid ${field}: a redirect URI must not contain user info`);
   if (url.protocol === 'https:') return;
   if (url.protocol === 'http:') {
     if (LOOPBACK.has(url.hostname)) return;
@@ -38,7 +40,9 @@ export function checkRedirectUris(values: readonly string[] | undefined, field: 
 
 export function checkScopes(values: readonly string[]): string[] {
   const out = [...new Set(values)];
-  for (const s of out) if (!SCOPE_TOKEN.test(s)) throw invalidArgument(`invalid allowed_scopes: ${JSON.stringify(s)} is not a scope token`);
+  for (const s of out)
+    if (!SCOPE_TOKEN.test(s))
+      throw invalidArgument(`invalid allowed_scopes: ${JSON.stringify(s)} is not a scope token`);
   return out;
 }
 

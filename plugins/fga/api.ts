@@ -25,7 +25,11 @@ export interface FgaApi {
   /** True only when `subject` holds every listed relation (`required_relations`). */
   checkRelations(subject: string, relations: readonly Permission[]): Promise<boolean>;
   listObjects(type: string, relation: string, user: string, limit?: number): ListResult;
-  listPermissions(user: string, filter: { relation?: string; objectType?: string }, cap?: number): ListPermissionsResult;
+  listPermissions(
+    user: string,
+    filter: { relation?: string; objectType?: string },
+    cap?: number,
+  ): ListPermissionsResult;
   listUsers(object: string, relation: string, userType: string): string[];
   expand(object: string, relation: string): string;
   close(): Promise<void>;
@@ -37,7 +41,8 @@ declare module '../../core/services.js' {
   }
 }
 
-export const FGA_DISABLED_MESSAGE = 'FGA is not enabled: set --fga-store (and --fga-store-url) or use a SQL main database';
+export const FGA_DISABLED_MESSAGE =
+  'FGA is not enabled: set --fga-store (and --fga-store-url) or use a SQL main database';
 
 const off = (): never => {
   throw new ServiceError('failed_precondition', FGA_DISABLED_MESSAGE);

@@ -16,14 +16,30 @@ export const fgaPlugin = definePlugin<FgaApi>({
   name: 'fga',
   description: 'Fine-grained authorization: OpenFGA models and tuples, check, list objects and users.',
   flags: [
-    { name: 'fga-store', type: 'string', description: 'Separate FGA store: sqlite, postgres, mysql or memory (not a URI).', choices: FGA_STORES },
-    { name: 'fga-store-url', type: 'string', description: 'Connection string of the separate FGA store.', secret: true },
-    { name: 'fga-allow-unconstrained-agents', type: 'boolean', default: false, description: 'Migration switch: delegated checks without a model type `agent` use the user alone.' },
+    {
+      name: 'fga-store',
+      type: 'string',
+      description: 'Separate FGA store: sqlite, postgres, mysql or memory (not a URI).',
+      choices: FGA_STORES,
+    },
+    {
+      name: 'fga-store-url',
+      type: 'string',
+      description: 'Connection string of the separate FGA store.',
+      secret: true,
+    },
+    {
+      name: 'fga-allow-unconstrained-agents',
+      type: 'boolean',
+      default: false,
+      description: 'Migration switch: delegated checks without a model type `agent` use the user alone.',
+    },
     {
       name: 'fga-check-cache-size',
       type: 'number',
       default: CHECK_CACHE_SIZE,
-      description: 'Check answers each node remembers until the next change to its tuples or model (0 turns the cache off).',
+      description:
+        'Check answers each node remembers until the next change to its tuples or model (0 turns the cache off).',
     },
   ],
   validateConfig: fgaConfigProblem,
@@ -34,10 +50,15 @@ export const fgaPlugin = definePlugin<FgaApi>({
   setup: async (ctx) => {
     const store = await openFgaStore(ctx.config, ctx.storage);
     if (!store) {
-      ctx.logger.info({ database: ctx.storage.type }, 'FGA is off: the main database is not SQL and --fga-store is not set');
+      ctx.logger.info(
+        { database: ctx.storage.type },
+        'FGA is off: the main database is not SQL and --fga-store is not set',
+      );
       return disabledFga;
     }
-    const service = await FgaService.open(store, { checkCacheSize: ctx.config.number('fga-check-cache-size', CHECK_CACHE_SIZE) });
+    const service = await FgaService.open(store, {
+      checkCacheSize: ctx.config.number('fga-check-cache-size', CHECK_CACHE_SIZE),
+    });
     ctx.onClose(() => service.close());
     return service;
   },

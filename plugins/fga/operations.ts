@@ -42,7 +42,8 @@ const ADMIN_FIRST: readonly Access[] = ['admin', 'session'];
 const SESSION_FIRST: readonly Access[] = ['session', 'admin'];
 
 function authenticateCaller(ctx: RequestContext, input: unknown): Promise<void> | undefined {
-  const named = typeof (input as { user?: unknown } | undefined)?.user === 'string' && (input as { user: string }).user !== '';
+  const named =
+    typeof (input as { user?: unknown } | undefined)?.user === 'string' && (input as { user: string }).user !== '';
   const found = ctx.kernel.authenticate(named ? ADMIN_FIRST : SESSION_FIRST, ctx, input);
   if (found instanceof Promise) return found.then((principal) => admitCaller(ctx, principal));
   admitCaller(ctx, found);
@@ -59,11 +60,18 @@ function admitCaller(ctx: RequestContext, principal: Principal | null): void {
  * the tsx loader the server runs under names every named closure when it is created (a
  * defineProperty per request, ~1% of a check_permissions request's server time in a profile).
  */
-function askFor(service: FgaApi, user: string, checks: readonly { relation: string; object: string; contextual_tuples?: readonly Tuple[] }[]): boolean[] {
-  return service.check(checks.map((c) => ({ user, relation: c.relation, object: c.object, contextualTuples: c.contextual_tuples })));
+function askFor(
+  service: FgaApi,
+  user: string,
+  checks: readonly { relation: string; object: string; contextual_tuples?: readonly Tuple[] }[],
+): boolean[] {
+  return service.check(
+    checks.map((c) => ({ user, relation: c.relation, object: c.object, contextualTuples: c.contextual_tuples })),
+  );
 }
 
-const tuples = (list: readonly Tuple[]): Tuple[] => list.map((t) => ({ user: t.user, relation: t.relation, object: t.object }));
+const tuples = (list: readonly Tuple[]): Tuple[] =>
+  list.map((t) => ({ user: t.user, relation: t.relation, object: t.object }));
 
 export const fgaOperations: AnyOperation[] = [
   defineOperation({
@@ -118,7 +126,11 @@ export const fgaOperations: AnyOperation[] = [
       const agents = new Set(theirs.permissions.map((p) => `${p.object}#${p.relation}`));
       const shared = mine.permissions.filter((p) => agents.has(`${p.object}#${p.relation}`));
       const permissions = shared.slice(0, LIST_CAP);
-      return { objects: [...new Set(permissions.map((p) => p.object))], permissions, truncated: shared.length > LIST_CAP || mine.truncated || theirs.truncated };
+      return {
+        objects: [...new Set(permissions.map((p) => p.object))],
+        permissions,
+        truncated: shared.length > LIST_CAP || mine.truncated || theirs.truncated,
+      };
     },
   }),
   defineOperation({
@@ -175,7 +187,11 @@ export const fgaOperations: AnyOperation[] = [
     input: FgaReadTuplesInput,
     output: FgaTuples,
     handler: async (ctx, input) => {
-      const page = await fga(ctx).readTuples({ user: input.user, relation: input.relation, object: input.object }, input.page_size ?? 50, input.continuation_token);
+      const page = await fga(ctx).readTuples(
+        { user: input.user, relation: input.relation, object: input.object },
+        input.page_size ?? 50,
+        input.continuation_token,
+      );
       return { tuples: page.tuples, continuation_token: page.continuationToken };
     },
   }),
@@ -207,7 +223,12 @@ export const fgaOperations: AnyOperation[] = [
     rest: { method: 'POST', path: 'admin/fga/reset' },
     output: MessageResponse,
     handler: async (ctx) => {
-      const payload = { actor: ctx.principal?.subject ?? 'admin', actor_kind: ctx.principal?.kind ?? 'admin', ip: ctx.ip, user_agent: ctx.header('user-agent') ?? '' };
+      const payload = {
+        actor: ctx.principal?.subject ?? 'admin',
+        actor_kind: ctx.principal?.kind ?? 'admin',
+        ip: ctx.ip,
+        user_agent: ctx.header('user-agent') ?? '',
+      };
       const audit = ctx.kernel.hasService('audit') ? ctx.kernel.service('audit') : undefined;
       // SPEC.md "Audit": FGA reset is recorded. The record is written once the reset is allowed
       // and before anything is deleted (the reset's `beforeReset`): a record that cannot be
@@ -225,7 +246,11 @@ export const fgaOperations: AnyOperation[] = [
         // database error): the log says so too, so that it does not show a reset that never was.
         if (recorded && audit) {
           const metadata = { outcome: 'failed', error: err instanceof Error ? err.message.slice(0, 200) : 'error' };
-          await audit.record({ name: 'fga.reset', payload: { ...payload, metadata }, at: Date.now() }).catch((e: unknown) => ctx.kernel.logger.error({ err: e }, 'audit: the failed FGA reset could not be recorded'));
+          await audit
+            .record({ name: 'fga.reset', payload: { ...payload, metadata }, at: Date.now() })
+            .catch((e: unknown) =>
+              ctx.kernel.logger.error({ err: e }, 'audit: the failed FGA reset could not be recorded'),
+            );
         }
         throw err;
       }

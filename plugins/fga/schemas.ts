@@ -15,7 +15,11 @@ export const FgaTupleInput = InputObject('FgaTupleInput', {
   object: ref('`type:id`'),
 });
 
-export const FgaTuple = OutputObject('FgaTuple', { user: Type.String(), relation: Type.String(), object: Type.String() });
+export const FgaTuple = OutputObject('FgaTuple', {
+  user: Type.String(),
+  relation: Type.String(),
+  object: Type.String(),
+});
 
 export const PermissionCheckInput = InputObject('PermissionCheckInput', {
   relation: Str({ max: 50, min: 1 }),
@@ -29,8 +33,14 @@ export const CheckPermissionsInput = InputObject('CheckPermissionsInput', {
   user: OptStr({ max: 768, description: '`type:id` or a bare id (user:<id>); see the trust rule' }),
 });
 
-export const PermissionCheckResult = OutputObject('PermissionCheckResult', { relation: Type.String(), object: Type.String(), allowed: Bool() });
-export const CheckPermissionsResponse = OutputObject('CheckPermissionsResponse', { results: Type.Array(PermissionCheckResult) });
+export const PermissionCheckResult = OutputObject('PermissionCheckResult', {
+  relation: Type.String(),
+  object: Type.String(),
+  allowed: Bool(),
+});
+export const CheckPermissionsResponse = OutputObject('CheckPermissionsResponse', {
+  results: Type.Array(PermissionCheckResult),
+});
 
 export const ListPermissionsInput = InputObject('ListPermissionsInput', {
   relation: OptStr({ max: 50 }),
@@ -47,7 +57,9 @@ export const ListPermissionsResponse = OutputObject('ListPermissionsResponse', {
 
 export const FgaModel = OutputObject('FgaModel', { id: Type.String(), dsl: Type.String() });
 export const FgaWriteModelInput = InputObject('FgaWriteModelInput', { dsl: Str({ max: MAX_TEXT_BYTES, min: 1 }) });
-export const FgaWriteTuplesInput = InputObject('FgaWriteTuplesInput', { tuples: Type.Array(FgaTupleInput, { minItems: 1, maxItems: 1000 }) });
+export const FgaWriteTuplesInput = InputObject('FgaWriteTuplesInput', {
+  tuples: Type.Array(FgaTupleInput, { minItems: 1, maxItems: 1000 }),
+});
 
 export const FgaReadTuplesInput = InputObject('FgaReadTuplesInput', {
   user: OptStr({ max: 768 }),
@@ -65,7 +77,10 @@ export const FgaListUsersInput = InputObject('FgaListUsersInput', {
 });
 export const FgaListUsersResponse = OutputObject('FgaListUsersResponse', { users: Type.Array(Type.String()) });
 
-export const FgaExpandInput = InputObject('FgaExpandInput', { relation: Str({ max: 50, min: 1 }), object: ref('`type:id`') });
+export const FgaExpandInput = InputObject('FgaExpandInput', {
+  relation: Str({ max: 50, min: 1 }),
+  object: ref('`type:id`'),
+});
 export const FgaExpandResponse = OutputObject('FgaExpandResponse', { tree: Type.String() });
 
 export { Int64 };

@@ -16,7 +16,14 @@ import { CheckCache } from './engine/check-cache.js';
 import { CompiledModel } from './engine/compiled-model.js';
 import { ModelError } from './engine/dsl-error.js';
 import { MAX_TEXT_BYTES } from '../../core/storage.js';
-import { checkMany, expandOf, listObjectsOf, listUsersOf, requireObjectRelation, type CheckQuery } from './engine/queries.js';
+import {
+  checkMany,
+  expandOf,
+  listObjectsOf,
+  listUsersOf,
+  requireObjectRelation,
+  type CheckQuery,
+} from './engine/queries.js';
 import { Resolver } from './engine/resolver.js';
 import { isRelationName, parseObject } from './engine/tuple-format.js';
 import { TupleIndex } from './engine/tuple-index.js';
@@ -165,7 +172,8 @@ export class FgaService {
         break;
       } catch (err) {
         if (!(err instanceof ModelChangedError)) throw err;
-        if (attempt >= MODEL_RACE_ATTEMPTS) throw new ServiceError('unavailable', 'the authorization model kept changing during the write; try again');
+        if (attempt >= MODEL_RACE_ATTEMPTS)
+          throw new ServiceError('unavailable', 'the authorization model kept changing during the write; try again');
         await this.syncAfterWrite();
       }
     }
@@ -212,13 +220,15 @@ export class FgaService {
 
   async installModel(dsl: string): Promise<StoredModel> {
     // Its DSL is kept in a TEXT column (a larger model was a 500 on MariaDB; review finding).
-    if (Buffer.byteLength(dsl) > MAX_TEXT_BYTES) throw new ServiceError('invalid_argument', `invalid model: at most ${MAX_TEXT_BYTES} bytes of UTF-8`);
+    if (Buffer.byteLength(dsl) > MAX_TEXT_BYTES)
+      throw new ServiceError('invalid_argument', `invalid model: at most ${MAX_TEXT_BYTES} bytes of UTF-8`);
     try {
       const compiled = CompiledModel.fromDsl('', dsl);
       // The language accepts a model without types (OpenFGA's syntax cases do), but OpenFGA's
       // API refuses to write one: every check after it would fail on an undefined type (review
       // finding: it was installed here).
-      if (compiled.model.types.size === 0) throw new ModelError('the model defines no type: at least one is needed.', 0, 'no-types');
+      if (compiled.model.types.size === 0)
+        throw new ModelError('the model defines no type: at least one is needed.', 0, 'no-types');
     } catch (err) {
       if (err instanceof ModelError) throw new ServiceError('invalid_argument', err.message);
       throw err;
@@ -286,7 +296,11 @@ export class FgaService {
       else out[i] = hit;
     }
     if (missed) {
-      const answers = checkMany(this.model, this.index, missed.length === queries.length ? queries : missed.map((i) => queries[i]));
+      const answers = checkMany(
+        this.model,
+        this.index,
+        missed.length === queries.length ? queries : missed.map((i) => queries[i]),
+      );
       for (let j = 0; j < missed.length; j++) {
         const i = missed[j];
         out[i] = answers[j];
@@ -307,7 +321,8 @@ export class FgaService {
     // A malformed question is the caller's mistake whether or not a model is written yet: with
     // none, `doc1` answered "not valid" and, once one was, 400 (review finding).
     for (const r of relations) {
-      if (!parseObject(r.object)) throw new ServiceError('invalid_argument', `invalid object '${r.object}': expected type:id`);
+      if (!parseObject(r.object))
+        throw new ServiceError('invalid_argument', `invalid object '${r.object}': expected type:id`);
       if (!isRelationName(r.relation)) throw new ServiceError('invalid_argument', `invalid relation '${r.relation}'`);
     }
     if (this.model.isEmpty) return false;
@@ -323,17 +338,27 @@ export class FgaService {
    * SPEC.md list_permissions: with filters, the objects of a type (or every type) on which the
    * subject has the relation (or any relation); an empty filter lists every permission.
    */
-  listPermissions(user: string, filter: { relation?: string; objectType?: string }, cap = LIST_CAP): ListPermissionsResult {
+  listPermissions(
+    user: string,
+    filter: { relation?: string; objectType?: string },
+    cap = LIST_CAP,
+  ): ListPermissionsResult {
     this.requireModel();
     const model = this.model.model;
     if (filter.objectType && !model.types.has(filter.objectType)) {
-      throw new ServiceError('invalid_argument', `type '${filter.objectType}' is not defined in the authorization model`);
+      throw new ServiceError(
+        'invalid_argument',
+        `type '${filter.objectType}' is not defined in the authorization model`,
+      );
     }
     const types = filter.objectType ? [filter.objectType] : [...model.types.keys()];
     // A relation no type defines is a mistake in the request, not an empty answer (review finding).
     const named = filter.relation;
     if (named && !filter.objectType && !types.some((type) => this.model.relation(type, named))) {
-      throw new ServiceError('invalid_argument', `relation '${named}' is not defined on any type of the authorization model`);
+      throw new ServiceError(
+        'invalid_argument',
+        `relation '${named}' is not defined on any type of the authorization model`,
+      );
     }
     const resolver = new Resolver(this.model, this.index);
     const permissions: Permission[] = [];
@@ -343,7 +368,8 @@ export class FgaService {
       const relations = filter.relation ? [filter.relation] : [...model.types.get(type)!.relations.keys()];
       for (const relation of relations) {
         if (!this.model.relation(type, relation)) {
-          if (filter.objectType) throw new ServiceError('invalid_argument', `relation '${relation}' is not defined on type '${type}'`);
+          if (filter.objectType)
+            throw new ServiceError('invalid_argument', `relation '${relation}' is not defined on type '${type}'`);
           continue;
         }
         const left = cap - permissions.length;

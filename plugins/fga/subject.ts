@@ -30,17 +30,25 @@ export function resolveSubjects(ctx: RequestContext, explicit: string | undefine
   if (principal.kind === 'admin') {
     // A super-admin's own subject (`admin:super`) is asked about only when the model has its
     // type; otherwise the call names no one, and saying so beats "type 'admin' is not defined".
-    const own = principal.subject && principal.subject.includes(':') && model.hasType(principal.subject.slice(0, principal.subject.indexOf(':'))) ? principal.subject : undefined;
+    const own =
+      principal.subject &&
+      principal.subject.includes(':') &&
+      model.hasType(principal.subject.slice(0, principal.subject.indexOf(':')))
+        ? principal.subject
+        : undefined;
     const user = asked ?? own;
     if (!user) throw new ServiceError('invalid_argument', 'user is required for an admin caller');
     return { user };
   }
   const modelHasAgentType = model.hasType('agent');
-  if (asked && asked !== principal.subject) throw new ServiceError('permission_denied', 'explicit user not permitted for this caller');
+  if (asked && asked !== principal.subject)
+    throw new ServiceError('permission_denied', 'explicit user not permitted for this caller');
   if (principal.kind === 'agent') {
     const agent = `agent:${principal.clientId ?? ''}`;
     if (!modelHasAgentType) {
-      return ctx.kernel.config.bool('fga-allow-unconstrained-agents') ? { user: principal.subject } : { user: principal.subject, denyAll: true };
+      return ctx.kernel.config.bool('fga-allow-unconstrained-agents')
+        ? { user: principal.subject }
+        : { user: principal.subject, denyAll: true };
     }
     return { user: principal.subject, agent };
   }

@@ -31,10 +31,26 @@ export const keysPlugin = definePlugin<KeysService>({
   name: 'keys',
   description: 'JWT signing keys, JWKS and encryption at rest.',
   flags: [
-    { name: 'jwt-type', type: 'string', required: true, choices: JWT_TYPES, description: 'JWT algorithm: HS256/384/512 with --jwt-secret, or RS*/ES* with --jwt-private-key and --jwt-public-key (RS256 recommended).' },
+    {
+      name: 'jwt-type',
+      type: 'string',
+      required: true,
+      choices: JWT_TYPES,
+      description:
+        'JWT algorithm: HS256/384/512 with --jwt-secret, or RS*/ES* with --jwt-private-key and --jwt-public-key (RS256 recommended).',
+    },
     { name: 'jwt-secret', type: 'string', secret: true, description: 'HMAC secret for HS* JWT types.' },
-    { name: 'jwt-private-key', type: 'string', secret: true, description: 'PKCS#8 PEM private key (text or file path) for RS*/ES* JWT types.' },
-    { name: 'jwt-public-key', type: 'string', description: 'SPKI PEM public key (text or file path) for RS*/ES* JWT types.' },
+    {
+      name: 'jwt-private-key',
+      type: 'string',
+      secret: true,
+      description: 'PKCS#8 PEM private key (text or file path) for RS*/ES* JWT types.',
+    },
+    {
+      name: 'jwt-public-key',
+      type: 'string',
+      description: 'SPKI PEM public key (text or file path) for RS*/ES* JWT types.',
+    },
     {
       name: 'jwt-secondary-public-key',
       type: 'string',
@@ -45,9 +61,16 @@ export const keysPlugin = definePlugin<KeysService>({
       name: 'jwt-secondary-secret',
       type: 'string',
       secret: true,
-      description: 'Key rotation for HS* types: a second HMAC secret whose tokens stay valid (verify only; never published).',
+      description:
+        'Key rotation for HS* types: a second HMAC secret whose tokens stay valid (verify only; never published).',
     },
-    { name: 'encryption-key', type: 'string', secret: true, description: 'Key for encryption at rest (TOTP secrets, OTP digests); required for RS*/ES* without --jwt-secret; HMAC deployments fall back to the JWT secret.' },
+    {
+      name: 'encryption-key',
+      type: 'string',
+      secret: true,
+      description:
+        'Key for encryption at rest (TOTP secrets, OTP digests); required for RS*/ES* without --jwt-secret; HMAC deployments fall back to the JWT secret.',
+    },
   ],
   validateConfig: checkKeyRules,
   routes: [
@@ -63,18 +86,31 @@ export const keysPlugin = definePlugin<KeysService>({
   ],
   async setup({ config }) {
     const alg = config.string('jwt-type') as JwtType;
-    const current = await loadSigningKeys(alg, config.string('jwt-secret'), config.string('jwt-private-key'), config.string('jwt-public-key'));
+    const current = await loadSigningKeys(
+      alg,
+      config.string('jwt-secret'),
+      config.string('jwt-private-key'),
+      config.string('jwt-public-key'),
+    );
     // A private key that does not match its public key would issue tokens nobody can verify.
     const probe = await new SignJWT({}).setProtectedHeader({ alg }).sign(current.signKey);
     await jwtVerify(probe, current.verifyKey).catch(() => {
       throw new Error('--jwt-private-key and --jwt-public-key do not belong together');
     });
-    const key = deriveKey(config.string('encryption-key') ?? config.string('jwt-secret') ?? '', 'latchkey encryption at rest v1');
+    const key = deriveKey(
+      config.string('encryption-key') ?? config.string('jwt-secret') ?? '',
+      'latchkey encryption at rest v1',
+    );
     // Rotation (issue 5, "JWKS with a secondary key"): tokens are always signed with the current
     // key; the secondary key only verifies, so tokens it signed keep validating while they live,
     // and relying parties that cache the JWKS already know the next key before it signs.
-    const secondary = await loadSecondaryKey(alg, config.string('jwt-secondary-secret'), config.string('jwt-secondary-public-key'));
-    if (secondary && secondary.kid === current.kid) throw new Error('the secondary key is the signing key itself; give the other key of the rotation');
+    const secondary = await loadSecondaryKey(
+      alg,
+      config.string('jwt-secondary-secret'),
+      config.string('jwt-secondary-public-key'),
+    );
+    if (secondary && secondary.kid === current.kid)
+      throw new Error('the secondary key is the signing key itself; give the other key of the rotation');
     const verifiers: VerificationKey[] = secondary ? [current, secondary] : [current];
     const random = createRandomPool();
     return {

@@ -17,10 +17,15 @@ export interface SigningKeys extends VerificationKey {
   signKey: CryptoKey | Uint8Array;
 }
 
-const hmacKid = (alg: JwtType, secret: string): string => createHash('sha256').update(`${alg}:${secret}`).digest('base64url').slice(0, 16);
+const hmacKid = (alg: JwtType, secret: string): string =>
+  createHash('sha256').update(`${alg}:${secret}`).digest('base64url').slice(0, 16);
 const jwkKid = (jwk: JWK): string => createHash('sha256').update(JSON.stringify(jwk)).digest('base64url').slice(0, 16);
 
-async function publicKeyOf(alg: JwtType, pem: string, flag: string): Promise<{ verifyKey: CryptoKey; publicJwk: JWK; kid: string }> {
+async function publicKeyOf(
+  alg: JwtType,
+  pem: string,
+  flag: string,
+): Promise<{ verifyKey: CryptoKey; publicJwk: JWK; kid: string }> {
   let verifyKey: CryptoKey;
   try {
     verifyKey = (await importSPKI(pemOrFile(pem, flag), alg, { extractable: true })) as CryptoKey;
@@ -42,14 +47,21 @@ function pemOrFile(value: string, flag: string): string {
   }
 }
 
-export async function loadSigningKeys(alg: JwtType, secret: string | undefined, privatePem?: string, publicPem?: string): Promise<SigningKeys> {
+export async function loadSigningKeys(
+  alg: JwtType,
+  secret: string | undefined,
+  privatePem?: string,
+  publicPem?: string,
+): Promise<SigningKeys> {
   if (isHmac(alg)) {
     const key = new TextEncoder().encode(secret ?? '');
     return { alg, kid: hmacKid(alg, secret ?? ''), signKey: key, verifyKey: key, publicJwk: null };
   }
   let signKey: CryptoKey;
   try {
-    signKey = (await importPKCS8(pemOrFile(privatePem ?? '', '--jwt-private-key'), alg, { extractable: false })) as CryptoKey;
+    signKey = (await importPKCS8(pemOrFile(privatePem ?? '', '--jwt-private-key'), alg, {
+      extractable: false,
+    })) as CryptoKey;
   } catch (err) {
     throw new Error(`--jwt-private-key is not a PKCS#8 ${alg} private key: ${(err as Error).message}`);
   }
@@ -61,7 +73,11 @@ export async function loadSigningKeys(alg: JwtType, secret: string | undefined, 
  * --jwt-secondary-secret for HS types), with the same algorithm as the signing key. Null when
  * none is configured.
  */
-export async function loadSecondaryKey(alg: JwtType, secret: string | undefined, publicPem: string | undefined): Promise<VerificationKey | null> {
+export async function loadSecondaryKey(
+  alg: JwtType,
+  secret: string | undefined,
+  publicPem: string | undefined,
+): Promise<VerificationKey | null> {
   if (isHmac(alg)) {
     if (!secret) return null;
     const key = new TextEncoder().encode(secret);

@@ -20,7 +20,8 @@ const STYLE =
 export function renderPage(o: PageOptions): string {
   const hidden = `<input type="hidden" name="return_to" value="${esc(o.returnTo)}">`;
   const error = o.error ? `<p class="error" role="alert">${esc(o.error)}</p>` : '';
-  const q = (view: string) => `/app?${new URLSearchParams({ return_to: o.returnTo, ...(view === 'signup' ? { screen_hint: 'signup' } : {}) })}`;
+  const q = (view: string) =>
+    `/app?${new URLSearchParams({ return_to: o.returnTo, ...(view === 'signup' ? { screen_hint: 'signup' } : {}) })}`;
   let body: string;
   if (o.view === 'signup') {
     body =

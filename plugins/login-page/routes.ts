@@ -54,13 +54,22 @@ const field = (body: unknown, name: string): string | undefined => {
   return typeof v === 'string' && v.length > 0 ? v : undefined;
 };
 
-function page(ctx: RequestContext, status: number, o: Omit<PageOptions, 'organization' | 'logo' | 'signupEnabled'>): RawResponse {
+function page(
+  ctx: RequestContext,
+  status: number,
+  o: Omit<PageOptions, 'organization' | 'logo' | 'signupEnabled'>,
+): RawResponse {
   const cfg = ctx.kernel.config;
   const logo = cfg.string('organization-logo');
   return {
     status,
     headers: HTML,
-    body: renderPage({ ...o, organization: cfg.string('organization-name', 'Latchkey'), ...(logo ? { logo } : {}), signupEnabled: cfg.bool('enable-signup', true) }),
+    body: renderPage({
+      ...o,
+      organization: cfg.string('organization-name', 'Latchkey'),
+      ...(logo ? { logo } : {}),
+      signupEnabled: cfg.bool('enable-signup', true),
+    }),
   };
 }
 
@@ -75,9 +84,18 @@ async function submit(req: RawRequest, ctx: RequestContext, operation: 'login' |
     if (given) input.given_name = given;
   }
   try {
-    const result = (await ctx.kernel.invoke(operation, ctx, input)) as { access_token?: string | null; should_show_email_otp_screen?: boolean; should_show_totp_screen?: boolean };
+    const result = (await ctx.kernel.invoke(operation, ctx, input)) as {
+      access_token?: string | null;
+      should_show_email_otp_screen?: boolean;
+      should_show_totp_screen?: boolean;
+    };
     if (!result.access_token) {
-      return page(ctx, 401, { view: 'login', returnTo, error: 'Additional verification is required; finish it in the application.', ...(email ? { email } : {}) });
+      return page(ctx, 401, {
+        view: 'login',
+        returnTo,
+        error: 'Additional verification is required; finish it in the application.',
+        ...(email ? { email } : {}),
+      });
     }
     // 303: the browser follows with GET (RFC 9110 §15.4.4).
     return { status: 303, headers: { location: returnTo, 'cache-control': 'no-store' } };

@@ -9,7 +9,9 @@ import type { Kernel } from '../../core/kernel.js';
 import { definePlugin } from '../../core/plugin.js';
 import { CONTRACT_META_FLAGS, metaSchema } from './schema.js';
 
-const VERSION: string = (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
+const VERSION: string = (
+  JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }
+).version;
 
 const built = new WeakMap<Kernel, Record<string, unknown>>();
 
@@ -36,7 +38,10 @@ export const metaPlugin = definePlugin({
           let meta = built.get(ctx.kernel);
           if (!meta) {
             const values = ctx.kernel.metaValues();
-            const draft: Record<string, unknown> = { version: VERSION, client_id: ctx.kernel.config.string('client-id') ?? '' };
+            const draft: Record<string, unknown> = {
+              version: VERSION,
+              client_id: ctx.kernel.config.string('client-id') ?? '',
+            };
             for (const f of CONTRACT_META_FLAGS) draft[f] = values[f] === true;
             for (const k of Object.keys(extra)) draft[k] = values[k] ?? false;
             // Two dozen keys added one by one leave V8 a slow dictionary-mode object, whose

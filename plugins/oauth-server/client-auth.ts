@@ -25,7 +25,10 @@ function basicCredentials(header: string | undefined): { id: string; secret: str
   if (i < 0) throw invalidClient('malformed Basic credentials');
   try {
     // RFC 6749 §2.3.1: both parts are form-urlencoded before Base64.
-    return { id: decodeURIComponent(decoded.slice(0, i).replace(/\+/g, ' ')), secret: decodeURIComponent(decoded.slice(i + 1).replace(/\+/g, ' ')) };
+    return {
+      id: decodeURIComponent(decoded.slice(0, i).replace(/\+/g, ' ')),
+      secret: decodeURIComponent(decoded.slice(i + 1).replace(/\+/g, ' ')),
+    };
   } catch {
     throw invalidClient('malformed Basic credentials');
   }
@@ -38,17 +41,26 @@ function basicCredentials(header: string | undefined): { id: string; secret: str
  * grant itself: a code or refresh token is bound to the client it was issued to, and one of a
  * registered (confidential) client is still refused, for the binding does not match.
  */
-export async function identifyClient(ctx: RequestContext, params: Params, options: { anonymousIsBuiltIn?: boolean } = {}): Promise<ClientCaller> {
+export async function identifyClient(
+  ctx: RequestContext,
+  params: Params,
+  options: { anonymousIsBuiltIn?: boolean } = {},
+): Promise<ClientCaller> {
   const registry = ctx.kernel.service('client-registry');
   const basic = basicCredentials(ctx.header('authorization'));
   if (basic) {
     if (params.client_secret) throw invalidRequest('use one client authentication method, not both');
-    if (params.client_id && params.client_id !== basic.id) throw invalidRequest('client_id does not match the Basic credentials');
+    if (params.client_id && params.client_id !== basic.id)
+      throw invalidRequest('client_id does not match the Basic credentials');
     const client = await registry.authenticate(basic.id, basic.secret);
     if (!client) throw invalidClient();
     return { client, authenticated: true, method: 'client_secret_basic' };
   }
-  const id = params.client_id || (options.anonymousIsBuiltIn && params.client_secret === undefined ? ctx.kernel.config.string('client-id') : undefined);
+  const id =
+    params.client_id ||
+    (options.anonymousIsBuiltIn && params.client_secret === undefined
+      ? ctx.kernel.config.string('client-id')
+      : undefined);
   if (!id) throw invalidClient('client authentication is required');
   if (params.client_secret !== undefined) {
     const client = await registry.authenticate(id, params.client_secret);

@@ -30,14 +30,21 @@ export interface CodeGrant {
 
 const digest = (code: string): string => createHash('sha256').update(code).digest('base64url');
 
-export async function storeCode(memory: MemoryStore, grant: Omit<CodeGrant, 'expiresAt'>, ttlMs = CODE_TTL_MS): Promise<string> {
+export async function storeCode(
+  memory: MemoryStore,
+  grant: Omit<CodeGrant, 'expiresAt'>,
+  ttlMs = CODE_TTL_MS,
+): Promise<string> {
   const code = randomBytes(32).toString('base64url');
   const full: CodeGrant = { ...grant, expiresAt: Date.now() + ttlMs };
   await memory.set(`oauth:code:${digest(code)}`, JSON.stringify(full), ttlMs);
   return code;
 }
 
-export type CodeLookup = { kind: 'fresh'; grant: CodeGrant } | { kind: 'spent'; sessionId: string | null; userId: string | null } | { kind: 'unknown' };
+export type CodeLookup =
+  | { kind: 'fresh'; grant: CodeGrant }
+  | { kind: 'spent'; sessionId: string | null; userId: string | null }
+  | { kind: 'unknown' };
 
 export async function consumeCode(memory: MemoryStore, code: string): Promise<CodeLookup> {
   if (code.length > 256) return { kind: 'unknown' };
@@ -58,6 +65,11 @@ export async function consumeCode(memory: MemoryStore, code: string): Promise<Co
 }
 
 /** Records what a redeemed code produced, for replay handling. */
-export async function markSpent(memory: MemoryStore, code: string, userId: string, sessionId: string | null): Promise<void> {
+export async function markSpent(
+  memory: MemoryStore,
+  code: string,
+  userId: string,
+  sessionId: string | null,
+): Promise<void> {
   await memory.set(`oauth:code-spent:${digest(code)}`, JSON.stringify({ userId, sessionId }), SPENT_TTL_MS);
 }

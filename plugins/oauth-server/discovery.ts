@@ -7,7 +7,11 @@ import type { RawRoute } from '../../core/plugin.js';
 import { ENDPOINTS, baseOf, issuerOf } from './issuer.js';
 import { SUPPORTED_CLAIMS, SUPPORTED_SCOPES } from './scopes.js';
 
-export function discoveryDocument(config: Config, signingAlg: string, grants: readonly string[]): Record<string, unknown> {
+export function discoveryDocument(
+  config: Config,
+  signingAlg: string,
+  grants: readonly string[],
+): Record<string, unknown> {
   const issuer = issuerOf(config);
   const base = baseOf(config);
   const authMethods = ['client_secret_basic', 'client_secret_post', 'none'];

@@ -43,6 +43,8 @@ export function oauthErrorResponse(err: OAuthError, basicAttempted = false): Raw
   const headers: Record<string, string> = { ...NO_STORE };
   // RFC 6749 §5.2: the Basic challenge answers a client that tried the Authorization header.
   if (err.error === 'invalid_client' && basicAttempted) headers['www-authenticate'] = 'Basic realm="latchkey"';
-  if (err.error === 'invalid_token') headers['www-authenticate'] = `Bearer error="invalid_token", error_description="${err.description.replace(/"/g, "'")}"`;
+  if (err.error === 'invalid_token')
+    headers['www-authenticate'] =
+      `Bearer error="invalid_token", error_description="${err.description.replace(/"/g, "'")}"`;
   return { status: err.status, headers, body: { error: err.error, error_description: err.description } };
 }

@@ -40,10 +40,21 @@ export function createOAuthServerPlugin() {
   grants.register('client_credentials', clientCredentialsGrant);
   return definePlugin<OAuthServerService>({
     name: 'oauth-server',
-    description: 'OAuth 2.0 / OpenID Connect authorization server: /authorize, /oauth/token, userinfo, revocation, introspection, logout, discovery.',
+    description:
+      'OAuth 2.0 / OpenID Connect authorization server: /authorize, /oauth/token, userinfo, revocation, introspection, logout, discovery.',
     dependsOn: ['keys', 'client-registry', 'users', 'sessions', 'tokens'],
     flags: oauthServerFlags,
-    routes: [...discoveryRoutes(() => grants.types()), authorizeRoute, tokenRoute(grants), ...userinfoRoutes, revokeRoute, introspectRoute, logoutRoute, logoutConfirmRoute, dashboardRoute],
+    routes: [
+      ...discoveryRoutes(() => grants.types()),
+      authorizeRoute,
+      tokenRoute(grants),
+      ...userinfoRoutes,
+      revokeRoute,
+      introspectRoute,
+      logoutRoute,
+      logoutConfirmRoute,
+      dashboardRoute,
+    ],
     setup: () => ({
       registerGrant: (type, handler) => grants.register(type, handler),
       grantTypes: () => grants.types(),

@@ -33,7 +33,10 @@ const handler: RawRoute['handler'] = async (req, ctx) => {
     // Whatever the token is for (an MCP or `resource`-bound token included): RFC 7662 asks about the token itself.
     const asAccess = () => tokens.verifyAccessToken(token, { audiences: 'any' });
     const asRefresh = () => tokens.validate(token, 'refresh_token');
-    const userToken = hint === 'refresh_token' ? ((await asRefresh()) ?? (await asAccess())) : ((await asAccess()) ?? (await asRefresh()));
+    const userToken =
+      hint === 'refresh_token'
+        ? ((await asRefresh()) ?? (await asAccess()))
+        : ((await asAccess()) ?? (await asRefresh()));
     if (userToken) {
       if ((userToken.session.clientId ?? builtIn) !== me) return INACTIVE;
       const c = userToken.claims;
@@ -59,7 +62,18 @@ const handler: RawRoute['handler'] = async (req, ctx) => {
       return {
         status: 200,
         headers: { ...NO_STORE },
-        body: { active: true, client_id: me, sub: service.sub, scope: service.scope ?? '', aud: service.aud, exp: service.exp, iat: service.iat, iss: service.iss, token_type: 'Bearer', ...(service.jti ? { jti: service.jti } : {}) },
+        body: {
+          active: true,
+          client_id: me,
+          sub: service.sub,
+          scope: service.scope ?? '',
+          aud: service.aud,
+          exp: service.exp,
+          iat: service.iat,
+          iss: service.iss,
+          token_type: 'Bearer',
+          ...(service.jti ? { jti: service.jti } : {}),
+        },
       };
     }
     return INACTIVE;
@@ -69,4 +83,11 @@ const handler: RawRoute['handler'] = async (req, ctx) => {
   }
 };
 
-export const introspectRoute: RawRoute = { method: 'POST', path: '/oauth/introspect', csrfExempt: true, form: true, errors: 'oauth', handler };
+export const introspectRoute: RawRoute = {
+  method: 'POST',
+  path: '/oauth/introspect',
+  csrfExempt: true,
+  form: true,
+  errors: 'oauth',
+  handler,
+};

@@ -21,7 +21,10 @@ import { errorPage, esc } from './authorize/respond.js';
  * ones count). It used to be read without checking the signature, so a forged hint chose the
  * client whose logout destinations applied (a review finding).
  */
-async function hintedClient(ctx: Parameters<RawRoute['handler']>[1], hint: string | undefined): Promise<string | undefined> {
+async function hintedClient(
+  ctx: Parameters<RawRoute['handler']>[1],
+  hint: string | undefined,
+): Promise<string | undefined> {
   if (!hint) return undefined;
   const claims = await ctx.kernel.service('tokens').verifyIdTokenHint(hint);
   const aud = claims?.aud;
@@ -36,7 +39,14 @@ const signedOut: RawResponse = {
 };
 
 /** The parameters the confirmation page posts back (the rest are not part of logout). */
-const CARRIED = ['id_token_hint', 'client_id', 'post_logout_redirect_uri', 'redirect_uri', 'state', 'ui_locales'] as const;
+const CARRIED = [
+  'id_token_hint',
+  'client_id',
+  'post_logout_redirect_uri',
+  'redirect_uri',
+  'state',
+  'ui_locales',
+] as const;
 
 function confirmPage(params: Params, organization: string): RawResponse {
   const inputs = CARRIED.filter((k) => params[k] !== undefined)
@@ -57,7 +67,12 @@ function confirmPage(params: Params, organization: string): RawResponse {
   };
 }
 
-async function logout(params: Params, ctx: RequestContext, confirmed: boolean, fetchSite: string | undefined): Promise<RawResponse> {
+async function logout(
+  params: Params,
+  ctx: RequestContext,
+  confirmed: boolean,
+  fetchSite: string | undefined,
+): Promise<RawResponse> {
   const kernel = ctx.kernel;
   const hinted = await hintedClient(ctx, params.id_token_hint);
   // §2: when both are given, the hint's client and client_id must agree.
@@ -87,7 +102,12 @@ async function logout(params: Params, ctx: RequestContext, confirmed: boolean, f
 }
 
 /** Reads the parameters (a query or a form body) and logs out; repeated parameters are a 400. */
-async function logoutWith(source: unknown, ctx: RequestContext, confirmed: boolean, fetchSite: string | undefined): Promise<RawResponse> {
+async function logoutWith(
+  source: unknown,
+  ctx: RequestContext,
+  confirmed: boolean,
+  fetchSite: string | undefined,
+): Promise<RawResponse> {
   let params: Params;
   try {
     params = readParams(source);

@@ -12,7 +12,8 @@ export function grantScopes(client: OAuthClient, requested: string[], defaults: 
   const asked = requested.length > 0 ? requested : defaults;
   const allowed = client.builtIn ? SUPPORTED_SCOPES : client.allowedScopes;
   const refused = asked.filter((s) => !allowed.includes(s));
-  if (refused.length > 0) throw new OAuthError('invalid_scope', `scope not allowed for this client: ${refused.join(' ')}`);
+  if (refused.length > 0)
+    throw new OAuthError('invalid_scope', `scope not allowed for this client: ${refused.join(' ')}`);
   return asked;
 }
 
@@ -25,7 +26,8 @@ export function checkResource(resource: string | undefined): string | undefined 
   } catch {
     throw new OAuthError('invalid_target', 'resource must be an absolute URI');
   }
-  if (url.hash || resource.includes('#')) throw new OAuthError('invalid_target', 'resource must not contain a fragment');
+  if (url.hash || resource.includes('#'))
+    throw new OAuthError('invalid_target', 'resource must not contain a fragment');
   return resource;
 }
 

@@ -17,15 +17,20 @@ const handler: RawRoute['handler'] = async (req, ctx) => {
     const token = params.token ?? params.refresh_token;
     if (!token) throw invalidRequest('token (or refresh_token) is required');
     const hint = params.token_type_hint;
-    if (hint && hint !== 'refresh_token' && hint !== 'access_token') throw new OAuthError('unsupported_token_type', `token_type_hint ${hint} is not supported`);
-    const callerClient = params.client_id || ctx.header('authorization')?.startsWith('Basic ') ? (await identifyClient(ctx, params)).client : null;
+    if (hint && hint !== 'refresh_token' && hint !== 'access_token')
+      throw new OAuthError('unsupported_token_type', `token_type_hint ${hint} is not supported`);
+    const callerClient =
+      params.client_id || ctx.header('authorization')?.startsWith('Basic ')
+        ? (await identifyClient(ctx, params)).client
+        : null;
     const kernel = ctx.kernel;
     const tokens = kernel.service('tokens');
     // RFC 7009 §2.1: a hint only orders the search; a token not found under it is looked for as
     // the other type (a refresh token sent with the access_token hint was left active: a review finding).
     const refresh = await tokens.validate(token, 'refresh_token');
     if (refresh) {
-      if (callerClient && (refresh.session.clientId ?? kernel.config.string('client-id')) !== callerClient.clientId) return OK;
+      if (callerClient && (refresh.session.clientId ?? kernel.config.string('client-id')) !== callerClient.clientId)
+        return OK;
       await tokens.revokeRefreshToken(token);
       return OK;
     }
@@ -35,7 +40,8 @@ const handler: RawRoute['handler'] = async (req, ctx) => {
     // session (RFC 7009 §2.1; review finding).
     const access = await tokens.verifyAccessToken(token, { audiences: callerClient ? 'any' : 'own' });
     if (access) {
-      if (callerClient && (access.session.clientId ?? kernel.config.string('client-id')) !== callerClient.clientId) return OK;
+      if (callerClient && (access.session.clientId ?? kernel.config.string('client-id')) !== callerClient.clientId)
+        return OK;
       // Access tokens are stateful: ending the session they name revokes them (CONTRACT.md).
       await kernel.service('sessions').revoke(access.userId, access.session.id);
       return OK;
@@ -48,4 +54,11 @@ const handler: RawRoute['handler'] = async (req, ctx) => {
   }
 };
 
-export const revokeRoute: RawRoute = { method: 'POST', path: '/oauth/revoke', csrfExempt: true, form: true, errors: 'oauth', handler };
+export const revokeRoute: RawRoute = {
+  method: 'POST',
+  path: '/oauth/revoke',
+  csrfExempt: true,
+  form: true,
+  errors: 'oauth',
+  handler,
+};

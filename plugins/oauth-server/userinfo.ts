@@ -12,7 +12,11 @@ const handler: RawRoute['handler'] = async (_req, ctx) => {
     const token = ctx.bearer();
     if (!token) {
       // RFC 6750 §3.1: no credentials, no error code.
-      return { status: 401, headers: { 'www-authenticate': 'Bearer realm="latchkey"', 'cache-control': 'no-store' }, body: { error: 'invalid_token', error_description: 'a bearer access token is required' } };
+      return {
+        status: 401,
+        headers: { 'www-authenticate': 'Bearer realm="latchkey"', 'cache-control': 'no-store' },
+        body: { error: 'invalid_token', error_description: 'a bearer access token is required' },
+      };
     }
     const kernel = ctx.kernel;
     const verified = await kernel.service('tokens').verifyAccessToken(token);
@@ -22,13 +26,17 @@ const handler: RawRoute['handler'] = async (_req, ctx) => {
     // here (a review finding). And a client deactivated since the token was issued gets nothing.
     const clientId = typeof verified.claims.client_id === 'string' ? verified.claims.client_id : undefined;
     const aud = Array.isArray(verified.claims.aud) ? verified.claims.aud : [verified.claims.aud];
-    if (clientId === undefined || !aud.includes(clientId)) throw new OAuthError('invalid_token', 'the access token was issued for another audience');
+    if (clientId === undefined || !aud.includes(clientId))
+      throw new OAuthError('invalid_token', 'the access token was issued for another audience');
     const client = await kernel.service('client-registry').findByClientId(clientId);
-    if (!client || !client.isActive) throw new OAuthError('invalid_token', 'the client of this access token is no longer active');
-    const scopes = typeof verified.claims.scope === 'string' ? splitScope(verified.claims.scope) : verified.session.scopes;
+    if (!client || !client.isActive)
+      throw new OAuthError('invalid_token', 'the client of this access token is no longer active');
+    const scopes =
+      typeof verified.claims.scope === 'string' ? splitScope(verified.claims.scope) : verified.session.scopes;
     if (!scopes.includes('openid')) throw new OAuthError('insufficient_scope', 'the openid scope is required', 403);
     const user = await kernel.service('users').findById(verified.userId);
-    if (!user || user.revokedTimestamp) throw new OAuthError('invalid_token', 'the user no longer exists or was revoked');
+    if (!user || user.revokedTimestamp)
+      throw new OAuthError('invalid_token', 'the user no longer exists or was revoked');
     const roleClaim = kernel.service('tokens').roleClaim;
     return {
       status: 200,

@@ -7,10 +7,31 @@
 import type { FlagDeclaration } from '../../core/config.js';
 import { definePlugin, type AnyPlugin } from '../../core/plugin.js';
 
-const str = (name: string, description: string, extra: Partial<FlagDeclaration> = {}): FlagDeclaration => ({ name, type: 'string', description, ...extra });
-const bool = (name: string, description: string, def = false): FlagDeclaration => ({ name, type: 'boolean', description, default: def });
+const str = (name: string, description: string, extra: Partial<FlagDeclaration> = {}): FlagDeclaration => ({
+  name,
+  type: 'string',
+  description,
+  ...extra,
+});
+const bool = (name: string, description: string, def = false): FlagDeclaration => ({
+  name,
+  type: 'boolean',
+  description,
+  default: def,
+});
 
-export const SOCIAL_PROVIDERS = ['google', 'github', 'facebook', 'linkedin', 'apple', 'discord', 'twitter', 'microsoft', 'twitch', 'roblox'] as const;
+export const SOCIAL_PROVIDERS = [
+  'google',
+  'github',
+  'facebook',
+  'linkedin',
+  'apple',
+  'discord',
+  'twitter',
+  'microsoft',
+  'twitch',
+  'roblox',
+] as const;
 
 const groups: Record<string, FlagDeclaration[]> = {
   email: [
@@ -50,7 +71,12 @@ const groups: Record<string, FlagDeclaration[]> = {
   mcp: [bool('mcp-enabled', 'Remote MCP server at /mcp.')],
   'client-registration': [
     bool('enable-client-id-metadata-document', 'Accept https client ids that point at a client metadata document.'),
-    { name: 'client-id-metadata-allowed-domains', type: 'list', default: [], description: 'Hosts allowed to serve client metadata documents (empty: any https host).' },
+    {
+      name: 'client-id-metadata-allowed-domains',
+      type: 'list',
+      default: [],
+      description: 'Hosts allowed to serve client metadata documents (empty: any https host).',
+    },
     bool('enable-dynamic-client-registration', 'Enable POST /oauth/register.'),
   ],
 };

@@ -9,7 +9,8 @@ import { checkBaseUrl } from './url.js';
 import { parseTrustedProxies } from '../../core/trusted-proxies.js';
 
 function checkDatabase(config: Config): string | undefined {
-  if (!config.has('database-type')) return '--database-type is required (sqlite, libsql, postgres, mysql, mariadb or mongodb)';
+  if (!config.has('database-type'))
+    return '--database-type is required (sqlite, libsql, postgres, mysql, mariadb or mongodb)';
   const type = config.string('database-type');
   if (config.has('database-url') || type === 'sqlite') return undefined;
   if (!config.has('database-host')) {

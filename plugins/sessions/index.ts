@@ -13,8 +13,19 @@ export const sessionsPlugin = definePlugin<SessionsService>({
   description: 'Server-side sessions (24 hours) and the cookie_session / cookie_session_domain cookies.',
   dependsOn: ['keys'],
   flags: [
-    { name: 'app-cookie-secure', type: 'boolean', default: true, description: 'Secure flag of the app session cookies.' },
-    { name: 'app-cookie-same-site', type: 'string', default: 'none', choices: ['none', 'lax', 'strict'], description: 'SameSite of the app session cookies.' },
+    {
+      name: 'app-cookie-secure',
+      type: 'boolean',
+      default: true,
+      description: 'Secure flag of the app session cookies.',
+    },
+    {
+      name: 'app-cookie-same-site',
+      type: 'string',
+      default: 'none',
+      choices: ['none', 'lax', 'strict'],
+      description: 'SameSite of the app session cookies.',
+    },
   ],
   setup(ctx) {
     const sessions = createSessionsService(ctx.config, ctx.memory, ctx.service('keys'));

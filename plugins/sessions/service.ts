@@ -79,10 +79,12 @@ export function createSessionsService(config: Config, memory: MemoryStore, keys:
   };
   /** The stored text of a record: `successorOf` describes how a request reached it and is never stored. */
   const text = ({ successorOf: _reachedFrom, ...record }: SessionRecord) => JSON.stringify(record);
-  const store = async (s: SessionRecord) => memory.set(key(s.userId, s.id), text(s), Math.max(1, s.expiresAt - Date.now()));
+  const store = async (s: SessionRecord) =>
+    memory.set(key(s.userId, s.id), text(s), Math.max(1, s.expiresAt - Date.now()));
 
   /** Ids that can name a key of this service (a `:` in the user id would reach another user's keys). */
-  const wellFormed = (userId: string, sessionId: string) => ID.test(sessionId) && userId.length > 0 && userId.length <= 64 && !userId.includes(':');
+  const wellFormed = (userId: string, sessionId: string) =>
+    ID.test(sessionId) && userId.length > 0 && userId.length <= 64 && !userId.includes(':');
 
   // Not an async function: every bearer request looks its session up here (tokens/service.ts,
   // verifyJwtNow, has the count of what the async frames on that path cost).
@@ -165,7 +167,9 @@ export function createSessionsService(config: Config, memory: MemoryStore, keys:
     async extend(session, expiresAt) {
       if (expiresAt <= session.expiresAt) return (await get(session.userId, session.id)) ? session : null;
       const next = { ...session, expiresAt };
-      return (await memory.replace(key(next.userId, next.id), text(next), Math.max(1, next.expiresAt - Date.now()))) ? next : null;
+      return (await memory.replace(key(next.userId, next.id), text(next), Math.max(1, next.expiresAt - Date.now())))
+        ? next
+        : null;
     },
     // Concurrent rotations of one session elect one successor: the first to name it (an atomic
     // set-if-absent on every store) replaces the session; the others withdraw their new record
@@ -241,7 +245,8 @@ export function createSessionsService(config: Config, memory: MemoryStore, keys:
       for (const k of await memory.keys(`session:${userId}:`)) if (!live || k !== keptKey) await memory.delete(k);
       return live ? kept : null;
     },
-    cookieValue: (session) => keys.seal(JSON.stringify({ u: session.userId, s: session.id, e: Date.now() + SESSION_TTL_MS }), COOKIE_PURPOSE),
+    cookieValue: (session) =>
+      keys.seal(JSON.stringify({ u: session.userId, s: session.id, e: Date.now() + SESSION_TTL_MS }), COOKIE_PURPOSE),
     fromCookie,
     setCookies(ctx: RequestContext, session) {
       const value = service.cookieValue(session);

@@ -65,7 +65,10 @@ export interface SessionsService {
    * cookie stands for the new one for a short grace, its access tokens end). Concurrent rotations
    * of one session all get the same new one; null when the session ended meanwhile.
    */
-  rotate(session: SessionRecord, changes?: Partial<Pick<SessionRecord, 'roles' | 'scopes'>>): Promise<SessionRecord | null>;
+  rotate(
+    session: SessionRecord,
+    changes?: Partial<Pick<SessionRecord, 'roles' | 'scopes'>>,
+  ): Promise<SessionRecord | null>;
   revoke(userId: string, sessionId: string): Promise<void>;
   /** Ends every live session of the user descending from `family` (see SessionRecord.family). */
   revokeFamily(userId: string, family: string): Promise<number>;

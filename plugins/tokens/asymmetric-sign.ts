@@ -11,7 +11,14 @@ import { KeyObject, sign } from 'node:crypto';
 
 export type AsymmetricAlg = 'RS256' | 'RS384' | 'RS512' | 'ES256' | 'ES384' | 'ES512';
 /** RFC 7518 §3.3, §3.4: the digest each algorithm signs. */
-export const ASYMMETRIC_HASH: Record<AsymmetricAlg, string> = { RS256: 'sha256', RS384: 'sha384', RS512: 'sha512', ES256: 'sha256', ES384: 'sha384', ES512: 'sha512' };
+export const ASYMMETRIC_HASH: Record<AsymmetricAlg, string> = {
+  RS256: 'sha256',
+  RS384: 'sha384',
+  RS512: 'sha512',
+  ES256: 'sha256',
+  ES384: 'sha384',
+  ES512: 'sha512',
+};
 
 export const isAsymmetricAlg = (alg: string): alg is AsymmetricAlg => alg in ASYMMETRIC_HASH;
 
@@ -20,7 +27,11 @@ export function jwsKeyOptions(alg: AsymmetricAlg, key: KeyObject): { key: KeyObj
   return alg.startsWith('ES') ? { key, dsaEncoding: 'ieee-p1363' } : { key };
 }
 
-export function asymmetricSigner(alg: AsymmetricAlg, privateKey: CryptoKey | KeyObject, kid: string): (claims: Record<string, unknown>) => Promise<string> {
+export function asymmetricSigner(
+  alg: AsymmetricAlg,
+  privateKey: CryptoKey | KeyObject,
+  kid: string,
+): (claims: Record<string, unknown>) => Promise<string> {
   const key = privateKey instanceof KeyObject ? privateKey : KeyObject.from(privateKey);
   const header = Buffer.from(JSON.stringify({ alg, kid, typ: 'JWT' })).toString('base64url');
   const hash = ASYMMETRIC_HASH[alg];
@@ -28,7 +39,9 @@ export function asymmetricSigner(alg: AsymmetricAlg, privateKey: CryptoKey | Key
   return (claims) => {
     const input = `${header}.${Buffer.from(JSON.stringify(claims)).toString('base64url')}`;
     return new Promise((resolve, reject) => {
-      sign(hash, Buffer.from(input), options, (err, signature) => (err ? reject(err) : resolve(`${input}.${signature.toString('base64url')}`)));
+      sign(hash, Buffer.from(input), options, (err, signature) =>
+        err ? reject(err) : resolve(`${input}.${signature.toString('base64url')}`),
+      );
     });
   };
 }

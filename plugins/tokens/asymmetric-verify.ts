@@ -22,18 +22,31 @@ const CURVE: Partial<Record<AsymmetricAlg, string>> = { ES256: 'prime256v1', ES3
 const ON_POOL = new Set<AsymmetricAlg>(['ES384', 'ES512']);
 
 /** The payload when the token is valid at `nowSeconds`, else null; never throws or rejects. */
-export type AsymmetricVerifier = (token: string, nowSeconds: number) => Record<string, unknown> | null | Promise<Record<string, unknown> | null>;
+export type AsymmetricVerifier = (
+  token: string,
+  nowSeconds: number,
+) => Record<string, unknown> | null | Promise<Record<string, unknown> | null>;
 
 /**
  * A verifier for tokens signed with `alg` by the holder of `publicKey`'s private key. The key
  * must fit the algorithm (RSA of at least 2048 bits, RFC 7518 §3.3; ECDSA on the algorithm's
  * curve): a key that does not is a configuration error, reported here, at boot.
  */
-export function asymmetricVerifier(alg: AsymmetricAlg, publicKey: CryptoKey | KeyObject, issuer: string): AsymmetricVerifier {
+export function asymmetricVerifier(
+  alg: AsymmetricAlg,
+  publicKey: CryptoKey | KeyObject,
+  issuer: string,
+): AsymmetricVerifier {
   const key = publicKey instanceof KeyObject ? publicKey : KeyObject.from(publicKey);
   const details = key.asymmetricKeyDetails ?? {};
-  if (alg.startsWith('RS') ? key.asymmetricKeyType !== 'rsa' || (details.modulusLength ?? 0) < 2048 : key.asymmetricKeyType !== 'ec' || details.namedCurve !== CURVE[alg]) {
-    throw new Error(`the ${alg} verification key is not ${alg.startsWith('RS') ? 'an RSA key of at least 2048 bits' : `an EC key on ${CURVE[alg]}`}`);
+  if (
+    alg.startsWith('RS')
+      ? key.asymmetricKeyType !== 'rsa' || (details.modulusLength ?? 0) < 2048
+      : key.asymmetricKeyType !== 'ec' || details.namedCurve !== CURVE[alg]
+  ) {
+    throw new Error(
+      `the ${alg} verification key is not ${alg.startsWith('RS') ? 'an RSA key of at least 2048 bits' : `an EC key on ${CURVE[alg]}`}`,
+    );
   }
   const hash = ASYMMETRIC_HASH[alg];
   const options = jwsKeyOptions(alg, key);
@@ -44,7 +57,9 @@ export function asymmetricVerifier(alg: AsymmetricAlg, publicKey: CryptoKey | Ke
       if (!jws) return null;
       return new Promise((resolve) => {
         try {
-          verify(hash, Buffer.from(jws.input), options, jws.signature, (err, valid) => resolve(!err && valid ? acceptedPayload(jws, alg, issuer, nowSeconds) : null));
+          verify(hash, Buffer.from(jws.input), options, jws.signature, (err, valid) =>
+            resolve(!err && valid ? acceptedPayload(jws, alg, issuer, nowSeconds) : null),
+          );
         } catch {
           resolve(null);
         }

@@ -25,7 +25,14 @@ export function authenticatedSessionOf(principal: Principal | undefined): Sessio
 
 /** Built by assignment: optional members as conditional spreads made V8 build it slowly, per request. */
 function principalOf(session: SessionRecord, claims?: Record<string, unknown>): Principal {
-  const p: WithSession = { kind: 'user', subject: `user:${session.userId}`, userId: session.userId, sessionId: session.id, scopes: session.scopes, roles: session.roles };
+  const p: WithSession = {
+    kind: 'user',
+    subject: `user:${session.userId}`,
+    userId: session.userId,
+    sessionId: session.id,
+    scopes: session.scopes,
+    roles: session.roles,
+  };
   if (claims) p.claims = claims;
   if (session.clientId) p.clientId = session.clientId;
   p[SESSION] = session;
@@ -42,7 +49,8 @@ export function sessionAuthenticator(tokens: TokensService, sessions: SessionsSe
     if (Array.isArray(roles)) p.roles = roles.filter((r): r is string => typeof r === 'string');
     return p;
   };
-  const fromBearer = (bearer: string): Promise<Principal | null> => tokens.verifyAccessToken(bearer).then(principalOfToken);
+  const fromBearer = (bearer: string): Promise<Principal | null> =>
+    tokens.verifyAccessToken(bearer).then(principalOfToken);
   const fromCookie = async (ctx: RequestContext): Promise<Principal | null> => {
     const session = await sessions.fromRequest(ctx);
     if (!session) return null;

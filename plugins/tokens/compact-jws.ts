@@ -38,7 +38,12 @@ export function splitCompact(token: string): CompactJws | null {
  * claims hold at `nowSeconds`; else null. The signature covers the header, but the header still
  * has to say what was verified.
  */
-export function acceptedPayload(jws: CompactJws, alg: string, issuer: string, nowSeconds: number): Record<string, unknown> | null {
+export function acceptedPayload(
+  jws: CompactJws,
+  alg: string,
+  issuer: string,
+  nowSeconds: number,
+): Record<string, unknown> | null {
   const head = parseObject(jws.input.slice(0, jws.headerEnd));
   if (!head || head.alg !== alg || 'crit' in head || 'b64' in head) return null;
   const payload = parseObject(jws.input.slice(jws.headerEnd + 1));
@@ -49,7 +54,9 @@ export function acceptedPayload(jws: CompactJws, alg: string, issuer: string, no
 function parseObject(segment: string): Record<string, unknown> | null {
   try {
     const value: unknown = JSON.parse(Buffer.from(segment, 'base64url').toString('utf8'));
-    return value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : null;
+    return value !== null && typeof value === 'object' && !Array.isArray(value)
+      ? (value as Record<string, unknown>)
+      : null;
   } catch {
     return null;
   }

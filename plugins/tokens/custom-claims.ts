@@ -46,14 +46,48 @@ const FAILED = '\u0000failed';
 const TOO_LARGE = '\u0000too-large';
 
 export const RESERVED_CLAIMS = new Set([
-  'iss', 'sub', 'aud', 'exp', 'iat', 'nbf', 'jti', 'sid', 'scope', 'token_type', 'nonce', 'auth_time',
-  'amr', 'acr', 'at_hash', 'c_hash', 'azp', 'act', 'client_id', 'cnf', 'roles', 'allowed_roles', 'login_method',
+  'iss',
+  'sub',
+  'aud',
+  'exp',
+  'iat',
+  'nbf',
+  'jti',
+  'sid',
+  'scope',
+  'token_type',
+  'nonce',
+  'auth_time',
+  'amr',
+  'acr',
+  'at_hash',
+  'c_hash',
+  'azp',
+  'act',
+  'client_id',
+  'cnf',
+  'roles',
+  'allowed_roles',
+  'login_method',
 ]);
 
 /** The user's claims in ID tokens (service.ts profileClaims). */
 export const PROFILE_CLAIMS = new Set([
-  'email', 'email_verified', 'phone_number', 'phone_number_verified', 'given_name', 'family_name', 'middle_name',
-  'nickname', 'preferred_username', 'gender', 'birthdate', 'picture', 'signup_methods', 'created_at', 'updated_at',
+  'email',
+  'email_verified',
+  'phone_number',
+  'phone_number_verified',
+  'given_name',
+  'family_name',
+  'middle_name',
+  'nickname',
+  'preferred_username',
+  'gender',
+  'birthdate',
+  'picture',
+  'signup_methods',
+  'created_at',
+  'updated_at',
 ]);
 
 /**
@@ -70,7 +104,10 @@ export function roleClaimProblem(name: string): string | undefined {
   return undefined;
 }
 
-export type ClaimsCustomizer = (user: Record<string, unknown>, payload: Record<string, unknown>) => Record<string, unknown>;
+export type ClaimsCustomizer = (
+  user: Record<string, unknown>,
+  payload: Record<string, unknown>,
+) => Record<string, unknown>;
 
 /**
  * Globals taken from the script's context before it runs: each lets it leave a callback that V8
@@ -100,7 +137,11 @@ const CALL = new Script(
   { filename: 'custom-access-token-call.js' },
 );
 
-export function compileCustomizer(source: string | undefined, roleClaim: string, logger: Logger): ClaimsCustomizer | null {
+export function compileCustomizer(
+  source: string | undefined,
+  roleClaim: string,
+  logger: Logger,
+): ClaimsCustomizer | null {
   if (!source || source.trim() === '') return null;
   let script: Script;
   try {
@@ -110,7 +151,10 @@ export function compileCustomizer(source: string | undefined, roleClaim: string,
     throw new Error(`--custom-access-token-script does not compile: ${(err as Error).message}`);
   }
   return (user, payload) => {
-    const context: Context = createContext(Object.create(null) as object, { codeGeneration: { strings: false, wasm: false }, microtaskMode: 'afterEvaluate' });
+    const context: Context = createContext(Object.create(null) as object, {
+      codeGeneration: { strings: false, wasm: false },
+      microtaskMode: 'afterEvaluate',
+    });
     const started = performance.now();
     try {
       SETUP.runInContext(context);
@@ -131,7 +175,10 @@ export function compileCustomizer(source: string | undefined, roleClaim: string,
       const out = typeof text === 'string' ? (JSON.parse(text) as unknown) : null;
       if (out === null || typeof out !== 'object' || Array.isArray(out)) return {};
       if (!nestsWithin(out, MAX_CLAIMS_DEPTH)) {
-        logger.warn({ max: MAX_CLAIMS_DEPTH }, 'custom access token script returned claims nested too deep; no custom claims added');
+        logger.warn(
+          { max: MAX_CLAIMS_DEPTH },
+          'custom access token script returned claims nested too deep; no custom claims added',
+        );
         return {};
       }
       const claims: Record<string, unknown> = {};
@@ -144,7 +191,10 @@ export function compileCustomizer(source: string | undefined, roleClaim: string,
       // top-level code, or a Proxy whose traps would run here, outside the limit). The time
       // limit is told apart by the clock instead.
       const timedOut = performance.now() - started >= SCRIPT_TIMEOUT_MS;
-      logger.warn({ reason: timedOut ? 'time limit' : 'error' }, 'custom access token script failed; no custom claims added');
+      logger.warn(
+        { reason: timedOut ? 'time limit' : 'error' },
+        'custom access token script failed; no custom claims added',
+      );
       return {};
     }
   };

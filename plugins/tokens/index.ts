@@ -17,13 +17,22 @@ export const tokensPlugin = definePlugin<TokensService>({
   dependsOn: ['keys', 'users', 'sessions'],
   flags: [
     { name: 'jwt-role-claim', type: 'string', default: 'role', description: 'Claim that carries the roles.' },
-    { name: 'custom-access-token-script', type: 'string', description: 'JavaScript function (user, tokenPayload) returning extra access-token claims; runs isolated with a time limit; reserved claims are ignored.' },
+    {
+      name: 'custom-access-token-script',
+      type: 'string',
+      description:
+        'JavaScript function (user, tokenPayload) returning extra access-token claims; runs isolated with a time limit; reserved claims are ignored.',
+    },
   ],
   validateConfig: (config) => {
     const roleClaim = roleClaimProblem(config.string('jwt-role-claim', 'role') || 'role');
     if (roleClaim) return roleClaim;
     try {
-      compileCustomizer(config.string('custom-access-token-script'), config.string('jwt-role-claim', 'role'), silentLogger);
+      compileCustomizer(
+        config.string('custom-access-token-script'),
+        config.string('jwt-role-claim', 'role'),
+        silentLogger,
+      );
       return undefined;
     } catch (err) {
       return (err as Error).message;

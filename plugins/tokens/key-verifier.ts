@@ -21,7 +21,8 @@ function verifierFor(k: VerificationKey, issuer: string): TokenVerifier {
     const hmac = hmacJws(k.alg, k.verifyKey, k.kid, issuer);
     return (token, now) => hmac.verify(token, Math.floor(now)) as JWTPayload | null;
   }
-  if (k.verifyKey instanceof Uint8Array || !isAsymmetricAlg(k.alg)) throw new Error(`no verifier for a ${k.alg} key of this kind`);
+  if (k.verifyKey instanceof Uint8Array || !isAsymmetricAlg(k.alg))
+    throw new Error(`no verifier for a ${k.alg} key of this kind`);
   const verifyAsymmetric = asymmetricVerifier(k.alg, k.verifyKey, issuer);
   return (token, now) => verifyAsymmetric(token, Math.floor(now)) as Promise<JWTPayload | null> | JWTPayload | null;
 }

@@ -26,7 +26,15 @@ import { hmacJws, isHmacAlg } from './hmac-jws.js';
 import { authenticatedSessionOf } from './authenticator.js';
 import { SecondSighting } from './second-sighting.js';
 import { VerifiedTokens } from './verified-tokens.js';
-import type { IssueRequest, IssuedTokens, RefreshResult, TokenType, TokensService, VerifiedToken, VerifyOptions } from './types.js';
+import type {
+  IssueRequest,
+  IssuedTokens,
+  RefreshResult,
+  TokenType,
+  TokensService,
+  VerifiedToken,
+  VerifyOptions,
+} from './types.js';
 
 /** A refresh asked for a scope its grant does not hold (the token endpoint's `invalid_scope`, RFC 6749 §5.2). */
 export class ScopeExceedsGrantError extends ServiceError {
@@ -107,7 +115,17 @@ export function profileClaims(user: UserRecord): Record<string, unknown> {
 
 /** Profile claims released by scope (OIDC Core §5.4), for third-party relying parties. */
 const SCOPE_CLAIMS: Record<string, string[]> = {
-  profile: ['given_name', 'family_name', 'middle_name', 'nickname', 'preferred_username', 'gender', 'birthdate', 'picture', 'updated_at'],
+  profile: [
+    'given_name',
+    'family_name',
+    'middle_name',
+    'nickname',
+    'preferred_username',
+    'gender',
+    'birthdate',
+    'picture',
+    'updated_at',
+  ],
   email: ['email', 'email_verified'],
   phone: ['phone_number', 'phone_number_verified'],
 };
@@ -147,7 +165,14 @@ function signerFor(k: KeysService['current']): (payload: Record<string, unknown>
   throw new Error(`no signer for --jwt-type ${k.alg}`);
 }
 
-export async function createTokensService({ config, memory, keys, sessions, users, logger }: TokensDeps): Promise<TokensService> {
+export async function createTokensService({
+  config,
+  memory,
+  keys,
+  sessions,
+  users,
+  logger,
+}: TokensDeps): Promise<TokensService> {
   const issuer = config.string('url') ?? '';
   const clientIdDefault = config.string('client-id') ?? '';
   const roleClaim = config.string('jwt-role-claim', 'role') || 'role';
@@ -182,7 +207,10 @@ export async function createTokensService({ config, memory, keys, sessions, user
     return signPayload(claims);
   };
   /** Callers' claims are copied, never changed. */
-  const sign = async (claims: Record<string, unknown>, ttlSeconds: number): Promise<{ token: string; expiresAt: number }> => {
+  const sign = async (
+    claims: Record<string, unknown>,
+    ttlSeconds: number,
+  ): Promise<{ token: string; expiresAt: number }> => {
     const own = { ...claims };
     const token = await signOwn(own, ttlSeconds);
     return { token, expiresAt: own.exp as number };
@@ -218,7 +246,8 @@ export async function createTokensService({ config, memory, keys, sessions, user
   /** Keeps a verified payload for its token (from its second sighting); the payload, for chaining. */
   const kept = (token: string, payload: JWTPayload | null): JWTPayload | null => {
     // Only tokens with an expiry and no future `nbf` (the verifier already refused those) are kept.
-    if (payload && typeof payload.exp === 'number' && sighting.seenBefore(token)) verified.set(token, payload, payload.exp);
+    if (payload && typeof payload.exp === 'number' && sighting.seenBefore(token))
+      verified.set(token, payload, payload.exp);
     return payload;
   };
 
@@ -245,7 +274,12 @@ export async function createTokensService({ config, memory, keys, sessions, user
     } catch {
       return null;
     }
-    return checked instanceof Promise ? checked.then((payload) => kept(token, payload), () => null) : kept(token, checked);
+    return checked instanceof Promise
+      ? checked.then(
+          (payload) => kept(token, payload),
+          () => null,
+        )
+      : kept(token, checked);
   };
   const verifyJwt = async (token: string): Promise<JWTPayload | null> => verifyJwtNow(token);
 
@@ -281,7 +315,9 @@ export async function createTokensService({ config, memory, keys, sessions, user
       }
     }
     const own = access;
-    const custom = customize ? customize({ ...profileClaims(user), id: user.id, roles: user.roles }, { ...access }) : undefined;
+    const custom = customize
+      ? customize({ ...profileClaims(user), id: user.id, roles: user.roles }, { ...access })
+      : undefined;
     if (custom && Object.keys(custom).length > 0) access = { ...custom, ...access };
     // `access` may be the customizer's merge, a fresh object either way: signed as it is.
     let accessToken = await signOwn(access, ttl);
@@ -308,7 +344,13 @@ export async function createTokensService({ config, memory, keys, sessions, user
     const idToken = await signOwn(id, ttl);
     // SPEC.md AuthResponse: `expires_in` is when the access token expires, its own `exp` (set by
     // signOwn on the payload it signed): a clock read apart from it could name a second earlier.
-    const out: IssuedTokens = { access_token: accessToken, id_token: idToken, expires_in: expiresAt, lifetime: ttl, scope };
+    const out: IssuedTokens = {
+      access_token: accessToken,
+      id_token: idToken,
+      expires_in: expiresAt,
+      lifetime: ttl,
+      scope,
+    };
     if (req.refresh ?? req.scopes.includes('offline_access')) {
       const jti = random.id(24);
       const record: RefreshRecord = {
@@ -324,10 +366,18 @@ export async function createTokensService({ config, memory, keys, sessions, user
       // The session must outlive its refresh token, or the rotated tokens would be born dead.
       // Extended only while it still exists: a logout or revoke that landed since this request
       // read it stands, and no refresh token is handed out (sessions/service.ts).
-      if (!(await sessions.extend(session, Date.now() + REFRESH_TTL_SECONDS * 1000))) throw new ServiceError('unauthenticated', 'the session has ended');
+      if (!(await sessions.extend(session, Date.now() + REFRESH_TTL_SECONDS * 1000)))
+        throw new ServiceError('unauthenticated', 'the session has ended');
       await memory.set(refreshKey(user.id, jti), JSON.stringify(record), REFRESH_TTL_SECONDS * 1000);
       out.refresh_token = await signOwn(
-        { sub: user.id, aud: clientId, jti, sid: session.id, scope: req.refreshScopes ? req.refreshScopes.join(' ') : scope, token_type: 'refresh_token' },
+        {
+          sub: user.id,
+          aud: clientId,
+          jti,
+          sid: session.id,
+          scope: req.refreshScopes ? req.refreshScopes.join(' ') : scope,
+          token_type: 'refresh_token',
+        },
         REFRESH_TTL_SECONDS,
       );
     }
@@ -342,10 +392,14 @@ export async function createTokensService({ config, memory, keys, sessions, user
       if (!aud.includes(options.audience)) return null;
     } else {
       const accepted = options.audiences ?? 'own';
-      if (accepted === 'own' ? !ownAudience(aud, payload.client_id) : accepted === 'not-mcp' && aud.includes(mcp)) return null;
+      if (accepted === 'own' ? !ownAudience(aud, payload.client_id) : accepted === 'not-mcp' && aud.includes(mcp))
+        return null;
     }
     const session = sessionOf(payload);
-    return session && session.then((s) => (s ? { claims: payload as Record<string, unknown>, userId: s.userId, session: s } : null));
+    return (
+      session &&
+      session.then((s) => (s ? { claims: payload as Record<string, unknown>, userId: s.userId, session: s } : null))
+    );
   };
 
   const NO_OPTIONS: VerifyOptions = {};
@@ -370,7 +424,10 @@ export async function createTokensService({ config, memory, keys, sessions, user
   const invalid = () => new ServiceError('unauthenticated', 'invalid refresh token');
 
   /** validate for ID and refresh tokens: their signature, type and session (a refresh token's record too). */
-  const validateOther = async (token: string, type: Exclude<TokenType, 'access_token'>): Promise<VerifiedToken | null> => {
+  const validateOther = async (
+    token: string,
+    type: Exclude<TokenType, 'access_token'>,
+  ): Promise<VerifiedToken | null> => {
     if (type === 'id_token') {
       const payload = await verifyJwt(token);
       if (!payload || payload.token_type !== 'id_token') return null;

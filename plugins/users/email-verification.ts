@@ -36,7 +36,12 @@ declare module '../../core/hooks.js' {
 }
 
 /** Hands a stored request's plain token to the mail sender (after the commit that stored it). */
-export async function handOverVerification(hooks: HookBus, logger: Logger, record: VerificationRecord, token: string): Promise<void> {
+export async function handOverVerification(
+  hooks: HookBus,
+  logger: Logger,
+  record: VerificationRecord,
+  token: string,
+): Promise<void> {
   try {
     await hooks.run('email.verification_requested', {
       identifier: record.identifier,

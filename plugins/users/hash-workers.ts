@@ -81,7 +81,9 @@ parentPort.on('message', (job) => {
 });
 `;
 
-type Job = { op: 'hash'; password: string; params: HashParams & { algorithm: number } } | { op: 'verify'; stored: string; password: string };
+type Job =
+  | { op: 'hash'; password: string; params: HashParams & { algorithm: number } }
+  | { op: 'verify'; stored: string; password: string };
 
 interface Pending {
   job: Job;
@@ -121,7 +123,10 @@ export function createHashWorkers(size: number, workerSource: string = HASH_WORK
   const start = (): Slot => {
     const running = new SharedArrayBuffer(4);
     const slot: Slot = {
-      worker: new Worker(workerSource, { eval: true, workerData: { argon2Path: ARGON2_PATH, batch: REPLY_BATCH, running } }),
+      worker: new Worker(workerSource, {
+        eval: true,
+        workerData: { argon2Path: ARGON2_PATH, batch: REPLY_BATCH, running },
+      }),
       running: new Int32Array(running),
       assigned: [],
     };
@@ -158,7 +163,9 @@ export function createHashWorkers(size: number, workerSource: string = HASH_WORK
       const startedLast = Atomics.load(slot.running, 0);
       const culprit = held.find((p) => (p.id | 0) === startedLast) ?? held[0];
       culprit?.reject(err);
-      queue.unshift(...held.filter((p) => p !== culprit).map(({ job, resolve, reject }): Pending => ({ job, resolve, reject })));
+      queue.unshift(
+        ...held.filter((p) => p !== culprit).map(({ job, resolve, reject }): Pending => ({ job, resolve, reject })),
+      );
       if (closed) {
         for (const p of queue.splice(0)) p.reject(new Error('password hashing is shut down'));
         return;
@@ -175,7 +182,9 @@ export function createHashWorkers(size: number, workerSource: string = HASH_WORK
   const pump = () => {
     while (queue.length > 0) {
       let target: Slot | undefined;
-      for (const slot of slots) if (slot.assigned.length < PIPELINE_DEPTH && (!target || slot.assigned.length < target.assigned.length)) target = slot;
+      for (const slot of slots)
+        if (slot.assigned.length < PIPELINE_DEPTH && (!target || slot.assigned.length < target.assigned.length))
+          target = slot;
       if (!target) return;
       const next = queue.shift() as Pending;
       const id = nextId++;
@@ -201,7 +210,8 @@ export function createHashWorkers(size: number, workerSource: string = HASH_WORK
     });
 
   return {
-    hash: async (password, params) => (await run({ op: 'hash', password, params: { ...params, algorithm: ARGON2ID } })) as string,
+    hash: async (password, params) =>
+      (await run({ op: 'hash', password, params: { ...params, algorithm: ARGON2ID } })) as string,
     verify: async (stored, password) => (await run({ op: 'verify', stored, password })) === true,
     async close() {
       closed = true;

@@ -20,20 +20,42 @@ export const usersPlugin = definePlugin<UsersService>({
   description: 'User records, roles, password hashing and lockout.',
   flags: [
     { name: 'roles', type: 'list', default: ['user'], description: 'Roles users may have.' },
-    { name: 'default-roles', type: 'list', default: ['user'], description: 'Roles given at signup when none are asked for.' },
-    { name: 'protected-roles', type: 'list', default: [], description: 'Roles that cannot be chosen at signup (an admin may grant them).' },
-    { name: 'enable-strong-password', type: 'boolean', default: false, description: 'Require upper, lower, digit and symbol in passwords.' },
-    { name: 'password-hash-threads', type: 'number', default: 0, description: 'Threads that hash passwords (0: one per core).' },
+    {
+      name: 'default-roles',
+      type: 'list',
+      default: ['user'],
+      description: 'Roles given at signup when none are asked for.',
+    },
+    {
+      name: 'protected-roles',
+      type: 'list',
+      default: [],
+      description: 'Roles that cannot be chosen at signup (an admin may grant them).',
+    },
+    {
+      name: 'enable-strong-password',
+      type: 'boolean',
+      default: false,
+      description: 'Require upper, lower, digit and symbol in passwords.',
+    },
+    {
+      name: 'password-hash-threads',
+      type: 'number',
+      default: 0,
+      description: 'Threads that hash passwords (0: one per core).',
+    },
   ],
   validateConfig: (config) => {
     const allowed = new Set([...config.list('roles'), ...config.list('protected-roles')]);
     for (const r of [...config.list('roles'), ...config.list('protected-roles')]) {
-      if (!/^[A-Za-z0-9_:.-]{1,64}$/.test(r)) return `role "${r}" may only contain letters, digits, _ : . - (at most 64)`;
+      if (!/^[A-Za-z0-9_:.-]{1,64}$/.test(r))
+        return `role "${r}" may only contain letters, digits, _ : . - (at most 64)`;
     }
     // A user may hold every allowed role at once, stored joined in one column: a set that does
     // not fit would fail the admin's update with a database error (review finding: a 500 on
     // PostgreSQL and MariaDB).
-    if ([...allowed].join(',').length > ROLES_COLUMN_LENGTH) return `--roles and --protected-roles together are longer than the ${ROLES_COLUMN_LENGTH} characters a user's roles are stored in (joined by commas)`;
+    if ([...allowed].join(',').length > ROLES_COLUMN_LENGTH)
+      return `--roles and --protected-roles together are longer than the ${ROLES_COLUMN_LENGTH} characters a user's roles are stored in (joined by commas)`;
     const stray = config.list('default-roles').find((r) => !allowed.has(r));
     return stray ? `--default-roles contains "${stray}", which is not in --roles` : undefined;
   },

@@ -16,7 +16,8 @@ export function checkPasswordPolicy(password: string, strong: boolean): void {
 }
 
 // Deliberately simple (WHATWG's `type=email` rule): one @, no spaces, a dotless or dotted domain.
-const EMAIL = /^[a-zA-Z0-9.!#$%&'*+/=?^_`{|}~-]+@[a-zA-Z0-9](?:[a-zA-Z0-9-]{0,61}[a-zA-Z0-9])?(?:\.[a-zA-Z0-9](?:[a-zA-Z0-9-]{0,61}[a-zA-Z0-9])?)*$/;
+const EMAIL =
+  /^[a-zA-Z0-9.!#$%&'*+/=?^_`{|}~-]+@[a-zA-Z0-9](?:[a-zA-Z0-9-]{0,61}[a-zA-Z0-9])?(?:\.[a-zA-Z0-9](?:[a-zA-Z0-9-]{0,61}[a-zA-Z0-9])?)*$/;
 
 export function normalizeEmail(email: string): string {
   const e = email.trim().toLowerCase();
@@ -39,4 +40,5 @@ export function normalizePhone(phone: string): string {
 
 /** Comma-joined storage of lists; names never contain commas (validated at input). */
 export const joinList = (list: readonly string[]): string => list.join(',');
-export const splitList = (text: string | null | undefined): string[] => (text ? text.split(',').filter((s) => s.length > 0) : []);
+export const splitList = (text: string | null | undefined): string[] =>
+  text ? text.split(',').filter((s) => s.length > 0) : [];

@@ -22,8 +22,24 @@ import { hashPassword, PRODUCTION_PARAMS, verifyPassword } from './password.js';
 import { sqlPointLookup } from './point-lookup.js';
 import { checkPasswordPolicy, joinList, normalizeEmail, normalizePhone, splitList } from './policy.js';
 import { handOverVerification, SIGNUP_IDENTIFIER, UPDATE_EMAIL_IDENTIFIER } from './email-verification.js';
-import type { CreateOptions, NewUser, PasswordCheck, UpdateOptions, UserDto, UserListQuery, UserPatch, UserRecord, UsersService } from './types.js';
-import { createVerificationRequests, newVerificationRow, VerificationEntity, type NewVerification, type VerificationRecord } from './verification.js';
+import type {
+  CreateOptions,
+  NewUser,
+  PasswordCheck,
+  UpdateOptions,
+  UserDto,
+  UserListQuery,
+  UserPatch,
+  UserRecord,
+  UsersService,
+} from './types.js';
+import {
+  createVerificationRequests,
+  newVerificationRow,
+  VerificationEntity,
+  type NewVerification,
+  type VerificationRecord,
+} from './verification.js';
 import type { HashWorkers } from './hash-workers.js';
 import { AccountHashGate } from './hash-gate.js';
 
@@ -39,7 +55,8 @@ const BY_ID_TTL_MS = 2_000;
 const now = (): number => Math.floor(Date.now() / 1000);
 
 /** BIGINT columns may arrive as strings (PostgreSQL, MySQL) when read without hydration. */
-const numOrNull = (v: number | string | null | undefined): number | null => (v === null || v === undefined ? null : Number(v));
+const numOrNull = (v: number | string | null | undefined): number | null =>
+  v === null || v === undefined ? null : Number(v);
 
 function toRecord(row: UserRow): UserRecord {
   let appData: Record<string, unknown> | null = null;
@@ -71,7 +88,10 @@ function toRecord(row: UserRow): UserRecord {
     updatedAt: Number(row.updatedAt),
     revokedTimestamp: numOrNull(row.revokedTimestamp),
     // Rows read without hydration carry the driver's value (0/1 on SQLite and MySQL).
-    isMultiFactorAuthEnabled: row.isMultiFactorAuthEnabled === null || row.isMultiFactorAuthEnabled === undefined ? null : Boolean(row.isMultiFactorAuthEnabled),
+    isMultiFactorAuthEnabled:
+      row.isMultiFactorAuthEnabled === null || row.isMultiFactorAuthEnabled === undefined
+        ? null
+        : Boolean(row.isMultiFactorAuthEnabled),
     hasSkippedMfaSetupAt: numOrNull(row.hasSkippedMfaSetupAt),
     mfaLockedAt: numOrNull(row.mfaLockedAt),
     appData,
@@ -146,7 +166,8 @@ function proofOf(em: ReturnType<Storage['em']>, input: NewVerification): { row: 
 
 function appDataText(value: Record<string, unknown>): string {
   const text = JSON.stringify(value);
-  if (Buffer.byteLength(text) > MAX_APP_DATA_BYTES) throw new ServiceError('invalid_argument', `invalid app_data: at most ${MAX_APP_DATA_BYTES} bytes as JSON`);
+  if (Buffer.byteLength(text) > MAX_APP_DATA_BYTES)
+    throw new ServiceError('invalid_argument', `invalid app_data: at most ${MAX_APP_DATA_BYTES} bytes as JSON`);
   return text;
 }
 
@@ -159,8 +180,10 @@ export function createUsersService({ config, storage, memory, hooks, logger, has
   };
   // Argon2id runs on dedicated worker threads when given (hash-workers.ts explains why), else on
   // libuv's pool through the async calls.
-  const hash = (password: string) => (hashers ? hashers.hash(password, PRODUCTION_PARAMS) : hashPassword(password, PRODUCTION_PARAMS));
-  const verifyHash = (stored: string, password: string) => (hashers ? hashers.verify(stored, password) : verifyPassword(stored, password));
+  const hash = (password: string) =>
+    hashers ? hashers.hash(password, PRODUCTION_PARAMS) : hashPassword(password, PRODUCTION_PARAMS);
+  const verifyHash = (stored: string, password: string) =>
+    hashers ? hashers.verify(stored, password) : verifyPassword(stored, password);
   // A hash of a random password, for accounts without one; made on first need, not at boot
   // (every kernel, test kernels included, would otherwise pay a full Argon2id hash to start).
   let decoy: Promise<string> | undefined;
@@ -185,7 +208,9 @@ export function createUsersService({ config, storage, memory, hooks, logger, has
    * working there). Only the exact value is a match, as on SQLite and PostgreSQL.
    */
   const findOne = async (by: 'id' | 'email' | 'phoneNumber', value: string): Promise<UserRecord | null> => {
-    const row = pointLookup ? await pointLookup(by, value) : ((await storage.em().findOne(UserEntity, { [by]: value } as never)) as UserRow | null);
+    const row = pointLookup
+      ? await pointLookup(by, value)
+      : ((await storage.em().findOne(UserEntity, { [by]: value } as never)) as UserRow | null);
     return row && row[by] === value ? toRecord(row) : null;
   };
   // Reads by id (every bearer `profile`, every refresh) hit a short per-process cache. Writes
@@ -200,9 +225,17 @@ export function createUsersService({ config, storage, memory, hooks, logger, has
   // read transaction (four `fcntl` calls on the -shm locks after any commit) and a row built
   // column by column: ~0.2 ms of the main thread per login under the login bench (session 20).
   // Only found users are kept, so unknown addresses cannot fill it.
-  const byIdentifier = storage.changeStamp ? new StampedReads<UserRecord | null>(storage.changeStamp, 10_000) : undefined;
+  const byIdentifier = storage.changeStamp
+    ? new StampedReads<UserRecord | null>(storage.changeStamp, 10_000)
+    : undefined;
   const findKept = (by: 'email' | 'phoneNumber', value: string): Promise<UserRecord | null> =>
-    byIdentifier ? byIdentifier.read(`${by}:${value}`, () => findOne(by, value), (user) => user !== null) : findOne(by, value);
+    byIdentifier
+      ? byIdentifier.read(
+          `${by}:${value}`,
+          () => findOne(by, value),
+          (user) => user !== null,
+        )
+      : findOne(by, value);
 
   /** Takes the per-identifier locks, runs `fn`, releases. Busy locks are retried briefly. */
   async function withIdentifierLocks<T>(identifiers: string[], fn: () => Promise<T>): Promise<T> {
@@ -214,7 +247,8 @@ export function createUsersService({ config, storage, memory, hooks, logger, has
         const deadline = Date.now() + LOCK_TTL_MS;
         for (let attempt = 0; ; attempt++) {
           if (await memory.setIfAbsent(key, token, LOCK_TTL_MS)) break;
-          if (Date.now() > deadline) throw new ServiceError('unavailable', 'could not reserve the identifier, try again');
+          if (Date.now() > deadline)
+            throw new ServiceError('unavailable', 'could not reserve the identifier, try again');
           await new Promise((r) => setTimeout(r, Math.min(5 * 2 ** attempt, 100)));
         }
         held.push(key);
@@ -294,7 +328,8 @@ export function createUsersService({ config, storage, memory, hooks, logger, has
     async create(input: NewUser, options: CreateOptions = {}) {
       const appData = input.app_data ? appDataText(input.app_data) : null;
       const email = input.email !== undefined && input.email !== '' ? normalizeEmail(input.email) : null;
-      const phone = input.phone_number !== undefined && input.phone_number !== '' ? normalizePhone(input.phone_number) : null;
+      const phone =
+        input.phone_number !== undefined && input.phone_number !== '' ? normalizePhone(input.phone_number) : null;
       // Hash before taking the locks: the slow part must not hold them.
       const password = input.password !== undefined ? await hash(input.password) : null;
       const ids = [...(email ? [`email:${email}`] : []), ...(phone ? [`phone:${phone}`] : [])];
@@ -330,7 +365,10 @@ export function createUsersService({ config, storage, memory, hooks, logger, has
         row.search = searchText(row);
         const em = storage.em();
         em.create(UserEntity, row as never);
-        const proof = options.proveEmail && email ? proofOf(em, { identifier: SIGNUP_IDENTIFIER, email, userId: row.id, ...options.proveEmail }) : null;
+        const proof =
+          options.proveEmail && email
+            ? proofOf(em, { identifier: SIGNUP_IDENTIFIER, email, userId: row.id, ...options.proveEmail })
+            : null;
         await em.flush();
         return { user: toRecord(row), proof };
       });
@@ -342,7 +380,11 @@ export function createUsersService({ config, storage, memory, hooks, logger, has
       const appData = patch.app_data !== undefined ? appDataText(patch.app_data) : undefined;
       const email = patch.email === undefined ? undefined : patch.email === '' ? null : normalizeEmail(patch.email);
       const phone =
-        patch.phone_number === undefined ? undefined : patch.phone_number === '' ? null : normalizePhone(patch.phone_number);
+        patch.phone_number === undefined
+          ? undefined
+          : patch.phone_number === ''
+            ? null
+            : normalizePhone(patch.phone_number);
       const password = patch.password !== undefined ? await hash(patch.password) : undefined;
       // The user's own lock too: two updates of one user read the row and write what they
       // changed, so without it one clearing the email and another the phone number each saw the
@@ -356,7 +398,11 @@ export function createUsersService({ config, storage, memory, hooks, logger, has
         if (!row || row.id !== id) throw notFound('user not found');
         const before = toRecord(row);
         const clearing = email === null || phone === null;
-        if (clearing && !(email === undefined ? row.email : email) && !(phone === undefined ? row.phoneNumber : phone)) {
+        if (
+          clearing &&
+          !(email === undefined ? row.email : email) &&
+          !(phone === undefined ? row.phoneNumber : phone)
+        ) {
           throw invalidArgument('a user needs an email address or a phone number');
         }
         // Verified is said of an address: with none, the flag would stand for nothing and be
@@ -377,17 +423,22 @@ export function createUsersService({ config, storage, memory, hooks, logger, has
           row.phoneNumber = phone;
           row.phoneNumberVerifiedAt = null;
         }
-        if (patch.email_verified !== undefined) row.emailVerifiedAt = patch.email_verified ? (row.emailVerifiedAt ?? t) : null;
+        if (patch.email_verified !== undefined)
+          row.emailVerifiedAt = patch.email_verified ? (row.emailVerifiedAt ?? t) : null;
         if (patch.phone_number_verified !== undefined) {
           row.phoneNumberVerifiedAt = patch.phone_number_verified ? (row.phoneNumberVerifiedAt ?? t) : null;
         }
         if (password !== undefined) row.password = password;
-        for (const [key, column] of Object.entries(PROFILE_COLUMNS) as [keyof typeof PROFILE_COLUMNS, (typeof PROFILE_COLUMNS)[keyof typeof PROFILE_COLUMNS]][]) {
+        for (const [key, column] of Object.entries(PROFILE_COLUMNS) as [
+          keyof typeof PROFILE_COLUMNS,
+          (typeof PROFILE_COLUMNS)[keyof typeof PROFILE_COLUMNS],
+        ][]) {
           const v = patch[key];
           if (v !== undefined) row[column] = v === '' ? null : v;
         }
         if (appData !== undefined) row.appData = appData;
-        if (patch.is_multi_factor_auth_enabled !== undefined) row.isMultiFactorAuthEnabled = patch.is_multi_factor_auth_enabled;
+        if (patch.is_multi_factor_auth_enabled !== undefined)
+          row.isMultiFactorAuthEnabled = patch.is_multi_factor_auth_enabled;
         if (patch.roles !== undefined) row.roles = joinList(patch.roles);
         if (patch.signup_methods !== undefined) row.signupMethods = joinList(patch.signup_methods);
         if (patch.revoked_timestamp !== undefined) row.revokedTimestamp = patch.revoked_timestamp;
@@ -396,7 +447,10 @@ export function createUsersService({ config, storage, memory, hooks, logger, has
         row.updatedAt = t;
         row.search = searchText(row);
         const unproven = row.email !== null && row.email !== before.email && row.emailVerifiedAt === null;
-        const proof = options.proveNewEmail && unproven ? proofOf(em, { identifier: UPDATE_EMAIL_IDENTIFIER, email: row.email as string, userId: id }) : null;
+        const proof =
+          options.proveNewEmail && unproven
+            ? proofOf(em, { identifier: UPDATE_EMAIL_IDENTIFIER, email: row.email as string, userId: id })
+            : null;
         byId.delete(id);
         await em.flush();
         byId.delete(id);
@@ -456,7 +510,10 @@ export function createUsersService({ config, storage, memory, hooks, logger, has
         const [rows, total] = await em.findAndCount(UserEntity, where, { ...order, limit, offset });
         return { users: (rows as unknown as UserRow[]).map(toRecord), total };
       };
-      const inFields = (r: UserRow) => [r.id, r.email, r.givenName, r.familyName, r.nickname].some((field) => !!field && field.toLowerCase().includes(q));
+      const inFields = (r: UserRow) =>
+        [r.id, r.email, r.givenName, r.familyName, r.nickname].some(
+          (field) => !!field && field.toLowerCase().includes(q),
+        );
       /** The rows `where` matches that hold the query in one of the fields, paged in memory. */
       const filtered = async (where: never) => {
         const found = ((await em.find(UserEntity, where, order)) as unknown as UserRow[]).filter(inFields);
@@ -496,7 +553,9 @@ export function createUsersService({ config, storage, memory, hooks, logger, has
       // also folds accents: `jose` found `José` there and not on the other databases (review
       // finding). The column holds lowercased text already, so a binary comparison is the
       // case-insensitive substring match everywhere.
-      const where = (binaryLike ? { [raw('search collate utf8mb4_bin')]: { $like: pattern } } : { search: { $like: pattern } }) as never;
+      const where = (
+        binaryLike ? { [raw('search collate utf8mb4_bin')]: { $like: pattern } } : { search: { $like: pattern } }
+      ) as never;
       return exact ? counted(where) : filtered(where);
     },
 
@@ -510,7 +569,10 @@ export function createUsersService({ config, storage, memory, hooks, logger, has
       // work as a real check, and pass the same gate below: a burst of 20 wrong guesses hashed
       // all 20 for an unknown email and only 5 for an account, and the burst's time told them
       // apart every time (review finding).
-      const key = !user.password && unknownAs !== undefined ? `unknown:${createHash('sha256').update(unknownAs.toLowerCase()).digest('base64url')}` : user.id;
+      const key =
+        !user.password && unknownAs !== undefined
+          ? `unknown:${createHash('sha256').update(unknownAs.toLowerCase()).digest('base64url')}`
+          : user.id;
       // At most LOCKOUT_FAILURES - (failures so far) hashes of one key run at once here, so a
       // burst of parallel guesses gets no more checks than guesses one after another would
       // (counting only after each hash let a whole burst through, the right password among
@@ -524,7 +586,9 @@ export function createUsersService({ config, storage, memory, hooks, logger, has
       const { failures } = entry;
       let ok: boolean;
       try {
-        ok = user.password ? await verifyHash(user.password, password) : (await verifyHash(await decoyHash(), password), false);
+        ok = user.password
+          ? await verifyHash(user.password, password)
+          : (await verifyHash(await decoyHash(), password), false);
       } catch (err) {
         gate.leave(key);
         throw err;

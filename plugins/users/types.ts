@@ -127,7 +127,11 @@ export interface UsersService {
    * the user as this update found it under the user's lock: what changed is judged against it,
    * not against a copy read earlier, which another update may have changed since.
    */
-  update(id: string, patch: UserPatch, options?: UpdateOptions): Promise<{ before: UserRecord; after: UserRecord; proofRequested: boolean }>;
+  update(
+    id: string,
+    patch: UserPatch,
+    options?: UpdateOptions,
+  ): Promise<{ before: UserRecord; after: UserRecord; proofRequested: boolean }>;
   /**
    * Sets `revoked_timestamp` (revoke: the given moment) or clears it, only when that changes the
    * user's state; `changed` says whether this call did it. Of two concurrent revokes one changes

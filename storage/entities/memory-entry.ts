@@ -31,7 +31,8 @@ export function memoryEntryEntity(type: DatabaseType): EntitySchema<any, never> 
   }
   // MySQL and MariaDB compare strings case-insensitively by default; keys are tokens where case
   // matters, so the key column gets a binary collation there.
-  const keyColumn = type === 'mysql' || type === 'mariadb' ? `varchar(${MEMORY_KEY_MAX}) collate utf8mb4_bin` : undefined;
+  const keyColumn =
+    type === 'mysql' || type === 'mariadb' ? `varchar(${MEMORY_KEY_MAX}) collate utf8mb4_bin` : undefined;
   return defineEntity({
     name: 'LatchkeyMemoryEntry',
     tableName: MEMORY_TABLE,

@@ -52,7 +52,12 @@ interface Params {
 }
 type ParamName = keyof Params;
 /** Stand-ins given to knex once, recognised again in the compiled bindings. */
-const SENTINELS: Record<ParamName, string | number> = { key: '\u0000key', value: '\u0000value', expiresAt: -1_000_001, now: -1_000_002 };
+const SENTINELS: Record<ParamName, string | number> = {
+  key: '\u0000key',
+  value: '\u0000value',
+  expiresAt: -1_000_001,
+  now: -1_000_002,
+};
 
 interface Statement {
   sql: string;
@@ -147,10 +152,16 @@ export class DatabaseMemoryStore implements MemoryStore {
   private async runStatement(st: Statement, method: 'run', p: Params, options?: StatementOptions): Promise<RunResult>;
   private async runStatement(st: Statement, method: 'all', p: Params): Promise<Row[]>;
   private async runStatement(st: Statement, method: 'get', p: Params): Promise<Row | undefined>;
-  private async runStatement(st: Statement, method: 'all' | 'get' | 'run', p: Params, options?: StatementOptions): Promise<RunResult | Row[] | Row | undefined> {
+  private async runStatement(
+    st: Statement,
+    method: 'all' | 'get' | 'run',
+    p: Params,
+    options?: StatementOptions,
+  ): Promise<RunResult | Row[] | Row | undefined> {
     const values = st.params.map((n) => p[n]);
     if (method === 'all') return (await this.storage.statements.run(st.sql, values, 'all')) as unknown as Row[];
-    if (method === 'get') return (await this.storage.statements.run(st.sql, values, 'get')) as unknown as Row | undefined;
+    if (method === 'get')
+      return (await this.storage.statements.run(st.sql, values, 'get')) as unknown as Row | undefined;
     return this.storage.statements.run(st.sql, values, 'run', options);
   }
 
@@ -162,7 +173,9 @@ export class DatabaseMemoryStore implements MemoryStore {
   }
 
   private async liveRow(key: string): Promise<Row | undefined> {
-    const st = this.statement('live-row', (p) => this.table().select('key', 'value', 'expires_at').where('key', p.key).andWhere('expires_at', '>', p.now));
+    const st = this.statement('live-row', (p) =>
+      this.table().select('key', 'value', 'expires_at').where('key', p.key).andWhere('expires_at', '>', p.now),
+    );
     return this.runStatement(st, 'get', { key, now: this.now() });
   }
 
@@ -196,7 +209,8 @@ export class DatabaseMemoryStore implements MemoryStore {
     }
     const row = await this.liveRow(key);
     const value = row?.value ?? null;
-    if (stamp !== undefined && this.unwrittenSince(key, writes)) this.keep(key, { value, expiresAt: row ? Number(row.expires_at) : Infinity }, stamp);
+    if (stamp !== undefined && this.unwrittenSince(key, writes))
+      this.keep(key, { value, expiresAt: row ? Number(row.expires_at) : Infinity }, stamp);
     return value;
   }
 
@@ -228,8 +242,15 @@ export class DatabaseMemoryStore implements MemoryStore {
    */
   async set(key: string, value: string, ttlMs: number): Promise<void> {
     checkKey(key);
-    const st = this.statement('set', (p) => this.table().insert({ key: p.key, value: p.value, expires_at: p.expiresAt }).onConflict('key').merge(['value', 'expires_at']));
-    await this.ownWrite(key, (around) => this.runStatement(st, 'run', { key, value, expiresAt: this.now() + ttl(ttlMs) }, { relaxed: true, around }));
+    const st = this.statement('set', (p) =>
+      this.table()
+        .insert({ key: p.key, value: p.value, expires_at: p.expiresAt })
+        .onConflict('key')
+        .merge(['value', 'expires_at']),
+    );
+    await this.ownWrite(key, (around) =>
+      this.runStatement(st, 'run', { key, value, expiresAt: this.now() + ttl(ttlMs) }, { relaxed: true, around }),
+    );
   }
 
   /**
@@ -242,7 +263,10 @@ export class DatabaseMemoryStore implements MemoryStore {
    * commit. Under a login load that was 1 in 10 session writes (measured, 2026-11-29), and each
    * made every kept read stale.
    */
-  private async ownWrite(key: string, exec: (around: StatementAround | undefined) => Promise<RunResult>): Promise<RunResult> {
+  private async ownWrite(
+    key: string,
+    exec: (around: StatementAround | undefined) => Promise<RunResult>,
+  ): Promise<RunResult> {
     const changes = this.storage.changeStamp;
     let mark: object | undefined;
     let only = false;
@@ -272,8 +296,15 @@ export class DatabaseMemoryStore implements MemoryStore {
   async replace(key: string, value: string, ttlMs: number): Promise<boolean> {
     checkKey(key);
     const now = this.now();
-    const st = this.statement('replace', (p) => this.table().where('key', p.key).andWhere('expires_at', '>', p.now).update({ value: p.value, expires_at: p.expiresAt }));
-    const r = await this.ownWrite(key, (around) => this.runStatement(st, 'run', { key, now, value, expiresAt: now + ttl(ttlMs) }, { around }));
+    const st = this.statement('replace', (p) =>
+      this.table()
+        .where('key', p.key)
+        .andWhere('expires_at', '>', p.now)
+        .update({ value: p.value, expires_at: p.expiresAt }),
+    );
+    const r = await this.ownWrite(key, (around) =>
+      this.runStatement(st, 'run', { key, now, value, expiresAt: now + ttl(ttlMs) }, { around }),
+    );
     return r.affectedRows > 0;
   }
 
@@ -292,7 +323,9 @@ export class DatabaseMemoryStore implements MemoryStore {
       const row = await this.liveRow(key);
       if (!row) return null;
       const r = await this.run(
-        this.table().where({ key, value: row.value, expires_at: Number(row.expires_at) }).delete(),
+        this.table()
+          .where({ key, value: row.value, expires_at: Number(row.expires_at) })
+          .delete(),
       );
       if (r.affectedRows > 0) {
         this.wrote();
@@ -305,7 +338,14 @@ export class DatabaseMemoryStore implements MemoryStore {
 
   async delete(key: string): Promise<void> {
     checkKey(key);
-    await this.ownWrite(key, (around) => this.runStatement(this.statement('delete', (p) => this.table().where('key', p.key).delete()), 'run', { key }, { around }));
+    await this.ownWrite(key, (around) =>
+      this.runStatement(
+        this.statement('delete', (p) => this.table().where('key', p.key).delete()),
+        'run',
+        { key },
+        { around },
+      ),
+    );
   }
 
   async increment(key: string, ttlMs: number): Promise<number> {

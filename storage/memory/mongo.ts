@@ -72,7 +72,10 @@ export class MongoMemoryStore implements MemoryStore {
   }
 
   async replace(key: string, value: string, ttlMs: number): Promise<boolean> {
-    const r = await this.coll.updateOne({ _id: key, expiresAt: this.live() }, { $set: { value, expiresAt: this.now() + ttl(ttlMs) } });
+    const r = await this.coll.updateOne(
+      { _id: key, expiresAt: this.live() },
+      { $set: { value, expiresAt: this.now() + ttl(ttlMs) } },
+    );
     return r.matchedCount > 0;
   }
 

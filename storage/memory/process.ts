@@ -121,6 +121,7 @@ export class ProcessMemoryStore implements MemoryStore {
 
 /** A TTL must be a positive number of milliseconds; anything else is a programming error. */
 export function ttl(ms: number): number {
-  if (!Number.isFinite(ms) || ms <= 0) throw new RangeError(`memory store TTL must be a positive number of milliseconds, got ${ms}`);
+  if (!Number.isFinite(ms) || ms <= 0)
+    throw new RangeError(`memory store TTL must be a positive number of milliseconds, got ${ms}`);
   return Math.ceil(ms);
 }

@@ -65,9 +65,12 @@ export class RedisMemoryStore implements MemoryStore {
       await client.connect();
     } catch (err) {
       client.disconnect();
-      throw new Error(`could not reach Redis at ${redactRedis(url)}: ${err instanceof Error ? err.message : String(err)}`, {
-        cause: err,
-      });
+      throw new Error(
+        `could not reach Redis at ${redactRedis(url)}: ${err instanceof Error ? err.message : String(err)}`,
+        {
+          cause: err,
+        },
+      );
     }
     return new RedisMemoryStore(client, namespace);
   }

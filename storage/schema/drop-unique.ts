@@ -20,7 +20,11 @@ export interface UniqueRule {
 }
 
 /** Drops the stale rules and returns their names (empty when there were none, or no such table). */
-export async function dropStaleUniqueConstraints(storage: Storage, table: string, columns: readonly string[]): Promise<string[]> {
+export async function dropStaleUniqueConstraints(
+  storage: Storage,
+  table: string,
+  columns: readonly string[],
+): Promise<string[]> {
   const wanted = new Set(columns.map((c) => c.toLowerCase()));
   const covered = (r: UniqueRule) => r.columns.length > 0 && r.columns.every((c) => wanted.has(c.toLowerCase()));
   // One boot at a time (schema-lock.ts): two found the same rule and the second's drop failed.
@@ -95,7 +99,11 @@ async function postgresRules(conn: AbstractSqlConnection, table: string): Promis
   }));
 }
 
-async function dropPostgres(conn: AbstractSqlConnection, table: string, covered: (r: UniqueRule) => boolean): Promise<string[]> {
+async function dropPostgres(
+  conn: AbstractSqlConnection,
+  table: string,
+  covered: (r: UniqueRule) => boolean,
+): Promise<string[]> {
   const stale = (await postgresRules(conn, table)).filter(covered);
   for (const r of stale) {
     await conn.execute(
@@ -127,7 +135,11 @@ async function mysqlRules(conn: AbstractSqlConnection, table: string): Promise<U
     .map(([name, cols]) => ({ name, columns: cols as string[], kind: 'index' as const }));
 }
 
-async function dropMysql(conn: AbstractSqlConnection, table: string, covered: (r: UniqueRule) => boolean): Promise<string[]> {
+async function dropMysql(
+  conn: AbstractSqlConnection,
+  table: string,
+  covered: (r: UniqueRule) => boolean,
+): Promise<string[]> {
   const stale = (await mysqlRules(conn, table)).filter(covered);
   for (const r of stale) await conn.execute(`alter table ${q(conn, table)} drop index ${q(conn, r.name)}`, [], 'run');
   return stale.map((r) => r.name);
@@ -149,18 +161,31 @@ async function sqliteRules(conn: AbstractSqlConnection, table: string): Promise<
     if (!Number(idx.unique) || idx.origin === 'pk') continue;
     const info = await conn.execute<{ name: string | null }[]>(`pragma index_info(${q(conn, idx.name)})`);
     if (info.some((c) => c.name === null)) continue; // expression index
-    rules.push({ name: idx.name, columns: info.map((c) => c.name as string), kind: idx.origin === 'u' ? 'inline' : 'index' });
+    rules.push({
+      name: idx.name,
+      columns: info.map((c) => c.name as string),
+      kind: idx.origin === 'u' ? 'inline' : 'index',
+    });
   }
   return rules;
 }
 
-async function dropSqlite(conn: AbstractSqlConnection, table: string, covered: (r: UniqueRule) => boolean): Promise<string[]> {
+async function dropSqlite(
+  conn: AbstractSqlConnection,
+  table: string,
+  covered: (r: UniqueRule) => boolean,
+): Promise<string[]> {
   const stale = (await sqliteRules(conn, table)).filter(covered);
   for (const r of stale.filter((r) => r.kind === 'index')) {
     await conn.execute(`drop index if exists ${q(conn, r.name)}`, [], 'run');
   }
   const inline = stale.filter((r) => r.kind === 'inline');
-  if (inline.length > 0) await rebuildSqliteTable(conn, table, inline.map((r) => r.columns));
+  if (inline.length > 0)
+    await rebuildSqliteTable(
+      conn,
+      table,
+      inline.map((r) => r.columns),
+    );
   return stale.map((r) => r.name);
 }
 
@@ -177,7 +202,10 @@ async function rebuildSqliteTable(conn: AbstractSqlConnection, table: string, un
   const create = master.find((m) => m.type === 'table')?.sql;
   if (!create) return;
   const temp = `${table}__latchkey_rebuild`;
-  const newSql = withoutInlineUniques(create, uniques).replace(/^\s*create\s+table\s+("[^"]+"|`[^`]+`|\[[^\]]+\]|\S+)/i, `create table ${q(conn, temp)}`);
+  const newSql = withoutInlineUniques(create, uniques).replace(
+    /^\s*create\s+table\s+("[^"]+"|`[^`]+`|\[[^\]]+\]|\S+)/i,
+    `create table ${q(conn, temp)}`,
+  );
   const extras = master.filter((m) => (m.type === 'index' || m.type === 'trigger') && m.sql);
   await conn.execute('pragma foreign_keys = off', [], 'run');
   try {
@@ -207,7 +235,11 @@ export function withoutInlineUniques(createSql: string, uniques: string[][]): st
   const head = createSql.slice(0, open + 1);
   const tail = createSql.slice(close);
   const parts = splitTopLevel(createSql.slice(open + 1, close));
-  const bare = (s: string) => s.trim().replace(/^["`[]|["`\]]$/g, '').toLowerCase();
+  const bare = (s: string) =>
+    s
+      .trim()
+      .replace(/^["`[]|["`\]]$/g, '')
+      .toLowerCase();
   const sameSet = (a: string[], b: string[]) =>
     a.length === b.length && a.every((x) => b.map((y) => y.toLowerCase()).includes(x.toLowerCase()));
   const kept: string[] = [];

@@ -33,7 +33,11 @@ function knexOf(orm: MikroORM): RawKnex {
 
 /** The first row's first value of a raw result, whichever driver's shape it has. */
 function firstValue(result: unknown): unknown {
-  const rows = Array.isArray(result) ? (Array.isArray(result[0]) ? result[0] : result) : (result as { rows?: unknown[] }).rows;
+  const rows = Array.isArray(result)
+    ? Array.isArray(result[0])
+      ? result[0]
+      : result
+    : (result as { rows?: unknown[] }).rows;
   const row = rows?.[0] as Record<string, unknown> | undefined;
   return row ? Object.values(row)[0] : undefined;
 }
@@ -51,18 +55,30 @@ export async function withSchemaLock<T>(orm: MikroORM, type: DatabaseType, work:
     } else {
       // GET_LOCK names are server-wide: the database's name keeps boots of other databases on
       // the same server from queueing behind this one (review finding). At most 64 characters.
-      lockName = firstValue(await knex.raw(`select left(concat(?, database()), 64) as name`, [`${MYSQL_LOCK_NAME}:`]).connection(conn)) as string;
-      const got = firstValue(await knex.raw('select get_lock(?, ?) as got', [lockName, SCHEMA_LOCK_WAIT_S]).connection(conn));
-      if (Number(got) !== 1) throw new Error(`another process held the schema lock for more than ${SCHEMA_LOCK_WAIT_S} s`);
+      lockName = firstValue(
+        await knex.raw(`select left(concat(?, database()), 64) as name`, [`${MYSQL_LOCK_NAME}:`]).connection(conn),
+      ) as string;
+      const got = firstValue(
+        await knex.raw('select get_lock(?, ?) as got', [lockName, SCHEMA_LOCK_WAIT_S]).connection(conn),
+      );
+      if (Number(got) !== 1)
+        throw new Error(`another process held the schema lock for more than ${SCHEMA_LOCK_WAIT_S} s`);
     }
     try {
       return await work();
     } finally {
-      const unlock = type === 'postgres' ? knex.raw('select pg_advisory_unlock(?)', [POSTGRES_LOCK_KEY]) : knex.raw('select release_lock(?)', [lockName]);
+      const unlock =
+        type === 'postgres'
+          ? knex.raw('select pg_advisory_unlock(?)', [POSTGRES_LOCK_KEY])
+          : knex.raw('select release_lock(?)', [lockName]);
       await unlock.connection(conn).catch(() => {});
     }
   } finally {
-    if (type === 'postgres') await knex.raw('reset lock_timeout', []).connection(conn).catch(() => {});
+    if (type === 'postgres')
+      await knex
+        .raw('reset lock_timeout', [])
+        .connection(conn)
+        .catch(() => {});
     await knex.client.releaseConnection(conn);
   }
 }

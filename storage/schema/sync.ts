@@ -20,7 +20,10 @@ export const SAFE_UPDATE = { safe: true, dropTables: false } as const;
 
 type Schemas = Parameters<SchemaComparator['compare']>;
 interface ComparisonSource {
-  prepareSchemaForComparison(options: { safe: boolean; dropTables: boolean }): Promise<{ fromSchema: Schemas[0]; toSchema: Schemas[1] }>;
+  prepareSchemaForComparison(options: {
+    safe: boolean;
+    dropTables: boolean;
+  }): Promise<{ fromSchema: Schemas[0]; toSchema: Schemas[1] }>;
 }
 
 /** The safe difference between the database and the entities, keeping what only the database has. */

@@ -12,10 +12,30 @@ t.test('the usual header gives its token', async (t) => {
 
 t.test('other shapes answer as the pattern does', async (t) => {
   const cases = [
-    'Bearer', 'Bearer ', 'Bearer  ', 'Bearer  abc', 'Bearer\tabc', 'Bearer abc ', 'Bearer abc\t', 'Bearer abc def',
-    'Bearer abc\u00a0def', 'Bearer abc\u00a0', 'Bearer\u00a0abc', 'Bearer abc\vdef', 'Bearer abc\fdef', 'Bearer abc\ndef',
-    'Bearer abc\rdef', 'Basic abc', 'Bearerabc', 'Bearer: abc', 'xBearer abc', ' Bearer abc', 'Bearex abc', 'Cearer abc',
-    'Bearer \u00a0abc', 'BEARER\u00a0\u00a0abc ',
+    'Bearer',
+    'Bearer ',
+    'Bearer  ',
+    'Bearer  abc',
+    'Bearer\tabc',
+    'Bearer abc ',
+    'Bearer abc\t',
+    'Bearer abc def',
+    'Bearer abc\u00a0def',
+    'Bearer abc\u00a0',
+    'Bearer\u00a0abc',
+    'Bearer abc\vdef',
+    'Bearer abc\fdef',
+    'Bearer abc\ndef',
+    'Bearer abc\rdef',
+    'Basic abc',
+    'Bearerabc',
+    'Bearer: abc',
+    'xBearer abc',
+    ' Bearer abc',
+    'Bearex abc',
+    'Cearer abc',
+    'Bearer \u00a0abc',
+    'BEARER\u00a0\u00a0abc ',
   ];
   for (const h of cases) t.equal(bearerOf(h), byPattern(h), JSON.stringify(h));
 });

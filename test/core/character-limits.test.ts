@@ -49,14 +49,22 @@ t.test('signup takes a 256-emoji name and refuses a 257-emoji one with the usual
   const over = await signup('emoji-2@example.com', EMOJI.repeat(257));
   t.same([over.status, over.body.message], [400, 'invalid given_name: expected string length less or equal to 256']);
   const ascii = await signup('emoji-3@example.com', 'x'.repeat(257));
-  t.same([ascii.status, ascii.body.message], [400, 'invalid given_name: expected string length less or equal to 256'], 'the same message as before for plain text');
+  t.same(
+    [ascii.status, ascii.body.message],
+    [400, 'invalid given_name: expected string length less or equal to 256'],
+    'the same message as before for plain text',
+  );
 });
 
 t.test('a missing or mistyped bounded field is named as such, not as too long', async (t) => {
   const server = await startTestServer();
   t.teardown(() => server.close());
   const login = async (body: string) => {
-    const res = await fetch(`${server.url}/v1/login`, { method: 'POST', headers: { 'content-type': 'application/json', origin: server.url }, body });
+    const res = await fetch(`${server.url}/v1/login`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', origin: server.url },
+      body,
+    });
     return [res.status, ((await res.json()) as { message?: string }).message];
   };
   // Each of these once answered "expected string length less or equal to n": the bound's format
@@ -66,5 +74,9 @@ t.test('a missing or mistyped bounded field is named as such, not as too long', 
   t.same(await login('null'), [400, 'invalid password: expected required property'], 'a null body');
   t.same(await login('{"email":5,"password":"x"}'), [400, 'invalid email: expected string']);
   t.same(await login('{"email":"a@example.com","password":["x"]}'), [400, 'invalid password: expected string']);
-  t.same(await login(`{"email":"a@example.com","password":"${'x'.repeat(1025)}"}`), [400, 'invalid password: expected string length less or equal to 1024'], 'too long is still told as such');
+  t.same(
+    await login(`{"email":"a@example.com","password":"${'x'.repeat(1025)}"}`),
+    [400, 'invalid password: expected string length less or equal to 1024'],
+    'too long is still told as such',
+  );
 });

@@ -16,14 +16,20 @@ t.test('past max entries the oldest insertion goes first', async (t) => {
   c.set('d', 3, 1_000);
   t.equal(c.size, 3);
   t.equal(c.get('a', 0), undefined, 'the oldest was dropped');
-  t.same(['b', 'c', 'd'].map((k) => c.get(k, 0)), [1, 2, 3]);
+  t.same(
+    ['b', 'c', 'd'].map((k) => c.get(k, 0)),
+    [1, 2, 3],
+  );
   // Setting a key again replaces its value in place, without dropping another.
   c.set('b', 10, 1_000);
   t.equal(c.size, 3);
   t.equal(c.get('b', 0), 10);
   c.set('e', 4, 1_000);
   t.equal(c.get('b', 0), undefined, 'b kept its place: the oldest now');
-  t.same(['c', 'd', 'e'].map((k) => c.get(k, 0)), [2, 3, 4]);
+  t.same(
+    ['c', 'd', 'e'].map((k) => c.get(k, 0)),
+    [2, 3, 4],
+  );
 });
 
 t.test('delete removes an entry', async (t) => {

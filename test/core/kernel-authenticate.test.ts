@@ -24,7 +24,14 @@ const recognises = (name: string, value: string, kind: Principal['kind'], wait: 
 
 const Whoami = Type.Object({ subject: Type.String() });
 const whoami = (name: string, access: 'session' | 'admin' | 'org-admin') =>
-  defineOperation({ name, kind: 'query', access, description: name, output: Whoami, handler: async (ctx) => ({ subject: ctx.principal?.subject ?? '' }) });
+  defineOperation({
+    name,
+    kind: 'query',
+    access,
+    description: name,
+    output: Whoami,
+    handler: async (ctx) => ({ subject: ctx.principal?.subject ?? '' }),
+  });
 
 const plugin = definePlugin({
   name: 'auth-probe',
@@ -50,13 +57,22 @@ const call = (op: string, value?: string) => {
 t.test('the first authenticator that answers at once admits the call; later ones do not run', async (t) => {
   t.strictSame(await call('probe_session', 'alice'), { subject: 'user:alice' });
   t.strictSame(calls, ['session-sync']);
-  t.equal(kernel.authenticate('session', testContext(kernel, { headers: { 'x-who': 'alice' } }), undefined) instanceof Promise, false, 'no promise when none was waited for');
+  t.equal(
+    kernel.authenticate('session', testContext(kernel, { headers: { 'x-who': 'alice' } }), undefined) instanceof
+      Promise,
+    false,
+    'no promise when none was waited for',
+  );
 });
 
 t.test('a waiting authenticator is awaited, and the chain goes on after it in order', async (t) => {
   t.strictSame(await call('probe_session', 'bob'), { subject: 'user:bob' });
   t.strictSame(calls, ['session-sync', 'session-async']);
-  t.strictSame(await call('probe_session', 'carol'), { subject: 'user:carol' }, 'an authenticator after a waiting one still runs');
+  t.strictSame(
+    await call('probe_session', 'carol'),
+    { subject: 'user:carol' },
+    'an authenticator after a waiting one still runs',
+  );
   t.strictSame(calls, ['session-sync', 'session-async', 'session-sync-late']);
 });
 
@@ -77,10 +93,16 @@ t.test('org-admin tries the admin chain, then the org-admin chain', async (t) =>
 t.test('several levels run one chain after the other (session callers, then admins)', async (t) => {
   calls.length = 0;
   const ctxOf = (value: string) => testContext(kernel, { headers: { 'x-who': value } });
-  t.strictSame(await kernel.authenticate(['session', 'admin'], ctxOf('root'), undefined), { kind: 'admin', subject: 'admin:root' });
+  t.strictSame(await kernel.authenticate(['session', 'admin'], ctxOf('root'), undefined), {
+    kind: 'admin',
+    subject: 'admin:root',
+  });
   t.strictSame(calls, ['session-sync', 'session-async', 'session-sync-late', 'admin-sync']);
   calls.length = 0;
-  t.strictSame(await kernel.authenticate(['session', 'admin'], ctxOf('alice'), undefined), { kind: 'user', subject: 'user:alice' });
+  t.strictSame(await kernel.authenticate(['session', 'admin'], ctxOf('alice'), undefined), {
+    kind: 'user',
+    subject: 'user:alice',
+  });
   t.strictSame(calls, ['session-sync'], 'the first principal ends the search');
 });
 

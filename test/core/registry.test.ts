@@ -12,7 +12,10 @@ t.test('orders plugins after their dependencies', async (t) => {
 });
 
 t.test('a missing dependency names both plugins', async (t) => {
-  t.throws(() => orderPlugins([p('oauth', ['accounts'])], new Config()), /plugin "oauth" depends on "accounts", which is not in the build/);
+  t.throws(
+    () => orderPlugins([p('oauth', ['accounts'])], new Config()),
+    /plugin "oauth" depends on "accounts", which is not in the build/,
+  );
 });
 
 t.test('a disabled dependency names both plugins', async (t) => {
@@ -31,5 +34,9 @@ t.test('a plugin listed twice is refused', async (t) => {
 });
 
 t.test('flag names must be kebab-case', async (t) => {
-  t.throws(() => definePlugin({ name: 'x', description: 'x', flags: [{ name: 'database_url', type: 'string', description: '' }] }), /kebab-case/);
+  t.throws(
+    () =>
+      definePlugin({ name: 'x', description: 'x', flags: [{ name: 'database_url', type: 'string', description: '' }] }),
+    /kebab-case/,
+  );
 });

@@ -15,14 +15,21 @@ const storage = await openStorage(new Config({ ...target.flags }), []);
 t.teardown(() => storage.close());
 const stamp = storage.changeStamp;
 if (!stamp) throw new Error('a SQLite file in WAL mode has a change stamp');
-await storage.orm.em.getConnection().execute('create table lk_stamped_probe (k varchar(20) primary key, v varchar(20))');
+await storage.orm.em
+  .getConnection()
+  .execute('create table lk_stamped_probe (k varchar(20) primary key, v varchar(20))');
 let n = 0;
-const commit = () => storage.statements.run('insert into lk_stamped_probe (k, v) values (?, ?)', [`k${n++}`, 'v'], 'run');
+const commit = () =>
+  storage.statements.run('insert into lk_stamped_probe (k, v) values (?, ?)', [`k${n++}`, 'v'], 'run');
 
 function counting(reads: StampedReads<string | null>) {
   let loads = 0;
   const read = (key: string, value: string | null = `value of ${key}`) =>
-    reads.read(key, async () => (loads++, value), (v) => v !== null);
+    reads.read(
+      key,
+      async () => (loads++, value),
+      (v) => v !== null,
+    );
   return { read, loads: () => loads };
 }
 
@@ -40,11 +47,15 @@ t.test('a commit during the read: the value is not answered again', async (t) =>
   const reads = new StampedReads<string | null>(stamp, 10);
   let loads = 0;
   const slow = () =>
-    reads.read('b', async () => {
-      loads++;
-      await commit();
-      return 'read before the commit';
-    }, () => true);
+    reads.read(
+      'b',
+      async () => {
+        loads++;
+        await commit();
+        return 'read before the commit';
+      },
+      () => true,
+    );
   await slow();
   await slow();
   t.equal(loads, 2, 'read again');

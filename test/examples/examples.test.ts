@@ -14,12 +14,19 @@ import { startTestServer } from '../helpers/server.js';
 t.test('custom build: a plugin of its own on REST and GraphQL, nothing else', async (t) => {
   const s = await startTestServer({ plugins: customBuild, flags: { 'greeting-word': 'ahoy' } });
   t.teardown(() => s.close());
-  const rest = await fetch(`${s.url}/v1/greet`, { method: 'POST', headers: { 'content-type': 'application/json', origin: s.url }, body: JSON.stringify({ name: 'Ada' }) });
+  const rest = await fetch(`${s.url}/v1/greet`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', origin: s.url },
+    body: JSON.stringify({ name: 'Ada' }),
+  });
   t.same(await rest.json(), { message: 'ahoy, Ada' });
   const gql = await fetch(`${s.url}/graphql`, {
     method: 'POST',
     headers: { 'content-type': 'application/json', origin: s.url },
-    body: JSON.stringify({ query: 'query($p: GreetRequest!) { greet(params: $p) { message } }', variables: { p: { name: 'Bo' } } }),
+    body: JSON.stringify({
+      query: 'query($p: GreetRequest!) { greet(params: $p) { message } }',
+      variables: { p: { name: 'Bo' } },
+    }),
   });
   t.same(await gql.json(), { data: { greet: { message: 'ahoy, Bo' } } });
   const names = operationTable(customBuild, withDefaults(Kernel.flagsOf(customBuild), {})).map((o) => o.def.name);
@@ -55,10 +62,25 @@ t.test('embedding: Latchkey under /auth beside the host routes and error handler
   t.equal(meta.headers['content-security-policy'], "default-src 'none'; frame-ancestors 'none'", 'once, not twice');
   const missing = await app.inject('/auth/v1/nope');
   t.same(missing.json(), { code: 'not_found', message: 'route not found' }, 'Latchkey envelope inside its prefix');
-  const login = await app.inject({ method: 'POST', url: '/auth/v1/admin/login', headers: { origin: 'http://localhost:3000' }, payload: { admin_secret: 'embedded-admin' } });
+  const login = await app.inject({
+    method: 'POST',
+    url: '/auth/v1/admin/login',
+    headers: { origin: 'http://localhost:3000' },
+    payload: { admin_secret: 'embedded-admin' },
+  });
   t.equal(login.statusCode, 200);
   t.equal(login.headers['cache-control'], 'no-store', 'answers about the caller say no-store in a host app too');
-  t.equal((await app.inject({ method: 'POST', url: '/auth/graphql', headers: { origin: 'http://localhost:3000' }, payload: { query: '{ meta { client_id } }' } })).json().data.meta.client_id, 'host-app');
+  t.equal(
+    (
+      await app.inject({
+        method: 'POST',
+        url: '/auth/graphql',
+        headers: { origin: 'http://localhost:3000' },
+        payload: { query: '{ meta { client_id } }' },
+      })
+    ).json().data.meta.client_id,
+    'host-app',
+  );
   t.equal(app.latchkey.config.string('client-id'), 'host-app', 'one decorator exposes the kernel');
   t.notOk((await app.inject('/')).headers['content-security-policy'], 'no Latchkey hooks on host routes');
 });

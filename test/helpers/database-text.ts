@@ -11,12 +11,23 @@ function dialect(type: string): { tables: string; quote: (name: string) => strin
   switch (type) {
     case 'sqlite':
     case 'libsql':
-      return { tables: "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name", quote: (n) => `"${n}"` };
+      return {
+        tables: "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name",
+        quote: (n) => `"${n}"`,
+      };
     case 'postgres':
-      return { tables: "SELECT table_name AS name FROM information_schema.tables WHERE table_schema = current_schema() AND table_type = 'BASE TABLE' ORDER BY 1", quote: (n) => `"${n}"` };
+      return {
+        tables:
+          "SELECT table_name AS name FROM information_schema.tables WHERE table_schema = current_schema() AND table_type = 'BASE TABLE' ORDER BY 1",
+        quote: (n) => `"${n}"`,
+      };
     case 'mysql':
     case 'mariadb':
-      return { tables: "SELECT table_name AS name FROM information_schema.tables WHERE table_schema = database() AND table_type = 'BASE TABLE' ORDER BY 1", quote: (n) => `\`${n}\`` };
+      return {
+        tables:
+          "SELECT table_name AS name FROM information_schema.tables WHERE table_schema = database() AND table_type = 'BASE TABLE' ORDER BY 1",
+        quote: (n) => `\`${n}\``,
+      };
     default:
       throw new Error(`databaseText: no SQL tables to read on ${type}`);
   }
@@ -44,7 +55,11 @@ export interface WriteWatch {
    * Runs `call`. For a call that may write, also tells whether it changed the database when
    * `refused(outcome)` holds (a refused call must not have).
    */
-  run<T>(mayWrite: boolean, call: () => Promise<T>, refused: (outcome: T) => boolean): Promise<{ outcome: T; changed: boolean }>;
+  run<T>(
+    mayWrite: boolean,
+    call: () => Promise<T>,
+    refused: (outcome: T) => boolean,
+  ): Promise<{ outcome: T; changed: boolean }>;
 }
 
 /**

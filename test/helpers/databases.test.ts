@@ -21,7 +21,8 @@ for (const server of ['postgres', 'mariadb'] as const) {
       server === 'postgres'
         ? 'select datname as name from pg_database'
         : 'select schema_name as name from information_schema.schemata';
-    const exists = async (db: string) => ((await conn.execute(listSql, [], 'all')) as { name: string }[]).some((r) => r.name === db);
+    const exists = async (db: string) =>
+      ((await conn.execute(listSql, [], 'all')) as { name: string }[]).some((r) => r.name === db);
     const old = testDatabaseName(Date.now() - 2 * 60 * 60 * 1000);
     const fresh = testDatabaseName(Date.now() - 10 * 60 * 1000);
     t.teardown(async () => {

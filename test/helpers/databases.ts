@@ -46,7 +46,8 @@ const REDIS_URL = process.env.LATCHKEY_REDIS_URL ?? 'redis://127.0.0.1:6379';
 
 /** The reachable targets, each with a fresh database. */
 export async function databaseTargets(options: DatabaseTargetOptions = {}): Promise<DbTarget[]> {
-  const wanted = (n: DbName) => (options.only ? options.only.includes(n) : true) && !(options.sqlOnly && n === 'mongodb');
+  const wanted = (n: DbName) =>
+    (options.only ? options.only.includes(n) : true) && !(options.sqlOnly && n === 'mongodb');
   const makers: Promise<DbTarget | null>[] = [];
   if (wanted('sqlite')) makers.push(sqliteTarget());
   if (wanted('postgres')) makers.push(serverTarget('postgres', POSTGRES_URL));
@@ -143,12 +144,16 @@ async function serverTarget(name: Exclude<DbName, 'sqlite'>, adminUrl: string): 
       disposed = true;
       await adminRun(name, adminUrl, async (orm) => {
         if (name === 'mongodb') {
-          const conn = orm.em.getConnection() as unknown as { getClient(): { db(n: string): { dropDatabase(): Promise<unknown> } } };
+          const conn = orm.em.getConnection() as unknown as {
+            getClient(): { db(n: string): { dropDatabase(): Promise<unknown> } };
+          };
           await conn.getClient().db(dbName).dropDatabase();
           return;
         }
         const sql =
-          name === 'postgres' ? `drop database if exists "${dbName}" with (force)` : `drop database if exists \`${dbName}\``;
+          name === 'postgres'
+            ? `drop database if exists "${dbName}" with (force)`
+            : `drop database if exists \`${dbName}\``;
         await orm.em.getConnection().execute(sql, [], 'run');
       });
     },
@@ -161,7 +166,8 @@ const ABANDONED_AFTER_MS = 60 * 60 * 1000;
 const swept = new Set<string>();
 
 /** The name a test database gets; its base-36 stamp is what the sweep reads. */
-export const testDatabaseName = (createdAtMs = Date.now()) => `lk_test_${createdAtMs.toString(36)}_${randomBytes(4).toString('hex')}`;
+export const testDatabaseName = (createdAtMs = Date.now()) =>
+  `lk_test_${createdAtMs.toString(36)}_${randomBytes(4).toString('hex')}`;
 
 /** Sweeps one server now (tests of the sweep itself); targets do this once per process. */
 export async function sweepAbandonedDatabases(name: 'postgres' | 'mariadb'): Promise<void> {
@@ -184,13 +190,18 @@ async function sweepAbandoned(name: 'postgres' | 'mariadb' | 'mysql', orm: Mikro
   for (const { name: db } of rows) {
     const created = Number.parseInt(db.split('_')[2] ?? '', 36);
     if (!Number.isFinite(created) || created > cutoff) continue;
-    const sql = name === 'postgres' ? `drop database if exists "${db}" with (force)` : `drop database if exists \`${db}\``;
+    const sql =
+      name === 'postgres' ? `drop database if exists "${db}" with (force)` : `drop database if exists \`${db}\``;
     await conn.execute(sql, [], 'run').catch(() => undefined);
   }
 }
 
 /** Runs statements on the admin database through MikroORM (the drivers the project already uses). */
-async function adminRun(name: Exclude<DbName, 'sqlite'>, url: string, fn: (orm: MikroORM) => Promise<void>): Promise<void> {
+async function adminRun(
+  name: Exclude<DbName, 'sqlite'>,
+  url: string,
+  fn: (orm: MikroORM) => Promise<void>,
+): Promise<void> {
   const options = await adminOptions(name, url);
   const orm = await MikroORM.init({
     ...options,
@@ -212,7 +223,11 @@ async function adminOptions(name: Exclude<DbName, 'sqlite'>, url: string): Promi
   const dbName = decodeURIComponent(new URL(url).pathname.replace(/^\//, '')) || undefined;
   switch (name) {
     case 'postgres':
-      return { driver: (await import('@mikro-orm/postgresql')).PostgreSqlDriver, clientUrl: url, dbName: dbName ?? 'postgres' };
+      return {
+        driver: (await import('@mikro-orm/postgresql')).PostgreSqlDriver,
+        clientUrl: url,
+        dbName: dbName ?? 'postgres',
+      };
     case 'mariadb':
       return { driver: (await import('@mikro-orm/mariadb')).MariaDbDriver, clientUrl: url, dbName };
     case 'mysql':

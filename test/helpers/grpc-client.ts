@@ -41,7 +41,11 @@ function record(into: Record<string, string[]>, md: Metadata | undefined): void 
   }
 }
 
-export function grpcClient(address: string, ops: CompiledOperation[], options: { deadlineMs?: number } = {}): GrpcTestClient {
+export function grpcClient(
+  address: string,
+  ops: CompiledOperation[],
+  options: { deadlineMs?: number } = {},
+): GrpcTestClient {
   const model = buildProtoModel(ops);
   const definition = loadProtoText(renderProto(model));
   const client = new Client(address, credentials.createInsecure());

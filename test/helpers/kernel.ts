@@ -43,7 +43,13 @@ export async function bootTestKernel(options: BootTestKernelOptions): Promise<Te
   });
   let kernel: Kernel;
   try {
-    kernel = await Kernel.boot({ plugins: options.plugins, config, openStorage, openMemoryStore, logger: options.logger });
+    kernel = await Kernel.boot({
+      plugins: options.plugins,
+      config,
+      openStorage,
+      openMemoryStore,
+      logger: options.logger,
+    });
   } catch (err) {
     await owned?.dispose();
     throw err;

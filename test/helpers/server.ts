@@ -82,7 +82,12 @@ async function startOnFreePorts(options: TestServerOptions): Promise<TestServer>
   const config = withDefaults(Kernel.flagsOf(plugins), values);
   let server: LatchkeyServer | undefined;
   try {
-    server = await createServer({ plugins, config, logger: false, ...(options.requestTimeoutMs ? { requestTimeoutMs: options.requestTimeoutMs } : {}) });
+    server = await createServer({
+      plugins,
+      config,
+      logger: false,
+      ...(options.requestTimeoutMs ? { requestTimeoutMs: options.requestTimeoutMs } : {}),
+    });
     await server.listen();
   } catch (err) {
     // A start that failed at boot or at listen leaves neither a server nor its folder behind.

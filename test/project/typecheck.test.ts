@@ -14,8 +14,12 @@ const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
 
 t.test('tsc --noEmit reports no errors', async (t) => {
   const { code, output } = await new Promise<{ code: number; output: string }>((resolve) => {
-    execFile(process.execPath, [tsc, '--noEmit', '-p', join(root, 'tsconfig.json')], { cwd: root, timeout: 170_000 }, (err, stdout, stderr) =>
-      resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, output: `${stdout}${stderr}` }),
+    execFile(
+      process.execPath,
+      [tsc, '--noEmit', '-p', join(root, 'tsconfig.json')],
+      { cwd: root, timeout: 170_000 },
+      (err, stdout, stderr) =>
+        resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, output: `${stdout}${stderr}` }),
     );
   });
   t.equal(code, 0, 'tsc exit code');

@@ -113,7 +113,9 @@ t.test('sqlite creates the folder of its file, and :memory: works', async (t) =>
 t.test('libsql opens a file URL through the same driver', async (t) => {
   const [sqlite] = targets;
   const file = sqlite.flags['database-url'].replace(/latchkey\.db$/, 'libsql.db');
-  const storage = await openStorage(new Config({ 'database-type': 'libsql', 'database-url': `file:${file}` }), [Widget]);
+  const storage = await openStorage(new Config({ 'database-type': 'libsql', 'database-url': `file:${file}` }), [
+    Widget,
+  ]);
   t.teardown(() => storage.close());
   t.equal(storage.type, 'libsql');
   t.equal(await storage.ping(), true);

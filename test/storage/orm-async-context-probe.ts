@@ -65,7 +65,9 @@ try {
     }),
   );
   const als = new AsyncLocalStorage<number>();
-  out.otherStorageAfterRun = await new Promise((resolve) => als.run(7, () => setTimeout(() => resolve(als.getStore()), 5)));
+  out.otherStorageAfterRun = await new Promise((resolve) =>
+    als.run(7, () => setTimeout(() => resolve(als.getStore()), 5)),
+  );
 } finally {
   await storage.close();
 }

@@ -8,7 +8,7 @@ import { Config } from '../../core/config.js';
 import { openStorage } from '../../storage/index.js';
 import { databaseTargets } from '../helpers/databases.js';
 
-const targets = (await databaseTargets({ only: ['postgres', 'mariadb', 'mysql'] }));
+const targets = await databaseTargets({ only: ['postgres', 'mariadb', 'mysql'] });
 t.teardown(() => Promise.all(targets.map((d) => d.dispose())));
 
 async function relay(host: string, port: number): Promise<{ port: number; cut(): Promise<void> }> {

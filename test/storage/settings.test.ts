@@ -16,18 +16,43 @@ t.test('sqlite is the default, with a file under data/', async (t) => {
 
 t.test('server URLs are built from host, port, name and credentials', async (t) => {
   t.equal(
-    settings({ 'database-type': 'postgres', 'database-host': 'db', 'database-name': 'auth', 'database-username': 'me', 'database-password': 'p@ss' }).url,
+    settings({
+      'database-type': 'postgres',
+      'database-host': 'db',
+      'database-name': 'auth',
+      'database-username': 'me',
+      'database-password': 'p@ss',
+    }).url,
     'postgresql://me:p%40ss@db:5432/auth',
   );
-  t.equal(settings({ 'database-type': 'mariadb', 'database-host': '127.0.0.1', 'database-port': 3307, 'database-name': 'a' }).url, 'mysql://127.0.0.1:3307/a');
-  t.equal(settings({ 'database-type': 'mongodb', 'database-host': 'm', 'database-name': 'a' }).url, 'mongodb://m:27017/a');
+  t.equal(
+    settings({ 'database-type': 'mariadb', 'database-host': '127.0.0.1', 'database-port': 3307, 'database-name': 'a' })
+      .url,
+    'mysql://127.0.0.1:3307/a',
+  );
+  t.equal(
+    settings({ 'database-type': 'mongodb', 'database-host': 'm', 'database-name': 'a' }).url,
+    'mongodb://m:27017/a',
+  );
 });
 
 t.test('a given URL must match the type', async (t) => {
-  t.equal(settings({ 'database-type': 'mariadb', 'database-url': 'mariadb://root@h:3306/db' }).url, 'mysql://root@h:3306/db');
-  t.throws(() => settings({ 'database-type': 'postgres', 'database-url': 'mysql://h/db' }), /scheme "mysql:" does not match --database-type postgres/);
-  t.throws(() => settings({ 'database-type': 'postgres' }), /needs --database-url, or --database-host and --database-name/);
-  t.throws(() => settings({ 'database-type': 'sqlite', 'database-url': 'libsql://x.turso.io' }), /use --database-type libsql/);
+  t.equal(
+    settings({ 'database-type': 'mariadb', 'database-url': 'mariadb://root@h:3306/db' }).url,
+    'mysql://root@h:3306/db',
+  );
+  t.throws(
+    () => settings({ 'database-type': 'postgres', 'database-url': 'mysql://h/db' }),
+    /scheme "mysql:" does not match --database-type postgres/,
+  );
+  t.throws(
+    () => settings({ 'database-type': 'postgres' }),
+    /needs --database-url, or --database-host and --database-name/,
+  );
+  t.throws(
+    () => settings({ 'database-type': 'sqlite', 'database-url': 'libsql://x.turso.io' }),
+    /use --database-type libsql/,
+  );
 });
 
 t.test('libsql remote URLs keep their token out of the URL', async (t) => {

@@ -35,7 +35,11 @@ function walDatabase(t: Test, name: string): { path: string; db: Db } {
 
 function inOtherProcess(path: string, sql: string): Promise<void> {
   const source = `const D = require('libsql'); const d = new D(${JSON.stringify(path)}); d.prepare(${JSON.stringify(sql)}).run([]); d.close();`;
-  return new Promise((resolve, reject) => execFile(process.execPath, ['-e', source], { cwd: process.cwd(), timeout: 30_000 }, (err) => (err ? reject(err) : resolve())));
+  return new Promise((resolve, reject) =>
+    execFile(process.execPath, ['-e', source], { cwd: process.cwd(), timeout: 30_000 }, (err) =>
+      err ? reject(err) : resolve(),
+    ),
+  );
 }
 
 t.test('same while nothing is committed, new after each commit, by this process or another', async (t) => {
@@ -95,23 +99,26 @@ t.test('a -shm file deleted or made anew after it was read: cannot tell, for goo
   t.equal(other.current(), undefined, 'and one made again after it');
 });
 
-t.test('by default the path is looked at again once REPLACEMENT_CHECK_MS have passed, the header on every call', async (t) => {
-  const { path, db } = walDatabase(t, 'e.db');
-  const stamp = new SqliteChangeStamp(path);
-  const first = stamp.current();
-  t.type(first, 'number');
-  const { readFile, rename } = await import('node:fs/promises');
-  const bytes = await readFile(`${path}-shm`);
-  // A commit is seen at once: the header is read on every call.
-  db.prepare('insert into m values (?, ?)').run(['e1', 'v']);
-  const afterCommit = stamp.current();
-  t.type(afterCommit, 'number');
-  t.not(afterCommit, first, 'a commit gives a new stamp on the next call');
-  await writeFile(`${path}-shm.new`, bytes);
-  await rename(`${path}-shm.new`, `${path}-shm`);
-  await new Promise((resolve) => setTimeout(resolve, REPLACEMENT_CHECK_MS + 20));
-  t.equal(stamp.current(), undefined, 'the replacement is seen once the interval has passed');
-});
+t.test(
+  'by default the path is looked at again once REPLACEMENT_CHECK_MS have passed, the header on every call',
+  async (t) => {
+    const { path, db } = walDatabase(t, 'e.db');
+    const stamp = new SqliteChangeStamp(path);
+    const first = stamp.current();
+    t.type(first, 'number');
+    const { readFile, rename } = await import('node:fs/promises');
+    const bytes = await readFile(`${path}-shm`);
+    // A commit is seen at once: the header is read on every call.
+    db.prepare('insert into m values (?, ?)').run(['e1', 'v']);
+    const afterCommit = stamp.current();
+    t.type(afterCommit, 'number');
+    t.not(afterCommit, first, 'a commit gives a new stamp on the next call');
+    await writeFile(`${path}-shm.new`, bytes);
+    await rename(`${path}-shm.new`, `${path}-shm`);
+    await new Promise((resolve) => setTimeout(resolve, REPLACEMENT_CHECK_MS + 20));
+    t.equal(stamp.current(), undefined, 'the replacement is seen once the interval has passed');
+  },
+);
 
 t.test('callers that ask before a shared read share it; the read comes after every one of them', async (t) => {
   const { path, db } = walDatabase(t, 'f.db');
@@ -155,7 +162,7 @@ t.test('an own write that was the only commit leaves the stamp as it was and nam
   stamp.current();
   mark = stamp.beforeOwnWrite();
   insert.run(['g5', 'v']);
-  t.equal(stamp.afterOwnWrite(mark, 0, 'g5'), false, 'a commit while our statement changed nothing is somebody else\'s');
+  t.equal(stamp.afterOwnWrite(mark, 0, 'g5'), false, "a commit while our statement changed nothing is somebody else's");
 
   stamp.current();
   insert.run(['g6', 'v']);

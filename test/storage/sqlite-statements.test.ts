@@ -18,7 +18,11 @@ for (const target of targets) {
     await conn.execute('create table lk_statements_probe (k varchar(20) primary key, v varchar(20))');
     const insert = 'insert into lk_statements_probe (k, v) values (?, ?)';
     t.strictSame(await storage.statements.run(insert, ['a', 'one'], 'run'), { affectedRows: 1 });
-    t.strictSame(await storage.statements.run(insert, ['b', "it's"], 'run'), { affectedRows: 1 }, 'values are bound, not spliced');
+    t.strictSame(
+      await storage.statements.run(insert, ['b', "it's"], 'run'),
+      { affectedRows: 1 },
+      'values are bound, not spliced',
+    );
     const byKey = 'select k, v from lk_statements_probe where k = ?';
     // Drivers may add metadata fields to rows (libsql does); the columns are what counts.
     const kv = (row: Record<string, unknown> | undefined) => row && { k: row.k, v: row.v };
@@ -26,8 +30,13 @@ for (const target of targets) {
     t.strictSame(kv(await storage.statements.run(byKey, ['b'], 'get')), { k: 'b', v: "it's" });
     t.equal(await storage.statements.run(byKey, ['missing'], 'get'), undefined);
     const all = await storage.statements.run('select k from lk_statements_probe order by k', [], 'all');
-    t.strictSame(all.map((r) => r.k), ['a', 'b']);
-    t.strictSame(await storage.statements.run('delete from lk_statements_probe where k = ?', ['zzz'], 'run'), { affectedRows: 0 });
+    t.strictSame(
+      all.map((r) => r.k),
+      ['a', 'b'],
+    );
+    t.strictSame(await storage.statements.run('delete from lk_statements_probe where k = ?', ['zzz'], 'run'), {
+      affectedRows: 0,
+    });
     await conn.execute('drop table lk_statements_probe');
   });
 }
@@ -37,7 +46,16 @@ t.test('on SQLite a statement is compiled once per connection and reused', async
   if (!sqlite) throw new Error('SQLite is always available');
   const storage = await openStorage(new Config({ ...sqlite.flags }), []);
   t.teardown(() => storage.close());
-  const client = (storage.orm.em.getConnection() as unknown as { getKnex(): { client: { acquireConnection(): Promise<{ prepare(sql: string): unknown }>; releaseConnection(c: unknown): Promise<void> } } }).getKnex().client;
+  const client = (
+    storage.orm.em.getConnection() as unknown as {
+      getKnex(): {
+        client: {
+          acquireConnection(): Promise<{ prepare(sql: string): unknown }>;
+          releaseConnection(c: unknown): Promise<void>;
+        };
+      };
+    }
+  ).getKnex().client;
   const db = await client.acquireConnection();
   const prepared: string[] = [];
   const original = db.prepare.bind(db);
@@ -58,7 +76,8 @@ t.test('on SQLite an idle connection is used in place; one held by a transaction
   t.teardown(() => storage.close());
   const conn = storage.orm.em.getConnection();
   await conn.execute('create table lk_idle_probe (k varchar(20) primary key, v varchar(20))');
-  const client = (conn as unknown as { getKnex(): { client: { acquireConnection(): Promise<unknown> } } }).getKnex().client;
+  const client = (conn as unknown as { getKnex(): { client: { acquireConnection(): Promise<unknown> } } }).getKnex()
+    .client;
   const original = client.acquireConnection.bind(client);
   let acquired = 0;
   client.acquireConnection = () => {
@@ -75,7 +94,9 @@ t.test('on SQLite an idle connection is used in place; one held by a transaction
   const gate = new Promise<void>((resolve) => (open = resolve));
   const em = storage.em();
   const trx = em.transactional(async (tem) => {
-    await tem.getConnection().execute("insert into lk_idle_probe (k, v) values ('t', 'committed')", [], 'run', tem.getTransactionContext());
+    await tem
+      .getConnection()
+      .execute("insert into lk_idle_probe (k, v) values ('t', 'committed')", [], 'run', tem.getTransactionContext());
     await gate;
   });
   await new Promise((resolve) => setTimeout(resolve, 20));

@@ -19,7 +19,8 @@ const sqlite = targets.find((d) => d.name === 'sqlite');
 if (!sqlite) throw new Error('SQLite is always available');
 
 const walSyncOf = (storage: Storage) => (storage as unknown as { walSync: WalSync | undefined }).walSync;
-const synchronous = async (storage: Storage) => Number((await storage.statements.run('pragma synchronous', [], 'get'))?.synchronous);
+const synchronous = async (storage: Storage) =>
+  Number((await storage.statements.run('pragma synchronous', [], 'get'))?.synchronous);
 const FULL = 2;
 
 t.test('a relaxed write commits at once, leaves the connection FULL, and is flushed within the second', async (t) => {
@@ -27,12 +28,20 @@ t.test('a relaxed write commits at once, leaves the connection FULL, and is flus
   t.teardown(() => storage.close());
   const sync = walSyncOf(storage);
   if (!sync) throw new Error('a SQLite file in WAL mode has a WAL sync');
-  await storage.orm.em.getConnection().execute('create table lk_relaxed_probe (k varchar(20) primary key, v varchar(20))');
+  await storage.orm.em
+    .getConnection()
+    .execute('create table lk_relaxed_probe (k varchar(20) primary key, v varchar(20))');
   t.equal(await synchronous(storage), FULL, 'FULL to begin with');
-  await storage.statements.run('insert into lk_relaxed_probe (k, v) values (?, ?)', ['a', 'one'], 'run', { relaxed: true });
+  await storage.statements.run('insert into lk_relaxed_probe (k, v) values (?, ?)', ['a', 'one'], 'run', {
+    relaxed: true,
+  });
   t.equal(sync.unsynced, 1, 'one commit waits for the flush');
   t.equal(await synchronous(storage), FULL, 'the next statement runs FULL again');
-  t.equal((await storage.statements.run('select v from lk_relaxed_probe where k = ?', ['a'], 'get'))?.v, 'one', 'committed');
+  t.equal(
+    (await storage.statements.run('select v from lk_relaxed_probe where k = ?', ['a'], 'get'))?.v,
+    'one',
+    'committed',
+  );
   await storage.statements.run('insert into lk_relaxed_probe (k, v) values (?, ?)', ['b', 'two'], 'run');
   t.equal(sync.unsynced, 1, 'an ordinary write is not counted');
   await sleep(RELAXED_SYNC_MS + 300);

@@ -46,7 +46,10 @@ t.test('flags override defaults', async (t) => {
 t.test('testContext builds an internal request context', async (t) => {
   const { kernel, close } = await bootTestKernel({ plugins: [notes] });
   t.teardown(close);
-  const ctx = testContext(kernel, { headers: { Authorization: 'Bearer abc', 'User-Agent': 'tap' }, cookies: { s: '1' } });
+  const ctx = testContext(kernel, {
+    headers: { Authorization: 'Bearer abc', 'User-Agent': 'tap' },
+    cookies: { s: '1' },
+  });
   t.equal(ctx.transport, 'internal');
   t.equal(ctx.ip, '127.0.0.1');
   t.equal(ctx.bearer(), 'abc', 'header names are lower-cased');

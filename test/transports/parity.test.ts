@@ -23,12 +23,26 @@ const fixture = definePlugin({
       kind: 'mutation',
       access: 'public',
       description: 'Echoes nested shapes.',
-      input: InputObject('ParityEchoRequest', { name: Str({ max: 32 }), count: OptInt64({ min: 0, max: 10 }), tags: StrList({ maxItems: 5 }), note: OptStr() }),
-      output: OutputObject('ParityEchoResponse', { items: Type.Array(Item), total: Int64(), data: Type.Optional(JsonMap()), note: Type.Optional(Type.String()) }),
+      input: InputObject('ParityEchoRequest', {
+        name: Str({ max: 32 }),
+        count: OptInt64({ min: 0, max: 10 }),
+        tags: StrList({ maxItems: 5 }),
+        note: OptStr(),
+      }),
+      output: OutputObject('ParityEchoResponse', {
+        items: Type.Array(Item),
+        total: Int64(),
+        data: Type.Optional(JsonMap()),
+        note: Type.Optional(Type.String()),
+      }),
       handler: async (_ctx, input) => {
         const n = input.count ?? 1;
         return {
-          items: Array.from({ length: n }, (_, i) => ({ name: `${input.name}-${i}`, size: i * 1_000_000_007, tags: input.tags })),
+          items: Array.from({ length: n }, (_, i) => ({
+            name: `${input.name}-${i}`,
+            size: i * 1_000_000_007,
+            tags: input.tags,
+          })),
           total: n,
           data: { nested: { ok: true, list: [1, 'two'] } },
         };
@@ -54,7 +68,10 @@ function selection(schema: TSchema): string {
   const s = schema as { type?: string; properties?: Record<string, TSchema>; items?: TSchema; 'x-scalar'?: string };
   if (s['x-scalar'] === 'Map') return '';
   if (s.type === 'array' && s.items) return selection(s.items);
-  if (s.type === 'object' && s.properties) return `{ ${Object.entries(s.properties).map(([k, v]) => `${k} ${selection(v)}`).join(' ')} }`;
+  if (s.type === 'object' && s.properties)
+    return `{ ${Object.entries(s.properties)
+      .map(([k, v]) => `${k} ${selection(v)}`)
+      .join(' ')} }`;
   return '';
 }
 
@@ -86,11 +103,17 @@ async function viaRest(name: string, input: object | undefined, headers: Record<
   const op = ops.get(name)!;
   const res = await fetch(`${server.url}${op.restPath}`, {
     method: op.restMethod,
-    headers: { origin: server.url, ...(op.restMethod === 'POST' ? { 'content-type': 'application/json' } : {}), ...headers },
+    headers: {
+      origin: server.url,
+      ...(op.restMethod === 'POST' ? { 'content-type': 'application/json' } : {}),
+      ...headers,
+    },
     ...(op.restMethod === 'POST' ? { body: JSON.stringify(input ?? {}) } : {}),
   });
   const body = (await res.json()) as Record<string, unknown>;
-  return res.ok ? { ok: true, value: normalize(body) } : { ok: false, code: body.code as ErrorCode, message: body.message as string };
+  return res.ok
+    ? { ok: true, value: normalize(body) }
+    : { ok: false, code: body.code as ErrorCode, message: body.message as string };
 }
 
 async function viaGraphql(name: string, input: object | undefined, headers: Record<string, string>): Promise<Outcome> {
@@ -105,7 +128,10 @@ async function viaGraphql(name: string, input: object | undefined, headers: Reco
     headers: { origin: server.url, 'content-type': 'application/json', ...headers },
     body: JSON.stringify({ query, variables: inputId ? { params: input ?? {} } : {} }),
   });
-  const body = (await res.json()) as { data?: Record<string, unknown>; errors?: { message: string; extensions?: { code?: string } }[] };
+  const body = (await res.json()) as {
+    data?: Record<string, unknown>;
+    errors?: { message: string; extensions?: { code?: string } }[];
+  };
   if (body.errors?.length) {
     const e = body.errors[0];
     return { ok: false, code: (e.extensions?.code ?? 'INTERNAL').toLowerCase() as ErrorCode, message: e.message };
@@ -125,22 +151,64 @@ async function viaGrpc(name: string, input: object | undefined, headers: Record<
 
 // Protobuf cannot carry an unknown field (the encoder drops it), so that scenario is for the two
 // JSON transports; GraphQL refuses it while coercing variables, with the same code.
-const scenarios: { title: string; op: string; input?: object; headers?: Record<string, string>; expect: 'ok' | ErrorCode; jsonOnly?: boolean }[] = [
+const scenarios: {
+  title: string;
+  op: string;
+  input?: object;
+  headers?: Record<string, string>;
+  expect: 'ok' | ErrorCode;
+  jsonOnly?: boolean;
+}[] = [
   { title: 'meta', op: 'meta', expect: 'ok' },
-  { title: 'admin meta with the secret header', op: '_admin_meta', headers: { 'x-service-admin-secret': TEST_ADMIN_SECRET }, expect: 'ok' },
+  {
+    title: 'admin meta with the secret header',
+    op: '_admin_meta',
+    headers: { 'x-service-admin-secret': TEST_ADMIN_SECRET },
+    expect: 'ok',
+  },
   { title: 'admin meta without credentials', op: '_admin_meta', expect: 'unauthenticated' },
-  { title: 'admin login with a wrong secret', op: '_admin_login', input: { admin_secret: 'wrong' }, expect: 'unauthenticated' },
-  { title: 'admin login with an unknown field', op: '_admin_login', input: { admin_secret: 'x', extra: true }, expect: 'invalid_argument', jsonOnly: true },
-  { title: 'nested shapes, Int64 and Map', op: 'parity_echo', input: { name: 'a', count: 3, tags: ['x', 'y'] }, expect: 'ok' },
-  { title: 'a bound violated', op: 'parity_echo', input: { name: 'a', count: 11, tags: [] }, expect: 'invalid_argument' },
-  { title: 'an oversized string', op: 'parity_echo', input: { name: 'a'.repeat(33), tags: [] }, expect: 'invalid_argument' },
+  {
+    title: 'admin login with a wrong secret',
+    op: '_admin_login',
+    input: { admin_secret: 'wrong' },
+    expect: 'unauthenticated',
+  },
+  {
+    title: 'admin login with an unknown field',
+    op: '_admin_login',
+    input: { admin_secret: 'x', extra: true },
+    expect: 'invalid_argument',
+    jsonOnly: true,
+  },
+  {
+    title: 'nested shapes, Int64 and Map',
+    op: 'parity_echo',
+    input: { name: 'a', count: 3, tags: ['x', 'y'] },
+    expect: 'ok',
+  },
+  {
+    title: 'a bound violated',
+    op: 'parity_echo',
+    input: { name: 'a', count: 11, tags: [] },
+    expect: 'invalid_argument',
+  },
+  {
+    title: 'an oversized string',
+    op: 'parity_echo',
+    input: { name: 'a'.repeat(33), tags: [] },
+    expect: 'invalid_argument',
+  },
   { title: 'not found', op: 'parity_missing', input: { id: 'x1' }, expect: 'not_found' },
 ];
 
 for (const s of scenarios) {
   t.test(`parity: ${s.title}`, async (t) => {
     const headers = s.headers ?? {};
-    const [rest, gql, rpc] = [await viaRest(s.op, s.input, headers), await viaGraphql(s.op, s.input, headers), await viaGrpc(s.op, s.input, headers)];
+    const [rest, gql, rpc] = [
+      await viaRest(s.op, s.input, headers),
+      await viaGraphql(s.op, s.input, headers),
+      await viaGrpc(s.op, s.input, headers),
+    ];
     if (s.expect === 'ok') {
       t.ok(rest.ok, 'REST succeeds');
       t.same(gql, rest, 'GraphQL equals REST');
@@ -159,7 +227,11 @@ for (const s of scenarios) {
 
 t.test('GraphQL document errors carry INVALID_ARGUMENT like REST bad input', async (t) => {
   for (const query of ['{ nope }', '{ meta { ', 'mutation { _admin_login(params: { admin_secret: 1 }) { message } }']) {
-    const res = await fetch(`${server.url}/graphql`, { method: 'POST', headers: { origin: server.url, 'content-type': 'application/json' }, body: JSON.stringify({ query }) });
+    const res = await fetch(`${server.url}/graphql`, {
+      method: 'POST',
+      headers: { origin: server.url, 'content-type': 'application/json' },
+      body: JSON.stringify({ query }),
+    });
     t.equal(res.status, 400, query);
     const body = (await res.json()) as { errors: { extensions?: { code?: string } }[] };
     t.equal(body.errors[0].extensions?.code, 'INVALID_ARGUMENT', query);

@@ -16,11 +16,21 @@ export function flagsMarkdown(plugins: readonly AnyPlugin[] = defaultPlugins): s
   const out: string[] = [];
   for (const p of plugins) {
     if (!p.flags?.length) continue;
-    out.push(`#### ${p.name}`, '', cell(p.description), '', '| Flag | Type | Default | Description |', '|---|---|---|---|');
+    out.push(
+      `#### ${p.name}`,
+      '',
+      cell(p.description),
+      '',
+      '| Flag | Type | Default | Description |',
+      '|---|---|---|---|',
+    );
     for (const f of p.flags) {
-      const def = f.secret || f.default === undefined ? '' : Array.isArray(f.default) ? f.default.join(',') : String(f.default);
+      const def =
+        f.secret || f.default === undefined ? '' : Array.isArray(f.default) ? f.default.join(',') : String(f.default);
       const type = f.choices ? f.choices.join(' \\| ') : f.type;
-      out.push(`| \`--${f.name}\`${f.required ? ' (required)' : ''} | ${type} | ${cell(def)} | ${cell(f.description)} |`);
+      out.push(
+        `| \`--${f.name}\`${f.required ? ' (required)' : ''} | ${type} | ${cell(def)} | ${cell(f.description)} |`,
+      );
     }
     out.push('');
   }

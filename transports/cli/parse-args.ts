@@ -47,12 +47,18 @@ export function parseArgs(argv: readonly string[], decls: readonly FlagDeclarati
       help = true;
       continue;
     }
-    if (token === 'mcp') throw new CliError('the "mcp" subcommand was removed in 2.5.0; start the server with --mcp-enabled and use POST /mcp');
-    if (!token.startsWith('--')) throw new CliError(`unexpected argument "${token}" (flags look like --name value; see --help)`);
+    if (token === 'mcp')
+      throw new CliError(
+        'the "mcp" subcommand was removed in 2.5.0; start the server with --mcp-enabled and use POST /mcp',
+      );
+    if (!token.startsWith('--'))
+      throw new CliError(`unexpected argument "${token}" (flags look like --name value; see --help)`);
     const eq = token.indexOf('=');
     const name = token.slice(2, eq === -1 ? undefined : eq);
     if (LEGACY_ENV_FILE.has(name)) {
-      throw new CliError(`--${name} is not supported: configuration is given only as command-line flags, nothing is read from env files`);
+      throw new CliError(
+        `--${name} is not supported: configuration is given only as command-line flags, nothing is read from env files`,
+      );
     }
     if (name.includes('_')) {
       const kebab = name.replace(/_/g, '-');

@@ -21,7 +21,11 @@ const stdio: CliIo = {
 };
 
 /** Parses and checks; returns the started server, or an exit code when it should not start. */
-export async function runCli(argv: readonly string[], plugins: readonly AnyPlugin[], io: CliIo = stdio): Promise<LatchkeyServer | number> {
+export async function runCli(
+  argv: readonly string[],
+  plugins: readonly AnyPlugin[],
+  io: CliIo = stdio,
+): Promise<LatchkeyServer | number> {
   let parsed;
   try {
     parsed = parseArgs(argv, Kernel.flagsOf(plugins));

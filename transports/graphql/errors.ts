@@ -32,7 +32,11 @@ function reshaped(err: GraphQLError, message: string, extensions: Record<string,
 }
 
 const asGraphqlError = (err: unknown): GraphQLError =>
-  err instanceof GraphQLError ? err : new GraphQLError(err instanceof Error ? err.message : String(err), { originalError: err instanceof Error ? err : undefined });
+  err instanceof GraphQLError
+    ? err
+    : new GraphQLError(err instanceof Error ? err.message : String(err), {
+        originalError: err instanceof Error ? err : undefined,
+      });
 
 /** Errors Mercurius and Fastify raise about the request itself carry a code and a 4xx status. */
 function isFault(err: Error): boolean {
@@ -46,8 +50,15 @@ export const formatGraphqlErrors: Formatter = (execution, context) => {
   let serviceStatus: number | undefined;
   let declaredStatus: number | undefined;
   let fault = false;
-  const request = (context as { reply?: { request?: { body?: unknown; query?: unknown; method?: string } } }).reply?.request;
-  const canonical = execution.data ? undefined : canonicalVariableErrors(execution.errors, (context as { app?: { graphql?: { schema?: GraphQLSchema } } }).app?.graphql?.schema, (request?.method === 'GET' ? request.query : request?.body) as Parameters<typeof canonicalVariableErrors>[2]);
+  const request = (context as { reply?: { request?: { body?: unknown; query?: unknown; method?: string } } }).reply
+    ?.request;
+  const canonical = execution.data
+    ? undefined
+    : canonicalVariableErrors(
+        execution.errors,
+        (context as { app?: { graphql?: { schema?: GraphQLSchema } } }).app?.graphql?.schema,
+        (request?.method === 'GET' ? request.query : request?.body) as Parameters<typeof canonicalVariableErrors>[2],
+      );
   const errors = (canonical ?? execution.errors).map((raw) => {
     const err = asGraphqlError(raw);
     const original = err.originalError;
@@ -102,5 +113,7 @@ function withCodes(response: Formatted['response']): Formatted['response'] {
  * engine's own words, "Maximum call stack size exceeded" (review finding): said plainly instead.
  */
 function plainly<E extends { message: string }>(e: E): E {
-  return e.message === 'Maximum call stack size exceeded' ? { ...e, message: 'invalid document: nested too deeply' } : e;
+  return e.message === 'Maximum call stack size exceeded'
+    ? { ...e, message: 'invalid document: nested too deeply' }
+    : e;
 }

@@ -14,7 +14,14 @@
  * The largest operations of the JavaScript SDK and a tool's full introspection query stay far
  * below these (tested).
  */
-import { GraphQLError, Kind, type ASTVisitor, type FragmentDefinitionNode, type SelectionSetNode, type ValidationContext } from 'graphql';
+import {
+  GraphQLError,
+  Kind,
+  type ASTVisitor,
+  type FragmentDefinitionNode,
+  type SelectionSetNode,
+  type ValidationContext,
+} from 'graphql';
 
 export const MAX_ROOT_FIELDS = 10;
 export const MAX_FIELDS = 1000;
@@ -31,7 +38,8 @@ const NONE: Cost = { fields: 0, depth: 0, introspection: 0 };
 
 export function queryLimitsRule(context: ValidationContext): ASTVisitor {
   const fragments = new Map<string, FragmentDefinitionNode>();
-  for (const d of context.getDocument().definitions) if (d.kind === Kind.FRAGMENT_DEFINITION) fragments.set(d.name.value, d);
+  for (const d of context.getDocument().definitions)
+    if (d.kind === Kind.FRAGMENT_DEFINITION) fragments.set(d.name.value, d);
   // A fragment's cost once, however often it is spread; a cycle (reported by graphql's own
   // NoFragmentCycles rule) counts as nothing here instead of recursing forever.
   const known = new Map<string, Cost>();
@@ -91,14 +99,16 @@ export function queryLimitsRule(context: ValidationContext): ASTVisitor {
 
   return {
     OperationDefinition(node) {
-      const refuse = (why: string) => context.reportError(new GraphQLError(`query too complex: ${why}`, { nodes: [node] }));
+      const refuse = (why: string) =>
+        context.reportError(new GraphQLError(`query too complex: ${why}`, { nodes: [node] }));
       const roots = rootFields(node.selectionSet);
       const maxRoots = node.operation === 'mutation' ? 1 : MAX_ROOT_FIELDS;
       if (roots > maxRoots) return refuse(`${roots} fields at the root of a ${node.operation} (at most ${maxRoots})`);
       const cost = selectionCost(node.selectionSet);
       if (cost.fields > MAX_FIELDS) return refuse(`more than ${MAX_FIELDS} fields`);
       if (cost.depth > MAX_DEPTH) return refuse(`${cost.depth} levels of nesting (at most ${MAX_DEPTH})`);
-      if (cost.introspection > MAX_INTROSPECTION) return refuse(`${cost.introspection} introspection fields (at most ${MAX_INTROSPECTION})`);
+      if (cost.introspection > MAX_INTROSPECTION)
+        return refuse(`${cost.introspection} introspection fields (at most ${MAX_INTROSPECTION})`);
       return undefined;
     },
   };

@@ -31,7 +31,7 @@ type Args = Record<string, unknown>;
 /** The operation's raw input from the root field's arguments (nulls are stripped by the kernel). */
 function inputOf(op: CompiledOperation, args: Args): unknown {
   if (!op.def.input) return undefined;
-  const projection = op.def.graphql === false ? {} : op.def.graphql ?? {};
+  const projection = op.def.graphql === false ? {} : (op.def.graphql ?? {});
   if (projection.arg === 'flat') return { ...args };
   return args[projection.arg ?? 'params'] ?? undefined;
 }
@@ -83,7 +83,12 @@ export function relaxOperationName(payload: unknown): void {
   // A name longer than any real one goes to the parse below: a pattern built from 40,000
   // letters is too large for the regex engine, which threw, and the request was a 500 (review
   // finding).
-  if (name === p.operationName && name.length <= MAX_OPERATION_NAME && new RegExp(`\\b(query|mutation|subscription)\\s+${name}\\b`).test(p.query)) return;
+  if (
+    name === p.operationName &&
+    name.length <= MAX_OPERATION_NAME &&
+    new RegExp(`\\b(query|mutation|subscription)\\s+${name}\\b`).test(p.query)
+  )
+    return;
   try {
     const ops = parse(p.query).definitions.filter((d) => d.kind === Kind.OPERATION_DEFINITION);
     if (ops.length === 1) delete p.operationName;
@@ -109,7 +114,8 @@ function prepareRequest(request: FastifyRequest, reply: FastifyReply, done: Hook
   const payload = request.method === 'GET' ? request.query : request.body;
   if (payload !== null && typeof payload === 'object' && !Array.isArray(payload)) {
     const query = (payload as { query?: unknown }).query;
-    if (query !== undefined && query !== null && typeof query !== 'string') return done(new GraphqlRequestError('query must be a string'));
+    if (query !== undefined && query !== null && typeof query !== 'string')
+      return done(new GraphqlRequestError('query must be a string'));
   }
   relaxOperationName(payload);
   done();
@@ -119,7 +125,10 @@ export async function registerGraphql(app: FastifyInstance, kernel: Kernel, ops:
   const sdl = buildSdl(ops);
   // Fail at the call, not at the first request, when the generated schema is not valid GraphQL.
   buildSchema(sdl);
-  const validationRules: ValidationRule[] = [queryLimitsRule, ...(kernel.config.bool('enable-graphql-introspection', true) ? [] : [NoSchemaIntrospectionCustomRule])];
+  const validationRules: ValidationRule[] = [
+    queryLimitsRule,
+    ...(kernel.config.bool('enable-graphql-introspection', true) ? [] : [NoSchemaIntrospectionCustomRule]),
+  ];
   const playground = kernel.config.bool('enable-playground', false);
   void app.register(async function graphqlScope(scope) {
     await scope.register(mercurius, {

@@ -15,7 +15,12 @@ export interface ScalarResolver {
 }
 
 function int64(value: unknown): number {
-  const n = typeof value === 'bigint' ? Number(value) : typeof value === 'string' && /^-?\d+$/.test(value) ? Number(value) : value;
+  const n =
+    typeof value === 'bigint'
+      ? Number(value)
+      : typeof value === 'string' && /^-?\d+$/.test(value)
+        ? Number(value)
+        : value;
   if (typeof n !== 'number' || !Number.isInteger(n) || Math.abs(n) >= INT64_LIMIT) {
     throw new GraphQLError(`Int64 cannot represent non-integer value: ${JSON.stringify(value) ?? String(value)}`);
   }
@@ -26,7 +31,8 @@ export const int64Scalar: ScalarResolver = {
   serialize: int64,
   parseValue(value) {
     // Inputs must already be JSON numbers (CONTRACT.md); strings are not coerced.
-    if (typeof value !== 'number') throw new GraphQLError(`Int64 cannot represent non-integer value: ${JSON.stringify(value)}`);
+    if (typeof value !== 'number')
+      throw new GraphQLError(`Int64 cannot represent non-integer value: ${JSON.stringify(value)}`);
     return int64(value);
   },
   parseLiteral(ast) {

@@ -60,7 +60,8 @@ type JsonSchema = TSchema & {
 };
 
 function checkName(name: string, what: string): void {
-  if (!NAME.test(name) || name.startsWith('__')) throw new Error(`GraphQL SDL: ${what} "${name}" is not a valid GraphQL name`);
+  if (!NAME.test(name) || name.startsWith('__'))
+    throw new Error(`GraphQL SDL: ${what} "${name}" is not a valid GraphQL name`);
 }
 
 /** GraphQL string literals accept JSON's escapes, so JSON text is a safe description literal. */
@@ -84,7 +85,8 @@ class SdlBuilder {
       return { name: schema.$ref, nullable: false };
     }
     const tag = scalarTag(schema);
-    if (tag !== undefined) return { name: tag === 'Int64' || tag === 'Map' || tag === 'ID' ? tag : 'Any', nullable: false };
+    if (tag !== undefined)
+      return { name: tag === 'Int64' || tag === 'Map' || tag === 'ID' ? tag : 'Any', nullable: false };
     if (Array.isArray(schema.anyOf)) return this.unionOf(schema.anyOf, kind, hint, origin);
     const types = Array.isArray(schema.type) ? schema.type : schema.type === undefined ? [] : [schema.type];
     const nonNull = types.filter((t) => t !== 'null');
@@ -117,7 +119,11 @@ class SdlBuilder {
     const nullable = nonNull.length < members.length;
     if (nonNull.length === 1) return { name: this.typeOf(nonNull[0], kind, hint, origin).name, nullable };
     const names = new Set(
-      nonNull.map((m) => (m.anyOf || m.type === 'object' || m.type === 'array' || m.$ref ? 'Any' : this.typeOf(m, kind, hint, origin).name)),
+      nonNull.map((m) =>
+        m.anyOf || m.type === 'object' || m.type === 'array' || m.$ref
+          ? 'Any'
+          : this.typeOf(m, kind, hint, origin).name,
+      ),
     );
     return { name: names.size === 1 ? [...names][0] : 'Any', nullable };
   }
@@ -139,7 +145,9 @@ class SdlBuilder {
     this.inProgress.delete(name);
     if (existing) {
       if (existing.body !== body) {
-        throw new Error(`GraphQL SDL: type "${name}" is declared twice with different fields (${existing.origin} and ${origin})`);
+        throw new Error(
+          `GraphQL SDL: type "${name}" is declared twice with different fields (${existing.origin} and ${origin})`,
+        );
       }
       return name;
     }
@@ -164,14 +172,20 @@ class SdlBuilder {
     const { def } = op;
     const input = def.input as JsonSchema | undefined;
     if (!input) return '';
-    const projection = def.graphql === false ? {} : def.graphql ?? {};
+    const projection = def.graphql === false ? {} : (def.graphql ?? {});
     const hint = `${pascalCase(def.name)}Input`;
     if (projection.arg === 'flat') {
-      if (!input.properties) throw new Error(`GraphQL SDL: operation "${def.name}" uses flat arguments but its input is not an object`);
+      if (!input.properties)
+        throw new Error(`GraphQL SDL: operation "${def.name}" uses flat arguments but its input is not an object`);
       const required = new Set(input.required ?? []);
       const args = Object.entries(input.properties).map(([prop, propSchema]) => {
         checkName(prop, `argument of ${def.name}`);
-        const ref = this.typeOf(propSchema, 'input', `${pascalCase(def.name)}${pascalCase(prop)}`, `${def.name}(${prop})`);
+        const ref = this.typeOf(
+          propSchema,
+          'input',
+          `${pascalCase(def.name)}${pascalCase(prop)}`,
+          `${def.name}(${prop})`,
+        );
         return `${prop}: ${ref.name}${required.has(prop) && !ref.nullable ? '!' : ''}`;
       });
       return args.length ? `(${args.join(', ')})` : '';
@@ -200,11 +214,14 @@ class SdlBuilder {
     }
     return [...this.declared.entries()]
       .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
-      .map(([name, d]) => `${describe('', d.description)}${d.kind === 'input' ? 'input' : 'type'} ${name} {\n${d.body}\n}`);
+      .map(
+        ([name, d]) => `${describe('', d.description)}${d.kind === 'input' ? 'input' : 'type'} ${name} {\n${d.body}\n}`,
+      );
   }
 }
 
-const byName = (a: CompiledOperation, b: CompiledOperation): number => (a.def.name < b.def.name ? -1 : a.def.name > b.def.name ? 1 : 0);
+const byName = (a: CompiledOperation, b: CompiledOperation): number =>
+  a.def.name < b.def.name ? -1 : a.def.name > b.def.name ? 1 : 0;
 
 /** Deterministic SDL text for the GraphQL-visible operations of a table. */
 export function buildSdl(ops: readonly CompiledOperation[]): string {
@@ -220,7 +237,8 @@ export function buildSdl(ops: readonly CompiledOperation[]): string {
 
   const builder = new SdlBuilder();
   const blocks: string[] = [];
-  for (const [name, description] of Object.entries(CUSTOM_SCALARS)) blocks.push(`${literal(description)}\nscalar ${name}`);
+  for (const [name, description] of Object.entries(CUSTOM_SCALARS))
+    blocks.push(`${literal(description)}\nscalar ${name}`);
   blocks.push(`type Query {\n${queries.map((op) => builder.rootField(op)).join('\n')}\n}`);
   if (mutations.length) blocks.push(`type Mutation {\n${mutations.map((op) => builder.rootField(op)).join('\n')}\n}`);
   blocks.push(...builder.typeBlocks());

@@ -18,13 +18,26 @@ interface GraphqlRequest {
 const isVariableRefusal = (err: { message: string }) => err.message.startsWith('Variable "$');
 
 /** graphql-js' errors for the request's variables when `errors` refuse them; otherwise undefined. */
-export function canonicalVariableErrors(errors: readonly { message: string }[], schema: GraphQLSchema | undefined, request: GraphqlRequest | undefined): GraphQLError[] | undefined {
+export function canonicalVariableErrors(
+  errors: readonly { message: string }[],
+  schema: GraphQLSchema | undefined,
+  request: GraphqlRequest | undefined,
+): GraphQLError[] | undefined {
   if (!schema || !request || typeof request.query !== 'string' || !errors.some(isVariableRefusal)) return undefined;
   try {
-    const operation = getOperationAST(parse(request.query), typeof request.operationName === 'string' ? request.operationName : undefined);
+    const operation = getOperationAST(
+      parse(request.query),
+      typeof request.operationName === 'string' ? request.operationName : undefined,
+    );
     if (!operation) return undefined;
-    const variables = typeof request.variables === 'string' ? (JSON.parse(request.variables) as unknown) : request.variables;
-    const coerced = getVariableValues(schema, operation.variableDefinitions ?? [], (variables ?? {}) as Record<string, unknown>, { maxErrors: 50 });
+    const variables =
+      typeof request.variables === 'string' ? (JSON.parse(request.variables) as unknown) : request.variables;
+    const coerced = getVariableValues(
+      schema,
+      operation.variableDefinitions ?? [],
+      (variables ?? {}) as Record<string, unknown>,
+      { maxErrors: 50 },
+    );
     return coerced.errors && coerced.errors.length > 0 ? [...coerced.errors] : undefined;
   } catch {
     // Whatever cannot be parsed again keeps the errors it got.

@@ -12,7 +12,12 @@ import type { OutgoingHeaders } from './h2/hpack/encoder.js';
 import type { RequestHeaders } from './h2/stream.js';
 import { addMetadata, requestMetadata } from './wire/metadata.js';
 
-export function contextFromCall(kernel: Kernel, headers: RequestHeaders, remoteAddress: string, proxies: readonly Cidr[]): RequestContext {
+export function contextFromCall(
+  kernel: Kernel,
+  headers: RequestHeaders,
+  remoteAddress: string,
+  proxies: readonly Cidr[],
+): RequestContext {
   const metadata = requestMetadata(headers);
   return new RequestContext({
     kernel,

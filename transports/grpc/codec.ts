@@ -33,7 +33,8 @@ export function toWire(model: ProtoModel, name: string, value: unknown): Obj {
   for (const f of model.message(name).fields) {
     const v = value[f.name];
     if (v === undefined || v === null) continue;
-    out[f.name] = f.repeated && Array.isArray(v) ? v.map((item) => encodeOne(model, f.type, item)) : encodeOne(model, f.type, v);
+    out[f.name] =
+      f.repeated && Array.isArray(v) ? v.map((item) => encodeOne(model, f.type, item)) : encodeOne(model, f.type, v);
   }
   return out;
 }
@@ -45,7 +46,10 @@ function decodeOne(model: ProtoModel, f: ProtoField, value: unknown, path: strin
     try {
       return parseJsonText(value);
     } catch (err) {
-      throw new ServiceError('invalid_argument', `invalid ${path}: ${err instanceof JsonTextError ? err.message : 'must be JSON text'}`);
+      throw new ServiceError(
+        'invalid_argument',
+        `invalid ${path}: ${err instanceof JsonTextError ? err.message : 'must be JSON text'}`,
+      );
     }
   }
   return value;
@@ -64,7 +68,10 @@ export function fromWire(model: ProtoModel, name: string, wire: unknown, prefix 
     if (f.clears !== undefined) {
       if (v !== true) continue;
       if (Array.isArray(w[f.clears]) && (w[f.clears] as unknown[]).length > 0) {
-        throw new ServiceError('invalid_argument', `invalid ${path}: ${f.name} and a non-empty ${prefix}${f.clears} contradict each other`);
+        throw new ServiceError(
+          'invalid_argument',
+          `invalid ${path}: ${f.name} and a non-empty ${prefix}${f.clears} contradict each other`,
+        );
       }
       out[f.clears] = [];
       continue;

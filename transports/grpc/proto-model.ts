@@ -135,7 +135,9 @@ class ModelBuilder {
     const existing = this.messages.get(name);
     if (existing) {
       if (signature(existing.fields) !== signature(fields)) {
-        throw new Error(`${this.where(name)}: two different schemas are both named "${name}"; give one of them another $id`);
+        throw new Error(
+          `${this.where(name)}: two different schemas are both named "${name}"; give one of them another $id`,
+        );
       }
       return name;
     }
@@ -177,7 +179,8 @@ class ModelBuilder {
 
   private propertyFields(entries: [string, TSchema][], required: Set<string>, messageName: string): ProtoField[] {
     return entries.map(([key, prop], i) => {
-      if (!IDENT.test(key)) throw new Error(`${this.where(messageName)}: property "${key}" is not a valid proto field name`);
+      if (!IDENT.test(key))
+        throw new Error(`${this.where(messageName)}: property "${key}" is not a valid proto field name`);
       const { type, repeated } = this.fieldType(prop, messageName, key);
       const description = view(prop).description;
       return {
@@ -203,7 +206,8 @@ class ModelBuilder {
     const union = s.anyOf ?? s.oneOf;
     if (union) return this.unionType(union, parent, key);
     const type = Array.isArray(s.type) ? s.type.filter((t) => t !== 'null') : s.type;
-    if (Array.isArray(type)) return type.length === 1 ? this.fieldType({ ...schema, type: type[0] } as TSchema, parent, key) : json();
+    if (Array.isArray(type))
+      return type.length === 1 ? this.fieldType({ ...schema, type: type[0] } as TSchema, parent, key) : json();
     switch (type) {
       case 'string':
         return scalar('string');
@@ -239,8 +243,14 @@ class ModelBuilder {
   }
 }
 
-const scalar = (s: ScalarType): { type: FieldType; repeated: boolean } => ({ type: { kind: 'scalar', scalar: s }, repeated: false });
-const json = (): { type: FieldType; repeated: boolean } => ({ type: { kind: 'json', what: 'any JSON value' }, repeated: false });
+const scalar = (s: ScalarType): { type: FieldType; repeated: boolean } => ({
+  type: { kind: 'scalar', scalar: s },
+  repeated: false,
+});
+const json = (): { type: FieldType; repeated: boolean } => ({
+  type: { kind: 'json', what: 'any JSON value' },
+  repeated: false,
+});
 
 function isObjectSchema(schema: TSchema): boolean {
   const s = view(schema);
@@ -281,7 +291,11 @@ export function buildProtoModel(ops: readonly CompiledOperation[]): ProtoModel {
         request = b.wrapper(`${method}Request`, input, inSchema);
       }
     } else if (!b.messages.has(EMPTY_MESSAGE)) {
-      b.messages.set(EMPTY_MESSAGE, { name: EMPTY_MESSAGE, fields: [], description: 'The request of operations without input.' });
+      b.messages.set(EMPTY_MESSAGE, {
+        name: EMPTY_MESSAGE,
+        fields: [],
+        description: 'The request of operations without input.',
+      });
     }
 
     const outSchema = op.def.output as TSchema;
@@ -309,7 +323,8 @@ export function buildProtoModel(ops: readonly CompiledOperation[]): ProtoModel {
     });
   }
   const empty = b.messages.get(EMPTY_MESSAGE);
-  if (empty && empty.fields.length > 0) throw new Error(`a schema is named "${EMPTY_MESSAGE}", which is reserved for operations without input`);
+  if (empty && empty.fields.length > 0)
+    throw new Error(`a schema is named "${EMPTY_MESSAGE}", which is reserved for operations without input`);
 
   const byName = (a: { name: string }, c: { name: string }) => (a.name < c.name ? -1 : a.name > c.name ? 1 : 0);
   const messages = [...b.messages.values()].sort(byName);

@@ -27,7 +27,7 @@ const HEADER = [
   '//   holding JSON text (for example "{\\"plan\\":\\"pro\\"}"); send JSON text, parse what you receive.',
   '// - Optional schema properties are proto3 `optional`; lists are `repeated` (an empty list and an',
   '//   absent optional list are the same on this transport; where an empty list means "no items",',
-  '//   as an update\'s `roles`, a `clear_<list>` flag says so).',
+  "//   as an update's `roles`, a `clear_<list>` flag says so).",
   '// - An operation without input takes `Empty`; a list result is wrapped in `<Method>Response`',
   '//   whose `items` holds the list.',
   '// - Errors are gRPC statuses with the message as details (UNAUTHENTICATED, PERMISSION_DENIED,',
@@ -62,7 +62,11 @@ function renderField(f: ProtoField): string[] {
 
 function renderMessage(m: ProtoMessage): string[] {
   const body = m.fields.flatMap(renderField);
-  return [...comment(m.description, ''), body.length ? `message ${m.name} {` : `message ${m.name} {}`, ...(body.length ? [...body, '}'] : [])];
+  return [
+    ...comment(m.description, ''),
+    body.length ? `message ${m.name} {` : `message ${m.name} {}`,
+    ...(body.length ? [...body, '}'] : []),
+  ];
 }
 
 function renderMethod(m: ProtoMethod): string[] {
@@ -85,7 +89,11 @@ export function renderProto(model: ProtoModel): string {
     '',
     `package ${PROTO_PACKAGE};`,
     '',
-    ...renderService(PUBLIC_SERVICE, 'Public operations: the GraphQL root fields without a leading underscore.', model.publicMethods),
+    ...renderService(
+      PUBLIC_SERVICE,
+      'Public operations: the GraphQL root fields without a leading underscore.',
+      model.publicMethods,
+    ),
     '',
     ...renderService(
       ADMIN_SERVICE,

@@ -43,7 +43,8 @@ export function statusOf(err: unknown, logger: Logger, where: Record<string, unk
 
 export function statusHeaders(into: OutgoingHeaders, answer: StatusAnswer): OutgoingHeaders {
   for (const [k, v] of Object.entries(answer.headers ?? {})) {
-    if (k.startsWith('grpc-')) into[k] = v; // the transport's own (grpc-accept-encoding)
+    if (k.startsWith('grpc-'))
+      into[k] = v; // the transport's own (grpc-accept-encoding)
     else addMetadata(into, k, v);
   }
   into['grpc-status'] = String(answer.status);

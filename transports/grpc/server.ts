@@ -85,9 +85,14 @@ function routeTable(ops: CompiledOperation[]): { model: ProtoModel; routes: Map<
   const opByName = new Map(ops.map((op) => [op.def.name, op]));
   const routes = new Map<string, Route>();
   for (const method of [...model.publicMethods, ...model.adminMethods]) {
-    const def = (definition[`${PROTO_PACKAGE}.${method.service}`] as Record<string, MethodDefinition<WireObject, WireObject>>)[method.name];
+    const def = (
+      definition[`${PROTO_PACKAGE}.${method.service}`] as Record<string, MethodDefinition<WireObject, WireObject>>
+    )[method.name];
     const op = opByName.get(method.operation) as CompiledOperation;
-    routes.set(def.path, { kind: 'unary', unary: { op, method, deserialize: def.requestDeserialize, serialize: def.responseSerialize } });
+    routes.set(def.path, {
+      kind: 'unary',
+      unary: { op, method, deserialize: def.requestDeserialize, serialize: def.responseSerialize },
+    });
   }
   for (const stream of reflectionMethods(definition)) routes.set(stream.path, { kind: 'stream', stream });
   return { model, routes };
@@ -99,7 +104,11 @@ function isProtobuf(contentType: string): boolean {
   return rest === '' || rest.startsWith('+proto') || rest.startsWith(';');
 }
 
-export async function startGrpcServer(kernel: Kernel, ops: CompiledOperation[], opts: GrpcServerOptions): Promise<GrpcServerHandle> {
+export async function startGrpcServer(
+  kernel: Kernel,
+  ops: CompiledOperation[],
+  opts: GrpcServerOptions,
+): Promise<GrpcServerHandle> {
   const { model, routes } = routeTable(ops);
   const limiter = opts.rateLimiter ?? null;
   const env: CallEnvironment = {
@@ -119,7 +128,10 @@ export async function startGrpcServer(kernel: Kernel, ops: CompiledOperation[], 
       handshakeTimeoutMs: HANDSHAKE_TIMEOUT_MS,
       maxBufferedBytes: MAX_BUFFERED_BYTES,
       // At least a few whole messages per connection, whatever --body-limit says.
-      received: new ReceiveBudget(Math.max(MAX_RECEIVED_PER_CONNECTION, 4 * env.limit), Math.max(MAX_RECEIVED_TOTAL, 16 * env.limit)),
+      received: new ReceiveBudget(
+        Math.max(MAX_RECEIVED_PER_CONNECTION, 4 * env.limit),
+        Math.max(MAX_RECEIVED_TOTAL, 16 * env.limit),
+      ),
       idleTimeoutMs: opts.idleTimeoutMs ?? IDLE_TIMEOUT_MS,
     },
     onStream: (stream) => route(stream),
@@ -144,10 +156,18 @@ export async function startGrpcServer(kernel: Kernel, ops: CompiledOperation[], 
     const path = headers[':path'] as string;
     try {
       const forwarded = headers['x-forwarded-for'];
-      const retry = limiter ? limiter.hit(rateLimitKey(clientIp(stream.remoteAddress, typeof forwarded === 'string' ? forwarded : undefined, env.proxies))) : 0;
+      const retry = limiter
+        ? limiter.hit(
+            rateLimitKey(
+              clientIp(stream.remoteAddress, typeof forwarded === 'string' ? forwarded : undefined, env.proxies),
+            ),
+          )
+        : 0;
       // The same answer as REST's 429: when to try again, in seconds, as metadata.
-      if (retry > 0) throw new GrpcFailure(GRPC_STATUS.RESOURCE_EXHAUSTED, 'too many requests', { 'retry-after': String(retry) });
-      if (!isProtobuf(contentType)) throw new GrpcFailure(GRPC_STATUS.UNIMPLEMENTED, `unsupported content-type ${contentType}`);
+      if (retry > 0)
+        throw new GrpcFailure(GRPC_STATUS.RESOURCE_EXHAUSTED, 'too many requests', { 'retry-after': String(retry) });
+      if (!isProtobuf(contentType))
+        throw new GrpcFailure(GRPC_STATUS.UNIMPLEMENTED, `unsupported content-type ${contentType}`);
       checkEncoding(headers['grpc-encoding']);
       const timeoutMs = parseTimeout(headers['grpc-timeout']);
       const found = routes.get(path);

@@ -56,7 +56,13 @@ export class StreamCall extends EventEmitter {
   }
 }
 
-export function serveStream(method: StreamingMethod, stream: H2Stream, limit: number, logger: Logger, timeoutMs: number | undefined): void {
+export function serveStream(
+  method: StreamingMethod,
+  stream: H2Stream,
+  limit: number,
+  logger: Logger,
+  timeoutMs: number | undefined,
+): void {
   const call = new StreamCall(stream, method.serialize);
   const fail = (err: unknown) => call.end(statusOf(err, logger, { method: method.path }));
   const reader = new MessageReader(limit);
@@ -68,9 +74,14 @@ export function serveStream(method: StreamingMethod, stream: H2Stream, limit: nu
   }
   stream.onData = (chunk: Buffer) => {
     try {
-      for (const message of reader.push(chunk)) call.emit('data', method.deserialize(messageBytes(message, stream.headers['grpc-encoding'], limit)));
+      for (const message of reader.push(chunk))
+        call.emit('data', method.deserialize(messageBytes(message, stream.headers['grpc-encoding'], limit)));
     } catch (err) {
-      fail(err instanceof GrpcFailure ? err : new GrpcFailure(GRPC_STATUS.INVALID_ARGUMENT, 'request message could not be decoded'));
+      fail(
+        err instanceof GrpcFailure
+          ? err
+          : new GrpcFailure(GRPC_STATUS.INVALID_ARGUMENT, 'request message could not be decoded'),
+      );
     }
   };
   stream.onEnd = () => {
@@ -78,8 +89,10 @@ export function serveStream(method: StreamingMethod, stream: H2Stream, limit: nu
     else call.emit('end');
   };
   if (timeoutMs !== undefined) {
-    const timer = setTimeout(() => fail(new GrpcFailure(GRPC_STATUS.DEADLINE_EXCEEDED, 'deadline exceeded')), timeoutMs);
+    const timer = setTimeout(
+      () => fail(new GrpcFailure(GRPC_STATUS.DEADLINE_EXCEEDED, 'deadline exceeded')),
+      timeoutMs,
+    );
     stream.onClose = () => clearTimeout(timer);
   }
 }
-

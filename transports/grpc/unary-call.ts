@@ -73,7 +73,8 @@ class UnaryCall {
     if (this.done) return;
     try {
       for (const message of this.reader.push(chunk)) {
-        if (this.request !== undefined) throw new GrpcFailure(GRPC_STATUS.INVALID_ARGUMENT, 'a unary call takes exactly one request message');
+        if (this.request !== undefined)
+          throw new GrpcFailure(GRPC_STATUS.INVALID_ARGUMENT, 'a unary call takes exactly one request message');
         this.request = messageBytes(message, this.stream.headers['grpc-encoding'], this.env.limit);
       }
     } catch (err) {
@@ -85,8 +86,10 @@ class UnaryCall {
   requestEnded(): void {
     clearTimeout(this.readTimer);
     if (this.done) return;
-    if (this.reader.partial) return this.fail(new GrpcFailure(GRPC_STATUS.INVALID_ARGUMENT, 'request ended inside a message'));
-    if (this.request === undefined) return this.fail(new GrpcFailure(GRPC_STATUS.INVALID_ARGUMENT, 'a unary call takes exactly one request message'));
+    if (this.reader.partial)
+      return this.fail(new GrpcFailure(GRPC_STATUS.INVALID_ARGUMENT, 'request ended inside a message'));
+    if (this.request === undefined)
+      return this.fail(new GrpcFailure(GRPC_STATUS.INVALID_ARGUMENT, 'a unary call takes exactly one request message'));
     let input: unknown;
     try {
       input = this.decode(this.request);
@@ -102,12 +105,19 @@ class UnaryCall {
 
   private decode(bytes: Buffer): unknown {
     const problem = messageProblem(this.env.model, this.route.method.request, bytes);
-    if (problem) throw new GrpcFailure(GRPC_STATUS.INVALID_ARGUMENT, `request is not a valid ${this.route.method.request} message: ${problem}`);
+    if (problem)
+      throw new GrpcFailure(
+        GRPC_STATUS.INVALID_ARGUMENT,
+        `request is not a valid ${this.route.method.request} message: ${problem}`,
+      );
     let wire: WireObject;
     try {
       wire = this.route.deserialize(bytes);
     } catch {
-      throw new GrpcFailure(GRPC_STATUS.INVALID_ARGUMENT, `request is not a valid ${this.route.method.request} message`);
+      throw new GrpcFailure(
+        GRPC_STATUS.INVALID_ARGUMENT,
+        `request is not a valid ${this.route.method.request} message`,
+      );
     }
     return decodeRequest(this.env.model, this.route.method, wire);
   }
@@ -148,7 +158,10 @@ class UnaryCall {
   }
 
   startReadTimer(ms: number): void {
-    this.readTimer = setTimeout(() => this.fail(new GrpcFailure(GRPC_STATUS.DEADLINE_EXCEEDED, `request not received within ${ms} ms`)), ms);
+    this.readTimer = setTimeout(
+      () => this.fail(new GrpcFailure(GRPC_STATUS.DEADLINE_EXCEEDED, `request not received within ${ms} ms`)),
+      ms,
+    );
   }
 
   startDeadline(ms: number): void {

@@ -15,12 +15,21 @@ const LONG = 64;
 const OPAQUE = /^[A-Za-z0-9_.-]+$/;
 
 export function answerJson(out: unknown): string {
-  if (out === null || typeof out !== 'object' || Array.isArray(out) || typeof (out as { toJSON?: unknown }).toJSON === 'function') return JSON.stringify(out);
+  if (
+    out === null ||
+    typeof out !== 'object' ||
+    Array.isArray(out) ||
+    typeof (out as { toJSON?: unknown }).toJSON === 'function'
+  )
+    return JSON.stringify(out);
   let text = '';
   const record = out as Record<string, unknown>;
   for (const key of Object.keys(record)) {
     const value = record[key];
-    const part = typeof value === 'string' && value.length >= LONG && OPAQUE.test(value) ? `"${value}"` : (JSON.stringify(value) as string | undefined);
+    const part =
+      typeof value === 'string' && value.length >= LONG && OPAQUE.test(value)
+        ? `"${value}"`
+        : (JSON.stringify(value) as string | undefined);
     // JSON.stringify leaves out members whose value it cannot write (undefined, functions, symbols).
     if (part === undefined) continue;
     text += `${text === '' ? '{' : ','}${JSON.stringify(key)}:${part}`;

@@ -22,7 +22,13 @@ import { httpsOnlyOf, responseHeadersStep } from './security-headers.js';
 import { keepTickObjectShape } from './keep-tick-shape.js';
 
 /** Request headers browsers may send cross-origin (CONTRACT.md "Transport rules"). */
-export const CORS_HEADERS = ['x-authorizer-url', 'x-authorizer-client-id', 'x-service-admin-secret', 'authorization', 'content-type'];
+export const CORS_HEADERS = [
+  'x-authorizer-url',
+  'x-authorizer-client-id',
+  'x-service-admin-secret',
+  'authorization',
+  'content-type',
+];
 
 export interface MountOptions {
   kernel: Kernel;
@@ -49,7 +55,8 @@ export async function mountKernel(app: FastifyInstance, { kernel, metrics, rateL
   app.addHook('onRoute', (route) => {
     route.bodyLimit ??= bodyLimit;
     if ((route.config as { errors?: string } | undefined)?.errors === 'oauth') oauthPaths.add(route.url);
-    if ((route.config as { methodNotAllowed?: boolean } | undefined)?.methodNotAllowed || /[:*]/.test(route.url)) return;
+    if ((route.config as { methodNotAllowed?: boolean } | undefined)?.methodNotAllowed || /[:*]/.test(route.url))
+      return;
     const methods = methodsByPath.get(route.url) ?? new Set<string>();
     for (const m of [route.method].flat()) if (m !== 'HEAD' && m !== 'OPTIONS') methods.add(m);
     methodsByPath.set(route.url, methods);
@@ -67,14 +74,26 @@ export async function mountKernel(app: FastifyInstance, { kernel, metrics, rateL
   const limiter = rateLimiter === undefined ? rateLimiterOf(kernel) : rateLimiter;
   // In this order: the start stamp first, so a refusal is timed too; the headers before the
   // refusals, which carry them.
-  const steps: (RequestStep | undefined)[] = [metrics?.instrument(app), responseHeadersStep(httpsOnlyOf(config), cors), limiter ? rateLimitStep(limiter) : undefined, refuseEncodedBodies];
-  addRequestSteps(app, steps.filter((step) => step !== undefined));
+  const steps: (RequestStep | undefined)[] = [
+    metrics?.instrument(app),
+    responseHeadersStep(httpsOnlyOf(config), cors),
+    limiter ? rateLimitStep(limiter) : undefined,
+    refuseEncodedBodies,
+  ];
+  addRequestSteps(
+    app,
+    steps.filter((step) => step !== undefined),
+  );
   registerPreflightRoute(app, cors);
   addCsrfCheck(app, originAllowList(allowed).any, credentialed);
 
   app.setErrorHandler((err: FastifyError, request, reply) => {
-    const client = err instanceof ServiceError ? { status: err.status.http, code: err.code, message: err.message } : clientErrorOf(err);
-    if (client && client.status < 500 && oauthPaths.has(request.url.split('?', 1)[0])) return sendOAuthRefusal(reply, client.status, client.message);
+    const client =
+      err instanceof ServiceError
+        ? { status: err.status.http, code: err.code, message: err.message }
+        : clientErrorOf(err);
+    if (client && client.status < 500 && oauthPaths.has(request.url.split('?', 1)[0]))
+      return sendOAuthRefusal(reply, client.status, client.message);
     if (err instanceof ServiceError) return sendError(reply, err);
     if (client) return reply.code(client.status).send({ code: client.code, message: client.message });
     kernel.logger.error({ err }, 'request failed');
@@ -87,7 +106,12 @@ export async function mountKernel(app: FastifyInstance, { kernel, metrics, rateL
     const methods = methodsByPath.get(path);
     if (methods && methods.size > 0) {
       metrics?.countUnmatched(request, 405);
-      if (oauthPaths.has(path)) return sendOAuthRefusal(reply.header('allow', [...methods].join(', ')), 405, `method not allowed; use ${[...methods].join(' or ')}`);
+      if (oauthPaths.has(path))
+        return sendOAuthRefusal(
+          reply.header('allow', [...methods].join(', ')),
+          405,
+          `method not allowed; use ${[...methods].join(' or ')}`,
+        );
       return sendMethodNotAllowed(reply, [...methods]);
     }
     metrics?.countUnmatched(request, 404);
@@ -121,7 +145,14 @@ function acceptEmptyJson(app: FastifyInstance): void {
     parse(req, text, (err, value) => {
       // Fastify calls any refusal "not valid JSON"; a body that is JSON with a key that could
       // pollute prototypes is told so instead (review finding; the gRPC codec says the same).
-      if (err && isPoisonedJson(text)) done(new ServiceError('invalid_argument', 'invalid input: a "__proto__" or "constructor.prototype" key is not allowed'), undefined);
+      if (err && isPoisonedJson(text))
+        done(
+          new ServiceError(
+            'invalid_argument',
+            'invalid input: a "__proto__" or "constructor.prototype" key is not allowed',
+          ),
+          undefined,
+        );
       else done(err, value);
     });
   });
@@ -145,7 +176,12 @@ function isPoisonedJson(text: string): boolean {
 const refuseEncodedBodies: RequestStep = (request, reply) => {
   const encoding = request.headers['content-encoding'];
   if (encoding === undefined || /^\s*identity\s*$/i.test(encoding)) return true;
-  sendRefusal(request, reply.header('accept-encoding', 'identity'), new ServiceError('invalid_argument', 'unsupported content encoding; send the body uncompressed'), 415);
+  sendRefusal(
+    request,
+    reply.header('accept-encoding', 'identity'),
+    new ServiceError('invalid_argument', 'unsupported content encoding; send the body uncompressed'),
+    415,
+  );
   return false;
 };
 
@@ -154,7 +190,10 @@ const refuseEncodedBodies: RequestStep = (request, reply) => {
  * in RFC 6749 §5.2's shape its clients parse: they got REST's `{code, message}` (review finding).
  */
 function sendOAuthRefusal(reply: FastifyReply, status: number, description: string): FastifyReply {
-  return reply.code(status).header('cache-control', 'no-store').send({ error: 'invalid_request', error_description: description });
+  return reply
+    .code(status)
+    .header('cache-control', 'no-store')
+    .send({ error: 'invalid_request', error_description: description });
 }
 
 /**
@@ -165,11 +204,21 @@ function sendOAuthRefusal(reply: FastifyReply, status: number, description: stri
  * become arrays, which the OAuth parameter reader refuses (RFC 6749 §3.1).
  */
 function acceptFormsWhereDeclared(app: FastifyInstance, bodyLimit: number): void {
-  app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string', bodyLimit }, (request, body, done) => {
-    if ((request.routeOptions.config as { form?: boolean } | undefined)?.form !== true) {
-      done(Object.assign(new Error('unsupported content type'), { code: 'FST_ERR_CTP_INVALID_MEDIA_TYPE', statusCode: 415 }), undefined);
-      return;
-    }
-    done(null, { ...parseQueryString(String(body)) });
-  });
+  app.addContentTypeParser(
+    'application/x-www-form-urlencoded',
+    { parseAs: 'string', bodyLimit },
+    (request, body, done) => {
+      if ((request.routeOptions.config as { form?: boolean } | undefined)?.form !== true) {
+        done(
+          Object.assign(new Error('unsupported content type'), {
+            code: 'FST_ERR_CTP_INVALID_MEDIA_TYPE',
+            statusCode: 415,
+          }),
+          undefined,
+        );
+        return;
+      }
+      done(null, { ...parseQueryString(String(body)) });
+    },
+  );
 }

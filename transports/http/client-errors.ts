@@ -20,9 +20,19 @@ interface Refusal {
 function refusalOf(err: NodeJS.ErrnoException): Refusal {
   switch (err.code) {
     case 'HPE_HEADER_OVERFLOW':
-      return { status: 431, reason: 'Request Header Fields Too Large', code: 'invalid_argument', message: 'request headers are too large' };
+      return {
+        status: 431,
+        reason: 'Request Header Fields Too Large',
+        code: 'invalid_argument',
+        message: 'request headers are too large',
+      };
     case 'ERR_HTTP_REQUEST_TIMEOUT':
-      return { status: 408, reason: 'Request Timeout', code: 'deadline_exceeded', message: 'the request did not arrive in time' };
+      return {
+        status: 408,
+        reason: 'Request Timeout',
+        code: 'deadline_exceeded',
+        message: 'the request did not arrive in time',
+      };
     default:
       return { status: 400, reason: 'Bad Request', code: 'invalid_argument', message: 'malformed HTTP request' };
   }
@@ -36,7 +46,10 @@ export function clientErrorHandler(err: NodeJS.ErrnoException, socket: Socket): 
   }
   const { status, reason, code, message } = refusalOf(err);
   const body = JSON.stringify({ code, message });
-  socket.end(`HTTP/1.1 ${status} ${reason}\r\nConnection: close\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`, () => socket.destroy());
+  socket.end(
+    `HTTP/1.1 ${status} ${reason}\r\nConnection: close\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
+    () => socket.destroy(),
+  );
   // The answer written (or a peer that does not read it), the socket is closed for good: a peer
   // keeping its half open must not hold it (review finding: the slowloris peer stayed connected).
   setTimeout(() => socket.destroy(), 1000).unref();

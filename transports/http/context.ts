@@ -31,7 +31,10 @@ export function contextFromRequest(kernel: Kernel, request: FastifyRequest, tran
     headers: headersOf(request),
     // A browser origin that may not use the caller's cookies gets none read and none set
     // (credentialed-origins.ts): no cross-site request forgery and no cross-site token reads.
-    cookiesHonoured: credentialedOriginsOf(kernel).trusts(request.headers.origin, request.headers['sec-fetch-site'] as string | undefined),
+    cookiesHonoured: credentialedOriginsOf(kernel).trusts(
+      request.headers.origin,
+      request.headers['sec-fetch-site'] as string | undefined,
+    ),
   });
 }
 

@@ -37,7 +37,9 @@ export function credentialedOrigins(url: string | undefined, allowed: readonly s
     if (origin === selfOrigin || origins.lists(origin)) return true;
     if (!origins.any || !self) return false;
     const from = parse(origin);
-    return from !== undefined && from.origin === origin && from.protocol === self.protocol && site.includes(from.hostname);
+    return (
+      from !== undefined && from.origin === origin && from.protocol === self.protocol && site.includes(from.hostname)
+    );
   };
   // Asked up to three times per request (context, CSRF, CORS), mostly for the same few origins:
   // verdicts are remembered, in a map bounded so that a client sending a new Origin on every
@@ -66,7 +68,11 @@ const byKernel = new WeakMap<Kernel, CredentialedOrigins>();
 /** The kernel's policy, made once from its config (per kernel: two kernels in one process keep their own). */
 export function credentialedOriginsOf(kernel: Kernel): CredentialedOrigins {
   let policy = byKernel.get(kernel);
-  if (!policy) byKernel.set(kernel, (policy = credentialedOrigins(kernel.config.string('url'), kernel.config.list('allowed-origins'))));
+  if (!policy)
+    byKernel.set(
+      kernel,
+      (policy = credentialedOrigins(kernel.config.string('url'), kernel.config.list('allowed-origins'))),
+    );
   return policy;
 }
 

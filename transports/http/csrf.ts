@@ -27,7 +27,10 @@ export function addCsrfCheck(app: FastifyInstance, anyOrigin: boolean, credentia
     const methods = Array.isArray(route.method) ? route.method : [route.method];
     if (methods.every((m) => SAFE.has(m))) return;
     if ((route.config as { csrfExempt?: boolean } | undefined)?.csrfExempt) return;
-    route.onRequest = route.onRequest === undefined ? [check] : [check, ...(Array.isArray(route.onRequest) ? route.onRequest : [route.onRequest])];
+    route.onRequest =
+      route.onRequest === undefined
+        ? [check]
+        : [check, ...(Array.isArray(route.onRequest) ? route.onRequest : [route.onRequest])];
   });
 }
 

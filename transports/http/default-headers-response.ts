@@ -75,7 +75,8 @@ function ownOf(headers: unknown, names: ReadonlySet<string>): Set<string> | null
   if (Array.isArray(headers)) {
     // writeHead(status, [[name, value], ...]) or writeHead(status, [name, value, ...]).
     const nested = headers.length > 0 && Array.isArray(headers[0]);
-    for (let i = 0; i < headers.length; i += nested ? 1 : 2) found = noted(found, nested ? (headers[i] as unknown[])[0] : headers[i], names);
+    for (let i = 0; i < headers.length; i += nested ? 1 : 2)
+      found = noted(found, nested ? (headers[i] as unknown[])[0] : headers[i], names);
     return found;
   }
   // Fastify's reply headers or Node's own store: keyed by (lower-case) name.
@@ -96,19 +97,26 @@ export function defaultHeadersResponse(defaults: Readonly<Record<string, string>
     validateHeaderName(name);
     validateHeaderValue(name, value);
   }
-  if (Object.hasOwn(defaults, 'cache-control')) throw new Error('cache-control is per response (sendNoStore), not a default');
+  if (Object.hasOwn(defaults, 'cache-control'))
+    throw new Error('cache-control is per response (sendNoStore), not a default');
   // The names a response's own header replaces: the defaults and the no-store line.
   const names = new Set([...Object.keys(defaults), 'cache-control']);
   const full = fullBlockOf(defaults);
 
-  class DefaultHeadersResponse<Request extends IncomingMessage = IncomingMessage> extends ServerResponse<Request> implements WithDefaults {
+  class DefaultHeadersResponse<Request extends IncomingMessage = IncomingMessage>
+    extends ServerResponse<Request>
+    implements WithDefaults
+  {
     omittedDefaults: Set<string> | undefined = undefined;
     noStore = false;
 
     _storeHeader(firstLine: string, headers: unknown): void {
       const omitted = this.omittedDefaults;
       const own = ownOf(headers, names);
-      let block = own === null && omitted === undefined ? full : headerBlock(defaults, (n) => own?.has(n) === true || omitted?.has(n) === true);
+      let block =
+        own === null && omitted === undefined
+          ? full
+          : headerBlock(defaults, (n) => own?.has(n) === true || omitted?.has(n) === true);
       if (this.noStore && own?.has('cache-control') !== true) block += NO_STORE_LINE;
       (base as StoresHeader['_storeHeader']).call(this, firstLine + block, headers);
     }
@@ -118,7 +126,8 @@ export function defaultHeadersResponse(defaults: Readonly<Record<string, string>
 }
 
 /** The default lines `response` writes itself, or undefined when it is not of such a class. */
-export const defaultBlockOf = (response: ServerResponse): string | undefined => (response as WithDefaults)[DEFAULT_BLOCK];
+export const defaultBlockOf = (response: ServerResponse): string | undefined =>
+  (response as WithDefaults)[DEFAULT_BLOCK];
 
 /** Leaves the default header `name` (lower-case) out of this response when it writes the defaults itself. */
 export function omitDefault(response: ServerResponse, name: string): void {

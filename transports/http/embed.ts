@@ -26,7 +26,13 @@ declare module 'fastify' {
 }
 
 const latchkeyPlugin: FastifyPluginAsync<LatchkeyPluginOptions> = async (host: FastifyInstance, opts) => {
-  const kernel = await Kernel.boot({ plugins: opts.plugins, config: opts.config, openStorage, openMemoryStore, logger: host.log });
+  const kernel = await Kernel.boot({
+    plugins: opts.plugins,
+    config: opts.config,
+    openStorage,
+    openMemoryStore,
+    logger: host.log,
+  });
   host.decorate('latchkey', kernel);
   host.addHook('onClose', async () => kernel.close());
   await host.register(async (scope) => mountKernel(scope, { kernel }), { prefix: opts.prefix ?? '' });

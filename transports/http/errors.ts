@@ -15,10 +15,17 @@ export function sendError(reply: FastifyReply, err: ServiceError, status = err.s
  * envelope of the transport the request was for: GraphQL clients read `errors[].extensions.code`
  * (CONTRACT.md) and found REST's `{code, message}` instead (review finding).
  */
-export function sendRefusal(request: FastifyRequest, reply: FastifyReply, err: ServiceError, status = err.status.http): FastifyReply {
+export function sendRefusal(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  err: ServiceError,
+  status = err.status.http,
+): FastifyReply {
   if (!request.routeOptions.url?.endsWith('/graphql')) return sendError(reply, err, status);
   if (err.headers) for (const [k, v] of Object.entries(err.headers)) reply.header(k, v);
-  return reply.code(status).send({ data: null, errors: [{ message: err.message, extensions: { code: err.status.graphql } }] });
+  return reply
+    .code(status)
+    .send({ data: null, errors: [{ message: err.message, extensions: { code: err.status.graphql } }] });
 }
 
 /** Maps a framework error to the envelope; null when it is not a client error. */
@@ -37,7 +44,8 @@ export function clientErrorOf(err: FastifyError): { status: number; code: ErrorC
       break;
   }
   if (err.statusCode && err.statusCode >= 400 && err.statusCode < 500) {
-    if (err instanceof SyntaxError) return { status: 400, code: 'invalid_argument', message: 'request body is not valid JSON' };
+    if (err instanceof SyntaxError)
+      return { status: 400, code: 'invalid_argument', message: 'request body is not valid JSON' };
     return { status: err.statusCode, code: 'invalid_argument', message: err.message };
   }
   return null;

@@ -9,7 +9,7 @@
  * ~100 ms at ours), not the delay. These gauges subtract the interval: what they show is how late
  * the event loop was, 0 when on time, whatever the sampling interval.
  */
-import { monitorEventLoopDelay, type IntervalHistogram } from 'node:perf_hooks';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { Gauge, type Registry } from 'prom-client';
 
 const STATS = ['min', 'max', 'mean', 'stddev', 'p50', 'p90', 'p99'] as const;
@@ -18,7 +18,7 @@ type Stat = (typeof STATS)[number];
 const nameOf = (stat: Stat) => `nodejs_eventloop_lag_${stat}_seconds`;
 
 export class EventLoopDelay {
-  private readonly histogram: IntervalHistogram;
+  private readonly histogram: ReturnType<typeof monitorEventLoopDelay>;
   private readonly gauges = new Map<Stat, Gauge>();
 
   /** Replaces any gauges of these names already in `registry` (prom-client's defaults). */
@@ -30,7 +30,10 @@ export class EventLoopDelay {
     this.histogram.enable();
     for (const stat of STATS) {
       registry.removeSingleMetric(nameOf(stat));
-      const help = stat === 'stddev' ? 'The standard deviation of the event loop delay in seconds.' : `The ${stat} event loop delay in seconds, beyond the sampling interval.`;
+      const help =
+        stat === 'stddev'
+          ? 'The standard deviation of the event loop delay in seconds.'
+          : `The ${stat} event loop delay in seconds, beyond the sampling interval.`;
       this.gauges.set(stat, new Gauge({ name: nameOf(stat), help, registers: [registry] }));
     }
   }

@@ -67,7 +67,8 @@ export class HttpMetrics {
     app.decorateRequest(STARTED_AT, 0);
     app.addHook('onRoute', (route) => {
       const hook = this.routeHook(route.url ?? route.path);
-      route.onSend = route.onSend === undefined ? [hook] : [...(Array.isArray(route.onSend) ? route.onSend : [route.onSend]), hook];
+      route.onSend =
+        route.onSend === undefined ? [hook] : [...(Array.isArray(route.onSend) ? route.onSend : [route.onSend]), hook];
     });
     return (request) => {
       (request as Stamped)[STARTED_AT] = performance.now();
@@ -103,7 +104,9 @@ export class HttpMetrics {
   /** The dedicated metrics listener. */
   async listen(host: string, port: number): Promise<FastifyInstance> {
     const server = Fastify({ logger: false });
-    server.get('/metrics', async (_req, reply) => reply.header('content-type', this.registry.contentType).send(await this.render()));
+    server.get('/metrics', async (_req, reply) =>
+      reply.header('content-type', this.registry.contentType).send(await this.render()),
+    );
     await server.listen({ host, port });
     return server;
   }

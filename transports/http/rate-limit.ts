@@ -28,7 +28,10 @@ export function rateLimitKey(ip: string): string {
   let key = s;
   if (ipaddr.isValid(s)) {
     const addr = ipaddr.process(s);
-    key = addr.kind() === 'ipv6' ? `${(addr as ipaddr.IPv6).toNormalizedString().split(':').slice(0, 4).join(':')}::/64` : addr.toString();
+    key =
+      addr.kind() === 'ipv6'
+        ? `${(addr as ipaddr.IPv6).toNormalizedString().split(':').slice(0, 4).join(':')}::/64`
+        : addr.toString();
   }
   if (keys.size >= KEY_CACHE_MAX) keys.clear();
   keys.set(ip, key);
@@ -68,7 +71,11 @@ export function rateLimitStep(limiter: IpRateLimiter): RequestStep {
   return (request, reply) => {
     const retry = limiter.hit(rateLimitKey(request.ip));
     if (retry === 0) return true;
-    sendRefusal(request, reply, new ServiceError('resource_exhausted', 'too many requests', { 'retry-after': String(retry) }));
+    sendRefusal(
+      request,
+      reply,
+      new ServiceError('resource_exhausted', 'too many requests', { 'retry-after': String(retry) }),
+    );
     return false;
   };
 }

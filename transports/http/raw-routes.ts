@@ -29,7 +29,8 @@ export function registerRawRoutes(app: FastifyInstance, kernel: Kernel): void {
           if (res.headers) for (const [k, v] of Object.entries(res.headers)) reply.header(k, v);
           // A route that states its own frame-ancestors decides framing; the default
           // X-Frame-Options: DENY would override it in browsers that honour both.
-          if (/frame-ancestors/.test(res.headers?.['content-security-policy'] ?? '')) removeDefaultHeader(reply, 'x-frame-options');
+          if (/frame-ancestors/.test(res.headers?.['content-security-policy'] ?? ''))
+            removeDefaultHeader(reply, 'x-frame-options');
           reply.code(res.status);
           return reply.send(res.body ?? '');
         } catch (err) {

@@ -51,7 +51,11 @@ export class RequestSeries {
       cumulative += this.buckets[i];
       lines.push(`${DURATION}_bucket{le="${DURATION_BUCKETS[i]}",${labels}} ${cumulative}`);
     }
-    lines.push(`${DURATION}_bucket{le="+Inf",${labels}} ${this.count}`, `${DURATION}_sum{${labels}} ${this.sum}`, `${DURATION}_count{${labels}} ${this.count}`);
+    lines.push(
+      `${DURATION}_bucket{le="+Inf",${labels}} ${this.count}`,
+      `${DURATION}_sum{${labels}} ${this.sum}`,
+      `${DURATION}_count{${labels}} ${this.count}`,
+    );
     return lines;
   }
 }

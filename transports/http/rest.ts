@@ -46,7 +46,9 @@ export function registerRest(app: FastifyInstance, kernel: Kernel, ops: readonly
               return;
             }
             // A text made here (once for a constant answer) goes as it is, with the type Fastify gives its own JSON.
-            reply.type('application/json; charset=utf-8').send(tokens ? answerJson(out) : (serialized ??= JSON.stringify(out)));
+            reply
+              .type('application/json; charset=utf-8')
+              .send(tokens ? answerJson(out) : (serialized ??= JSON.stringify(out)));
           },
           (err: unknown) => {
             applyEffects(ctx, reply);

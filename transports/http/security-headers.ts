@@ -14,7 +14,8 @@ import { defaultBlockOf, fullBlockOf, omitDefault, sendNoStore } from './default
 import type { RequestStep } from './request-steps.js';
 
 /** HSTS only where the server is reached over TLS (`--url`, the only source of the host: DESIGN.md §5). */
-export const httpsOnlyOf = (config: Config): boolean => new URL(config.string('url') ?? 'http://localhost').protocol === 'https:';
+export const httpsOnlyOf = (config: Config): boolean =>
+  new URL(config.string('url') ?? 'http://localhost').protocol === 'https:';
 
 export function securityHeaders(httpsOnly: boolean): Record<string, string> {
   return {
@@ -28,7 +29,10 @@ export function securityHeaders(httpsOnly: boolean): Record<string, string> {
 }
 
 /** The security headers and `vary: Origin`: what every response carries unless it sets its own. */
-export const defaultHeaders = (httpsOnly: boolean): Record<string, string> => ({ ...securityHeaders(httpsOnly), vary: 'Origin' });
+export const defaultHeaders = (httpsOnly: boolean): Record<string, string> => ({
+  ...securityHeaders(httpsOnly),
+  vary: 'Origin',
+});
 
 export function responseHeadersStep(httpsOnly: boolean, cors: CorsPolicy): RequestStep {
   const always = defaultHeaders(httpsOnly);

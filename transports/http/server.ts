@@ -115,8 +115,12 @@ export async function createServer(options: CreateServerOptions): Promise<Latchk
       const httpPort = typeof addr === 'object' && addr ? addr.port : config.number('http-port', 8080);
       const grpcPort = config.number('grpc-port', 9091);
       // --grpc-port 0 turns the gRPC server off (and with it REST, SPEC.md "Transports").
-      if (grpcPort !== 0) grpc = await startGrpcServer(kernel, [...kernel.operations.values()], { host, port: grpcPort, rateLimiter });
-      metricsServer = await metrics.listen(config.string('metrics-host', '127.0.0.1'), config.number('metrics-port', 8081));
+      if (grpcPort !== 0)
+        grpc = await startGrpcServer(kernel, [...kernel.operations.values()], { host, port: grpcPort, rateLimiter });
+      metricsServer = await metrics.listen(
+        config.string('metrics-host', '127.0.0.1'),
+        config.number('metrics-port', 8081),
+      );
       const maddr = metricsServer?.server.address();
       return {
         httpAddress: `http://${host === '0.0.0.0' ? '127.0.0.1' : host}:${httpPort}`,

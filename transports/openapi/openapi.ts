@@ -30,23 +30,40 @@ function collect(schema: TSchema, components: Map<string, Json>): Json {
   return clean;
 }
 
-const errorResponse = { description: 'Error', content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } };
+const errorResponse = {
+  description: 'Error',
+  content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } },
+};
 
 export function buildOpenApi(ops: readonly CompiledOperation[], version: string): Json {
   const components = new Map<string, Json>();
   const paths: Record<string, Json> = {};
-  for (const op of [...ops].sort((a, b) => (a.restPath ?? '').localeCompare(b.restPath ?? '') || a.restMethod.localeCompare(b.restMethod))) {
+  for (const op of [...ops].sort(
+    (a, b) => (a.restPath ?? '').localeCompare(b.restPath ?? '') || a.restMethod.localeCompare(b.restMethod),
+  )) {
     if (!op.restPath) continue;
     const operation: Json = {
       operationId: op.def.name,
       summary: op.def.description,
       ...(op.def.deprecated ? { deprecated: true } : {}),
       tags: [op.isAdmin ? 'admin' : 'public'],
-      ...(op.def.access === 'public' ? { security: [] } : op.isAdmin || op.def.access === 'admin' ? { security: [{ adminSecret: [] }, { adminCookie: [] }] } : { security: [{ bearer: [] }, { sessionCookie: [] }] }),
+      ...(op.def.access === 'public'
+        ? { security: [] }
+        : op.isAdmin || op.def.access === 'admin'
+          ? { security: [{ adminSecret: [] }, { adminCookie: [] }] }
+          : { security: [{ bearer: [] }, { sessionCookie: [] }] }),
       ...(op.def.input && op.restMethod === 'POST'
-        ? { requestBody: { required: true, content: { 'application/json': { schema: collect(op.def.input, components) } } } }
+        ? {
+            requestBody: {
+              required: true,
+              content: { 'application/json': { schema: collect(op.def.input, components) } },
+            },
+          }
         : {}),
-      responses: { '200': { description: 'OK', content: { 'application/json': { schema: collect(op.def.output, components) } } }, default: errorResponse },
+      responses: {
+        '200': { description: 'OK', content: { 'application/json': { schema: collect(op.def.output, components) } } },
+        default: errorResponse,
+      },
     };
     paths[op.restPath] = { ...(paths[op.restPath] ?? {}), [op.restMethod.toLowerCase()]: operation };
   }

@@ -22,7 +22,11 @@ const gql = Fastify({ logger: false });
 const metaType = Object.entries(meta)
   .map(([k, v]) => `  ${k}: ${typeof v === 'boolean' ? 'Boolean' : 'String'}`)
   .join('\n');
-await gql.register(mercurius, { schema: `type Meta {\n${metaType}\n}\ntype Query { meta: Meta }`, resolvers: { Query: { meta: async () => ({ ...meta }) } }, jit: 1 });
+await gql.register(mercurius, {
+  schema: `type Meta {\n${metaType}\n}\ntype Query { meta: Meta }`,
+  resolvers: { Query: { meta: async () => ({ ...meta }) } },
+  jit: 1,
+});
 await gql.listen({ host: '127.0.0.1', port: 0 });
 const gqlPort = portOf(gql.server);
 
@@ -30,7 +34,15 @@ const grpc = new Server();
 const payload = Buffer.from(JSON.stringify(meta));
 const same = (b: Buffer) => b;
 const service: ServiceDefinition = {
-  Meta: { path: '/bench.Bare/Meta', requestStream: false, responseStream: false, requestSerialize: same, requestDeserialize: same, responseSerialize: same, responseDeserialize: same },
+  Meta: {
+    path: '/bench.Bare/Meta',
+    requestStream: false,
+    responseStream: false,
+    requestSerialize: same,
+    requestDeserialize: same,
+    responseSerialize: same,
+    responseDeserialize: same,
+  },
 };
 grpc.addService(service, { Meta: (_call: unknown, cb: (err: null, value: Buffer) => void) => cb(null, payload) });
 const grpcPort = await new Promise<number>((resolve, reject) =>
@@ -51,11 +63,14 @@ h2.on('stream', (stream) => {
     stream.end(framed);
   });
 });
-const h2Port = await new Promise<number>((resolve) =>
-  h2.listen(0, '127.0.0.1', () => resolve(portOf(h2))),
-);
+const h2Port = await new Promise<number>((resolve) => h2.listen(0, '127.0.0.1', () => resolve(portOf(h2))));
 serveUntilStdinCloses(
-  { base: `http://127.0.0.1:${httpPort}`, graphql: `http://127.0.0.1:${gqlPort}/graphql`, grpc: `127.0.0.1:${grpcPort}`, http2: `127.0.0.1:${h2Port}` },
+  {
+    base: `http://127.0.0.1:${httpPort}`,
+    graphql: `http://127.0.0.1:${gqlPort}/graphql`,
+    grpc: `127.0.0.1:${grpcPort}`,
+    http2: `127.0.0.1:${h2Port}`,
+  },
   async () => {
     grpc.forceShutdown();
     h2.close();

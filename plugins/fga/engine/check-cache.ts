@@ -75,7 +75,13 @@ export class CheckCache {
 
   private slotOf(q: Question, hash: number, first: number): number {
     for (let s = first; s < first + this.ways; s++) {
-      if (this.hashes[s] === hash && this.users[s] === q.user && this.objects[s] === q.object && this.relations[s] === q.relation) return s;
+      if (
+        this.hashes[s] === hash &&
+        this.users[s] === q.user &&
+        this.objects[s] === q.object &&
+        this.relations[s] === q.relation
+      )
+        return s;
     }
     return -1;
   }
@@ -105,7 +111,12 @@ export class CheckCache {
         return;
       }
       // An empty slot first; else the one stored longer ago.
-      s = this.users[first] === undefined ? first : this.ways === 2 && this.users[first + 1] === undefined ? first + 1 : first + this.next[set];
+      s =
+        this.users[first] === undefined
+          ? first
+          : this.ways === 2 && this.users[first + 1] === undefined
+            ? first + 1
+            : first + this.next[set];
       if (this.users[s] === undefined) this.used++;
       this.hashes[s] = hash;
       this.users[s] = q.user;

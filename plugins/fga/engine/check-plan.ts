@@ -101,10 +101,25 @@ function stepOf(type: string, rw: Rewrite, lookup: Lookup): Step {
       return new Step(TTU, undefined, rw.tupleset, parents, []);
     }
     case 'union':
-      return new Step(UNION, undefined, '', undefined, rw.children.map((c) => stepOf(type, c, lookup)));
+      return new Step(
+        UNION,
+        undefined,
+        '',
+        undefined,
+        rw.children.map((c) => stepOf(type, c, lookup)),
+      );
     case 'intersection':
-      return new Step(INTERSECTION, undefined, '', undefined, rw.children.map((c) => stepOf(type, c, lookup)));
+      return new Step(
+        INTERSECTION,
+        undefined,
+        '',
+        undefined,
+        rw.children.map((c) => stepOf(type, c, lookup)),
+      );
     case 'exclusion':
-      return new Step(EXCLUSION, undefined, '', undefined, [stepOf(type, rw.base, lookup), stepOf(type, rw.subtract, lookup)]);
+      return new Step(EXCLUSION, undefined, '', undefined, [
+        stepOf(type, rw.base, lookup),
+        stepOf(type, rw.subtract, lookup),
+      ]);
   }
 }

@@ -8,7 +8,14 @@ import { linkPlan, RelationPlan, THIS, TTU, UNION, type Step } from './check-pla
 import { compileModel } from './model-validator.js';
 import { parseObject, parseUser, shapeOf, userShape, isRelationName } from './tuple-format.js';
 import { isStratified } from './stratified.js';
-import { directTypeKey, EMPTY_MODEL, type AuthorizationModel, type RelationDef, type Rewrite, type Tuple } from './types.js';
+import {
+  directTypeKey,
+  EMPTY_MODEL,
+  type AuthorizationModel,
+  type RelationDef,
+  type Rewrite,
+  type Tuple,
+} from './types.js';
 
 /** `(type, relation)` pairs as `type#relation` keys. */
 export type RelKey = string;
@@ -88,7 +95,9 @@ export class CompiledModel {
       target.closed = true;
       const feeders = closed.feeders.get(key)!;
       for (const [shape, rels] of closed.byShape) {
-        const via = rels.filter((r) => feeders.has(`${r.type}#${r.relation}`)).map((r) => this.plan(r.type, r.relation)!);
+        const via = rels
+          .filter((r) => feeders.has(`${r.type}#${r.relation}`))
+          .map((r) => this.plan(r.type, r.relation)!);
         if (via.length > 0) target.reachVia.set(shape, via);
       }
     }
@@ -113,11 +122,13 @@ export class CompiledModel {
       for (const r of t.relations.values()) if (r.rewrite.kind === 'this') closedDirect.add(`${t.name}#${r.name}`);
     }
     // Drop relations admitting usersets of relations that are not closed, until nothing changes.
-    for (let changed = true; changed; ) {
+    for (let changed = true; changed;) {
       changed = false;
       for (const key of closedDirect) {
         const [type, name] = key.split('#');
-        if (this.relation(type, name)!.directTypes.some((d) => d.relation && !closedDirect.has(`${d.type}#${d.relation}`))) {
+        if (
+          this.relation(type, name)!.directTypes.some((d) => d.relation && !closedDirect.has(`${d.type}#${d.relation}`))
+        ) {
           closedDirect.delete(key);
           changed = true;
         }
@@ -181,7 +192,10 @@ export class CompiledModel {
   validateStoredTuple(t: Tuple): void {
     this.validateTuple(t);
     if (t.user === `${t.object}#${t.relation}`) {
-      throw new ServiceError('invalid_argument', `invalid tuple (${t.user}, ${t.relation}, ${t.object}): cannot write a tuple that is implicit`);
+      throw new ServiceError(
+        'invalid_argument',
+        `invalid tuple (${t.user}, ${t.relation}, ${t.object}): cannot write a tuple that is implicit`,
+      );
     }
   }
 
@@ -191,13 +205,22 @@ export class CompiledModel {
     const obj = parseObject(t.object);
     if (!obj) throw new ServiceError('invalid_argument', `invalid ${where}: object must be type:id`);
     const user = parseUser(t.user);
-    if (!user) throw new ServiceError('invalid_argument', `invalid ${where}: user must be type:id, type:* or type:id#relation`);
+    if (!user)
+      throw new ServiceError('invalid_argument', `invalid ${where}: user must be type:id, type:* or type:id#relation`);
     if (!isRelationName(t.relation)) throw new ServiceError('invalid_argument', `invalid ${where}: bad relation name`);
-    if (!this.hasType(obj.type)) throw new ServiceError('invalid_argument', `invalid ${where}: type '${obj.type}' is not in the model`);
+    if (!this.hasType(obj.type))
+      throw new ServiceError('invalid_argument', `invalid ${where}: type '${obj.type}' is not in the model`);
     const rel = this.relation(obj.type, t.relation);
-    if (!rel) throw new ServiceError('invalid_argument', `invalid ${where}: relation '${t.relation}' is not defined on type '${obj.type}'`);
+    if (!rel)
+      throw new ServiceError(
+        'invalid_argument',
+        `invalid ${where}: relation '${t.relation}' is not defined on type '${obj.type}'`,
+      );
     if (rel.directTypes.length === 0) {
-      throw new ServiceError('invalid_argument', `invalid ${where}: relation '${obj.type}#${t.relation}' cannot be written directly`);
+      throw new ServiceError(
+        'invalid_argument',
+        `invalid ${where}: relation '${obj.type}#${t.relation}' cannot be written directly`,
+      );
     }
     if (!this.shapes.get(`${obj.type}#${t.relation}`)!.has(userShape(user))) {
       throw new ServiceError(
@@ -215,7 +238,8 @@ export class CompiledModel {
     };
     if (leaf.kind === 'computed') push(this.computedDependents, `${type}#${leaf.relation}`, { type, relation: r.name });
     else if (leaf.kind === 'this') {
-      for (const d of r.directTypes) if (d.relation) push(this.usersetDependents, `${d.type}#${d.relation}`, { type, relation: r.name });
+      for (const d of r.directTypes)
+        if (d.relation) push(this.usersetDependents, `${d.type}#${d.relation}`, { type, relation: r.name });
     } else if (leaf.kind === 'ttu') {
       const ts = this.relation(type, leaf.tupleset);
       for (const d of ts?.directTypes ?? []) {
@@ -254,11 +278,15 @@ function markFrontiers(plans: readonly RelationPlan[]): Set<string> {
     if (step.kind !== UNION) return null;
     return step.children.every((c) => c.kind === THIS || c.kind === TTU) ? step.children : null;
   };
-  const marked = new Set(plans.filter((p) => leaves(p.rewrite) !== null && [...p.usersets.values()].every((target) => target.closed)));
-  for (let changed = true; changed; ) {
+  const marked = new Set(
+    plans.filter((p) => leaves(p.rewrite) !== null && [...p.usersets.values()].every((target) => target.closed)),
+  );
+  for (let changed = true; changed;) {
     changed = false;
     for (const p of marked) {
-      const ok = leaves(p.rewrite)!.every((step) => step.kind === THIS || [...step.parents!.values()].every((parent) => marked.has(parent)));
+      const ok = leaves(p.rewrite)!.every(
+        (step) => step.kind === THIS || [...step.parents!.values()].every((parent) => marked.has(parent)),
+      );
       if (!ok) {
         marked.delete(p);
         changed = true;

@@ -111,7 +111,8 @@ class Parser {
     this.expectWord('schema');
     const version = this.expectName('a schema version');
     if (version.value === '1.2') this.fail('schema 1.2 (modular models) is not supported', version, 'unsupported');
-    if (version.value !== '1.1') this.fail(`unsupported schema version '${version.value}', expected 1.1`, version, 'invalid-schema');
+    if (version.value !== '1.1')
+      this.fail(`unsupported schema version '${version.value}', expected 1.1`, version, 'invalid-schema');
     this.expectEndOfLine();
     const types: AstType[] = [];
     for (;;) {
@@ -138,7 +139,8 @@ class Parser {
       this.i++;
       this.expectEndOfLine();
       this.skipNewlines();
-      if (!this.isWord('define')) this.fail(`expected 'define' in the relations of type '${name.value}' but found ${this.describe(this.tok)}`);
+      if (!this.isWord('define'))
+        this.fail(`expected 'define' in the relations of type '${name.value}' but found ${this.describe(this.tok)}`);
       void kw;
       while (this.isWord('define')) {
         relations.push(this.relationDef());
@@ -215,12 +217,20 @@ class Parser {
       this.nesting--;
       return inner;
     }
-    if (t.kind !== 'name' || KEYWORDS.has(t.value)) this.fail(`expected a relation, '[' or '(' but found ${this.describe(t)}`);
+    if (t.kind !== 'name' || KEYWORDS.has(t.value))
+      this.fail(`expected a relation, '[' or '(' but found ${this.describe(t)}`);
     this.i++;
     if (this.isWord('from')) {
       this.i++;
       const ts = this.expectName('a tupleset relation after from');
-      return { kind: 'ttu', computed: t.value, tupleset: ts.value, tuplesetPos: { line: ts.line, col: ts.col }, line: t.line, col: t.col };
+      return {
+        kind: 'ttu',
+        computed: t.value,
+        tupleset: ts.value,
+        tuplesetPos: { line: ts.line, col: ts.col },
+        line: t.line,
+        col: t.col,
+      };
     }
     return { kind: 'computed', relation: t.value, line: t.line, col: t.col };
   }

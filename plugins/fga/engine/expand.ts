@@ -15,14 +15,21 @@ export type ExpandNode =
   | { name: string; intersection: { nodes: ExpandNode[] } }
   | { name: string; difference: { base: ExpandNode; subtract: ExpandNode } };
 
-export function expand(model: CompiledModel, reader: TupleReader, object: string, relation: string): { root: ExpandNode } {
+export function expand(
+  model: CompiledModel,
+  reader: TupleReader,
+  object: string,
+  relation: string,
+): { root: ExpandNode } {
   const type = object.slice(0, object.indexOf(':'));
   const def = model.relation(type, relation)!;
   const name = `${object}#${relation}`;
   const node = (rw: Rewrite): ExpandNode => {
     switch (rw.kind) {
       case 'this': {
-        const users = [...(reader.directUsers(name) ?? []), ...(reader.usersetUsers(name) ?? [])].filter((u) => model.fits(type, relation, u));
+        const users = [...(reader.directUsers(name) ?? []), ...(reader.usersetUsers(name) ?? [])].filter((u) =>
+          model.fits(type, relation, u),
+        );
         return { name, leaf: { users: { users: users.sort() } } };
       }
       case 'computed':

@@ -84,7 +84,8 @@ class Builder {
     if (tuples === undefined) return EMPTY;
     const epoch = this.index.frontierEpoch(this.model);
     let kept = tuples.frontiers;
-    if (kept === undefined || kept.epoch !== epoch || kept.model !== this.model) tuples.frontiers = kept = { epoch, model: this.model, byPlan: new Map() };
+    if (kept === undefined || kept.epoch !== epoch || kept.model !== this.model)
+      tuples.frontiers = kept = { epoch, model: this.model, byPlan: new Map() };
     const known = kept.byPlan.get(plan);
     if (known === BUILDING) return null;
     if (known !== undefined) return known;
@@ -148,7 +149,14 @@ class Builder {
  * userset heights for `model` (undefined when the model has no closed relation). A kept one is
  * found without allocating anything.
  */
-export function frontierOf(index: TupleIndex, model: CompiledModel, heights: UsersetHeights | undefined, ref: ObjectRef, plan: RelationPlan, limit: number): Frontier | null {
+export function frontierOf(
+  index: TupleIndex,
+  model: CompiledModel,
+  heights: UsersetHeights | undefined,
+  ref: ObjectRef,
+  plan: RelationPlan,
+  limit: number,
+): Frontier | null {
   const tuples = index.tuplesAt(ref);
   if (tuples === undefined) return EMPTY;
   const kept = tuples.frontiers;

@@ -41,7 +41,13 @@ function relevantRelations(model: CompiledModel, type: string, relation: string)
 }
 
 /** Superset of the ids of `type` on which `user` may hold `relation`. */
-export function candidateObjects(model: CompiledModel, reader: TupleReader, type: string, relation: string, user: string): Iterable<string> {
+export function candidateObjects(
+  model: CompiledModel,
+  reader: TupleReader,
+  type: string,
+  relation: string,
+  user: string,
+): Iterable<string> {
   const relevant = relevantRelations(model, type, relation);
   const facts = new Map<string, Set<string>>();
   const queue: [string, string, string][] = [];
@@ -69,7 +75,8 @@ export function candidateObjects(model: CompiledModel, reader: TupleReader, type
     if (!positiveLeaves(def.rewrite).some((l) => l.kind === 'this')) continue;
     for (const d of def.directTypes) {
       if (d.type !== userType) continue;
-      if (userRelation === undefined && !d.relation && !d.wildcard && !isWildcard) addAll(t, r, reader.objectIds(t, r, user));
+      if (userRelation === undefined && !d.relation && !d.wildcard && !isWildcard)
+        addAll(t, r, reader.objectIds(t, r, user));
       if (userRelation === undefined && d.wildcard) addAll(t, r, reader.objectIds(t, r, `${userType}:*`));
       if (userRelation !== undefined && d.relation === userRelation) addAll(t, r, reader.objectIds(t, r, user));
     }
@@ -80,13 +87,21 @@ export function candidateObjects(model: CompiledModel, reader: TupleReader, type
     const [p, r, id] = queue.pop()!;
     const key = `${p}#${r}`;
     for (const d of model.computedDependents.get(key) ?? []) add(d.type, d.relation, id);
-    for (const d of model.usersetDependents.get(key) ?? []) addAll(d.type, d.relation, reader.objectIds(d.type, d.relation, `${p}:${id}#${r}`));
-    for (const d of model.ttuDependents.get(key) ?? []) addAll(d.type, d.relation, reader.objectIds(d.type, d.tupleset, `${p}:${id}`));
+    for (const d of model.usersetDependents.get(key) ?? [])
+      addAll(d.type, d.relation, reader.objectIds(d.type, d.relation, `${p}:${id}#${r}`));
+    for (const d of model.ttuDependents.get(key) ?? [])
+      addAll(d.type, d.relation, reader.objectIds(d.type, d.tupleset, `${p}:${id}`));
   }
   return facts.get(`${type}#${relation}`) ?? [];
 }
 
-export function listObjects(resolver: Resolver, type: string, relation: string, user: string, limit: number): ListResult {
+export function listObjects(
+  resolver: Resolver,
+  type: string,
+  relation: string,
+  user: string,
+  limit: number,
+): ListResult {
   const ids: string[] = [];
   for (const id of candidateObjects(resolver.model, resolver.reader, type, relation, user)) {
     if (!resolver.check(`${type}:${id}`, relation, user)) continue;

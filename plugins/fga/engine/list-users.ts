@@ -9,7 +9,13 @@
  */
 import { Resolver } from './resolver.js';
 
-export function listUsers(resolver: Resolver, object: string, relation: string, filterType: string, filterRelation?: string): string[] {
+export function listUsers(
+  resolver: Resolver,
+  object: string,
+  relation: string,
+  filterType: string,
+  filterRelation?: string,
+): string[] {
   const { model, reader } = resolver;
   const visited = new Set<string>();
   const candidates = new Set<string>();
@@ -29,7 +35,12 @@ export function listUsers(resolver: Resolver, object: string, relation: string, 
     for (const u of reader.usersetUsers(key) ?? []) {
       const h = u.lastIndexOf('#');
       const set = u.slice(0, h);
-      if (filterRelation !== undefined && u.slice(0, u.indexOf(':')) === filterType && u.slice(h + 1) === filterRelation) candidates.add(u);
+      if (
+        filterRelation !== undefined &&
+        u.slice(0, u.indexOf(':')) === filterType &&
+        u.slice(h + 1) === filterRelation
+      )
+        candidates.add(u);
       stack.push([set, u.slice(h + 1)]);
     }
     const walk = (rw: typeof def.rewrite): void => {

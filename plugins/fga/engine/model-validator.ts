@@ -7,7 +7,14 @@
  */
 import { ModelError } from './dsl-error.js';
 import { parseDsl, type AstDirect, type AstExpr, type AstModel, type AstRelation } from './dsl-parser.js';
-import { directTypeKey, type AuthorizationModel, type DirectType, type RelationDef, type Rewrite, type TypeDef } from './types.js';
+import {
+  directTypeKey,
+  type AuthorizationModel,
+  type DirectType,
+  type RelationDef,
+  type Rewrite,
+  type TypeDef,
+} from './types.js';
 
 const TYPE_NAME = /^[^:#@*\s]{1,254}$/;
 const RELATION_NAME = /^[^:#@*\s]{1,50}$/;
@@ -45,7 +52,11 @@ export function validateAst(ast: AstModel): AuthorizationModel {
   for (const t of ast.types) {
     for (const r of t.relations) {
       if (!reachable.has(`${t.name}#${r.name}`)) {
-        throw err(`\`${r.name}\` is an impossible relation for \`${t.name}\` (no entrypoint).`, r.line, 'relation-no-entry-point');
+        throw err(
+          `\`${r.name}\` is an impossible relation for \`${t.name}\` (no entrypoint).`,
+          r.line,
+          'relation-no-entry-point',
+        );
       }
     }
   }
@@ -56,19 +67,33 @@ function checkNames(ast: AstModel): void {
   const seenTypes = new Map<string, number>();
   for (const t of ast.types) {
     if (RESERVED.has(t.name)) throw err(`a type cannot be named 'self' or 'this'.`, t.line, 'reserved-type-keywords');
-    if (KEYWORDS.has(t.name)) throw err(`\`${t.name}\` is a keyword of the model language and cannot name a type.`, t.line, 'invalid-name');
-    if (!TYPE_NAME.test(t.name)) throw err(`type '${t.name}' does not match naming rule: '${TYPE_NAME.source}'.`, t.line, 'invalid-name');
+    if (KEYWORDS.has(t.name))
+      throw err(`\`${t.name}\` is a keyword of the model language and cannot name a type.`, t.line, 'invalid-name');
+    if (!TYPE_NAME.test(t.name))
+      throw err(`type '${t.name}' does not match naming rule: '${TYPE_NAME.source}'.`, t.line, 'invalid-name');
     const first = seenTypes.get(t.name);
-    if (first !== undefined) throw err(`the type \`${t.name}\` is defined twice (again on line ${t.line + 1}).`, first, 'duplicated-error');
+    if (first !== undefined)
+      throw err(`the type \`${t.name}\` is defined twice (again on line ${t.line + 1}).`, first, 'duplicated-error');
     seenTypes.set(t.name, t.line);
     const seenRelations = new Set<string>();
     for (const r of t.relations) {
-      if (RESERVED.has(r.name)) throw err(`a relation cannot be named 'self' or 'this'.`, r.line, 'reserved-relation-keywords');
-      if (KEYWORDS.has(r.name)) throw err(`\`${r.name}\` is a keyword of the model language and cannot name a relation.`, r.line, 'invalid-name');
+      if (RESERVED.has(r.name))
+        throw err(`a relation cannot be named 'self' or 'this'.`, r.line, 'reserved-relation-keywords');
+      if (KEYWORDS.has(r.name))
+        throw err(
+          `\`${r.name}\` is a keyword of the model language and cannot name a relation.`,
+          r.line,
+          'invalid-name',
+        );
       if (!RELATION_NAME.test(r.name)) {
-        throw err(`relation '${r.name}' of type '${t.name}' does not match naming rule: '${RELATION_NAME.source}'.`, r.line, 'invalid-name');
+        throw err(
+          `relation '${r.name}' of type '${t.name}' does not match naming rule: '${RELATION_NAME.source}'.`,
+          r.line,
+          'invalid-name',
+        );
       }
-      if (seenRelations.has(r.name)) throw err(`the relation \`${r.name}\` of type \`${t.name}\` is a duplicate.`, r.line, 'duplicated-error');
+      if (seenRelations.has(r.name))
+        throw err(`the relation \`${r.name}\` of type \`${t.name}\` is a duplicate.`, r.line, 'duplicated-error');
       seenRelations.add(r.name);
     }
   }
@@ -80,12 +105,22 @@ function lower(rel: AstRelation, expr: AstExpr): { rewrite: Rewrite; direct: Dir
   const walk = (e: AstExpr): Rewrite => {
     switch (e.kind) {
       case 'direct': {
-        if (direct) throw err(`relation \`${rel.name}\` has more than one type restriction [...]`, e.line, 'duplicated-error');
+        if (direct)
+          throw err(`relation \`${rel.name}\` has more than one type restriction [...]`, e.line, 'duplicated-error');
         const seen = new Set<string>();
         direct = e.types.map((d: AstDirect) => {
-          const dt: DirectType = { type: d.type, ...(d.relation ? { relation: d.relation } : {}), ...(d.wildcard ? { wildcard: true } : {}) };
+          const dt: DirectType = {
+            type: d.type,
+            ...(d.relation ? { relation: d.relation } : {}),
+            ...(d.wildcard ? { wildcard: true } : {}),
+          };
           const key = directTypeKey(dt);
-          if (seen.has(key)) throw err(`the type restriction \`${key}\` of relation \`${rel.name}\` is a duplicate.`, d.line, 'duplicated-error');
+          if (seen.has(key))
+            throw err(
+              `the type restriction \`${key}\` of relation \`${rel.name}\` is a duplicate.`,
+              d.line,
+              'duplicated-error',
+            );
           seen.add(key);
           return dt;
         });
@@ -101,16 +136,22 @@ function lower(rel: AstRelation, expr: AstExpr): { rewrite: Rewrite; direct: Dir
         for (const c of e.children) {
           const key = c.kind === 'computed' ? c.relation : c.kind === 'ttu' ? `${c.computed} from ${c.tupleset}` : null;
           if (key === null) continue;
-          if (seen.has(key)) throw err(`\`${key}\` appears twice in the definition of \`${rel.name}\`.`, c.line, 'duplicated-error');
+          if (seen.has(key))
+            throw err(`\`${key}\` appears twice in the definition of \`${rel.name}\`.`, c.line, 'duplicated-error');
           seen.add(key);
         }
         return { kind: e.kind, children: e.children.map(walk) };
       }
       case 'exclusion': {
-        const key = (c: AstExpr) => (c.kind === 'computed' ? c.relation : c.kind === 'ttu' ? `${c.computed} from ${c.tupleset}` : null);
+        const key = (c: AstExpr) =>
+          c.kind === 'computed' ? c.relation : c.kind === 'ttu' ? `${c.computed} from ${c.tupleset}` : null;
         const b = key(e.base);
         if (b !== null && b === key(e.subtract)) {
-          throw err(`\`${b}\` appears twice in the definition of \`${rel.name}\`.`, e.subtract.line, 'duplicated-error');
+          throw err(
+            `\`${b}\` appears twice in the definition of \`${rel.name}\`.`,
+            e.subtract.line,
+            'duplicated-error',
+          );
         }
         return { kind: 'exclusion', base: walk(e.base), subtract: walk(e.subtract) };
       }
@@ -129,18 +170,27 @@ function checkReferences(types: Map<string, TypeDef>, typeName: string, rel: Ast
           const target = types.get(d.type);
           if (!target) throw err(`\`${d.type}\` is not a valid type.`, d.line, 'invalid-type');
           if (d.relation && !target.relations.has(d.relation)) {
-            throw err(`\`${d.type}#${d.relation}\` is not a valid relation for \`${d.type}\`.`, d.line, 'invalid-relation-type');
+            throw err(
+              `\`${d.type}#${d.relation}\` is not a valid relation for \`${d.type}\`.`,
+              d.line,
+              'invalid-relation-type',
+            );
           }
         }
         return;
       case 'computed':
-        if (!own.relations.has(e.relation)) throw err(`the relation \`${e.relation}\` does not exist.`, e.line, 'missing-definition');
+        if (!own.relations.has(e.relation))
+          throw err(`the relation \`${e.relation}\` does not exist.`, e.line, 'missing-definition');
         return;
       case 'ttu': {
         const ts = own.relations.get(e.tupleset);
         if (!ts) throw err(`the relation \`${e.tupleset}\` does not exist.`, e.tuplesetPos.line, 'missing-definition');
         if (ts.rewrite.kind !== 'this' || ts.directTypes.some((d) => d.relation || d.wildcard)) {
-          throw err(`\`${e.tupleset}\` relation used inside from allows only direct relation.`, e.tuplesetPos.line, 'tupleuserset-not-direct');
+          throw err(
+            `\`${e.tupleset}\` relation used inside from allows only direct relation.`,
+            e.tuplesetPos.line,
+            'tupleuserset-not-direct',
+          );
         }
         if (!ts.directTypes.some((d) => types.get(d.type)?.relations.has(e.computed))) {
           throw err(
@@ -189,7 +239,8 @@ function relationsWithEntryPoints(types: Map<string, TypeDef>): Set<string> {
           out.push(`${typeName}#${rw.relation}`);
           return;
         case 'ttu':
-          for (const d of types.get(typeName)!.relations.get(rw.tupleset)!.directTypes) out.push(`${d.type}#${rw.computed}`);
+          for (const d of types.get(typeName)!.relations.get(rw.tupleset)!.directTypes)
+            out.push(`${d.type}#${rw.computed}`);
           return;
         case 'union':
         case 'intersection':

@@ -35,7 +35,8 @@ export function requireUser(model: CompiledModel, user: string): void {
   const u = parseUser(user);
   if (!u) throw bad(`invalid user '${user}': expected type:id, type:* or type:id#relation`);
   if (!model.hasType(u.type)) throw bad(`type '${u.type}' is not defined in the authorization model`);
-  if (u.relation && !model.relation(u.type, u.relation)) throw bad(`relation '${u.relation}' is not defined on type '${u.type}'`);
+  if (u.relation && !model.relation(u.type, u.relation))
+    throw bad(`relation '${u.relation}' is not defined on type '${u.type}'`);
 }
 
 export function requireType(model: CompiledModel, type: string): void {
@@ -46,7 +47,12 @@ export function requireType(model: CompiledModel, type: string): void {
  * Answers checks in order; those without contextual tuples share one resolver (and its memory).
  * Every resolver of the batch stops at the one `deadline` (resolver.ts EVALUATION_TIME_LIMIT_MS).
  */
-export function checkMany(model: CompiledModel, reader: TupleReader, queries: readonly CheckQuery[], deadline = deadlineFromNow()): boolean[] {
+export function checkMany(
+  model: CompiledModel,
+  reader: TupleReader,
+  queries: readonly CheckQuery[],
+  deadline = deadlineFromNow(),
+): boolean[] {
   for (const q of queries) {
     requireObjectRelation(model, q.object, q.relation);
     requireUser(model, q.user);
@@ -67,7 +73,11 @@ export function checkMany(model: CompiledModel, reader: TupleReader, queries: re
   const options = { deadline };
   return queries.map((q) => {
     if (q.contextualTuples && q.contextualTuples.length > 0) {
-      return new Resolver(model, OverlayReader.of(reader, q.contextualTuples), options).check(q.object, q.relation, q.user);
+      return new Resolver(model, OverlayReader.of(reader, q.contextualTuples), options).check(
+        q.object,
+        q.relation,
+        q.user,
+      );
     }
     shared ??= new Resolver(model, reader, options);
     return shared.check(q.object, q.relation, q.user);
@@ -78,14 +88,28 @@ export function check(model: CompiledModel, reader: TupleReader, q: CheckQuery):
   return checkMany(model, reader, [q])[0];
 }
 
-export function listObjectsOf(model: CompiledModel, reader: TupleReader, type: string, relation: string, user: string, limit = 1000, resolver?: Resolver): ListResult {
+export function listObjectsOf(
+  model: CompiledModel,
+  reader: TupleReader,
+  type: string,
+  relation: string,
+  user: string,
+  limit = 1000,
+  resolver?: Resolver,
+): ListResult {
   requireType(model, type);
   if (!model.relation(type, relation)) throw bad(`relation '${relation}' is not defined on type '${type}'`);
   requireUser(model, user);
   return listObjects(resolver ?? new Resolver(model, reader), type, relation, user, limit);
 }
 
-export function listUsersOf(model: CompiledModel, reader: TupleReader, object: string, relation: string, userType: string): string[] {
+export function listUsersOf(
+  model: CompiledModel,
+  reader: TupleReader,
+  object: string,
+  relation: string,
+  userType: string,
+): string[] {
   requireObjectRelation(model, object, relation);
   const h = userType.indexOf('#');
   const type = h >= 0 ? userType.slice(0, h) : userType;
@@ -95,7 +119,12 @@ export function listUsersOf(model: CompiledModel, reader: TupleReader, object: s
   return listUsers(new Resolver(model, reader), object, relation, type, rel);
 }
 
-export function expandOf(model: CompiledModel, reader: TupleReader, object: string, relation: string): { root: ExpandNode } {
+export function expandOf(
+  model: CompiledModel,
+  reader: TupleReader,
+  object: string,
+  relation: string,
+): { root: ExpandNode } {
   requireObjectRelation(model, object, relation);
   return expand(model, reader, object, relation);
 }

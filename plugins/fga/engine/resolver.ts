@@ -92,7 +92,10 @@ export class DepthExceededError extends ServiceError {
   /** True when too many hops, not too many nested computed relations, caused it (see `failed`). */
   readonly hops: boolean;
   constructor(what?: string) {
-    super('invalid_argument', `authorization model resolution too complex: ${what ?? `more than ${MAX_DEPTH} nested hops`}`);
+    super(
+      'invalid_argument',
+      `authorization model resolution too complex: ${what ?? `more than ${MAX_DEPTH} nested hops`}`,
+    );
     this.hops = what === undefined;
   }
 }
@@ -331,9 +334,16 @@ export class Resolver {
    * `plan` is the model's plan of `relation` on the object's type (undefined: the type lacks it);
    * `tuples` the object's entry in the index (undefined without one, or when reading another reader).
    */
-  private resolve(object: string, relation: string, plan: RelationPlan | undefined, depth: number, tuples: ObjectTuples | undefined): boolean {
+  private resolve(
+    object: string,
+    relation: string,
+    plan: RelationPlan | undefined,
+    depth: number,
+    tuples: ObjectTuples | undefined,
+  ): boolean {
     // Not a hop failure: failedBranch lets no sibling go on after it, so the request ends here.
-    if ((++this.steps & (CLOCK_EVERY - 1)) === 0 && performance.now() > this.deadline) throw new DepthExceededError(`evaluation ran longer than ${EVALUATION_TIME_LIMIT_MS} ms`);
+    if ((++this.steps & (CLOCK_EVERY - 1)) === 0 && performance.now() > this.deadline)
+      throw new DepthExceededError(`evaluation ran longer than ${EVALUATION_TIME_LIMIT_MS} ms`);
     let states = plan && this.memo.get(object);
     const state = states ? states[plan!.slot] : UNKNOWN;
     // A remembered answer is reused where its deciding branches still fit the limit; deeper, it is
@@ -341,7 +351,8 @@ export class Resolver {
     // gave the depth error where each check alone was true).
     if (state < 0 && depth + belowOf(state) <= MAX_DEPTH) return this.reuse(answerOf(state), depth + belowOf(state));
     if (state >= FAILED && depth >= state - FAILED) throw HOP_LIMIT;
-    const t = this.tainted !== undefined && this.tainted.size > 0 ? this.tainted.get(`${object}#${relation}`) : undefined;
+    const t =
+      this.tainted !== undefined && this.tainted.size > 0 ? this.tainted.get(`${object}#${relation}`) : undefined;
     const stands = t && this.standing(t.heights, t.frames);
     if (stands !== undefined && stands !== null) {
       if (stands !== EMPTY) this.assumed = withHeights(this.assumed, stands);
@@ -395,7 +406,8 @@ export class Resolver {
     try {
       this.evaluations++;
       // A closed relation's rewrite is its direct step (compiled-model.ts).
-      value = users !== null ? this.direct(plan, users, depth) : this.rewrite(plan.rewrite, plan, object, tuples, depth);
+      value =
+        users !== null ? this.direct(plan, users, depth) : this.rewrite(plan.rewrite, plan, object, tuples, depth);
     } catch (err) {
       // A depth error on its way to a union or intersection that may still decide without it
       // (`failedBranch`): what this evaluation assumed and how deep it went stay counted outside
@@ -432,12 +444,20 @@ export class Resolver {
       this.assumed = withHeights(outerAssumed, inner);
     }
     // Answers that assumed this question false were right to: they stand on what it assumed.
-    if (!value && this.cycled !== undefined && this.cycled.has(frame)) (this.closedFalse ??= new Map()).set(frame, kept);
+    if (!value && this.cycled !== undefined && this.cycled.has(frame))
+      (this.closedFalse ??= new Map()).set(frame, kept);
     return value;
   }
 
   /** Keeps an answer that assumed the open questions at `heights` false (see `standing`). */
-  private remember(object: string, relation: string, heights: number[], value: boolean, below: number, failedAt: number | undefined): TaintedAnswer {
+  private remember(
+    object: string,
+    relation: string,
+    heights: number[],
+    value: boolean,
+    below: number,
+    failedAt: number | undefined,
+  ): TaintedAnswer {
     const kept: TaintedAnswer = { heights, frames: heights.map((h) => this.frames[h]), value, below, failedAt };
     (this.tainted ??= new Map()).set(`${object}#${relation}`, kept);
     return kept;
@@ -469,10 +489,17 @@ export class Resolver {
   /** `standing` of a closed frame: null unless it closed false; else what its own answer rests on now. */
   private closedStanding(id: number): readonly number[] | null {
     const known = this.standingOf?.get(id);
-    if (known !== undefined && (known.on === null || known.on === EMPTY || this.frames[known.on[known.on.length - 1]] === known.top)) return known.on;
+    if (
+      known !== undefined &&
+      (known.on === null || known.on === EMPTY || this.frames[known.on[known.on.length - 1]] === known.top)
+    )
+      return known.on;
     const closed = this.closedFalse?.get(id);
     const on = closed === undefined ? null : closed === null ? EMPTY : this.standing(closed.heights, closed.frames);
-    (this.standingOf ??= new Map()).set(id, { on, top: on === null || on === EMPTY ? 0 : this.frames[on[on.length - 1]] });
+    (this.standingOf ??= new Map()).set(id, {
+      on,
+      top: on === null || on === EMPTY ? 0 : this.frames[on[on.length - 1]],
+    });
     return on;
   }
 
@@ -483,7 +510,13 @@ export class Resolver {
     return value;
   }
 
-  private rewrite(step: Step, plan: RelationPlan, object: string, tuples: ObjectTuples | undefined, depth: number): boolean {
+  private rewrite(
+    step: Step,
+    plan: RelationPlan,
+    object: string,
+    tuples: ObjectTuples | undefined,
+    depth: number,
+  ): boolean {
     switch (step.kind) {
       case THIS:
         return this.direct(plan, this.usersOf(object, plan.name, tuples), depth);
@@ -495,7 +528,8 @@ export class Resolver {
         // computed relations still end, at the question already open (`resolve`).
         const target = step.target;
         if (target === undefined) return false;
-        if (this.computedNesting >= MAX_COMPUTED_NESTING) throw new DepthExceededError(`more than ${MAX_COMPUTED_NESTING} nested computed relations`);
+        if (this.computedNesting >= MAX_COMPUTED_NESTING)
+          throw new DepthExceededError(`more than ${MAX_COMPUTED_NESTING} nested computed relations`);
         this.computedNesting++;
         try {
           return this.resolve(object, target.name, target, depth, tuples);
@@ -661,7 +695,9 @@ export class Resolver {
   private reach(target: RelationPlan): Reached | null {
     // On the node's own index the walks are kept between checks (kept-reach.ts): the index
     // forgets a user's walks when a tuple they read changes. Only here, where a walk is needed.
-    const byTarget = (this.reached ??= this.index ? this.index.reachOf(this.model, this.reachCap, this.user) : new Map());
+    const byTarget = (this.reached ??= this.index
+      ? this.index.reachOf(this.model, this.reachCap, this.user)
+      : new Map());
     const known = byTarget.get(target);
     if (known !== undefined) return known;
     const reached: Reached = new Map();
@@ -700,4 +736,3 @@ export class Resolver {
     return kept;
   }
 }
-

@@ -56,4 +56,5 @@ export function typeOf(ref: string): string {
   return ref.slice(0, ref.indexOf(':'));
 }
 
-export const tupleKey = (t: { object: string; relation: string; user: string }): string => `${t.object}#${t.relation}@${t.user}`;
+export const tupleKey = (t: { object: string; relation: string; user: string }): string =>
+  `${t.object}#${t.relation}@${t.user}`;

@@ -226,7 +226,10 @@ export class TupleIndex implements TupleReader {
   }
 }
 
-function merged(a: ReadonlySet<string> | undefined, b: ReadonlySet<string> | undefined): ReadonlySet<string> | undefined {
+function merged(
+  a: ReadonlySet<string> | undefined,
+  b: ReadonlySet<string> | undefined,
+): ReadonlySet<string> | undefined {
   if (!b) return a;
   if (!a) return b;
   return new Set([...a, ...b]);

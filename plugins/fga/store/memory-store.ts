@@ -54,7 +54,10 @@ export class MemoryFgaStore implements FgaStore {
   }
 
   private store(t: Tuple): void {
-    this.tuples.set(tupleKey(t), { tuple: { user: t.user, relation: t.relation, object: t.object }, ord: this.nextOrd++ });
+    this.tuples.set(tupleKey(t), {
+      tuple: { user: t.user, relation: t.relation, object: t.object },
+      ord: this.nextOrd++,
+    });
   }
 
   /** Tuples after the ordinal the token names, in ordinal order (the Map's order: ordinals only grow). */

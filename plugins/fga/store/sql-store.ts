@@ -18,7 +18,8 @@ import type { Change, FgaStore, ReadFilter, Snapshot, StoredModel, TuplePage } f
 const COUNTER_ID = 1;
 /** Runs of a write transaction that met SQLITE_BUSY before it gives up (see `sequenced`). */
 const BUSY_ATTEMPTS = 50;
-const isBusy = (err: unknown): boolean => /SQLITE_BUSY|database is locked/i.test(`${(err as { code?: string }).code ?? ''} ${(err as Error).message ?? ''}`);
+const isBusy = (err: unknown): boolean =>
+  /SQLITE_BUSY|database is locked/i.test(`${(err as { code?: string }).code ?? ''} ${(err as Error).message ?? ''}`);
 /** Rows per INSERT / IN (...) list: well under every driver's parameter limit. */
 const CHUNK = 2000;
 /** Rows per multi-row INSERT of a bulk import (6 parameters each: 6000, under SQLite's 32766 and PostgreSQL's 65535). */
@@ -142,7 +143,15 @@ export class SqlFgaStore implements FgaStore {
     await this.sequenced(1, async (em, seq) => {
       const now = Date.now();
       await em.insert(fgaModelEntity, { id: model.id, dsl, createdAt: now, seq });
-      await em.insert(fgaChangeEntity, { seq, op: 'model', modelId: model.id, object: null, relation: null, user: null, at: now });
+      await em.insert(fgaChangeEntity, {
+        seq,
+        op: 'model',
+        modelId: model.id,
+        object: null,
+        relation: null,
+        user: null,
+        at: now,
+      });
     });
     return model;
   }
@@ -155,17 +164,45 @@ export class SqlFgaStore implements FgaStore {
       const ids = [...writes, ...deletes].map(tupleId);
       const existing = new Set<string>();
       for (const part of chunks(ids)) {
-        const rows = await em.createQueryBuilder(fgaTupleEntity).select(['id']).where({ id: { $in: part } }).execute('all', false);
+        const rows = await em
+          .createQueryBuilder(fgaTupleEntity)
+          .select(['id'])
+          .where({ id: { $in: part } })
+          .execute('all', false);
         for (const r of rows as { _id?: string; id?: string }[]) existing.add((r.id ?? r._id)!);
       }
       checkWriteBatch(writes, deletes, (t) => existing.has(tupleId(t)));
       const now = Date.now();
       let seq = first;
       const changes: ChangeRow[] = [];
-      for (const t of deletes) changes.push({ seq: seq++, op: 'delete', object: t.object, relation: t.relation, user: t.user, modelId: null, at: now });
+      for (const t of deletes)
+        changes.push({
+          seq: seq++,
+          op: 'delete',
+          object: t.object,
+          relation: t.relation,
+          user: t.user,
+          modelId: null,
+          at: now,
+        });
       const rows: TupleRow[] = writes.map((t) => {
-        changes.push({ seq, op: 'write', object: t.object, relation: t.relation, user: t.user, modelId: null, at: now });
-        return { id: tupleId(t), objectType: t.object.slice(0, t.object.indexOf(':')), object: t.object, relation: t.relation, user: t.user, seq: seq++ };
+        changes.push({
+          seq,
+          op: 'write',
+          object: t.object,
+          relation: t.relation,
+          user: t.user,
+          modelId: null,
+          at: now,
+        });
+        return {
+          id: tupleId(t),
+          objectType: t.object.slice(0, t.object.indexOf(':')),
+          object: t.object,
+          relation: t.relation,
+          user: t.user,
+          seq: seq++,
+        };
       });
       for (const part of chunks(deletes.map(tupleId))) await em.nativeDelete(fgaTupleEntity, { id: { $in: part } });
       for (const part of chunks(rows)) await em.insertMany(fgaTupleEntity, part);
@@ -187,10 +224,19 @@ export class SqlFgaStore implements FgaStore {
       for (let i = 0; i < tuples.length; i += IMPORT_CHUNK) {
         const part = tuples.slice(i, i + IMPORT_CHUNK);
         const params: (string | number)[] = [];
-        for (const t of part) params.push(tupleId(t), t.object.slice(0, t.object.indexOf(':')), t.object, t.relation, t.user, seq);
+        for (const t of part)
+          params.push(tupleId(t), t.object.slice(0, t.object.indexOf(':')), t.object, t.relation, t.user, seq);
         await em.execute(head + part.map(() => '(?, ?, ?, ?, ?, ?)').join(', ') + tail, params, 'run');
       }
-      await em.insert(fgaChangeEntity, { seq, op: 'reload', object: null, relation: null, user: null, modelId: null, at: Date.now() });
+      await em.insert(fgaChangeEntity, {
+        seq,
+        op: 'reload',
+        object: null,
+        relation: null,
+        user: null,
+        modelId: null,
+        at: Date.now(),
+      });
     });
   }
 
@@ -217,7 +263,10 @@ export class SqlFgaStore implements FgaStore {
     const batch = Math.min(READ_BATCH_MAX, Math.max(READ_BATCH_MIN, 2 * pageSize));
     let scanned = 0;
     for (;;) {
-      const rows = (await em.find(fgaTupleEntity, cursor === undefined ? where : { ...where, id: { $gt: cursor } }, { orderBy: { id: 'asc' }, limit: batch })) as TupleRow[];
+      const rows = (await em.find(fgaTupleEntity, cursor === undefined ? where : { ...where, id: { $gt: cursor } }, {
+        orderBy: { id: 'asc' },
+        limit: batch,
+      })) as TupleRow[];
       let used = 0;
       while (used < rows.length && tuples.length < pageSize) {
         const r = rows[used++];
@@ -227,7 +276,8 @@ export class SqlFgaStore implements FgaStore {
       }
       scanned += used;
       // Full: more may follow when rows are left in this batch, or when the batch was full.
-      if (tuples.length === pageSize) return { tuples, continuationToken: used < rows.length || rows.length === batch ? next() : '' };
+      if (tuples.length === pageSize)
+        return { tuples, continuationToken: used < rows.length || rows.length === batch ? next() : '' };
       if (rows.length < batch) return { tuples, continuationToken: '' };
       if (scanned >= READ_SCAN) return { tuples, continuationToken: next() };
     }
@@ -243,7 +293,15 @@ export class SqlFgaStore implements FgaStore {
         throw stillHasTuples();
       }
       await em.nativeDelete(fgaModelEntity, {});
-      await em.insert(fgaChangeEntity, { seq, op: 'reset', object: null, relation: null, user: null, modelId: null, at: Date.now() });
+      await em.insert(fgaChangeEntity, {
+        seq,
+        op: 'reset',
+        object: null,
+        relation: null,
+        user: null,
+        modelId: null,
+        at: Date.now(),
+      });
     });
   }
 
@@ -256,7 +314,11 @@ export class SqlFgaStore implements FgaStore {
     const tuples: Tuple[] = [];
     let after = '';
     for (;;) {
-      const qb = this.em().createQueryBuilder(fgaTupleEntity).select(['id', 'object', 'relation', 'user']).orderBy({ id: 'asc' }).limit(LOAD_PAGE);
+      const qb = this.em()
+        .createQueryBuilder(fgaTupleEntity)
+        .select(['id', 'object', 'relation', 'user'])
+        .orderBy({ id: 'asc' })
+        .limit(LOAD_PAGE);
       if (after) qb.where({ id: { $gt: after } });
       const rows = (await qb.execute('all', true)) as { id: string; object: string; relation: string; user: string }[];
       for (const r of rows) tuples.push({ user: r.user, relation: r.relation, object: r.object });
@@ -288,7 +350,8 @@ export class SqlFgaStore implements FgaStore {
     if (stamp !== undefined && known !== undefined && known.stamp === stamp && known.seq === seq) return [];
     this.readToEnd = undefined;
     const out = await this.readChanges(seq, limit);
-    if (stamp !== undefined && out !== null && out.length < limit) this.readToEnd = { seq: out.length > 0 ? out[out.length - 1].seq : seq, stamp };
+    if (stamp !== undefined && out !== null && out.length < limit)
+      this.readToEnd = { seq: out.length > 0 ? out[out.length - 1].seq : seq, stamp };
     return out;
   }
 
@@ -306,7 +369,8 @@ export class SqlFgaStore implements FgaStore {
     const out: Change[] = [];
     for (const r of rows) {
       const s = Number(r.seq);
-      if (r.op === 'write' || r.op === 'delete') out.push({ seq: s, op: r.op, tuple: { object: r.object!, relation: r.relation!, user: r.user! } });
+      if (r.op === 'write' || r.op === 'delete')
+        out.push({ seq: s, op: r.op, tuple: { object: r.object!, relation: r.relation!, user: r.user! } });
       else if (r.op === 'model') {
         const m = await this.em().findOne(fgaModelEntity, { id: r.modelId! });
         // A model deleted by a later reset: the reset change that follows clears it anyway.
@@ -318,7 +382,12 @@ export class SqlFgaStore implements FgaStore {
   }
 
   async pruneChanges(before: number): Promise<number> {
-    const [newest] = (await this.em().createQueryBuilder(fgaChangeEntity).select(['seq']).orderBy({ seq: 'desc' }).limit(1).execute('all', true)) as { seq: number }[];
+    const [newest] = (await this.em()
+      .createQueryBuilder(fgaChangeEntity)
+      .select(['seq'])
+      .orderBy({ seq: 'desc' })
+      .limit(1)
+      .execute('all', true)) as { seq: number }[];
     if (!newest) return 0;
     return this.em().nativeDelete(fgaChangeEntity, { at: { $lt: before }, seq: { $lt: Number(newest.seq) } });
   }

@@ -5,18 +5,34 @@ import type { Tuple } from '../engine/types.js';
 import type { ReadFilter, StoredModel, TuplePage } from './types.js';
 
 /** OpenFGA Write: no duplicates in a batch, no write of an existing tuple, no delete of a missing one. */
-export function checkWriteBatch(writes: readonly Tuple[], deletes: readonly Tuple[], exists: (t: Tuple) => boolean): void {
+export function checkWriteBatch(
+  writes: readonly Tuple[],
+  deletes: readonly Tuple[],
+  exists: (t: Tuple) => boolean,
+): void {
   const seen = new Set<string>();
   for (const t of [...writes, ...deletes]) {
     const k = tupleKey(t);
-    if (seen.has(k)) throw new ServiceError('invalid_argument', `duplicate tuple in one request: (${t.user}, ${t.relation}, ${t.object})`);
+    if (seen.has(k))
+      throw new ServiceError(
+        'invalid_argument',
+        `duplicate tuple in one request: (${t.user}, ${t.relation}, ${t.object})`,
+      );
     seen.add(k);
   }
   for (const t of writes) {
-    if (exists(t)) throw new ServiceError('invalid_argument', `cannot write a tuple which already exists: (${t.user}, ${t.relation}, ${t.object})`);
+    if (exists(t))
+      throw new ServiceError(
+        'invalid_argument',
+        `cannot write a tuple which already exists: (${t.user}, ${t.relation}, ${t.object})`,
+      );
   }
   for (const t of deletes) {
-    if (!exists(t)) throw new ServiceError('invalid_argument', `cannot delete a tuple which does not exist: (${t.user}, ${t.relation}, ${t.object})`);
+    if (!exists(t))
+      throw new ServiceError(
+        'invalid_argument',
+        `cannot delete a tuple which does not exist: (${t.user}, ${t.relation}, ${t.object})`,
+      );
   }
 }
 
@@ -51,4 +67,5 @@ export function checkModelInForce(expected: string | undefined, current: StoredM
 }
 
 /** Reset is refused while any tuple exists (SPEC.md `/v1/admin/fga/reset`). */
-export const stillHasTuples = (): ServiceError => new ServiceError('failed_precondition', 'the FGA store still has tuples: delete them before reset');
+export const stillHasTuples = (): ServiceError =>
+  new ServiceError('failed_precondition', 'the FGA store still has tuples: delete them before reset');

@@ -10,7 +10,13 @@ import { storeCode } from '../codes.js';
 import { OAuthError } from '../errors.js';
 import { baseOf, issuerOf } from '../issuer.js';
 import { readParams, type Params } from '../params.js';
-import { parseAuthorizationRequest, responseModeOf, trustedTarget, UntrustedRequestError, type AuthorizationRequest } from './request.js';
+import {
+  parseAuthorizationRequest,
+  responseModeOf,
+  trustedTarget,
+  UntrustedRequestError,
+  type AuthorizationRequest,
+} from './request.js';
 import { deliver, errorPage } from './respond.js';
 
 /**
@@ -34,7 +40,13 @@ function toLogin(ctx: RequestContext, params: Params, req: AuthorizationRequest,
   if (reauth) back.set(REAUTH_PARAM, String(Date.now()));
   const login = new URLSearchParams({ return_to: `/authorize?${back.toString()}` });
   if (req.screenHint === 'signup') login.set('screen_hint', 'signup');
-  return { status: 302, headers: { location: `${baseOf(ctx.kernel.config)}${LOGIN_PAGE_PATH}?${login.toString()}`, 'cache-control': 'no-store' } };
+  return {
+    status: 302,
+    headers: {
+      location: `${baseOf(ctx.kernel.config)}${LOGIN_PAGE_PATH}?${login.toString()}`,
+      'cache-control': 'no-store',
+    },
+  };
 }
 
 /**
@@ -51,7 +63,11 @@ function needsReauth(session: SessionRecord, params: Params, req: AuthorizationR
   return false;
 }
 
-async function answer(ctx: RequestContext, req: AuthorizationRequest, session: SessionRecord): Promise<Record<string, string>> {
+async function answer(
+  ctx: RequestContext,
+  req: AuthorizationRequest,
+  session: SessionRecord,
+): Promise<Record<string, string>> {
   const kernel = ctx.kernel;
   const user = await kernel.service('users').findById(session.userId);
   if (!user || user.revokedTimestamp) throw new OAuthError('access_denied', 'the user may not sign in');
@@ -115,7 +131,11 @@ export const authorizeRoute: RawRoute = {
     let target: { client: import('../../client-registry/service.js').OAuthClient; redirectUri: string };
     try {
       params = readParams(raw.query);
-      target = await trustedTarget(params, (id) => registry.findByClientId(id), (c, u) => registry.redirectAllowed(c, u));
+      target = await trustedTarget(
+        params,
+        (id) => registry.findByClientId(id),
+        (c, u) => registry.redirectAllowed(c, u),
+      );
     } catch (err) {
       if (err instanceof UntrustedRequestError) return errorPage(400, err.error, err.message);
       if (err instanceof OAuthError) return errorPage(400, err.error, err.description);
@@ -134,12 +154,14 @@ export const authorizeRoute: RawRoute = {
       const session = await kernel.service('sessions').fromRequest(ctx);
       if (!session) {
         if (req.prompt.includes('none')) return fail('login_required', 'the user is not signed in');
-        if (!loginPageEnabled(ctx)) return fail('login_required', 'the user is not signed in and no login page is enabled');
+        if (!loginPageEnabled(ctx))
+          return fail('login_required', 'the user is not signed in and no login page is enabled');
         return toLogin(ctx, params, req, false);
       }
       if (needsReauth(session, params, req)) {
         if (req.prompt.includes('none')) return fail('login_required', 'the user must sign in again');
-        if (!loginPageEnabled(ctx)) return fail('login_required', 'the user must sign in again and no login page is enabled');
+        if (!loginPageEnabled(ctx))
+          return fail('login_required', 'the user must sign in again and no login page is enabled');
         return toLogin(ctx, params, req, true);
       }
       return deliver(req.responseMode, req.redirectUri, await answer(ctx, req, session));

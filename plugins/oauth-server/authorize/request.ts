@@ -29,7 +29,10 @@ export interface AuthorizationRequest {
 
 /** Thrown before the redirect URI is trusted: shown to the user, never redirected. */
 export class UntrustedRequestError extends Error {
-  constructor(readonly error: string, message: string) {
+  constructor(
+    readonly error: string,
+    message: string,
+  ) {
     super(message);
   }
 }
@@ -46,7 +49,8 @@ export async function trustedTarget(
   if (!client) throw new UntrustedRequestError('invalid_client', 'unknown client_id');
   if (!params.redirect_uri) throw new UntrustedRequestError('invalid_request', 'redirect_uri is required');
   // Exact string match (RFC 9700 §2.1, §4.1.3): no prefix or pattern matching.
-  if (!allowed(client, params.redirect_uri)) throw new UntrustedRequestError('invalid_request', 'redirect_uri is not registered for this client');
+  if (!allowed(client, params.redirect_uri))
+    throw new UntrustedRequestError('invalid_request', 'redirect_uri is not registered for this client');
   return { client, redirectUri: params.redirect_uri };
 }
 
@@ -82,14 +86,17 @@ export function parseAuthorizationRequest(
     // CONTRACT.md: older SDKs omit the method; S256 is assumed. `plain` is refused (RFC 9700 §2.1.1).
     const method = params.code_challenge_method ?? 'S256';
     if (method !== 'S256') throw new OAuthError('invalid_request', 'code_challenge_method must be S256');
-    if (!isChallenge(codeChallenge)) throw new OAuthError('invalid_request', 'code_challenge must be a base64url SHA-256 digest');
+    if (!isChallenge(codeChallenge))
+      throw new OAuthError('invalid_request', 'code_challenge must be a base64url SHA-256 digest');
   }
   const prompt = splitScope(params.prompt);
-  if (prompt.includes('none') && prompt.length > 1) throw new OAuthError('invalid_request', 'prompt=none cannot be combined with other values');
+  if (prompt.includes('none') && prompt.length > 1)
+    throw new OAuthError('invalid_request', 'prompt=none cannot be combined with other values');
   let maxAge: number | undefined;
   if (params.max_age !== undefined) {
     maxAge = Number(params.max_age);
-    if (!Number.isInteger(maxAge) || maxAge < 0) throw new OAuthError('invalid_request', 'max_age must be a non-negative integer');
+    if (!Number.isInteger(maxAge) || maxAge < 0)
+      throw new OAuthError('invalid_request', 'max_age must be a non-negative integer');
   }
   return {
     client: target.client,

@@ -10,7 +10,8 @@ export const esc = (s: string): string =>
   s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
 
 /** JSON inside a <script>: `<`, `>` and `&` escaped so the payload cannot close the element. */
-const scriptJson = (v: unknown): string => JSON.stringify(v).replace(/</g, '\\u003c').replace(/>/g, '\\u003e').replace(/&/g, '\\u0026');
+const scriptJson = (v: unknown): string =>
+  JSON.stringify(v).replace(/</g, '\\u003c').replace(/>/g, '\\u003e').replace(/&/g, '\\u0026');
 
 const HTML_HEADERS = { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store' };
 
@@ -34,7 +35,14 @@ export function deliver(mode: ResponseMode, redirectUri: string, params: Record<
         `<!doctype html><html><head><meta charset="utf-8"><title>Submitting</title></head>` +
         `<body onload="document.forms[0].submit()"><form method="post" action="${esc(redirectUri)}">${inputs}` +
         `<noscript><button type="submit">Continue</button></noscript></form></body></html>`;
-      return { status: 200, headers: { ...HTML_HEADERS, 'content-security-policy': "default-src 'none'; script-src 'unsafe-inline'; form-action *" }, body };
+      return {
+        status: 200,
+        headers: {
+          ...HTML_HEADERS,
+          'content-security-policy': "default-src 'none'; script-src 'unsafe-inline'; form-action *",
+        },
+        body,
+      };
     }
     case 'web_message': {
       // Posted only to the redirect URI's origin, never "*" (the payload carries credentials).
@@ -47,7 +55,14 @@ export function deliver(mode: ResponseMode, redirectUri: string, params: Record<
         `var t=window.opener||window.parent;if(t&&t!==window){t.postMessage(m,o);}` +
         `if(window.opener){window.close();}})();</script></body></html>`;
       // The SDK loads this page in an iframe of the client's origin: only that origin may frame it.
-      return { status: 200, headers: { ...HTML_HEADERS, 'content-security-policy': `default-src 'none'; script-src 'unsafe-inline'; frame-ancestors ${origin}` }, body };
+      return {
+        status: 200,
+        headers: {
+          ...HTML_HEADERS,
+          'content-security-policy': `default-src 'none'; script-src 'unsafe-inline'; frame-ancestors ${origin}`,
+        },
+        body,
+      };
     }
   }
 }

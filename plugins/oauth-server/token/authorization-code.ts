@@ -34,13 +34,16 @@ export const authorizationCodeGrant: GrantHandler = async ({ ctx, params, caller
   const grant: CodeGrant = found.grant;
 
   if (grant.clientId !== caller.client.clientId) throw invalidGrant('authorization code was issued to another client');
-  if (params.redirect_uri !== grant.redirectUri) throw invalidGrant('redirect_uri does not match the authorization request');
-  if (!verifierMatches(verifier, grant.codeChallenge)) throw invalidGrant('code_verifier does not match the code_challenge');
+  if (params.redirect_uri !== grant.redirectUri)
+    throw invalidGrant('redirect_uri does not match the authorization request');
+  if (!verifierMatches(verifier, grant.codeChallenge))
+    throw invalidGrant('code_verifier does not match the code_challenge');
 
   const sessions = ctx.kernel.service('sessions');
   if (!caller.authenticated) {
     const browser = await sessions.fromRequest(ctx);
-    if (!browser || browser.id !== grant.browserSessionId) throw invalidGrant('a valid browser session is required for this grant');
+    if (!browser || browser.id !== grant.browserSessionId)
+      throw invalidGrant('a valid browser session is required for this grant');
   }
   const readAt = Date.now();
   // From the database, not the per-process cache: an admin's revoke or role change made on
@@ -51,14 +54,23 @@ export const authorizationCodeGrant: GrantHandler = async ({ ctx, params, caller
   // The grant's roles were the browser session's when the code was issued; one taken from the
   // user since then must not come back in the tokens this code buys (RFC 6749 §10.5: a code is a
   // short-lived stand-in for the authorization, never more than it).
-  if (!grant.roles.every((r) => user.roles.includes(r))) throw invalidGrant('the user no longer holds the roles of this grant');
+  if (!grant.roles.every((r) => user.roles.includes(r)))
+    throw invalidGrant('the user no longer holds the roles of this grant');
 
   // Each redemption gets a session of its own, so the client's tokens can be revoked (replay,
   // refresh reuse, /oauth/revoke) without signing the user out of the browser.
   // A revoke of every session of the user since it was read (sessions/service.ts readAt) is an
   // RFC 6749 §5.2 invalid_grant here, not the REST envelope.
   const session = await sessions
-    .create({ userId: user.id, roles: grant.roles, scopes: grant.scopes, amr: grant.amr, authTime: grant.authTime, clientId: grant.clientId, readAt })
+    .create({
+      userId: user.id,
+      roles: grant.roles,
+      scopes: grant.scopes,
+      amr: grant.amr,
+      authTime: grant.authTime,
+      clientId: grant.clientId,
+      readAt,
+    })
     .catch((err: unknown) => {
       if (err instanceof ServiceError && err.status.http < 500) throw invalidGrant(err.message);
       throw err;

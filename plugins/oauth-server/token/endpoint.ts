@@ -22,11 +22,14 @@ export function tokenRoute(grants: GrantRegistry): RawRoute {
         const type = params.grant_type ?? 'authorization_code';
         const grant = grants.get(type);
         if (!grant) throw new OAuthError('unsupported_grant_type', `grant_type ${type} is not supported`);
-        const caller = await identifyClient(ctx, params, { anonymousIsBuiltIn: type === 'refresh_token' || type === 'authorization_code' });
+        const caller = await identifyClient(ctx, params, {
+          anonymousIsBuiltIn: type === 'refresh_token' || type === 'authorization_code',
+        });
         const body = await grant({ ctx, params, caller });
         return { status: 200, headers: { ...NO_STORE }, body };
       } catch (err) {
-        if (err instanceof OAuthError) return oauthErrorResponse(err, /^Basic\s/i.test(ctx.header('authorization') ?? ''));
+        if (err instanceof OAuthError)
+          return oauthErrorResponse(err, /^Basic\s/i.test(ctx.header('authorization') ?? ''));
         throw err;
       }
     },

@@ -16,7 +16,9 @@ export const refreshTokenGrant: GrantHandler = async ({ ctx, params, caller }) =
   if (!caller.client.isActive) throw invalidClient('client is inactive');
   const requested = splitScope(params.scope);
   try {
-    const result = await ctx.kernel.service('tokens').refresh(token, { clientId: caller.client.clientId, ...(requested.length ? { scopes: requested } : {}) });
+    const result = await ctx.kernel
+      .service('tokens')
+      .refresh(token, { clientId: caller.client.clientId, ...(requested.length ? { scopes: requested } : {}) });
     return tokenResponse(result.tokens, result.tokens.scope.split(' ').includes('openid'));
   } catch (err) {
     if (err instanceof ScopeExceedsGrantError) throw new OAuthError('invalid_scope', err.message);

@@ -23,21 +23,25 @@ t.test('rounds alternate forward and reversed, and each run is averaged over its
   t.same(a.roundRps, [1, 6, 7, 12], 'each round kept, in round order');
 });
 
-t.test('the steal share is a fraction of the CPU time while a run went on', { skip: process.platform !== 'linux' && 'reads /proc/stat' }, async (t) => {
-  const [r] = await interleaved(
-    [
-      async () => {
-        // Busy for a few clock ticks, so /proc/stat moves.
-        const end = Date.now() + 60;
-        while (Date.now() < end);
-        return { rps: 1, p99ms: 1, errors: 0 };
-      },
-    ],
-    1,
-  );
-  t.type(r.stealShare, 'number');
-  t.ok(r.stealShare! >= 0 && r.stealShare! <= 1, `steal share ${r.stealShare}`);
-});
+t.test(
+  'the steal share is a fraction of the CPU time while a run went on',
+  { skip: process.platform !== 'linux' && 'reads /proc/stat' },
+  async (t) => {
+    const [r] = await interleaved(
+      [
+        async () => {
+          // Busy for a few clock ticks, so /proc/stat moves.
+          const end = Date.now() + 60;
+          while (Date.now() < end);
+          return { rps: 1, p99ms: 1, errors: 0 };
+        },
+      ],
+      1,
+    );
+    t.type(r.stealShare, 'number');
+    t.ok(r.stealShare! >= 0 && r.stealShare! <= 1, `steal share ${r.stealShare}`);
+  },
+);
 
 t.test('the per-round spread compares a subject with its reference round by round', async (t) => {
   const subject = { rps: 0, p99ms: 0, errors: 0, roundRps: [80, 90, 60] };

@@ -18,7 +18,9 @@ export const BASE_FLAGS: Record<string, FlagValue> = {
  * Account plugins on a kernel whose clock the test moves forward: this process's Date.now,
  * replaced before the kernel boots so its memory store reads it too, and put back by `close`.
  */
-export async function bootAccountsWithClock(flags: Record<string, FlagValue | undefined> = {}): Promise<{ kernel: Kernel; advance(ms: number): void; close(): Promise<void> }> {
+export async function bootAccountsWithClock(
+  flags: Record<string, FlagValue | undefined> = {},
+): Promise<{ kernel: Kernel; advance(ms: number): void; close(): Promise<void> }> {
   const realNow = Date.now;
   let skewMs = 0;
   Date.now = () => realNow() + skewMs;

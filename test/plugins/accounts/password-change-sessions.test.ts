@@ -15,12 +15,19 @@ const k = tk.kernel;
 
 const NEW_PASSWORD = 'Other-456';
 const change = { old_password: PASSWORD, new_password: NEW_PASSWORD, confirm_new_password: NEW_PASSWORD };
-const profileWith = (auth: { bearer?: string; cookies?: Record<string, string> }) => call<{ email: string }>(k, 'profile', undefined, auth);
-const cookieOf = (ctx: { setCookies: { name: string; value: string }[] }) => ctx.setCookies.find((c) => c.name === 'cookie_session')?.value;
+const profileWith = (auth: { bearer?: string; cookies?: Record<string, string> }) =>
+  call<{ email: string }>(k, 'profile', undefined, auth);
+const cookieOf = (ctx: { setCookies: { name: string; value: string }[] }) =>
+  ctx.setCookies.find((c) => c.name === 'cookie_session')?.value;
 
 t.test('made with a token: that session and its tokens live on, every other session ends', async (t) => {
   const email = 'pw-token@example.com';
-  const mine = await call<Auth>(k, 'signup', { email, password: PASSWORD, confirm_password: PASSWORD, scope: ['openid', 'offline_access'] });
+  const mine = await call<Auth>(k, 'signup', {
+    email,
+    password: PASSWORD,
+    confirm_password: PASSWORD,
+    scope: ['openid', 'offline_access'],
+  });
   const elsewhere = await call<Auth>(k, 'login', { email, password: PASSWORD });
   const browser = await callWithContext(k, 'login', { email, password: PASSWORD });
   const browserCookie = cookieOf(browser.ctx)!;
@@ -31,8 +38,16 @@ t.test('made with a token: that session and its tokens live on, every other sess
 
   t.equal((await profileWith({ bearer: mine.access_token })).email, email, "the caller's access token still works");
   t.equal((await k.memory.keys(`session:${mine.user.id}:`)).length, 1, 'one session is left');
-  await t.rejects(profileWith({ bearer: elsewhere.access_token }), { code: 'unauthenticated' }, "another sign-in's token ended");
-  await t.rejects(profileWith({ cookies: { cookie_session: browserCookie } }), { code: 'unauthenticated' }, "another sign-in's cookie ended");
+  await t.rejects(
+    profileWith({ bearer: elsewhere.access_token }),
+    { code: 'unauthenticated' },
+    "another sign-in's token ended",
+  );
+  await t.rejects(
+    profileWith({ cookies: { cookie_session: browserCookie } }),
+    { code: 'unauthenticated' },
+    "another sign-in's cookie ended",
+  );
 
   const refreshed = await k.service('tokens').refresh(mine.refresh_token!);
   t.ok(refreshed.tokens.access_token, "the kept session's refresh token still refreshes");
@@ -40,7 +55,11 @@ t.test('made with a token: that session and its tokens live on, every other sess
   const rotated = await call<Auth>(k, 'session', {}, { bearer: mine.access_token });
   t.ok(rotated.access_token, 'the kept session still rotates');
 
-  await t.rejects(call(k, 'login', { email, password: PASSWORD }), { code: 'unauthenticated' }, 'the old password no longer signs in');
+  await t.rejects(
+    call(k, 'login', { email, password: PASSWORD }),
+    { code: 'unauthenticated' },
+    'the old password no longer signs in',
+  );
   t.ok((await call<Auth>(k, 'login', { email, password: NEW_PASSWORD })).access_token, 'the new one does');
 });
 
@@ -61,6 +80,14 @@ t.test('made with the cookie: the session is renewed, a new id in a new cookie',
   t.equal(left.length, 1, 'one session is left');
   t.notOk(left[0].endsWith(`:${oldSid}`), 'under a new id');
   t.equal((await profileWith({ cookies: { cookie_session: renewed! } })).email, email, 'the new cookie works');
-  await t.rejects(profileWith({ cookies: { cookie_session: oldCookie } }), { code: 'unauthenticated' }, 'the old cookie ended');
-  await t.rejects(profileWith({ bearer: oldToken }), { code: 'unauthenticated' }, "the old session's token ended with it");
+  await t.rejects(
+    profileWith({ cookies: { cookie_session: oldCookie } }),
+    { code: 'unauthenticated' },
+    'the old cookie ended',
+  );
+  await t.rejects(
+    profileWith({ bearer: oldToken }),
+    { code: 'unauthenticated' },
+    "the old session's token ended with it",
+  );
 });

@@ -53,7 +53,11 @@ t.test('a cached user does not outlive an admin revoke or a delete', async (t) =
   await call(k, '_revoke_access', { user_id: user.id }, asAdmin);
   await t.rejects(profileOf(access_token), { code: 'unauthenticated' }, 'revoked');
 
-  const other = await call<Auth>(k, 'signup', { email: 'deleted@example.com', password: PASSWORD, confirm_password: PASSWORD });
+  const other = await call<Auth>(k, 'signup', {
+    email: 'deleted@example.com',
+    password: PASSWORD,
+    confirm_password: PASSWORD,
+  });
   await profileOf(other.access_token);
   await call(k, '_delete_user', { id: other.user.id }, asAdmin);
   t.equal(k.service('users').cachedById(other.user.id), undefined, 'the delete left nothing in the cache');

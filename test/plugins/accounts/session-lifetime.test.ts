@@ -19,25 +19,31 @@ async function loginCookie(k: Kernel, email: string, scope?: string[]): Promise<
   return { cookie, auth: result as unknown as Auth };
 }
 
-const profileWith = (cookie: string) => call<{ email: string }>(kernel, 'profile', undefined, { cookies: { cookie_session: cookie } });
+const profileWith = (cookie: string) =>
+  call<{ email: string }>(kernel, 'profile', undefined, { cookies: { cookie_session: cookie } });
 
-t.test('the session cookie stops after 24 hours, with or without offline_access; the refresh token goes on', async (t) => {
-  await signup(kernel, 'plain@example.com');
-  await signup(kernel, 'offline@example.com');
-  const plain = await loginCookie(kernel, 'plain@example.com');
-  const offline = await loginCookie(kernel, 'offline@example.com', ['openid', 'offline_access']);
-  t.ok(offline.auth.refresh_token, 'a refresh token');
-  advance(23 * HOUR);
-  t.equal((await profileWith(plain.cookie)).email, 'plain@example.com', 'plain cookie at 23 h');
-  t.equal((await profileWith(offline.cookie)).email, 'offline@example.com', 'offline_access cookie at 23 h');
-  advance(2 * HOUR);
-  await t.rejects(profileWith(plain.cookie), { code: 'unauthenticated' }, 'plain cookie at 25 h');
-  await t.rejects(profileWith(offline.cookie), { code: 'unauthenticated' }, 'offline_access cookie at 25 h');
-  const validated = await call<{ is_valid: boolean }>(kernel, 'validate_session', { cookie: offline.cookie }).catch((err: { code: string }) => ({ is_valid: false, code: err.code }));
-  t.equal(validated.is_valid, false, 'validate_session refuses it too');
-  const refreshed = await kernel.service('tokens').refresh(offline.auth.refresh_token!);
-  t.ok(refreshed.tokens.access_token, 'the refresh token still works at 25 h');
-});
+t.test(
+  'the session cookie stops after 24 hours, with or without offline_access; the refresh token goes on',
+  async (t) => {
+    await signup(kernel, 'plain@example.com');
+    await signup(kernel, 'offline@example.com');
+    const plain = await loginCookie(kernel, 'plain@example.com');
+    const offline = await loginCookie(kernel, 'offline@example.com', ['openid', 'offline_access']);
+    t.ok(offline.auth.refresh_token, 'a refresh token');
+    advance(23 * HOUR);
+    t.equal((await profileWith(plain.cookie)).email, 'plain@example.com', 'plain cookie at 23 h');
+    t.equal((await profileWith(offline.cookie)).email, 'offline@example.com', 'offline_access cookie at 23 h');
+    advance(2 * HOUR);
+    await t.rejects(profileWith(plain.cookie), { code: 'unauthenticated' }, 'plain cookie at 25 h');
+    await t.rejects(profileWith(offline.cookie), { code: 'unauthenticated' }, 'offline_access cookie at 25 h');
+    const validated = await call<{ is_valid: boolean }>(kernel, 'validate_session', { cookie: offline.cookie }).catch(
+      (err: { code: string }) => ({ is_valid: false, code: err.code }),
+    );
+    t.equal(validated.is_valid, false, 'validate_session refuses it too');
+    const refreshed = await kernel.service('tokens').refresh(offline.auth.refresh_token!);
+    t.ok(refreshed.tokens.access_token, 'the refresh token still works at 25 h');
+  },
+);
 
 t.test('a cookie re-issued by /session rotation gets 24 hours of its own', async (t) => {
   await signup(kernel, 'rotate@example.com');
@@ -47,7 +53,11 @@ t.test('a cookie re-issued by /session rotation gets 24 hours of its own', async
   await kernel.invoke('session', rotation, {});
   const next = rotation.setCookies.find((c) => c.name === 'cookie_session')!.value;
   advance(10 * HOUR);
-  await t.rejects(profileWith(first.cookie), { code: 'unauthenticated' }, 'the old cookie (its session rotated away, and 30 h old)');
+  await t.rejects(
+    profileWith(first.cookie),
+    { code: 'unauthenticated' },
+    'the old cookie (its session rotated away, and 30 h old)',
+  );
   t.equal((await profileWith(next)).email, 'rotate@example.com', 'the new cookie, 10 h old');
 });
 

@@ -29,8 +29,10 @@ async function refresh(cookie: string): Promise<{ auth?: Auth; code?: string; co
   }
 }
 
-const sidOf = (token: string) => (JSON.parse(Buffer.from(token.split('.')[1], 'base64url').toString()) as { sid: string }).sid;
-const valid = async (token: string) => (await call<{ is_valid: boolean }>(kernel, 'validate_jwt_token', { token_type: 'access_token', token })).is_valid;
+const sidOf = (token: string) =>
+  (JSON.parse(Buffer.from(token.split('.')[1], 'base64url').toString()) as { sid: string }).sid;
+const valid = async (token: string) =>
+  (await call<{ is_valid: boolean }>(kernel, 'validate_jwt_token', { token_type: 'access_token', token })).is_valid;
 const sessionsOf = async (userId: string) => (await kernel.memory.keys(`session:${userId}:`)).length;
 
 t.test('tabs refreshing at once all get the same new session, and all their tokens work', async (t) => {
@@ -38,12 +40,20 @@ t.test('tabs refreshing at once all get the same new session, and all their toke
   const { cookie, auth } = await loginCookie('tabs@example.com');
   const before = await sessionsOf(auth.user.id);
   const answers = await Promise.all([refresh(cookie), refresh(cookie), refresh(cookie), refresh(cookie)]);
-  t.same(answers.map((a) => a.code), [undefined, undefined, undefined, undefined], 'no tab is refused');
+  t.same(
+    answers.map((a) => a.code),
+    [undefined, undefined, undefined, undefined],
+    'no tab is refused',
+  );
   const sids = new Set(answers.map((a) => sidOf(a.auth!.access_token)));
   t.equal(sids.size, 1, 'one successor for all of them');
   t.not([...sids][0], sidOf(auth.access_token), 'and it is a new session');
   for (const a of answers) t.equal(await valid(a.auth!.access_token), true, "each tab's token is valid");
-  t.equal(await sessionsOf(auth.user.id), before, 'one successor stored in place of the old session: the losers withdrew theirs');
+  t.equal(
+    await sessionsOf(auth.user.id),
+    before,
+    'one successor stored in place of the old session: the losers withdrew theirs',
+  );
   t.equal(await valid(auth.access_token), false, "the old session's token ended with it");
 });
 
@@ -56,7 +66,11 @@ t.test('a tab arriving just after a rotation is answered with the successor, whi
   t.equal(late.code, undefined, 'the old cookie, within the grace, is answered');
   t.equal(sidOf(late.auth!.access_token), sidOf(first.auth!.access_token), 'with the session the first tab got');
   t.equal(await valid(first.auth!.access_token), true, "the first tab's token still works");
-  t.equal((await call<{ email: string }>(kernel, 'profile', undefined, { cookies: { cookie_session: late.cookie! } })).email, 'late@example.com', 'the cookie it set works');
+  t.equal(
+    (await call<{ email: string }>(kernel, 'profile', undefined, { cookies: { cookie_session: late.cookie! } })).email,
+    'late@example.com',
+    'the cookie it set works',
+  );
 });
 
 t.test('after the grace the old cookie is refused', async (t) => {
@@ -65,7 +79,9 @@ t.test('after the grace the old cookie is refused', async (t) => {
   const first = await refresh(cookie);
   advance(ROTATION_GRACE_MS + 1_000);
   t.equal((await refresh(cookie)).code, 'unauthenticated', 'a copied old cookie is of no use after the grace');
-  await t.rejects(call(kernel, 'profile', undefined, { cookies: { cookie_session: cookie } }), { code: 'unauthenticated' });
+  await t.rejects(call(kernel, 'profile', undefined, { cookies: { cookie_session: cookie } }), {
+    code: 'unauthenticated',
+  });
   t.equal((await refresh(first.cookie!)).code, undefined, 'the new cookie rotates as usual');
 });
 

@@ -15,28 +15,53 @@ t.test("a third-party client's token cannot manage the account; a first-party on
   const kernel = f.server.kernel;
   const user = (await kernel.service('users').findById(f.userId))!;
   // What the authorization-code grant stores and issues for the client (token/authorization-code.ts).
-  const session = await kernel.service('sessions').create({ userId: user.id, roles: ['user'], scopes: ['openid'], amr: ['pwd'], clientId: f.client.client_id });
-  const issued = await kernel.service('tokens').issue({ idTokenClaimsByScope: true, user, session, scopes: ['openid'], roles: ['user'], clientId: f.client.client_id });
+  const session = await kernel
+    .service('sessions')
+    .create({ userId: user.id, roles: ['user'], scopes: ['openid'], amr: ['pwd'], clientId: f.client.client_id });
+  const issued = await kernel
+    .service('tokens')
+    .issue({
+      idTokenClaimsByScope: true,
+      user,
+      session,
+      scopes: ['openid'],
+      roles: ['user'],
+      clientId: f.client.client_id,
+    });
   const call = async (path: string, token: string, body?: unknown) => {
     const res = await fetch(`${f.server.url}/v1/${path}`, {
       method: body === undefined ? 'GET' : 'POST',
-      headers: { authorization: `Bearer ${token}`, origin: f.server.url, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+      headers: {
+        authorization: `Bearer ${token}`,
+        origin: f.server.url,
+        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+      },
       ...(body === undefined ? {} : { body: JSON.stringify(body) }),
     });
-    return { status: res.status, json: (await res.json()) as Record<string, unknown>, cookies: res.headers.getSetCookie() };
+    return {
+      status: res.status,
+      json: (await res.json()) as Record<string, unknown>,
+      cookies: res.headers.getSetCookie(),
+    };
   };
 
   const profile = await call('profile', issued.access_token);
   t.equal(profile.status, 200, 'the profile reads');
   t.equal(profile.json.email, 'ada@example.com');
 
-  const widened = await call('session', issued.access_token, { scope: ['openid', 'email', 'profile', 'offline_access'] });
+  const widened = await call('session', issued.access_token, {
+    scope: ['openid', 'email', 'profile', 'offline_access'],
+  });
   t.equal(widened.status, 403);
   t.equal(widened.json.code, 'permission_denied');
   t.match(widened.json.message, /first-party app/);
   t.notOk(widened.json.refresh_token, 'no refresh token');
   t.same(widened.cookies, [], 'no cookies');
-  t.equal((await call('update_profile', issued.access_token, { given_name: 'Mallory' })).status, 403, 'update_profile refused');
+  t.equal(
+    (await call('update_profile', issued.access_token, { given_name: 'Mallory' })).status,
+    403,
+    'update_profile refused',
+  );
   t.equal((await call('deactivate_account', issued.access_token, {})).status, 403, 'deactivate_account refused');
   const after = (await kernel.service('users').findById(user.id))!;
   t.equal(after.givenName, 'Ada', 'the profile is unchanged');
@@ -45,59 +70,112 @@ t.test("a third-party client's token cannot manage the account; a first-party on
   const login = await fetch(`${f.server.url}/v1/login`, {
     method: 'POST',
     headers: { 'content-type': 'application/json', origin: f.server.url },
-    body: JSON.stringify({ email: 'ada@example.com', password: 'correct-horse-1', scope: ['openid', 'email', 'offline_access'] }),
+    body: JSON.stringify({
+      email: 'ada@example.com',
+      password: 'correct-horse-1',
+      scope: ['openid', 'email', 'offline_access'],
+    }),
   });
   const first = (await login.json()) as { access_token: string };
   const own = await call('session', first.access_token, { scope: ['openid', 'email', 'offline_access'] });
   t.equal(own.status, 200, "the first-party app's own token still gets a session");
   t.ok(own.json.refresh_token);
-  t.equal((await call('update_profile', String(own.json.access_token), { given_name: 'Augusta' })).status, 200, 'and changes the profile');
+  t.equal(
+    (await call('update_profile', String(own.json.access_token), { given_name: 'Augusta' })).status,
+    200,
+    'and changes the profile',
+  );
 });
 
-t.test('a token bound to another API by `resource` (RFC 8707) is not accepted here; one bound to Latchkey is', async (t) => {
-  const f = await oauthFixture([accountsPlugin]);
-  t.teardown(() => f.server.close());
-  const kernel = f.server.kernel;
-  const user = (await kernel.service('users').findById(f.userId))!;
-  const tokenFor = async (audience: string | undefined) => {
-    const session = await kernel.service('sessions').create({ userId: user.id, roles: ['user'], scopes: ['openid'], amr: ['pwd'], clientId: f.client.client_id });
-    return (await kernel.service('tokens').issue({ user, session, scopes: ['openid'], roles: ['user'], clientId: f.client.client_id, ...(audience ? { audience } : {}) })).access_token;
-  };
-  const profile = async (token: string) => (await fetch(`${f.server.url}/v1/profile`, { headers: { authorization: `Bearer ${token}` } })).status;
-  const validate = async (token: string) => {
-    const res = await fetch(`${f.server.url}/v1/validate_jwt_token`, { method: 'POST', headers: { 'content-type': 'application/json', origin: f.server.url }, body: JSON.stringify({ token_type: 'access_token', token }) });
-    return ((await res.json()) as { is_valid: boolean }).is_valid;
-  };
-  // A resource server that received this token must not be able to replay it against Latchkey
-  // as a credential (RFC 9700 §2.3; review finding: it read the profile).
-  const partner = await tokenFor('https://api.partner.example');
-  t.equal(await profile(partner), 401, 'profile refused');
-  // Asking about the token is another matter: validate_jwt_token, introspection and revocation
-  // concern the token whatever it is for (review finding on the first version of this rule).
-  t.equal(await validate(partner), true, 'validate_jwt_token: valid (a resource server asking about its token)');
-  const form = (path: string, token: string) =>
-    fetch(`${f.server.url}/oauth/${path}`, {
+t.test(
+  'a token bound to another API by `resource` (RFC 8707) is not accepted here; one bound to Latchkey is',
+  async (t) => {
+    const f = await oauthFixture([accountsPlugin]);
+    t.teardown(() => f.server.close());
+    const kernel = f.server.kernel;
+    const user = (await kernel.service('users').findById(f.userId))!;
+    const tokenFor = async (audience: string | undefined) => {
+      const session = await kernel
+        .service('sessions')
+        .create({ userId: user.id, roles: ['user'], scopes: ['openid'], amr: ['pwd'], clientId: f.client.client_id });
+      return (
+        await kernel
+          .service('tokens')
+          .issue({
+            user,
+            session,
+            scopes: ['openid'],
+            roles: ['user'],
+            clientId: f.client.client_id,
+            ...(audience ? { audience } : {}),
+          })
+      ).access_token;
+    };
+    const profile = async (token: string) =>
+      (await fetch(`${f.server.url}/v1/profile`, { headers: { authorization: `Bearer ${token}` } })).status;
+    const validate = async (token: string) => {
+      const res = await fetch(`${f.server.url}/v1/validate_jwt_token`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', origin: f.server.url },
+        body: JSON.stringify({ token_type: 'access_token', token }),
+      });
+      return ((await res.json()) as { is_valid: boolean }).is_valid;
+    };
+    // A resource server that received this token must not be able to replay it against Latchkey
+    // as a credential (RFC 9700 §2.3; review finding: it read the profile).
+    const partner = await tokenFor('https://api.partner.example');
+    t.equal(await profile(partner), 401, 'profile refused');
+    // Asking about the token is another matter: validate_jwt_token, introspection and revocation
+    // concern the token whatever it is for (review finding on the first version of this rule).
+    t.equal(await validate(partner), true, 'validate_jwt_token: valid (a resource server asking about its token)');
+    const form = (path: string, token: string) =>
+      fetch(`${f.server.url}/oauth/${path}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams({ token, client_id: f.client.client_id, client_secret: f.client.client_secret }),
+      });
+    t.equal(
+      ((await (await form('introspect', partner)).json()) as { active: boolean }).active,
+      true,
+      'introspection: active',
+    );
+    const mcpToken = await tokenFor(`${new URL(f.server.url).origin}/mcp`);
+    t.equal(
+      ((await (await form('introspect', mcpToken)).json()) as { active: boolean }).active,
+      true,
+      'introspection of an MCP-audience token: active',
+    );
+    t.equal(await validate(mcpToken), false, 'validate_jwt_token of an MCP-audience token: invalid (SPEC.md "MCP" 2)');
+    // Without client authentication, a token bound to another API does not let that API end the
+    // user's session (RFC 7009 §2.1; review finding).
+    const anonymous = await fetch(`${f.server.url}/oauth/revoke`, {
       method: 'POST',
       headers: { 'content-type': 'application/x-www-form-urlencoded' },
-      body: new URLSearchParams({ token, client_id: f.client.client_id, client_secret: f.client.client_secret }),
+      body: new URLSearchParams({ token: partner }),
     });
-  t.equal(((await (await form('introspect', partner)).json()) as { active: boolean }).active, true, 'introspection: active');
-  const mcpToken = await tokenFor(`${new URL(f.server.url).origin}/mcp`);
-  t.equal(((await (await form('introspect', mcpToken)).json()) as { active: boolean }).active, true, 'introspection of an MCP-audience token: active');
-  t.equal(await validate(mcpToken), false, 'validate_jwt_token of an MCP-audience token: invalid (SPEC.md "MCP" 2)');
-  // Without client authentication, a token bound to another API does not let that API end the
-  // user's session (RFC 7009 §2.1; review finding).
-  const anonymous = await fetch(`${f.server.url}/oauth/revoke`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams({ token: partner }) });
-  t.equal(anonymous.status, 200, 'answered as RFC 7009 asks');
-  t.equal(((await (await form('introspect', partner)).json()) as { active: boolean }).active, true, 'but nothing was revoked');
-  t.equal((await form('revoke', partner)).status, 200);
-  t.equal(((await (await form('introspect', partner)).json()) as { active: boolean }).active, false, 'revocation took effect');
-  t.equal(await validate(partner), false, 'and the token is no longer valid');
-  const origin = new URL(f.server.url).origin;
-  for (const own of [undefined, origin, `${origin}/`, f.server.url]) {
-    const token = await tokenFor(own);
-    t.equal(await profile(token), 200, `audience ${own ?? 'the client id'}: profile reads`);
-    t.equal(await validate(token), true, `audience ${own ?? 'the client id'}: valid`);
-  }
-  t.equal(await profile(await tokenFor(`${origin}/mcp`)), 401, 'an MCP-audience token stays refused (SPEC.md "MCP" 2)');
-});
+    t.equal(anonymous.status, 200, 'answered as RFC 7009 asks');
+    t.equal(
+      ((await (await form('introspect', partner)).json()) as { active: boolean }).active,
+      true,
+      'but nothing was revoked',
+    );
+    t.equal((await form('revoke', partner)).status, 200);
+    t.equal(
+      ((await (await form('introspect', partner)).json()) as { active: boolean }).active,
+      false,
+      'revocation took effect',
+    );
+    t.equal(await validate(partner), false, 'and the token is no longer valid');
+    const origin = new URL(f.server.url).origin;
+    for (const own of [undefined, origin, `${origin}/`, f.server.url]) {
+      const token = await tokenFor(own);
+      t.equal(await profile(token), 200, `audience ${own ?? 'the client id'}: profile reads`);
+      t.equal(await validate(token), true, `audience ${own ?? 'the client id'}: valid`);
+    }
+    t.equal(
+      await profile(await tokenFor(`${origin}/mcp`)),
+      401,
+      'an MCP-audience token stays refused (SPEC.md "MCP" 2)',
+    );
+  },
+);

@@ -23,8 +23,17 @@ t.teardown(async () => {
   await b.close();
 });
 
-async function post(server: TestServer, path: string, body: unknown, headers: Record<string, string> = {}): Promise<{ status: number; json: Record<string, unknown> }> {
-  const r = await fetch(`${server.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', origin: a.url, ...headers }, body: JSON.stringify(body) });
+async function post(
+  server: TestServer,
+  path: string,
+  body: unknown,
+  headers: Record<string, string> = {},
+): Promise<{ status: number; json: Record<string, unknown> }> {
+  const r = await fetch(`${server.url}${path}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', origin: a.url, ...headers },
+    body: JSON.stringify(body),
+  });
   return { status: r.status, json: (await r.json()) as Record<string, unknown> };
 }
 
@@ -54,8 +63,15 @@ t.test('a logout on the other server ends the session here at the next request',
 t.test('an admin revoke on the other server ends the session here at the next request', async (t) => {
   const token = await signedIn('revoke@example.com');
   t.equal(await profileStatus(a, token), 200);
-  const profile = await (await fetch(`${a.url}/v1/profile`, { headers: { authorization: `Bearer ${token}` } })).json() as { id: string };
-  const revoked = await post(b, '/v1/admin/revoke_access', { user_id: profile.id }, { 'x-service-admin-secret': TEST_ADMIN_SECRET });
+  const profile = (await (
+    await fetch(`${a.url}/v1/profile`, { headers: { authorization: `Bearer ${token}` } })
+  ).json()) as { id: string };
+  const revoked = await post(
+    b,
+    '/v1/admin/revoke_access',
+    { user_id: profile.id },
+    { 'x-service-admin-secret': TEST_ADMIN_SECRET },
+  );
   t.equal(revoked.status, 200, `revoke on B: ${JSON.stringify(revoked.json)}`);
   t.equal(await profileStatus(a, token), 401, 'refused on A at once');
 });
@@ -65,14 +81,35 @@ t.test('a password change or an admin revoke on the other server is seen by the 
   // findByEmail): logins on A must still see what B committed.
   const NEW_PASSWORD = 'Two-servers-2';
   const token = await signedIn('change@example.com');
-  t.equal((await post(a, '/v1/login', { email: 'change@example.com', password: PASSWORD })).status, 200, 'a second login on A (kept)');
-  const changed = await post(b, '/v1/update_profile', { old_password: PASSWORD, new_password: NEW_PASSWORD, confirm_new_password: NEW_PASSWORD }, { authorization: `Bearer ${token}` });
+  t.equal(
+    (await post(a, '/v1/login', { email: 'change@example.com', password: PASSWORD })).status,
+    200,
+    'a second login on A (kept)',
+  );
+  const changed = await post(
+    b,
+    '/v1/update_profile',
+    { old_password: PASSWORD, new_password: NEW_PASSWORD, confirm_new_password: NEW_PASSWORD },
+    { authorization: `Bearer ${token}` },
+  );
   t.equal(changed.status, 200, `password changed on B: ${JSON.stringify(changed.json)}`);
-  t.equal((await post(a, '/v1/login', { email: 'change@example.com', password: PASSWORD })).status, 401, 'the old password is refused on A');
+  t.equal(
+    (await post(a, '/v1/login', { email: 'change@example.com', password: PASSWORD })).status,
+    401,
+    'the old password is refused on A',
+  );
   const fresh = await post(a, '/v1/login', { email: 'change@example.com', password: NEW_PASSWORD });
   t.equal(fresh.status, 200, 'the new one works on A');
-  const id = ((await (await fetch(`${a.url}/v1/profile`, { headers: { authorization: `Bearer ${String(fresh.json.access_token)}` } })).json()) as { id: string }).id;
-  t.equal((await post(b, '/v1/admin/revoke_access', { user_id: id }, { 'x-service-admin-secret': TEST_ADMIN_SECRET })).status, 200, 'revoked on B');
+  const id = (
+    (await (
+      await fetch(`${a.url}/v1/profile`, { headers: { authorization: `Bearer ${String(fresh.json.access_token)}` } })
+    ).json()) as { id: string }
+  ).id;
+  t.equal(
+    (await post(b, '/v1/admin/revoke_access', { user_id: id }, { 'x-service-admin-secret': TEST_ADMIN_SECRET })).status,
+    200,
+    'revoked on B',
+  );
   const refused = await post(a, '/v1/login', { email: 'change@example.com', password: NEW_PASSWORD });
   t.equal(refused.status, 403, `a login on A is refused: ${JSON.stringify(refused.json)}`);
 });

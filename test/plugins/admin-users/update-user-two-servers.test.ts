@@ -26,42 +26,68 @@ t.teardown(async () => {
 });
 const admin = { 'x-service-admin-secret': TEST_ADMIN_SECRET };
 
-async function post(server: TestServer, path: string, body: unknown, headers: Record<string, string> = {}): Promise<{ status: number; json: Record<string, unknown> }> {
-  const r = await fetch(`${server.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', origin: a.url, ...headers }, body: JSON.stringify(body) });
+async function post(
+  server: TestServer,
+  path: string,
+  body: unknown,
+  headers: Record<string, string> = {},
+): Promise<{ status: number; json: Record<string, unknown> }> {
+  const r = await fetch(`${server.url}${path}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', origin: a.url, ...headers },
+    body: JSON.stringify(body),
+  });
   return { status: r.status, json: (await r.json()) as Record<string, unknown> };
 }
 
-t.test('a role taken away on one server ends the session granted it on the other, though the first had read the user just before', async (t) => {
-  const signup = await post(a, '/v1/signup', { email: 'roles@example.com', password: PASSWORD, confirm_password: PASSWORD });
-  const id = (signup.json.user as { id: string }).id;
-  // A reads the user (an admin's user page): A now holds it with roles [user].
-  t.same((await post(a, '/v1/admin/user', { id }, admin)).json.roles, ['user']);
-  // B grants editor; the user signs in with it.
-  t.same((await post(b, '/v1/admin/update_user', { id, roles: ['user', 'editor'] }, admin)).json.roles, ['user', 'editor']);
-  const login = await post(b, '/v1/login', { email: 'roles@example.com', password: PASSWORD });
-  t.same((login.json.user as { roles: string[] }).roles, ['user', 'editor'], 'signed in as editor');
-  const token = String(login.json.access_token);
-  // A takes editor away again: the roles change, from [user, editor] to [user].
-  const taken = await post(a, '/v1/admin/update_user', { id, roles: ['user'] }, admin);
-  t.same(taken.json.roles, ['user']);
-  const profile = await fetch(`${b.url}/v1/profile`, { headers: { authorization: `Bearer ${token}` } });
-  await profile.arrayBuffer();
-  t.equal(profile.status, 401, 'the editor session ended with the change');
-  const v = await post(a, '/v1/validate_jwt_token', { token_type: 'access_token', token });
-  t.equal(v.json.is_valid, false, 'its access token is no longer valid');
-});
+t.test(
+  'a role taken away on one server ends the session granted it on the other, though the first had read the user just before',
+  async (t) => {
+    const signup = await post(a, '/v1/signup', {
+      email: 'roles@example.com',
+      password: PASSWORD,
+      confirm_password: PASSWORD,
+    });
+    const id = (signup.json.user as { id: string }).id;
+    // A reads the user (an admin's user page): A now holds it with roles [user].
+    t.same((await post(a, '/v1/admin/user', { id }, admin)).json.roles, ['user']);
+    // B grants editor; the user signs in with it.
+    t.same((await post(b, '/v1/admin/update_user', { id, roles: ['user', 'editor'] }, admin)).json.roles, [
+      'user',
+      'editor',
+    ]);
+    const login = await post(b, '/v1/login', { email: 'roles@example.com', password: PASSWORD });
+    t.same((login.json.user as { roles: string[] }).roles, ['user', 'editor'], 'signed in as editor');
+    const token = String(login.json.access_token);
+    // A takes editor away again: the roles change, from [user, editor] to [user].
+    const taken = await post(a, '/v1/admin/update_user', { id, roles: ['user'] }, admin);
+    t.same(taken.json.roles, ['user']);
+    const profile = await fetch(`${b.url}/v1/profile`, { headers: { authorization: `Bearer ${token}` } });
+    await profile.arrayBuffer();
+    t.equal(profile.status, 401, 'the editor session ended with the change');
+    const v = await post(a, '/v1/validate_jwt_token', { token_type: 'access_token', token });
+    t.equal(v.json.is_valid, false, 'its access token is no longer valid');
+  },
+);
 
-t.test('clearing the email is judged against the user as stored, not against the copy the server read before another added a phone', async (t) => {
-  const signup = await post(a, '/v1/signup', { email: 'keeps-a-way@example.com', password: PASSWORD, confirm_password: PASSWORD });
-  const id = (signup.json.user as { id: string }).id;
-  // A reads the user (email only); B gives it a phone number.
-  t.equal((await post(a, '/v1/admin/user', { id }, admin)).json.phone_number ?? null, null);
-  t.equal((await post(b, '/v1/admin/update_user', { id, phone_number: '+15550009876' }, admin)).status, 200);
-  // A clears the email: the phone number B added keeps a way to sign in.
-  const cleared = await post(a, '/v1/admin/update_user', { id, email: '' }, admin);
-  t.equal(cleared.status, 200, 'allowed');
-  t.same([cleared.json.email ?? null, cleared.json.phone_number], [null, '+15550009876']);
-  // Clearing the phone now would leave nothing: refused, on either server.
-  const none = await post(b, '/v1/admin/update_user', { id, phone_number: '' }, admin);
-  t.same([none.status, none.json.message], [400, 'a user needs an email address or a phone number']);
-});
+t.test(
+  'clearing the email is judged against the user as stored, not against the copy the server read before another added a phone',
+  async (t) => {
+    const signup = await post(a, '/v1/signup', {
+      email: 'keeps-a-way@example.com',
+      password: PASSWORD,
+      confirm_password: PASSWORD,
+    });
+    const id = (signup.json.user as { id: string }).id;
+    // A reads the user (email only); B gives it a phone number.
+    t.equal((await post(a, '/v1/admin/user', { id }, admin)).json.phone_number ?? null, null);
+    t.equal((await post(b, '/v1/admin/update_user', { id, phone_number: '+15550009876' }, admin)).status, 200);
+    // A clears the email: the phone number B added keeps a way to sign in.
+    const cleared = await post(a, '/v1/admin/update_user', { id, email: '' }, admin);
+    t.equal(cleared.status, 200, 'allowed');
+    t.same([cleared.json.email ?? null, cleared.json.phone_number], [null, '+15550009876']);
+    // Clearing the phone now would leave nothing: refused, on either server.
+    const none = await post(b, '/v1/admin/update_user', { id, phone_number: '' }, admin);
+    t.same([none.status, none.json.message], [400, 'a user needs an email address or a phone number']);
+  },
+);

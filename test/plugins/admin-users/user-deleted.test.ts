@@ -11,7 +11,12 @@ const { kernel } = tk;
 t.teardown(() => tk.close());
 
 async function signupWithRefresh(email: string): Promise<Auth> {
-  const auth = await call<Auth>(kernel, 'signup', { email, password: PASSWORD, confirm_password: PASSWORD, scope: ['openid', 'offline_access'] });
+  const auth = await call<Auth>(kernel, 'signup', {
+    email,
+    password: PASSWORD,
+    confirm_password: PASSWORD,
+    scope: ['openid', 'offline_access'],
+  });
   // A second session of the same user (another device).
   await call(kernel, 'login', { email, password: PASSWORD, scope: ['openid', 'offline_access'] });
   return auth;
@@ -35,32 +40,59 @@ for (const [how, remove] of [
 
     await remove(auth.user.id);
 
-    t.same(await keysOf(auth.user.id), { sessions: [], refresh: [] }, 'nothing of the user is left in the memory store');
-    const v = await call<{ is_valid: boolean }>(kernel, 'validate_jwt_token', { token_type: 'access_token', token: auth.access_token });
+    t.same(
+      await keysOf(auth.user.id),
+      { sessions: [], refresh: [] },
+      'nothing of the user is left in the memory store',
+    );
+    const v = await call<{ is_valid: boolean }>(kernel, 'validate_jwt_token', {
+      token_type: 'access_token',
+      token: auth.access_token,
+    });
     t.equal(v.is_valid, false, 'the access token fails on the next request');
-    const r = await call<{ is_valid: boolean }>(kernel, 'validate_jwt_token', { token_type: 'refresh_token', token: auth.refresh_token });
+    const r = await call<{ is_valid: boolean }>(kernel, 'validate_jwt_token', {
+      token_type: 'refresh_token',
+      token: auth.refresh_token,
+    });
     t.equal(r.is_valid, false, 'the refresh token is dead');
   });
 }
 
 t.test('a verified access token stops working on the next request after logout (verification cache)', async (t) => {
-  const auth = await call<Auth>(kernel, 'signup', { email: 'cache@example.com', password: PASSWORD, confirm_password: PASSWORD });
+  const auth = await call<Auth>(kernel, 'signup', {
+    email: 'cache@example.com',
+    password: PASSWORD,
+    confirm_password: PASSWORD,
+  });
   for (let i = 0; i < 3; i++) {
-    const v = await call<{ is_valid: boolean }>(kernel, 'validate_jwt_token', { token_type: 'access_token', token: auth.access_token });
+    const v = await call<{ is_valid: boolean }>(kernel, 'validate_jwt_token', {
+      token_type: 'access_token',
+      token: auth.access_token,
+    });
     t.equal(v.is_valid, true, `valid on use ${i + 1}`);
   }
   await call(kernel, 'logout', undefined, { bearer: auth.access_token });
-  const v = await call<{ is_valid: boolean }>(kernel, 'validate_jwt_token', { token_type: 'access_token', token: auth.access_token });
+  const v = await call<{ is_valid: boolean }>(kernel, 'validate_jwt_token', {
+    token_type: 'access_token',
+    token: auth.access_token,
+  });
   t.equal(v.is_valid, false, 'invalid right after logout');
   await t.rejects(call(kernel, 'profile', undefined, { bearer: auth.access_token }), { code: 'unauthenticated' });
   // A token altered by one character never matches the cached text and fails its signature.
   const tampered = auth.access_token.slice(0, -2) + (auth.access_token.endsWith('AA') ? 'BB' : 'AA');
-  const bad = await call<{ is_valid: boolean }>(kernel, 'validate_jwt_token', { token_type: 'access_token', token: tampered });
+  const bad = await call<{ is_valid: boolean }>(kernel, 'validate_jwt_token', {
+    token_type: 'access_token',
+    token: tampered,
+  });
   t.equal(bad.is_valid, false);
 });
 
 t.test('a sign-in racing delete_user leaves no session of the deleted user (review finding)', async (t) => {
-  const auth = await call<Auth>(kernel, 'signup', { email: 'race@example.com', password: PASSWORD, confirm_password: PASSWORD });
+  const auth = await call<Auth>(kernel, 'signup', {
+    email: 'race@example.com',
+    password: PASSWORD,
+    confirm_password: PASSWORD,
+  });
   // A sign-in that starts while the deletion runs its hook: with the hook before the row's
   // deletion, it read the user after the sessions were ended and kept its new session.
   let racing: Promise<unknown> | undefined;
@@ -82,7 +114,10 @@ t.test('a sign-in racing delete_user leaves no session of the deleted user (revi
   t.ok(racing, 'the racing sign-in ran');
   t.same(await keysOf(auth.user.id), { sessions: [], refresh: [] }, 'no session of the deleted user is left');
   if (outcome && typeof outcome === 'object') {
-    const v = await call<{ is_valid: boolean }>(kernel, 'validate_jwt_token', { token_type: 'access_token', token: (outcome as Auth).access_token });
+    const v = await call<{ is_valid: boolean }>(kernel, 'validate_jwt_token', {
+      token_type: 'access_token',
+      token: (outcome as Auth).access_token,
+    });
     t.equal(v.is_valid, false, "the racing sign-in's token does not work");
   } else {
     t.equal(outcome, 'unauthenticated', 'the racing sign-in is refused');
@@ -90,7 +125,11 @@ t.test('a sign-in racing delete_user leaves no session of the deleted user (revi
 });
 
 t.test('a hook that vetoes the deletion leaves the user whole, and a retry deletes it (review finding)', async (t) => {
-  const auth = await call<Auth>(kernel, 'signup', { email: 'veto@example.com', password: PASSWORD, confirm_password: PASSWORD });
+  const auth = await call<Auth>(kernel, 'signup', {
+    email: 'veto@example.com',
+    password: PASSWORD,
+    confirm_password: PASSWORD,
+  });
   let veto = true;
   kernel.hooks.on('user.deleted', async ({ user }) => {
     if (veto && user.id === auth.user.id) throw new Error('not now');

@@ -31,10 +31,20 @@ t.test('a query with a newline loads the rows holding its longest piece, not eve
   for (let i = 0; i < 30; i++) await signup(k, `bulk_${i}@example.com`, { nickname: `bulk_${i}` });
   await signup(k, 'needle@example.com', { given_name: 'Need_le', family_name: 'Tail' });
   loaded = 0;
-  const wide = await call<{ users: unknown[]; pagination: { total: number } }>(k, '_users', { query: 'bulk_' }, { admin: true });
+  const wide = await call<{ users: unknown[]; pagination: { total: number } }>(
+    k,
+    '_users',
+    { query: 'bulk_' },
+    { admin: true },
+  );
   t.equal(wide.pagination.total, 30, 'the table holds 30 bulk users (counted by the database)');
   loaded = 0;
-  const across = await call<{ users: unknown[]; pagination: { total: number } }>(k, '_users', { query: 'need_le\ntail' }, { admin: true });
+  const across = await call<{ users: unknown[]; pagination: { total: number } }>(
+    k,
+    '_users',
+    { query: 'need_le\ntail' },
+    { admin: true },
+  );
   t.equal(across.pagination.total, 0, 'a match across two fields is no match');
   t.ok(loaded <= 1, `only the row holding "need_le" was loaded (${loaded} of 31)`);
   loaded = 0;

@@ -20,13 +20,24 @@ server.kernel.hooks.on('email.verification_requested', (p) => {
 });
 
 async function rest(path: string, body: unknown, headers: Record<string, string> = {}) {
-  const res = await fetch(`${server.url}/v1/${path}`, { method: 'POST', headers: { ...json, ...headers }, body: JSON.stringify(body) });
+  const res = await fetch(`${server.url}/v1/${path}`, {
+    method: 'POST',
+    headers: { ...json, ...headers },
+    body: JSON.stringify(body),
+  });
   return { status: res.status, body: (await res.json()) as Record<string, unknown> };
 }
 
 async function gql(query: string, headers: Record<string, string> = {}) {
-  const res = await fetch(`${server.url}/graphql`, { method: 'POST', headers: { ...json, ...headers }, body: JSON.stringify({ query }) });
-  return (await res.json()) as { data?: Record<string, Record<string, unknown> | null>; errors?: { message: string }[] };
+  const res = await fetch(`${server.url}/graphql`, {
+    method: 'POST',
+    headers: { ...json, ...headers },
+    body: JSON.stringify({ query }),
+  });
+  return (await res.json()) as {
+    data?: Record<string, Record<string, unknown> | null>;
+    errors?: { message: string }[];
+  };
 }
 
 /** A user whose first address the admin vouched for, signed in: its id and bearer header (throws when a step fails). */
@@ -52,7 +63,12 @@ interface Listed {
 }
 
 t.test('signup with verification on: a stored request, no session, and login waits for the proof', async (t) => {
-  const signup = await rest('signup', { email: 'Verify@Example.com', password: PASSWORD, confirm_password: PASSWORD, redirect_uri: `${server.url}/app` });
+  const signup = await rest('signup', {
+    email: 'Verify@Example.com',
+    password: PASSWORD,
+    confirm_password: PASSWORD,
+    redirect_uri: `${server.url}/app`,
+  });
   t.equal(signup.status, 200);
   t.equal(signup.body.message, 'Verification email has been sent. Please check your inbox');
   t.equal(signup.body.access_token, undefined, 'no tokens before the address is verified');
@@ -70,7 +86,11 @@ t.test('signup with verification on: a stored request, no session, and login wai
   t.equal(requests[0].identifier, 'basic_auth_signup');
   t.equal(requests[0].redirect_uri, `${server.url}/app`);
   t.not(requests[0].token, mailed[0].token, 'the plain token is never listed');
-  t.equal(requests[0].token, createHash('sha256').update(mailed[0].token).digest('base64url'), 'only its digest is stored');
+  t.equal(
+    requests[0].token,
+    createHash('sha256').update(mailed[0].token).digest('base64url'),
+    'only its digest is stored',
+  );
   t.ok(requests[0].expires > requests[0].created_at, 'an expiry after creation');
   t.equal(requests[0].expires, mailed[0].expiresAt);
 
@@ -80,16 +100,29 @@ t.test('signup with verification on: a stored request, no session, and login wai
 });
 
 t.test('GraphQL lists the same request; the list needs the admin secret', async (t) => {
-  const q = 'query { _verification_requests { pagination { total } verification_requests { identifier email token } } }';
+  const q =
+    'query { _verification_requests { pagination { total } verification_requests { identifier email token } } }';
   const anon = await gql(q);
   t.ok(anon.errors?.length, 'anonymous callers are refused');
   const res = await gql(q, admin);
   t.equal(res.errors, undefined);
-  const data = res.data?._verification_requests as { pagination: { total: number }; verification_requests: { identifier: string; email: string }[] };
+  const data = res.data?._verification_requests as {
+    pagination: { total: number };
+    verification_requests: { identifier: string; email: string }[];
+  };
   t.equal(data.pagination.total, 1);
-  t.same(data.verification_requests.map((r) => [r.identifier, r.email]), [['basic_auth_signup', 'verify@example.com']]);
-  const paged = await gql('query { _verification_requests(params: { pagination: { limit: 1, page: 2 } }) { pagination { page offset total } verification_requests { id } } }', admin);
-  t.same(paged.data?._verification_requests, { pagination: { page: 2, offset: 1, total: 1 }, verification_requests: [] });
+  t.same(
+    data.verification_requests.map((r) => [r.identifier, r.email]),
+    [['basic_auth_signup', 'verify@example.com']],
+  );
+  const paged = await gql(
+    'query { _verification_requests(params: { pagination: { limit: 1, page: 2 } }) { pagination { page offset total } verification_requests { id } } }',
+    admin,
+  );
+  t.same(paged.data?._verification_requests, {
+    pagination: { page: 2, offset: 1, total: 1 },
+    verification_requests: [],
+  });
 });
 
 t.test('bad input to the admin list is a 4xx', async (t) => {
@@ -106,7 +139,11 @@ t.test('delete_user removes the verification request with the user', async (t) =
   const del = await rest('admin/delete_user', { id }, admin);
   t.equal(del.status, 200);
   const list = await rest('admin/verification_requests', {}, admin);
-  t.same((list.body.verification_requests as Listed[]).map((r) => r.email), ['keep@example.com'], "only the other user's request is left");
+  t.same(
+    (list.body.verification_requests as Listed[]).map((r) => r.email),
+    ['keep@example.com'],
+    "only the other user's request is left",
+  );
 });
 
 t.test('changing the email with verification on asks the new address for proof and ends the sessions', async (t) => {
@@ -121,7 +158,10 @@ t.test('changing the email with verification on asks the new address for proof a
     'one mail, to the new address',
   );
   const listed = (await rest('admin/verification_requests', {}, admin)).body.verification_requests as Listed[];
-  t.ok(listed.some((r) => r.identifier === 'update_email' && r.email === 'moved@example.com'), 'the request is stored');
+  t.ok(
+    listed.some((r) => r.identifier === 'update_email' && r.email === 'moved@example.com'),
+    'the request is stored',
+  );
   const profile = await fetch(`${server.url}/v1/profile`, { headers: bearer });
   t.equal(profile.status, 401, 'the session ended with the change');
   const refused = await rest('login', { email: 'moved@example.com', password: PASSWORD });
@@ -139,17 +179,31 @@ t.test('a profile change that keeps the email sends nothing and keeps the sessio
   t.equal((await fetch(`${server.url}/v1/profile`, { headers: bearer })).status, 200, 'the session lives');
 });
 
-t.test('an admin moving a user to a new address with verification on: a request to the new address, sessions end', async (t) => {
-  const { id, bearer } = await vouchedAndSignedIn('admin-moved@example.com');
-  const before = mailed.length;
-  const moved = await rest('admin/update_user', { id, email: 'Admin-Moved-2@Example.com' }, admin);
-  t.equal(moved.status, 200);
-  t.equal(moved.body.email_verified, false);
-  t.same(mailed.slice(before).map((m) => [m.identifier, m.email]), [['update_email', 'admin-moved-2@example.com']], 'one mail, to the new address');
-  const listed = (await rest('admin/verification_requests', {}, admin)).body.verification_requests as Listed[];
-  t.ok(listed.some((r) => r.identifier === 'update_email' && r.email === 'admin-moved-2@example.com'), 'the request is stored');
-  t.equal((await fetch(`${server.url}/v1/profile`, { headers: bearer })).status, 401, 'the session ended with the change');
-});
+t.test(
+  'an admin moving a user to a new address with verification on: a request to the new address, sessions end',
+  async (t) => {
+    const { id, bearer } = await vouchedAndSignedIn('admin-moved@example.com');
+    const before = mailed.length;
+    const moved = await rest('admin/update_user', { id, email: 'Admin-Moved-2@Example.com' }, admin);
+    t.equal(moved.status, 200);
+    t.equal(moved.body.email_verified, false);
+    t.same(
+      mailed.slice(before).map((m) => [m.identifier, m.email]),
+      [['update_email', 'admin-moved-2@example.com']],
+      'one mail, to the new address',
+    );
+    const listed = (await rest('admin/verification_requests', {}, admin)).body.verification_requests as Listed[];
+    t.ok(
+      listed.some((r) => r.identifier === 'update_email' && r.email === 'admin-moved-2@example.com'),
+      'the request is stored',
+    );
+    t.equal(
+      (await fetch(`${server.url}/v1/profile`, { headers: bearer })).status,
+      401,
+      'the session ended with the change',
+    );
+  },
+);
 
 t.test('an admin moving a user and vouching for the new address: no mail, the session lives', async (t) => {
   const { id, bearer } = await vouchedAndSignedIn('vouched@example.com');
@@ -159,5 +213,9 @@ t.test('an admin moving a user and vouching for the new address: no mail, the se
   t.equal(moved.body.email_verified, true);
   t.equal(mailed.length, before, 'no mail');
   t.equal((await fetch(`${server.url}/v1/profile`, { headers: bearer })).status, 200, 'the session lives');
-  t.equal((await rest('login', { email: 'vouched-2@example.com', password: PASSWORD })).status, 200, 'the new address signs in');
+  t.equal(
+    (await rest('login', { email: 'vouched-2@example.com', password: PASSWORD })).status,
+    200,
+    'the new address signs in',
+  );
 });

@@ -16,14 +16,25 @@ function recordingLogger(): { logger: Logger; warnings: string[] } {
 
 t.test('a secret longer than _admin_login takes is warned about at startup', async (t) => {
   const { logger, warnings } = recordingLogger();
-  const booted = await bootTestKernel({ plugins: [adminPlugin], flags: { 'admin-secret': 'x'.repeat(ADMIN_SECRET_LOGIN_MAX + 1) }, logger });
+  const booted = await bootTestKernel({
+    plugins: [adminPlugin],
+    flags: { 'admin-secret': 'x'.repeat(ADMIN_SECRET_LOGIN_MAX + 1) },
+    logger,
+  });
   t.teardown(() => booted.close());
   t.equal(warnings.filter((w) => w.includes('longer than _admin_login accepts')).length, 1);
 });
 
 t.test('a secret _admin_login can take is not', async (t) => {
   const { logger, warnings } = recordingLogger();
-  const booted = await bootTestKernel({ plugins: [adminPlugin], flags: { 'admin-secret': 'x'.repeat(ADMIN_SECRET_LOGIN_MAX) }, logger });
+  const booted = await bootTestKernel({
+    plugins: [adminPlugin],
+    flags: { 'admin-secret': 'x'.repeat(ADMIN_SECRET_LOGIN_MAX) },
+    logger,
+  });
   t.teardown(() => booted.close());
-  t.same(warnings.filter((w) => w.includes('_admin_login')), []);
+  t.same(
+    warnings.filter((w) => w.includes('_admin_login')),
+    [],
+  );
 });

@@ -32,10 +32,13 @@ t.test('a started server takes such a secret in the header', async (t) => {
   // node:http sends header values as given (fetch would refuse the newline).
   const meta = (value: string) =>
     new Promise<number>((resolve, reject) => {
-      const req = request({ host: '127.0.0.1', port, path: '/v1/admin/meta', headers: { 'x-service-admin-secret': value } }, (res) => {
-        res.resume();
-        resolve(res.statusCode ?? 0);
-      });
+      const req = request(
+        { host: '127.0.0.1', port, path: '/v1/admin/meta', headers: { 'x-service-admin-secret': value } },
+        (res) => {
+          res.resume();
+          resolve(res.statusCode ?? 0);
+        },
+      );
       req.on('error', reject);
       req.end();
     });
@@ -43,7 +46,11 @@ t.test('a started server takes such a secret in the header', async (t) => {
   t.equal(await meta('padded-secret'), 200, 'the secret as a header carries it');
   t.equal(await meta('padded-secrex'), 401, 'another value is refused');
   const login = (admin_secret: string) =>
-    fetch(`${server.url}/v1/admin/login`, { method: 'POST', headers: { 'content-type': 'application/json', origin: server.url }, body: JSON.stringify({ admin_secret }) });
+    fetch(`${server.url}/v1/admin/login`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', origin: server.url },
+      body: JSON.stringify({ admin_secret }),
+    });
   t.equal((await login(SECRET)).status, 200, 'admin_login takes the exact secret');
   t.equal((await login('padded-secret')).status, 401, 'and only the exact secret');
 });

@@ -66,7 +66,11 @@ t.test('a started server takes a non-ASCII admin secret in the header', async (t
   const server = await startTestServer({ flags: { 'admin-secret': secret } });
   t.teardown(() => server.close());
   const ask = (value: string) =>
-    fetch(`${server.url}/v1/admin/users`, { method: 'POST', headers: { 'content-type': 'application/json', origin: server.url, 'x-service-admin-secret': value }, body: '{}' });
+    fetch(`${server.url}/v1/admin/users`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', origin: server.url, 'x-service-admin-secret': value },
+      body: '{}',
+    });
   t.equal((await ask(Buffer.from(secret, 'utf8').toString('latin1'))).status, 200, 'the secret sent as UTF-8 bytes');
   t.equal((await ask('s-wrong')).status, 401, 'another value is refused');
 });

@@ -14,7 +14,8 @@ t.test('a session opened under one secret is refused under another', async (t) =
   t.equal(await adminSessionValid(memory, token, 'rotated-secret'), false, 'refused once the secret changed');
   t.equal(await adminSessionValid(memory, `${token}x`, 'old-secret'), false, 'another token is no session');
   const stored = (await memory.keys('admin-session:')).map(async (k) => memory.get(k));
-  for (const value of await Promise.all(stored)) t.notMatch(value ?? '', /old-secret/, 'the record does not hold the secret');
+  for (const value of await Promise.all(stored))
+    t.notMatch(value ?? '', /old-secret/, 'the record does not hold the secret');
   await endAdminSession(memory, token);
   t.equal(await adminSessionValid(memory, token, 'old-secret'), false, 'logout ends it');
 });

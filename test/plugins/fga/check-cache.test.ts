@@ -29,18 +29,22 @@ function store(cache: CheckCache, generation: number, q: Question, allowed: bool
   cache.set(generation, q, allowed, hash);
 }
 
-t.test('CheckCache: an answer is kept from its question\'s second sighting, and a question seen once leaves only a number', async (t) => {
-  const cache = new CheckCache(1000);
-  cache.set(1, anne, true);
-  t.equal(cache.get(1, anne), undefined, 'seen once: not kept');
-  t.equal(cache.size, 0);
-  cache.set(1, anne, true);
-  t.equal(cache.get(1, anne), true, 'seen twice: kept');
-  t.equal(cache.size, 1);
-  for (let i = 0; i < 5000; i++) cache.set(1, { user: `user:u${i}`, relation: 'can_view', object: `doc:${i}` }, false);
-  t.equal(cache.size, 1, 'questions that never repeat keep no strings');
-  t.equal(cache.get(1, anne), true, 'and push nothing out');
-});
+t.test(
+  "CheckCache: an answer is kept from its question's second sighting, and a question seen once leaves only a number",
+  async (t) => {
+    const cache = new CheckCache(1000);
+    cache.set(1, anne, true);
+    t.equal(cache.get(1, anne), undefined, 'seen once: not kept');
+    t.equal(cache.size, 0);
+    cache.set(1, anne, true);
+    t.equal(cache.get(1, anne), true, 'seen twice: kept');
+    t.equal(cache.size, 1);
+    for (let i = 0; i < 5000; i++)
+      cache.set(1, { user: `user:u${i}`, relation: 'can_view', object: `doc:${i}` }, false);
+    t.equal(cache.size, 1, 'questions that never repeat keep no strings');
+    t.equal(cache.get(1, anne), true, 'and push nothing out');
+  },
+);
 
 t.test('CheckCache: an answer is only returned for the generation it was computed in', async (t) => {
   const cache = new CheckCache(2);
@@ -70,7 +74,8 @@ t.test('CheckCache: questions with the same hash are told apart by their fields 
   ];
   // Every question forced onto the same hash, so only the full comparison can tell them apart.
   store(cache, 1, anneDoc, true, 7);
-  for (const q of others) t.equal(cache.get(1, q, 7), undefined, `${q.user} ${q.relation} ${q.object} is not served anne's answer`);
+  for (const q of others)
+    t.equal(cache.get(1, q, 7), undefined, `${q.user} ${q.relation} ${q.object} is not served anne's answer`);
   t.equal(cache.get(1, { ...anneDoc }, 7), true, 'the same question still is');
   t.equal(cache.get(1, anneDoc), undefined, 'under its real hash it was never stored');
   t.equal(cache.hash(anneDoc), cache.hash({ ...anneDoc }), 'the hash depends on the fields only');
@@ -129,7 +134,11 @@ t.test('every change on this node is seen by the next check', async (t) => {
   t.same(svc.check([anne]), [false], 'the contextual answer was not cached');
   t.equal(svc.cachedAnswers, 1, 'one entry for anne: contextual questions add none');
   t.throws(() => svc.check([{ user: 'user:anne', relation: 'nope', object: 'doc:1' }]), /relation/);
-  t.throws(() => svc.check([{ user: 'user:anne', relation: 'nope', object: 'doc:1' }]), /relation/, 'an invalid question fails every time');
+  t.throws(
+    () => svc.check([{ user: 'user:anne', relation: 'nope', object: 'doc:1' }]),
+    /relation/,
+    'an invalid question fails every time',
+  );
 });
 
 t.test('a node that pulls the change log drops its older answers', async (t) => {

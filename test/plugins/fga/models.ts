@@ -8,4 +8,7 @@ type group
 `;
 
 /** GROUPS_MODEL where `user:*` may be a member too (everyone, through a wildcard tuple). */
-export const WILDCARD_GROUPS_MODEL = GROUPS_MODEL.replace('define member: [user, group#member]', 'define member: [user, user:*, group#member]');
+export const WILDCARD_GROUPS_MODEL = GROUPS_MODEL.replace(
+  'define member: [user, group#member]',
+  'define member: [user, user:*, group#member]',
+);

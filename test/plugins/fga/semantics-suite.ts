@@ -29,13 +29,15 @@ async function runScenario(t: Test, svc: FgaService, s: Scenario): Promise<void>
     const allowed = new Set(s.allowed);
     // Check: the whole grid, as one batch (order preserved) and as single checks.
     const grid: [string, string, string][] = [];
-    for (const [object, relations] of s.objects) for (const relation of relations) for (const user of s.users) grid.push([user, relation, object]);
+    for (const [object, relations] of s.objects)
+      for (const relation of relations) for (const user of s.users) grid.push([user, relation, object]);
     const batch = svc.check(grid.map(([user, relation, object]) => ({ user, relation, object })));
     grid.forEach(([user, relation, object], i) => {
       const key = `${user} ${relation} ${object}`;
       t.equal(batch[i], allowed.has(key), `check ${key}`);
     });
-    for (const a of s.allowed) t.notOk(!allowed.has(a) || !grid.some((g) => g.join(' ') === a), `allowed triple ${a} is in the grid`);
+    for (const a of s.allowed)
+      t.notOk(!allowed.has(a) || !grid.some((g) => g.join(' ') === a), `allowed triple ${a} is in the grid`);
     // List objects: for every user and every (type, relation) of the grid.
     const typeRelations = new Map<string, Set<string>>();
     for (const [object, relations] of s.objects) {
@@ -47,7 +49,9 @@ async function runScenario(t: Test, svc: FgaService, s: Scenario): Promise<void>
       for (const [type, relations] of typeRelations) {
         for (const relation of relations) {
           const expected = s.objects
-            .filter(([o, rels]) => typeOf(o) === type && rels.includes(relation) && allowed.has(`${user} ${relation} ${o}`))
+            .filter(
+              ([o, rels]) => typeOf(o) === type && rels.includes(relation) && allowed.has(`${user} ${relation} ${o}`),
+            )
             .map(([o]) => o.slice(type.length + 1))
             .sort();
           const got = svc.listObjects(type, relation, user);
@@ -61,7 +65,9 @@ async function runScenario(t: Test, svc: FgaService, s: Scenario): Promise<void>
         const key = `${object}#${relation}`;
         const expected =
           s.listUsers?.[key] ??
-          s.users.filter((u) => typeOf(u) === 'user' && !u.includes('#') && allowed.has(`${u} ${relation} ${object}`)).sort();
+          s.users
+            .filter((u) => typeOf(u) === 'user' && !u.includes('#') && allowed.has(`${u} ${relation} ${object}`))
+            .sort();
         t.same(svc.listUsers(object, relation, 'user'), expected, `list users ${key} (user)`);
       }
     }
@@ -80,45 +86,88 @@ export async function semanticsSuite(t: Test, svc: FgaService): Promise<void> {
   for (const s of scenarios) await t.test(s.name, async (t) => runScenario(t, svc, s));
 
   await t.test('contextual tuples apply to one check only, are validated, and are never stored', async (t) => {
-    await withTuples(svc, scenarios[2].dsl, ['folder:root parent folder:a', 'user:anne viewer folder:root'], async () => {
-      const ctx = [tuple('folder:a parent document:9')];
-      const [withCtx, withoutCtx, viaRoot] = svc.check([
-        { user: 'user:anne', relation: 'viewer', object: 'document:9', contextualTuples: ctx },
-        { user: 'user:anne', relation: 'viewer', object: 'document:9' },
-        { user: 'user:anne', relation: 'can_view', object: 'document:9', contextualTuples: [...ctx, tuple('user:anne blocked document:9')] },
-      ]);
-      t.equal(withCtx, true, 'a contextual parent grants access through the folder tree');
-      t.equal(withoutCtx, false, 'the next check in the same batch does not see it');
-      t.equal(viaRoot, false, 'a contextual block is honoured');
-      t.same((await svc.readTuples({ object: 'document:9' }, 10)).tuples, [], 'nothing was stored');
-      t.throws(
-        () => svc.check([{ user: 'user:anne', relation: 'viewer', object: 'document:9', contextualTuples: [tuple('group:x#member viewer document:9')] }]),
-        /not in the model|not an allowed user type/,
-        'a contextual tuple the model does not admit is refused',
-      );
-    });
+    await withTuples(
+      svc,
+      scenarios[2].dsl,
+      ['folder:root parent folder:a', 'user:anne viewer folder:root'],
+      async () => {
+        const ctx = [tuple('folder:a parent document:9')];
+        const [withCtx, withoutCtx, viaRoot] = svc.check([
+          { user: 'user:anne', relation: 'viewer', object: 'document:9', contextualTuples: ctx },
+          { user: 'user:anne', relation: 'viewer', object: 'document:9' },
+          {
+            user: 'user:anne',
+            relation: 'can_view',
+            object: 'document:9',
+            contextualTuples: [...ctx, tuple('user:anne blocked document:9')],
+          },
+        ]);
+        t.equal(withCtx, true, 'a contextual parent grants access through the folder tree');
+        t.equal(withoutCtx, false, 'the next check in the same batch does not see it');
+        t.equal(viaRoot, false, 'a contextual block is honoured');
+        t.same((await svc.readTuples({ object: 'document:9' }, 10)).tuples, [], 'nothing was stored');
+        t.throws(
+          () =>
+            svc.check([
+              {
+                user: 'user:anne',
+                relation: 'viewer',
+                object: 'document:9',
+                contextualTuples: [tuple('group:x#member viewer document:9')],
+              },
+            ]),
+          /not in the model|not an allowed user type/,
+          'a contextual tuple the model does not admit is refused',
+        );
+      },
+    );
   });
 
   await t.test('cycles answer false; the depth limit is an error; sub-questions are asked once', async (t) => {
     const dsl = GROUPS_MODEL;
     const chain = groupChain(30);
-    await withTuples(svc, dsl, ['group:a#member member group:b', 'group:b#member member group:a', 'user:anne member group:a', ...chain, 'user:deep member group:g30'], async () => {
-      const [cycleNo, cycleYes] = svc.check([
-        { user: 'user:zed', relation: 'member', object: 'group:a' },
-        { user: 'user:anne', relation: 'member', object: 'group:b' },
-      ]);
-      t.equal(cycleNo, false, 'a cycle with no way in answers false, not an error');
-      t.equal(cycleYes, true, 'a cycle does not hide a real path');
-      t.same(svc.listObjects('group', 'member', 'user:anne').ids.sort(), ['a', 'b'], 'list objects through a cycle');
-      t.same(svc.listUsers('group:b', 'member', 'user'), ['user:anne'], 'list users through a cycle');
-      t.equal(svc.check([{ user: 'user:deep', relation: 'member', object: 'group:g10' }])[0], true, 'twenty hops resolve');
-      t.throws(() => svc.check([{ user: 'user:deep', relation: 'member', object: 'group:g0' }]), /resolution too complex/, 'thirty hops exceed the limit of 25');
-      t.throws(() => svc.check([{ user: 'user:nobody', relation: 'member', object: 'group:g0' }]), /resolution too complex/, 'also when the answer would be false');
-    });
+    await withTuples(
+      svc,
+      dsl,
+      [
+        'group:a#member member group:b',
+        'group:b#member member group:a',
+        'user:anne member group:a',
+        ...chain,
+        'user:deep member group:g30',
+      ],
+      async () => {
+        const [cycleNo, cycleYes] = svc.check([
+          { user: 'user:zed', relation: 'member', object: 'group:a' },
+          { user: 'user:anne', relation: 'member', object: 'group:b' },
+        ]);
+        t.equal(cycleNo, false, 'a cycle with no way in answers false, not an error');
+        t.equal(cycleYes, true, 'a cycle does not hide a real path');
+        t.same(svc.listObjects('group', 'member', 'user:anne').ids.sort(), ['a', 'b'], 'list objects through a cycle');
+        t.same(svc.listUsers('group:b', 'member', 'user'), ['user:anne'], 'list users through a cycle');
+        t.equal(
+          svc.check([{ user: 'user:deep', relation: 'member', object: 'group:g10' }])[0],
+          true,
+          'twenty hops resolve',
+        );
+        t.throws(
+          () => svc.check([{ user: 'user:deep', relation: 'member', object: 'group:g0' }]),
+          /resolution too complex/,
+          'thirty hops exceed the limit of 25',
+        );
+        t.throws(
+          () => svc.check([{ user: 'user:nobody', relation: 'member', object: 'group:g0' }]),
+          /resolution too complex/,
+          'also when the answer would be false',
+        );
+      },
+    );
   });
 
-  await t.test('a branch that decides wins over a sibling too deep, as OpenFGA evaluates branches at once', async (t) => {
-    const dsl = `${GROUPS_MODEL}type doc
+  await t.test(
+    'a branch that decides wins over a sibling too deep, as OpenFGA evaluates branches at once',
+    async (t) => {
+      const dsl = `${GROUPS_MODEL}type doc
   relations
     define owner: [user]
     define blocked: [user]
@@ -128,34 +177,54 @@ export async function semanticsSuite(t: Test, svc: FgaService): Promise<void> {
     define allowed: owner but not grouped
     define shown: grouped but not blocked
 `;
-    // group:g0's members lie thirty userset hops down: asking about them is a depth error.
-    const chain = groupChain(30);
-    await withTuples(svc, dsl, [...chain, 'group:g0#member grouped doc:1', 'user:anne owner doc:1', 'user:anne blocked doc:1'], async () => {
-      const one = (user: string, relation: string) => () => svc.check([{ user, relation, object: 'doc:1' }])[0];
-      t.equal(one('user:anne', 'viewer')(), true, 'union: the owner branch is true, the deep one does not matter');
-      t.throws(one('user:bob', 'viewer'), /resolution too complex/, 'union: nothing true, the deep branch is the answer');
-      t.equal(one('user:bob', 'both')(), false, 'intersection: the owner branch is false and decides');
-      t.throws(one('user:anne', 'both'), /resolution too complex/, 'intersection: the other branch true, the deep one is the answer');
-      t.equal(one('user:bob', 'allowed')(), false, 'exclusion: a false base decides');
-      t.throws(one('user:anne', 'allowed'), /resolution too complex/, 'exclusion: a true base with a deep subtracted side is the error');
-      t.equal(one('user:anne', 'shown')(), false, 'exclusion: a true subtracted side decides over a deep base');
-      t.same(svc.listObjects('doc', 'viewer', 'user:anne').ids, ['1'], 'list objects agrees with check');
-      t.same(
-        svc.check([
-          { user: 'user:anne', relation: 'viewer', object: 'doc:1' },
-          { user: 'user:bob', relation: 'both', object: 'doc:1' },
-        ]),
-        [true, false],
-        'in one batch, each answers as alone',
+      // group:g0's members lie thirty userset hops down: asking about them is a depth error.
+      const chain = groupChain(30);
+      await withTuples(
+        svc,
+        dsl,
+        [...chain, 'group:g0#member grouped doc:1', 'user:anne owner doc:1', 'user:anne blocked doc:1'],
+        async () => {
+          const one = (user: string, relation: string) => () => svc.check([{ user, relation, object: 'doc:1' }])[0];
+          t.equal(one('user:anne', 'viewer')(), true, 'union: the owner branch is true, the deep one does not matter');
+          t.throws(
+            one('user:bob', 'viewer'),
+            /resolution too complex/,
+            'union: nothing true, the deep branch is the answer',
+          );
+          t.equal(one('user:bob', 'both')(), false, 'intersection: the owner branch is false and decides');
+          t.throws(
+            one('user:anne', 'both'),
+            /resolution too complex/,
+            'intersection: the other branch true, the deep one is the answer',
+          );
+          t.equal(one('user:bob', 'allowed')(), false, 'exclusion: a false base decides');
+          t.throws(
+            one('user:anne', 'allowed'),
+            /resolution too complex/,
+            'exclusion: a true base with a deep subtracted side is the error',
+          );
+          t.equal(one('user:anne', 'shown')(), false, 'exclusion: a true subtracted side decides over a deep base');
+          t.same(svc.listObjects('doc', 'viewer', 'user:anne').ids, ['1'], 'list objects agrees with check');
+          t.same(
+            svc.check([
+              { user: 'user:anne', relation: 'viewer', object: 'doc:1' },
+              { user: 'user:bob', relation: 'both', object: 'doc:1' },
+            ]),
+            [true, false],
+            'in one batch, each answers as alone',
+          );
+        },
       );
-    });
-  });
+    },
+  );
 
-  await t.test('a remembered answer too deep to reuse is evaluated afresh: a batch and a list answer as each check alone', async (t) => {
-    // Review finding: doc:1's `v` was true through `own`, but remembered as deep as its `deep`
-    // branch went (19 hops), so doc:10's `pv` (nine parents up) refused it as too deep in a batch
-    // and in list objects, while alone it was true.
-    const dsl = `${GROUPS_MODEL}type doc
+  await t.test(
+    'a remembered answer too deep to reuse is evaluated afresh: a batch and a list answer as each check alone',
+    async (t) => {
+      // Review finding: doc:1's `v` was true through `own`, but remembered as deep as its `deep`
+      // branch went (19 hops), so doc:10's `pv` (nine parents up) refused it as too deep in a batch
+      // and in list objects, while alone it was true.
+      const dsl = `${GROUPS_MODEL}type doc
   relations
     define deep: [group#member]
     define own: [user]
@@ -163,54 +232,88 @@ export async function semanticsSuite(t: Test, svc: FgaService): Promise<void> {
     define parent: [doc]
     define pv: v or pv from parent
 `;
-    // Upward here: group:g0 (anne's) is a member of g1, and so on up to g19.
-    const groups = Array.from({ length: 19 }, (_, i) => `group:g${i}#member member group:g${i + 1}`);
-    const parents = Array.from({ length: 9 }, (_, i) => `doc:${i + 1} parent doc:${i + 2}`);
-    await withTuples(svc, dsl, ['user:anne member group:g0', ...groups, 'group:g19#member deep doc:1', 'user:anne own doc:1', ...parents], async () => {
-      t.same(svc.check([{ user: 'user:anne', relation: 'pv', object: 'doc:10' }]), [true], 'doc:10 alone');
-      t.same(
-        svc.check([
-          { user: 'user:anne', relation: 'v', object: 'doc:1' },
-          { user: 'user:anne', relation: 'pv', object: 'doc:10' },
-        ]),
-        [true, true],
-        'the same after doc:1 in one batch',
+      // Upward here: group:g0 (anne's) is a member of g1, and so on up to g19.
+      const groups = Array.from({ length: 19 }, (_, i) => `group:g${i}#member member group:g${i + 1}`);
+      const parents = Array.from({ length: 9 }, (_, i) => `doc:${i + 1} parent doc:${i + 2}`);
+      await withTuples(
+        svc,
+        dsl,
+        ['user:anne member group:g0', ...groups, 'group:g19#member deep doc:1', 'user:anne own doc:1', ...parents],
+        async () => {
+          t.same(svc.check([{ user: 'user:anne', relation: 'pv', object: 'doc:10' }]), [true], 'doc:10 alone');
+          t.same(
+            svc.check([
+              { user: 'user:anne', relation: 'v', object: 'doc:1' },
+              { user: 'user:anne', relation: 'pv', object: 'doc:10' },
+            ]),
+            [true, true],
+            'the same after doc:1 in one batch',
+          );
+          t.same(
+            svc.listObjects('doc', 'pv', 'user:anne').ids.sort((a, b) => Number(a) - Number(b)),
+            ['1', '2', '3', '4', '5', '6', '7', '8', '9', '10'],
+            'list objects finds all ten',
+          );
+        },
       );
-      t.same(svc.listObjects('doc', 'pv', 'user:anne').ids.sort((a, b) => Number(a) - Number(b)), ['1', '2', '3', '4', '5', '6', '7', '8', '9', '10'], 'list objects finds all ten');
-    });
-  });
+    },
+  );
 
-  await t.test('computed relations of the same object are not hops (OpenFGA resolves them without a dispatch)', async (t) => {
-    const relations = Array.from({ length: 30 }, (_, i) => `    define r${i + 1}: r${i}`).join('\n');
-    const dsl = `${GROUPS_MODEL}    define m2: member
+  await t.test(
+    'computed relations of the same object are not hops (OpenFGA resolves them without a dispatch)',
+    async (t) => {
+      const relations = Array.from({ length: 30 }, (_, i) => `    define r${i + 1}: r${i}`).join('\n');
+      const dsl = `${GROUPS_MODEL}    define m2: member
 type doc
   relations
     define r0: [user]
 ${relations}
 `;
-    const chain = groupChain(20);
-    await withTuples(svc, dsl, ['user:anne r0 doc:1', ...chain, 'user:deep member group:g20'], async () => {
-      t.same(svc.check([{ user: 'user:anne', relation: 'r30', object: 'doc:1' }]), [true], 'thirty computed relations over one tuple resolve');
-      t.same(svc.check([{ user: 'user:bob', relation: 'r30', object: 'doc:1' }]), [false], 'and answer false for someone else');
-      t.same(svc.listObjects('doc', 'r30', 'user:anne').ids, ['1'], 'list objects through them');
-      t.same(svc.listUsers('doc:1', 'r30', 'user'), ['user:anne'], 'list users through them');
-      t.same(
-        svc.check([
-          { user: 'user:deep', relation: 'member', object: 'group:g0' },
-          { user: 'user:deep', relation: 'm2', object: 'group:g0' },
-        ]),
-        [true, true],
-        'a computed relation over twenty userset hops reaches as far as the relation it names',
+      const chain = groupChain(20);
+      await withTuples(svc, dsl, ['user:anne r0 doc:1', ...chain, 'user:deep member group:g20'], async () => {
+        t.same(
+          svc.check([{ user: 'user:anne', relation: 'r30', object: 'doc:1' }]),
+          [true],
+          'thirty computed relations over one tuple resolve',
+        );
+        t.same(
+          svc.check([{ user: 'user:bob', relation: 'r30', object: 'doc:1' }]),
+          [false],
+          'and answer false for someone else',
+        );
+        t.same(svc.listObjects('doc', 'r30', 'user:anne').ids, ['1'], 'list objects through them');
+        t.same(svc.listUsers('doc:1', 'r30', 'user'), ['user:anne'], 'list users through them');
+        t.same(
+          svc.check([
+            { user: 'user:deep', relation: 'member', object: 'group:g0' },
+            { user: 'user:deep', relation: 'm2', object: 'group:g0' },
+          ]),
+          [true, true],
+          'a computed relation over twenty userset hops reaches as far as the relation it names',
+        );
+      });
+      // A chain of 1400 overflowed the evaluator's stack: a 500 (review finding). Past 256 nested
+      // computed relations it is the same 400 as too many hops.
+      const long = Array.from({ length: 1400 }, (_, i) => `    define c${i + 1}: c${i}`).join('\n');
+      await withTuples(
+        svc,
+        `model\n  schema 1.1\ntype user\ntype doc\n  relations\n    define c0: [user]\n${long}\n`,
+        ['user:anne c0 doc:1'],
+        async () => {
+          t.same(
+            svc.check([{ user: 'user:anne', relation: 'c256', object: 'doc:1' }]),
+            [true],
+            '256 nested computed relations resolve',
+          );
+          t.throws(
+            () => svc.check([{ user: 'user:anne', relation: 'c1400', object: 'doc:1' }]),
+            { code: 'invalid_argument', message: /more than 256 nested computed relations/ },
+            '1400 are invalid_argument',
+          );
+        },
       );
-    });
-    // A chain of 1400 overflowed the evaluator's stack: a 500 (review finding). Past 256 nested
-    // computed relations it is the same 400 as too many hops.
-    const long = Array.from({ length: 1400 }, (_, i) => `    define c${i + 1}: c${i}`).join('\n');
-    await withTuples(svc, `model\n  schema 1.1\ntype user\ntype doc\n  relations\n    define c0: [user]\n${long}\n`, ['user:anne c0 doc:1'], async () => {
-      t.same(svc.check([{ user: 'user:anne', relation: 'c256', object: 'doc:1' }]), [true], '256 nested computed relations resolve');
-      t.throws(() => svc.check([{ user: 'user:anne', relation: 'c1400', object: 'doc:1' }]), { code: 'invalid_argument', message: /more than 256 nested computed relations/ }, '1400 are invalid_argument');
-    });
-  });
+    },
+  );
 
   await t.test('a model change leaves stored tuples that no longer fit ignored, not deleted', async (t) => {
     const v1 = `model
@@ -233,17 +336,38 @@ type doc
   relations
     define viewer: [user]
 `;
-    await withTuples(svc, v1, ['user:anne member team:x', 'team:x#member viewer doc:1', 'user:beth viewer doc:1'], async () => {
-      t.equal(svc.check([{ user: 'user:anne', relation: 'viewer', object: 'doc:1' }])[0], true, 'under v1 the team grants access');
-      const installed = await svc.installModel(v2);
-      t.equal((await svc.getModel()).id, installed.id, 'reads use the latest version');
-      t.equal(svc.check([{ user: 'user:anne', relation: 'viewer', object: 'doc:1' }])[0], false, 'under v2 the userset tuple is ignored');
-      t.equal(svc.check([{ user: 'user:beth', relation: 'viewer', object: 'doc:1' }])[0], true, 'tuples that still fit keep working');
-      t.same(svc.listUsers('doc:1', 'viewer', 'user'), ['user:beth'], 'list users ignores it too');
-      t.same(svc.listObjects('doc', 'viewer', 'user:anne').ids, [], 'list objects ignores it too');
-      t.equal((await svc.readTuples({ object: 'doc:1' }, 10)).tuples.length, 2, 'but it is still stored');
-      await t.rejects(svc.writeTuples([tuple('team:y#member viewer doc:2')]), /not an allowed user type/, 'and new ones are refused');
-    });
+    await withTuples(
+      svc,
+      v1,
+      ['user:anne member team:x', 'team:x#member viewer doc:1', 'user:beth viewer doc:1'],
+      async () => {
+        t.equal(
+          svc.check([{ user: 'user:anne', relation: 'viewer', object: 'doc:1' }])[0],
+          true,
+          'under v1 the team grants access',
+        );
+        const installed = await svc.installModel(v2);
+        t.equal((await svc.getModel()).id, installed.id, 'reads use the latest version');
+        t.equal(
+          svc.check([{ user: 'user:anne', relation: 'viewer', object: 'doc:1' }])[0],
+          false,
+          'under v2 the userset tuple is ignored',
+        );
+        t.equal(
+          svc.check([{ user: 'user:beth', relation: 'viewer', object: 'doc:1' }])[0],
+          true,
+          'tuples that still fit keep working',
+        );
+        t.same(svc.listUsers('doc:1', 'viewer', 'user'), ['user:beth'], 'list users ignores it too');
+        t.same(svc.listObjects('doc', 'viewer', 'user:anne').ids, [], 'list objects ignores it too');
+        t.equal((await svc.readTuples({ object: 'doc:1' }, 10)).tuples.length, 2, 'but it is still stored');
+        await t.rejects(
+          svc.writeTuples([tuple('team:y#member viewer doc:2')]),
+          /not an allowed user type/,
+          'and new ones are refused',
+        );
+      },
+    );
   });
 
   await t.test('writes are validated against the latest model', async (t) => {
@@ -260,14 +384,46 @@ type doc
         ['user:a:b owner document:1', /user must be type:id/],
       ];
       for (const [s, re] of bad) await t.rejects(svc.writeTuples([tuple(s)]), re, `refused: ${s}`);
-      await t.rejects(svc.writeTuples([tuple('user:anne owner document:1')]), /already exists/, 'writing an existing tuple is refused');
-      await t.rejects(svc.deleteTuples([tuple('user:zed owner document:1')]), /does not exist/, 'deleting a missing tuple is refused');
-      await t.rejects(svc.writeTuples([tuple('user:beth owner document:1'), tuple('user:anne owner document:1')]), /already exists/, 'a batch with one bad tuple');
-      t.equal(svc.check([{ user: 'user:beth', relation: 'owner', object: 'document:1' }])[0], false, 'writes nothing at all');
-      t.throws(() => svc.check([{ user: 'user:anne', relation: 'nope', object: 'document:1' }]), /relation 'nope' is not defined/, 'check of an unknown relation');
-      t.throws(() => svc.check([{ user: 'user:anne', relation: 'owner', object: 'folder:1' }]), /type 'folder' is not defined/, 'check of an unknown type');
-      t.throws(() => svc.check([{ user: 'user:a:b', relation: 'owner', object: 'document:1' }]), /invalid/, 'check of a user whose id holds a colon');
-      t.throws(() => svc.check([{ user: 'user:anne', relation: 'owner', object: 'document:1:2' }]), /invalid/, 'check of an object whose id holds a colon');
+      await t.rejects(
+        svc.writeTuples([tuple('user:anne owner document:1')]),
+        /already exists/,
+        'writing an existing tuple is refused',
+      );
+      await t.rejects(
+        svc.deleteTuples([tuple('user:zed owner document:1')]),
+        /does not exist/,
+        'deleting a missing tuple is refused',
+      );
+      await t.rejects(
+        svc.writeTuples([tuple('user:beth owner document:1'), tuple('user:anne owner document:1')]),
+        /already exists/,
+        'a batch with one bad tuple',
+      );
+      t.equal(
+        svc.check([{ user: 'user:beth', relation: 'owner', object: 'document:1' }])[0],
+        false,
+        'writes nothing at all',
+      );
+      t.throws(
+        () => svc.check([{ user: 'user:anne', relation: 'nope', object: 'document:1' }]),
+        /relation 'nope' is not defined/,
+        'check of an unknown relation',
+      );
+      t.throws(
+        () => svc.check([{ user: 'user:anne', relation: 'owner', object: 'folder:1' }]),
+        /type 'folder' is not defined/,
+        'check of an unknown type',
+      );
+      t.throws(
+        () => svc.check([{ user: 'user:a:b', relation: 'owner', object: 'document:1' }]),
+        /invalid/,
+        'check of a user whose id holds a colon',
+      );
+      t.throws(
+        () => svc.check([{ user: 'user:anne', relation: 'owner', object: 'document:1:2' }]),
+        /invalid/,
+        'check of an object whose id holds a colon',
+      );
     });
   });
 
@@ -280,31 +436,51 @@ type document
     define viewer: [user, document#viewer]
 `;
     await withTuples(svc, dsl, ['user:anne viewer document:2'], async () => {
-      await t.rejects(svc.writeTuples([tuple('document:1#viewer viewer document:1')]), /cannot write a tuple that is implicit/);
+      await t.rejects(
+        svc.writeTuples([tuple('document:1#viewer viewer document:1')]),
+        /cannot write a tuple that is implicit/,
+      );
       t.equal((await svc.readTuples({ object: 'document:1' }, 10)).tuples.length, 0, 'nothing was stored');
       const self = { user: 'document:1#viewer', relation: 'viewer', object: 'document:1' };
-      t.same(svc.check([self, { ...self, contextualTuples: [tuple('document:1#viewer viewer document:1')] }]), [true, true]);
-      t.same(svc.listUsers('document:1', 'viewer', 'document#viewer'), ['document:1#viewer'], 'the userset defines itself in list users');
+      t.same(svc.check([self, { ...self, contextualTuples: [tuple('document:1#viewer viewer document:1')] }]), [
+        true,
+        true,
+      ]);
+      t.same(
+        svc.listUsers('document:1', 'viewer', 'document#viewer'),
+        ['document:1#viewer'],
+        'the userset defines itself in list users',
+      );
     });
   });
 
   await t.test('expand shows one level of the userset tree', async (t) => {
-    await withTuples(svc, scenarios[2].dsl, ['folder:root parent document:1', 'user:dana viewer document:1'], async () => {
-      const tree = JSON.parse(svc.expand('document:1', 'viewer')) as unknown;
-      t.same(tree, {
-        root: {
-          name: 'document:1#viewer',
-          union: {
-            nodes: [
-              { name: 'document:1#viewer', leaf: { users: { users: ['user:dana'] } } },
-              { name: 'document:1#viewer', leaf: { tupleToUserset: { tupleset: 'document:1#parent', computed: [{ userset: 'folder:root#viewer' }] } } },
-            ],
+    await withTuples(
+      svc,
+      scenarios[2].dsl,
+      ['folder:root parent document:1', 'user:dana viewer document:1'],
+      async () => {
+        const tree = JSON.parse(svc.expand('document:1', 'viewer')) as unknown;
+        t.same(tree, {
+          root: {
+            name: 'document:1#viewer',
+            union: {
+              nodes: [
+                { name: 'document:1#viewer', leaf: { users: { users: ['user:dana'] } } },
+                {
+                  name: 'document:1#viewer',
+                  leaf: {
+                    tupleToUserset: { tupleset: 'document:1#parent', computed: [{ userset: 'folder:root#viewer' }] },
+                  },
+                },
+              ],
+            },
           },
-        },
-      });
-      const can = JSON.parse(svc.expand('document:1', 'can_view')) as { root: { difference?: unknown } };
-      t.ok(can.root.difference, 'exclusion expands to a difference node');
-    });
+        });
+        const can = JSON.parse(svc.expand('document:1', 'can_view')) as { root: { difference?: unknown } };
+        t.ok(can.root.difference, 'exclusion expands to a difference node');
+      },
+    );
   });
 
   await t.test('reading tuples pages with a continuation token', async (t) => {
@@ -321,7 +497,11 @@ type document
       } while (token && pages < 10);
       t.same(seen.sort(), many.map((m) => m.split(' ')[0]).sort(), 'every matching tuple once, across pages');
       t.same((await svc.readTuples({ object: 'document:' }, 100)).tuples.length, 8, 'type-only object filter');
-      t.same((await svc.readTuples({ user: 'user:anne', relation: 'owner' }, 100)).tuples, [tuple('user:anne owner document:q')], 'user and relation filter');
+      t.same(
+        (await svc.readTuples({ user: 'user:anne', relation: 'owner' }, 100)).tuples,
+        [tuple('user:anne owner document:q')],
+        'user and relation filter',
+      );
     });
   });
 

@@ -37,7 +37,11 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
  */
 async function kernelsOn(t: Test, target: DbTarget, secondMemory?: 'database'): Promise<[TestKernel, TestKernel]> {
   const a = await bootTestKernel({ plugins: [fgaPlugin, admin], database: target });
-  const b = await bootTestKernel({ plugins: [fgaPlugin, admin], database: target, ...(secondMemory ? { memory: secondMemory } : {}) });
+  const b = await bootTestKernel({
+    plugins: [fgaPlugin, admin],
+    database: target,
+    ...(secondMemory ? { memory: secondMemory } : {}),
+  });
   t.teardown(async () => {
     await a.close();
     await b.close();
@@ -48,13 +52,15 @@ async function kernelsOn(t: Test, target: DbTarget, secondMemory?: 'database'): 
 }
 
 /** Whether the node lets `user` view doc:1; false until it has seen the model. */
-const viewsDoc = (node: TestKernel) => (user: string): boolean => {
-  try {
-    return node.kernel.service('fga').check([{ user, relation: 'viewer', object: 'doc:1' }])[0];
-  } catch {
-    return false;
-  }
-};
+const viewsDoc =
+  (node: TestKernel) =>
+  (user: string): boolean => {
+    try {
+      return node.kernel.service('fga').check([{ user, relation: 'viewer', object: 'doc:1' }])[0];
+    } catch {
+      return false;
+    }
+  };
 
 async function twoKernels(t: Test, target: DbTarget): Promise<void> {
   const [a, b] = await kernelsOn(t, target);
@@ -73,9 +79,16 @@ async function twoKernels(t: Test, target: DbTarget): Promise<void> {
   ];
   await waitOnB(false, 'user:anne');
   await a.kernel.invoke('_fga_write_tuples', testContext(a.kernel), { tuples });
-  t.equal(a.kernel.service('fga').check([{ user: 'user:anne', relation: 'viewer', object: 'doc:1' }])[0], true, 'the writing node sees its write at once');
+  t.equal(
+    a.kernel.service('fga').check([{ user: 'user:anne', relation: 'viewer', object: 'doc:1' }])[0],
+    true,
+    'the writing node sees its write at once',
+  );
   const seen = await waitOnB(true, 'user:anne');
-  t.ok(seen < PROPAGATION_BOUND_MS, `a write on A was visible on B after ${seen.toFixed(0)} ms (bound ${PROPAGATION_BOUND_MS} ms)`);
+  t.ok(
+    seen < PROPAGATION_BOUND_MS,
+    `a write on A was visible on B after ${seen.toFixed(0)} ms (bound ${PROPAGATION_BOUND_MS} ms)`,
+  );
   await a.kernel.invoke('_fga_delete_tuples', testContext(a.kernel), { tuples: [tuples[1]] });
   const gone = await waitOnB(false, 'user:anne');
   t.ok(gone < PROPAGATION_BOUND_MS, `a delete on A was visible on B after ${gone.toFixed(0)} ms`);
@@ -115,10 +128,18 @@ t.test('the change log is pruned by age, keeping the newest entry; a node behind
   t.equal(await writer.prune(), 0, 'nothing is older than the default retention (one hour)');
   t.equal(await store.pruneChanges(Date.now() + 1000), 2, 'with everything expired, all but the newest go');
   t.equal(await store.changesSince(0, 100), null, 'a node at 0 now sees a gap');
-  t.same((await store.changesSince(2, 100))?.map((c) => c.seq), [3], 'the newest entry is kept');
+  t.same(
+    (await store.changesSince(2, 100))?.map((c) => c.seq),
+    [3],
+    'the newest entry is kept',
+  );
   await behind.sync();
   t.equal(behind.sequence, 3, 'the node behind reloaded a snapshot');
-  t.same(behind.check([{ user: 'user:beth', relation: 'viewer', object: 'doc:1' }]), [true], 'and answers with the pruned changes applied');
+  t.same(
+    behind.check([{ user: 'user:beth', relation: 'viewer', object: 'doc:1' }]),
+    [true],
+    'and answers with the pruned changes applied',
+  );
 });
 
 t.test('pruning runs at start and on a timer, which close stops', async (t) => {
@@ -164,15 +185,37 @@ t.test('a bulk import logs one reload change; other nodes reload a snapshot', as
   const { store, writer, other } = await twoNodesOnSqlite(t);
   await writer.installModel(MODEL);
   await writer.writeTuples([{ user: 'user:anne', relation: 'viewer', object: 'doc:1' }]);
-  const many = Array.from({ length: 2500 }, (_, i) => ({ user: `user:u${i}`, relation: 'member', object: `group:g${i % 7}` }));
-  await writer.importTuples([...many, { user: 'user:anne', relation: 'viewer', object: 'doc:1' }, { user: 'group:g3#member', relation: 'viewer', object: 'doc:2' }]);
+  const many = Array.from({ length: 2500 }, (_, i) => ({
+    user: `user:u${i}`,
+    relation: 'member',
+    object: `group:g${i % 7}`,
+  }));
+  await writer.importTuples([
+    ...many,
+    { user: 'user:anne', relation: 'viewer', object: 'doc:1' },
+    { user: 'group:g3#member', relation: 'viewer', object: 'doc:2' },
+  ]);
   t.equal(await store.countTuples(), 2502, 'every new tuple stored once, the existing one left alone');
-  t.same((await store.changesSince(2, 10))?.map((c) => c.op), ['reload'], 'a single log entry for the import');
+  t.same(
+    (await store.changesSince(2, 10))?.map((c) => c.op),
+    ['reload'],
+    'a single log entry for the import',
+  );
   t.equal(writer.tupleCount, 2502, 'the importing node has them');
   await other.sync();
   t.equal(other.tupleCount, 2502, 'the other node reloaded');
-  t.same(other.check([{ user: 'user:u3', relation: 'viewer', object: 'doc:2' }, { user: 'user:u4', relation: 'viewer', object: 'doc:2' }]), [true, false]);
-  await t.rejects(writer.importTuples([{ user: 'user:x', relation: 'nope', object: 'doc:1' }]), { code: 'invalid_argument' }, 'validated like writes');
+  t.same(
+    other.check([
+      { user: 'user:u3', relation: 'viewer', object: 'doc:2' },
+      { user: 'user:u4', relation: 'viewer', object: 'doc:2' },
+    ]),
+    [true, false],
+  );
+  await t.rejects(
+    writer.importTuples([{ user: 'user:x', relation: 'nope', object: 'doc:1' }]),
+    { code: 'invalid_argument' },
+    'validated like writes',
+  );
   await writer.close();
   await other.close();
 });
@@ -202,11 +245,20 @@ t.test('the model in force is the last one installed, whatever the installing cl
 });
 
 /** Two nodes, each with its own connection, on one SQLite file (as two processes would be). */
-async function twoConnectionsOnSqlite(t: Test): Promise<{ stores: [SqlFgaStore, SqlFgaStore]; nodes: [FgaService, FgaService]; storage: Awaited<ReturnType<typeof openStorage>> }> {
+async function twoConnectionsOnSqlite(
+  t: Test,
+): Promise<{
+  stores: [SqlFgaStore, SqlFgaStore];
+  nodes: [FgaService, FgaService];
+  storage: Awaited<ReturnType<typeof openStorage>>;
+}> {
   const target = await sqliteTarget();
   const first = await openStorage(new Config(target.flags), fgaEntities);
   const second = await openStorage(new Config(target.flags), fgaEntities);
-  const stores: [SqlFgaStore, SqlFgaStore] = [await SqlFgaStore.open(first, false), await SqlFgaStore.open(second, false)];
+  const stores: [SqlFgaStore, SqlFgaStore] = [
+    await SqlFgaStore.open(first, false),
+    await SqlFgaStore.open(second, false),
+  ];
   const nodes: [FgaService, FgaService] = [
     await FgaService.open(stores[0], { syncIntervalMs: 0, pruneIntervalMs: 0 }),
     await FgaService.open(stores[1], { syncIntervalMs: 0, pruneIntervalMs: 0 }),
@@ -221,77 +273,109 @@ async function twoConnectionsOnSqlite(t: Test): Promise<{ stores: [SqlFgaStore, 
 
 const NARROWER = MODEL.replace('define viewer: [user, group#member]', 'define viewer: [group#member]');
 
-t.test('a write validated against a model another node replaced before the write took the lock is validated again', async (t) => {
-  const { store, writer, other } = await twoNodesOnSqlite(t);
-  await writer.installModel(MODEL);
-  await other.sync();
-  const write = store.writeTuples.bind(store);
-  let raced = false;
-  store.writeTuples = async (writes, deletes, modelId) => {
-    if (!raced) {
-      raced = true;
-      await writer.installModel(NARROWER); // lands between the other node's validation and its write
-    }
-    return write(writes, deletes, modelId);
-  };
-  await t.rejects(other.writeTuples([{ user: 'user:x', relation: 'viewer', object: 'doc:9' }]), { code: 'invalid_argument', message: /not an allowed user type/ });
-  t.equal((await store.readTuples({ object: 'doc:9' }, 10)).tuples.length, 0, 'nothing was stored');
-  await other.writeTuples([{ user: 'group:g#member', relation: 'viewer', object: 'doc:9' }]);
-  t.equal((await store.readTuples({ object: 'doc:9' }, 10)).tuples.length, 1, 'what the new model admits is written');
-});
+t.test(
+  'a write validated against a model another node replaced before the write took the lock is validated again',
+  async (t) => {
+    const { store, writer, other } = await twoNodesOnSqlite(t);
+    await writer.installModel(MODEL);
+    await other.sync();
+    const write = store.writeTuples.bind(store);
+    let raced = false;
+    store.writeTuples = async (writes, deletes, modelId) => {
+      if (!raced) {
+        raced = true;
+        await writer.installModel(NARROWER); // lands between the other node's validation and its write
+      }
+      return write(writes, deletes, modelId);
+    };
+    await t.rejects(other.writeTuples([{ user: 'user:x', relation: 'viewer', object: 'doc:9' }]), {
+      code: 'invalid_argument',
+      message: /not an allowed user type/,
+    });
+    t.equal((await store.readTuples({ object: 'doc:9' }, 10)).tuples.length, 0, 'nothing was stored');
+    await other.writeTuples([{ user: 'group:g#member', relation: 'viewer', object: 'doc:9' }]);
+    t.equal((await store.readTuples({ object: 'doc:9' }, 10)).tuples.length, 1, 'what the new model admits is written');
+  },
+);
 
-t.test('the writing node sees its own write even when a pull that read the log before the commit is in flight', async (t) => {
-  const { store, writer } = await twoNodesOnSqlite(t);
-  await writer.installModel(MODEL);
-  const changesSince = store.changesSince.bind(store);
-  let slow = false;
-  store.changesSince = async (seq, limit) => {
-    const read = await changesSince(seq, limit);
-    if (slow) {
-      slow = false;
-      await sleep(50); // delivered after the commit below
-    }
-    return read;
-  };
-  const write = store.writeTuples.bind(store);
-  store.writeTuples = async (writes, deletes, modelId) => {
-    slow = true;
-    void writer.sync(); // a timer's pull, reading the log before this write commits
-    await sleep(10);
-    return write(writes, deletes, modelId);
-  };
-  await writer.writeTuples([{ user: 'user:anne', relation: 'viewer', object: 'doc:1' }]);
-  t.same(writer.check([{ user: 'user:anne', relation: 'viewer', object: 'doc:1' }]), [true]);
-});
+t.test(
+  'the writing node sees its own write even when a pull that read the log before the commit is in flight',
+  async (t) => {
+    const { store, writer } = await twoNodesOnSqlite(t);
+    await writer.installModel(MODEL);
+    const changesSince = store.changesSince.bind(store);
+    let slow = false;
+    store.changesSince = async (seq, limit) => {
+      const read = await changesSince(seq, limit);
+      if (slow) {
+        slow = false;
+        await sleep(50); // delivered after the commit below
+      }
+      return read;
+    };
+    const write = store.writeTuples.bind(store);
+    store.writeTuples = async (writes, deletes, modelId) => {
+      slow = true;
+      void writer.sync(); // a timer's pull, reading the log before this write commits
+      await sleep(10);
+      return write(writes, deletes, modelId);
+    };
+    await writer.writeTuples([{ user: 'user:anne', relation: 'viewer', object: 'doc:1' }]);
+    t.same(writer.check([{ user: 'user:anne', relation: 'viewer', object: 'doc:1' }]), [true]);
+  },
+);
 
 t.test('a hole in the middle of the change log makes a node reload instead of stepping over it', async (t) => {
   const { stores, nodes, storage } = await twoConnectionsOnSqlite(t);
   const [writer, behind] = nodes;
   await writer.installModel(MODEL);
   await behind.sync();
-  for (const who of ['one', 'two', 'three']) await writer.writeTuples([{ user: `user:${who}`, relation: 'viewer', object: 'doc:1' }]);
+  for (const who of ['one', 'two', 'three'])
+    await writer.writeTuples([{ user: `user:${who}`, relation: 'viewer', object: 'doc:1' }]);
   // The entry of `two` pruned by its (skewed) time while later ones stayed.
   await storage.orm.em.fork().getConnection().execute('delete from latchkey_fga_changes where _id = 3');
   t.equal(await stores[1].changesSince(1, 100), null, 'the log no longer reaches back without a gap');
   await behind.sync();
-  t.same(behind.check(['one', 'two', 'three'].map((who) => ({ user: `user:${who}`, relation: 'viewer', object: 'doc:1' }))), [true, true, true], 'the node reloaded and has all three');
+  t.same(
+    behind.check(['one', 'two', 'three'].map((who) => ({ user: `user:${who}`, relation: 'viewer', object: 'doc:1' }))),
+    [true, true, true],
+    'the node reloaded and has all three',
+  );
 });
 
 t.test('two nodes writing to one SQLite file at once: every write lands (SQLITE_BUSY is retried)', async (t) => {
   const { nodes } = await twoConnectionsOnSqlite(t);
   await nodes[0].installModel(MODEL);
   await nodes[1].sync();
-  const writes = Array.from({ length: 40 }, (_, i) => nodes[i % 2].writeTuples([{ user: `user:u${i}`, relation: 'viewer', object: 'doc:busy' }]).then(() => 'ok', (err: Error) => err.message));
+  const writes = Array.from({ length: 40 }, (_, i) =>
+    nodes[i % 2].writeTuples([{ user: `user:u${i}`, relation: 'viewer', object: 'doc:busy' }]).then(
+      () => 'ok',
+      (err: Error) => err.message,
+    ),
+  );
   const results = await Promise.all(writes);
-  t.same(results.filter((r) => r !== 'ok'), [], 'no write failed');
+  t.same(
+    results.filter((r) => r !== 'ok'),
+    [],
+    'no write failed',
+  );
   await nodes[1].sync();
-  t.equal(nodes[1].check(Array.from({ length: 40 }, (_, i) => ({ user: `user:u${i}`, relation: 'viewer', object: 'doc:busy' }))).filter(Boolean).length, 40);
+  t.equal(
+    nodes[1]
+      .check(Array.from({ length: 40 }, (_, i) => ({ user: `user:u${i}`, relation: 'viewer', object: 'doc:busy' })))
+      .filter(Boolean).length,
+    40,
+  );
 });
 
 /** Counts the change-log queries a storage runs (knex reports every query it sends). */
 function changeLogQueries(storage: Awaited<ReturnType<typeof openStorage>>): () => number {
   let n = 0;
-  const knex = (storage.orm.em.getConnection() as unknown as { getKnex(): { on(event: 'query', listener: (q: { sql: string }) => void): void } }).getKnex();
+  const knex = (
+    storage.orm.em.getConnection() as unknown as {
+      getKnex(): { on(event: 'query', listener: (q: { sql: string }) => void): void };
+    }
+  ).getKnex();
   knex.on('query', (q) => {
     if (q.sql.includes('latchkey_fga_changes')) n++;
   });
@@ -323,7 +407,7 @@ t.test('on a SQLite file a poll with nothing committed since the last one asks t
   t.ok(queries() > afterWrite, 'an unrelated commit makes the next poll read the log');
 });
 
-t.test('a node storing sessions all the while still sees another node\'s writes', async (t) => {
+t.test("a node storing sessions all the while still sees another node's writes", async (t) => {
   // A keeps its sessions in the same file (the database memory store), so its own writes are
   // the stamp's "own writes": the only commit since the last look leaves the stamp as it was.
   const [b, a] = await kernelsOn(t, await sqliteTarget(), 'database');
@@ -338,7 +422,9 @@ t.test('a node storing sessions all the while still sees another node\'s writes'
   })();
   for (let i = 0; i < 5; i++) {
     const user = `user:u${i}`;
-    await b.kernel.invoke('_fga_write_tuples', testContext(b.kernel), { tuples: [{ user, relation: 'viewer', object: 'doc:1' }] });
+    await b.kernel.invoke('_fga_write_tuples', testContext(b.kernel), {
+      tuples: [{ user, relation: 'viewer', object: 'doc:1' }],
+    });
     const start = performance.now();
     while (!sees(user)) {
       if (performance.now() - start > PROPAGATION_BOUND_MS) break;

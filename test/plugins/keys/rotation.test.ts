@@ -23,8 +23,12 @@ t.test('RS256 with a secondary public key', async (t) => {
   const kernel = fx.server.kernel;
   const user = (await kernel.service('users').findById(fx.userId))!;
   const scopes = ['openid', 'email'];
-  const session = await kernel.service('sessions').create({ userId: user.id, roles: ['user'], scopes, amr: ['pwd'], clientId: fx.client.client_id });
-  const issued = await kernel.service('tokens').issue({ user, session, scopes, roles: ['user'], clientId: fx.client.client_id, idTokenClaimsByScope: true });
+  const session = await kernel
+    .service('sessions')
+    .create({ userId: user.id, roles: ['user'], scopes, amr: ['pwd'], clientId: fx.client.client_id });
+  const issued = await kernel
+    .service('tokens')
+    .issue({ user, session, scopes, roles: ['user'], clientId: fx.client.client_id, idTokenClaimsByScope: true });
   const currentKid = decodeProtectedHeader(issued.access_token).kid!;
 
   const jwks = (await (await fetch(`${fx.server.url}/.well-known/jwks.json`)).json()) as { keys: JWK[] };
@@ -46,7 +50,8 @@ t.test('RS256 with a secondary public key', async (t) => {
         body: JSON.stringify({ token_type: 'access_token', token }),
       })
     ).json()) as { is_valid?: boolean };
-  const userinfo = (token: string) => fetch(`${fx.server.url}/userinfo`, { headers: { authorization: `Bearer ${token}` } });
+  const userinfo = (token: string) =>
+    fetch(`${fx.server.url}/userinfo`, { headers: { authorization: `Bearer ${token}` } });
 
   t.test('a token signed by the secondary key validates', async (t) => {
     const old = await resign(issued.access_token, previous.private, secondaryKid);
@@ -67,7 +72,10 @@ t.test('RS256 with a secondary public key', async (t) => {
   t.test('client_credentials tokens signed by the secondary key are accepted by introspection', async (t) => {
     const res = await fetch(`${fx.server.url}/oauth/token`, {
       method: 'POST',
-      headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: `Basic ${Buffer.from(`${fx.client.client_id}:${fx.client.client_secret}`).toString('base64')}` },
+      headers: {
+        'content-type': 'application/x-www-form-urlencoded',
+        authorization: `Basic ${Buffer.from(`${fx.client.client_id}:${fx.client.client_secret}`).toString('base64')}`,
+      },
       body: 'grant_type=client_credentials',
     });
     const service = ((await res.json()) as { access_token: string }).access_token;
@@ -75,7 +83,10 @@ t.test('RS256 with a secondary public key', async (t) => {
       (await (
         await fetch(`${fx.server.url}/oauth/introspect`, {
           method: 'POST',
-          headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: `Basic ${Buffer.from(`${fx.client.client_id}:${fx.client.client_secret}`).toString('base64')}` },
+          headers: {
+            'content-type': 'application/x-www-form-urlencoded',
+            authorization: `Basic ${Buffer.from(`${fx.client.client_id}:${fx.client.client_secret}`).toString('base64')}`,
+          },
           body: `token=${encodeURIComponent(token)}`,
         })
       ).json()) as { active: boolean };
@@ -85,25 +96,48 @@ t.test('RS256 with a secondary public key', async (t) => {
 });
 
 t.test('HS256 with a secondary secret: verified, never published', async (t) => {
-  const server = await startTestServer({ flags: { 'jwt-secondary-secret': 'previous-secret-previous-secret-0123456789' } });
+  const server = await startTestServer({
+    flags: { 'jwt-secondary-secret': 'previous-secret-previous-secret-0123456789' },
+  });
   t.teardown(() => server.close());
   const jwks = (await (await fetch(`${server.url}/.well-known/jwks.json`)).json()) as { keys: JWK[] };
   t.same(jwks.keys, [], 'HMAC secrets are not in the JWKS');
   const kernel = server.kernel;
   t.equal(kernel.service('keys').verifiers.length, 2);
-  const user = await kernel.service('users').create({ email: 'hs@example.com', password: 'correct-horse-1', signup_method: 'basic_auth', roles: ['user'], email_verified: true });
-  const session = await kernel.service('sessions').create({ userId: user.id, roles: ['user'], scopes: ['openid'], amr: ['pwd'] });
+  const user = await kernel
+    .service('users')
+    .create({
+      email: 'hs@example.com',
+      password: 'correct-horse-1',
+      signup_method: 'basic_auth',
+      roles: ['user'],
+      email_verified: true,
+    });
+  const session = await kernel
+    .service('sessions')
+    .create({ userId: user.id, roles: ['user'], scopes: ['openid'], amr: ['pwd'] });
   const issued = await kernel.service('tokens').issue({ user, session, scopes: ['openid'], roles: ['user'] });
   const secondaryKid = kernel.service('keys').verifiers[1].kid;
   const sign = (secret: string, kid: string) =>
-    new SignJWT(decodeJwt(issued.access_token)).setProtectedHeader({ alg: 'HS256', kid, typ: 'JWT' }).sign(new TextEncoder().encode(secret));
+    new SignJWT(decodeJwt(issued.access_token))
+      .setProtectedHeader({ alg: 'HS256', kid, typ: 'JWT' })
+      .sign(new TextEncoder().encode(secret));
   const tokens = kernel.service('tokens');
-  t.ok(await tokens.verifyAccessToken(await sign('previous-secret-previous-secret-0123456789', secondaryKid)), 'secondary secret accepted');
-  t.notOk(await tokens.verifyAccessToken(await sign('some-other-secret-some-other-secret-0123', secondaryKid)), 'other secret refused');
+  t.ok(
+    await tokens.verifyAccessToken(await sign('previous-secret-previous-secret-0123456789', secondaryKid)),
+    'secondary secret accepted',
+  );
+  t.notOk(
+    await tokens.verifyAccessToken(await sign('some-other-secret-some-other-secret-0123', secondaryKid)),
+    'other secret refused',
+  );
 });
 
 t.test('the secondary key must match the kind of the signing key', async (t) => {
-  await t.rejects(startTestServer({ flags: { 'jwt-secondary-public-key': rsaKeys().public } }), /--jwt-secondary-public-key is for RS and ES types/);
+  await t.rejects(
+    startTestServer({ flags: { 'jwt-secondary-public-key': rsaKeys().public } }),
+    /--jwt-secondary-public-key is for RS and ES types/,
+  );
   await t.rejects(
     startTestServer({ flags: { 'jwt-secondary-secret': 'test-jwt-secret-test-jwt-secret-0123456789' } }),
     /must differ from --jwt-secret/,
@@ -111,7 +145,14 @@ t.test('the secondary key must match the kind of the signing key', async (t) => 
   const keys = rsaKeys();
   await t.rejects(
     startTestServer({
-      flags: { 'jwt-type': 'RS256', 'jwt-secret': undefined, 'jwt-private-key': keys.private, 'jwt-public-key': keys.public, 'encryption-key': 'x'.repeat(40), 'jwt-secondary-public-key': keys.public },
+      flags: {
+        'jwt-type': 'RS256',
+        'jwt-secret': undefined,
+        'jwt-private-key': keys.private,
+        'jwt-public-key': keys.public,
+        'encryption-key': 'x'.repeat(40),
+        'jwt-secondary-public-key': keys.public,
+      },
     }),
     /secondary key is the signing key itself/,
   );

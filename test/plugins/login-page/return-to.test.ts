@@ -42,7 +42,11 @@ t.test('signing in with a hostile return_to lands on /app, never a 500', async (
   t.teardown(() => server.close());
   const headers = { 'content-type': 'application/json', origin: server.url };
   const password = 'correct-horse-1';
-  const signup = await fetch(`${server.url}/v1/signup`, { method: 'POST', headers, body: JSON.stringify({ email: 'ada@example.com', password, confirm_password: password }) });
+  const signup = await fetch(`${server.url}/v1/signup`, {
+    method: 'POST',
+    headers,
+    body: JSON.stringify({ email: 'ada@example.com', password, confirm_password: password }),
+  });
   t.equal(signup.status, 200);
   const post = (returnTo: string) =>
     fetch(`${server.url}/app/login`, {

@@ -19,8 +19,15 @@ const pkce = () => {
 /** The hidden inputs of a form_post page, decoded. */
 function hiddenInputs(html: string): Record<string, string> {
   const out: Record<string, string> = {};
-  const unescape = (s: string) => s.replace(/&quot;/g, '"').replace(/&#39;/g, "'").replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&amp;/g, '&');
-  for (const m of html.matchAll(/<input type="hidden" name="([^"]*)" value="([^"]*)">/g)) out[unescape(m[1])] = unescape(m[2]);
+  const unescape = (s: string) =>
+    s
+      .replace(/&quot;/g, '"')
+      .replace(/&#39;/g, "'")
+      .replace(/&lt;/g, '<')
+      .replace(/&gt;/g, '>')
+      .replace(/&amp;/g, '&');
+  for (const m of html.matchAll(/<input type="hidden" name="([^"]*)" value="([^"]*)">/g))
+    out[unescape(m[1])] = unescape(m[2]);
   return out;
 }
 
@@ -33,20 +40,35 @@ t.test('authorize response modes and prompts', async (t) => {
   const redeem = (code: string, verifier: string) =>
     fetch(`${base}/oauth/token`, {
       method: 'POST',
-      headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: `Basic ${Buffer.from(`${fx.client.client_id}:${fx.client.client_secret}`).toString('base64')}` },
-      body: new URLSearchParams({ grant_type: 'authorization_code', code, code_verifier: verifier, redirect_uri: fx.redirectUri }).toString(),
+      headers: {
+        'content-type': 'application/x-www-form-urlencoded',
+        authorization: `Basic ${Buffer.from(`${fx.client.client_id}:${fx.client.client_secret}`).toString('base64')}`,
+      },
+      body: new URLSearchParams({
+        grant_type: 'authorization_code',
+        code,
+        code_verifier: verifier,
+        redirect_uri: fx.redirectUri,
+      }).toString(),
     });
 
   t.test('form_post: an auto-submitting form posts code, state and iss to the redirect URI', async (t) => {
     const p = pkce();
     const state = `st"<&'${randomBytes(4).toString('hex')}`;
-    const res = await browserAuthorize(authorizeUrl({ response_mode: 'form_post', state, code_challenge: p.challenge, code_challenge_method: 'S256' }), fx.cookie);
+    const res = await browserAuthorize(
+      authorizeUrl({ response_mode: 'form_post', state, code_challenge: p.challenge, code_challenge_method: 'S256' }),
+      fx.cookie,
+    );
     t.equal(res.status, 200, 'a page, not a redirect');
     t.equal(res.headers.get('location'), null, 'nothing goes into a URL');
     t.match(res.headers.get('content-type'), /^text\/html/);
     t.equal(res.headers.get('cache-control'), 'no-store');
     const html = await res.text();
-    t.match(html, new RegExp(`<form method="post" action="${fx.redirectUri.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}">`), 'posts to the exact redirect URI, no query added');
+    t.match(
+      html,
+      new RegExp(`<form method="post" action="${fx.redirectUri.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}">`),
+      'posts to the exact redirect URI, no query added',
+    );
     t.match(html, /onload="document\.forms\[0\]\.submit\(\)"/, 'submits itself');
     t.match(html, /<noscript><button type="submit">/, 'and works without JavaScript');
     t.notMatch(html, /<input[^>]*name="state"[^>]*value="st"</, 'the state is HTML-escaped');
@@ -63,7 +85,10 @@ t.test('authorize response modes and prompts', async (t) => {
   });
 
   t.test('form_post also carries errors', async (t) => {
-    const res = await browserAuthorize(authorizeUrl({ response_mode: 'form_post', state: 'e1', prompt: 'none', code_challenge: pkce().challenge }), undefined);
+    const res = await browserAuthorize(
+      authorizeUrl({ response_mode: 'form_post', state: 'e1', prompt: 'none', code_challenge: pkce().challenge }),
+      undefined,
+    );
     t.equal(res.status, 200);
     t.equal(res.headers.get('location'), null);
     const fields = hiddenInputs(await res.text());
@@ -73,7 +98,10 @@ t.test('authorize response modes and prompts', async (t) => {
   });
 
   t.test('prompt=none without a session answers login_required at the redirect URI', async (t) => {
-    const res = await browserAuthorize(authorizeUrl({ prompt: 'none', state: 'n1', code_challenge: pkce().challenge }), undefined);
+    const res = await browserAuthorize(
+      authorizeUrl({ prompt: 'none', state: 'n1', code_challenge: pkce().challenge }),
+      undefined,
+    );
     t.equal(res.status, 302);
     const loc = new URL(res.headers.get('location')!);
     t.equal(loc.origin + loc.pathname, fx.redirectUri);
@@ -83,7 +111,10 @@ t.test('authorize response modes and prompts', async (t) => {
   });
 
   t.test('prompt=none with a session answers a code without any page', async (t) => {
-    const res = await browserAuthorize(authorizeUrl({ prompt: 'none', state: 'n2', code_challenge: pkce().challenge }), fx.cookie);
+    const res = await browserAuthorize(
+      authorizeUrl({ prompt: 'none', state: 'n2', code_challenge: pkce().challenge }),
+      fx.cookie,
+    );
     const loc = new URL(res.headers.get('location')!);
     t.ok(loc.searchParams.get('code'));
     t.equal(loc.searchParams.get('state'), 'n2');
@@ -92,7 +123,10 @@ t.test('authorize response modes and prompts', async (t) => {
   t.test('prompt=login sends a signed-in user to the login page; only a new sign-in gets the code', async (t) => {
     const p = pkce();
     const oldCookie = await fx.newBrowserCookie();
-    const res = await browserAuthorize(authorizeUrl({ prompt: 'login', state: 'l1', code_challenge: p.challenge, code_challenge_method: 'S256' }), oldCookie);
+    const res = await browserAuthorize(
+      authorizeUrl({ prompt: 'login', state: 'l1', code_challenge: p.challenge, code_challenge_method: 'S256' }),
+      oldCookie,
+    );
     t.equal(res.status, 302);
     const login = new URL(res.headers.get('location')!);
     t.equal(login.pathname, '/app', 'the hosted login page, despite the session');
@@ -104,7 +138,11 @@ t.test('authorize response modes and prompts', async (t) => {
 
     // The old session, even coming back through return_to, is sent to sign in again.
     const replay = await browserAuthorize(`${base}${returnTo}`, oldCookie);
-    t.equal(new URL(replay.headers.get('location')!).pathname, '/app', 'an earlier session does not satisfy prompt=login');
+    t.equal(
+      new URL(replay.headers.get('location')!).pathname,
+      '/app',
+      'an earlier session does not satisfy prompt=login',
+    );
 
     // A real password sign-in after the request (what the login page's form does).
     const signIn = await fetch(`${base}/v1/login`, {

@@ -5,7 +5,8 @@
 import t from 'tap';
 import { oauthFixture } from './setup.js';
 
-const claimsOf = (jwt: string) => JSON.parse(Buffer.from(jwt.split('.')[1]!, 'base64url').toString()) as Record<string, unknown>;
+const claimsOf = (jwt: string) =>
+  JSON.parse(Buffer.from(jwt.split('.')[1]!, 'base64url').toString()) as Record<string, unknown>;
 
 t.test('client_credentials: expires_in is the token exp while the clock ticks', async (t) => {
   const fx = await oauthFixture();
@@ -19,7 +20,11 @@ t.test('client_credentials: expires_in is the token exp while the clock ticks', 
     const res = await fetch(`${fx.server.url}/oauth/token`, {
       method: 'POST',
       headers: { 'content-type': 'application/x-www-form-urlencoded' },
-      body: new URLSearchParams({ grant_type: 'client_credentials', client_id: fx.client.client_id, client_secret: fx.client.client_secret }),
+      body: new URLSearchParams({
+        grant_type: 'client_credentials',
+        client_id: fx.client.client_id,
+        client_secret: fx.client.client_secret,
+      }),
     });
     body = (await res.json()) as Record<string, unknown>;
     t.equal(res.status, 200, JSON.stringify(body));

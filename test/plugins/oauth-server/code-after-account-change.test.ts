@@ -33,12 +33,23 @@ t.test('a code redeemed after the account changed', async (t) => {
     const res = await fetch(`${base}/oauth/token`, {
       method: 'POST',
       headers: { 'content-type': 'application/x-www-form-urlencoded' },
-      body: new URLSearchParams({ grant_type: 'authorization_code', code, code_verifier: verifier, redirect_uri: fx.redirectUri, ...creds }),
+      body: new URLSearchParams({
+        grant_type: 'authorization_code',
+        code,
+        code_verifier: verifier,
+        redirect_uri: fx.redirectUri,
+        ...creds,
+      }),
     });
     return { status: res.status, body: (await res.json()) as Record<string, unknown> };
   };
   const editorCookie = async () => {
-    const session = await sessions.create({ userId: fx.userId, roles: ['user', 'editor'], scopes: ['openid'], amr: ['pwd'] });
+    const session = await sessions.create({
+      userId: fx.userId,
+      roles: ['user', 'editor'],
+      scopes: ['openid'],
+      amr: ['pwd'],
+    });
     return `cookie_session=${encodeURIComponent(sessions.cookieValue(session))}`;
   };
 

@@ -15,9 +15,13 @@ t.test('logout asks first when another site sent the browser', async (t) => {
   const bye = 'http://localhost:5555/bye';
   const query = new URLSearchParams({ client_id: fx.client.client_id, post_logout_redirect_uri: bye, state: 's"<x>' });
   // The browser session the cookie names, read from the sessions service.
-  const alive = async (cookie: string) => (await fx.server.kernel.service('sessions').fromCookie(decodeURIComponent(cookie.split('=')[1]))) !== null;
+  const alive = async (cookie: string) =>
+    (await fx.server.kernel.service('sessions').fromCookie(decodeURIComponent(cookie.split('=')[1]))) !== null;
   const get = (cookie: string, fetchSite?: string) =>
-    fetch(`${base}/logout?${query}`, { redirect: 'manual', headers: { cookie, ...(fetchSite ? { 'sec-fetch-site': fetchSite } : {}) } });
+    fetch(`${base}/logout?${query}`, {
+      redirect: 'manual',
+      headers: { cookie, ...(fetchSite ? { 'sec-fetch-site': fetchSite } : {}) },
+    });
 
   t.test('a cross-site navigation without a hint gets the question, and the session lives on', async (t) => {
     const cookie = await fx.newBrowserCookie();
@@ -34,7 +38,12 @@ t.test('logout asks first when another site sent the browser', async (t) => {
     const confirmed = await fetch(`${base}/logout`, {
       method: 'POST',
       redirect: 'manual',
-      headers: { cookie, origin: base, 'content-type': 'application/x-www-form-urlencoded', 'sec-fetch-site': 'same-origin' },
+      headers: {
+        cookie,
+        origin: base,
+        'content-type': 'application/x-www-form-urlencoded',
+        'sec-fetch-site': 'same-origin',
+      },
       body: query.toString(),
     });
     t.equal(confirmed.status, 303, 'the button signs out');
@@ -47,7 +56,12 @@ t.test('logout asks first when another site sent the browser', async (t) => {
     const forged = await fetch(`${base}/logout`, {
       method: 'POST',
       redirect: 'manual',
-      headers: { cookie, origin: 'https://evil.example', 'content-type': 'application/x-www-form-urlencoded', 'sec-fetch-site': 'cross-site' },
+      headers: {
+        cookie,
+        origin: 'https://evil.example',
+        'content-type': 'application/x-www-form-urlencoded',
+        'sec-fetch-site': 'cross-site',
+      },
       body: query.toString(),
     });
     t.not(forged.status, 500);
@@ -63,10 +77,19 @@ t.test('logout asks first when another site sent the browser', async (t) => {
     }
     const kernel = fx.server.kernel;
     const user = (await kernel.service('users').findById(fx.userId))!;
-    const session = await kernel.service('sessions').create({ userId: user.id, roles: ['user'], scopes: ['openid'], amr: ['pwd'], clientId: fx.client.client_id });
-    const hint = (await kernel.service('tokens').issue({ user, session, scopes: ['openid'], roles: ['user'], clientId: fx.client.client_id })).id_token;
+    const session = await kernel
+      .service('sessions')
+      .create({ userId: user.id, roles: ['user'], scopes: ['openid'], amr: ['pwd'], clientId: fx.client.client_id });
+    const hint = (
+      await kernel
+        .service('tokens')
+        .issue({ user, session, scopes: ['openid'], roles: ['user'], clientId: fx.client.client_id })
+    ).id_token;
     const cookie = await fx.newBrowserCookie();
-    const hinted = await fetch(`${base}/logout?${new URLSearchParams({ id_token_hint: hint, post_logout_redirect_uri: bye })}`, { redirect: 'manual', headers: { cookie, 'sec-fetch-site': 'cross-site' } });
+    const hinted = await fetch(
+      `${base}/logout?${new URLSearchParams({ id_token_hint: hint, post_logout_redirect_uri: bye })}`,
+      { redirect: 'manual', headers: { cookie, 'sec-fetch-site': 'cross-site' } },
+    );
     t.equal(hinted.status, 302, 'a valid hint: no question');
     t.notOk(await alive(cookie));
   });
@@ -76,7 +99,12 @@ t.test('logout asks first when another site sent the browser', async (t) => {
     const res = await fetch(`${base}/logout`, {
       method: 'POST',
       redirect: 'manual',
-      headers: { cookie, origin: base, 'content-type': 'application/x-www-form-urlencoded', 'sec-fetch-site': 'same-origin' },
+      headers: {
+        cookie,
+        origin: base,
+        'content-type': 'application/x-www-form-urlencoded',
+        'sec-fetch-site': 'same-origin',
+      },
       body: 'state=a&state=b',
     });
     t.equal(res.status, 400);
@@ -84,7 +112,10 @@ t.test('logout asks first when another site sent the browser', async (t) => {
   });
 
   t.test('with no session there is nothing to ask', async (t) => {
-    const res = await fetch(`${base}/logout?${query}`, { redirect: 'manual', headers: { 'sec-fetch-site': 'cross-site' } });
+    const res = await fetch(`${base}/logout?${query}`, {
+      redirect: 'manual',
+      headers: { 'sec-fetch-site': 'cross-site' },
+    });
     t.equal(res.status, 302);
   });
 });

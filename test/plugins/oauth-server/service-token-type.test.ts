@@ -17,8 +17,17 @@ t.test('introspection of service-account tokens by kind', async (t) => {
     });
     return (await res.json()) as Record<string, unknown>;
   };
-  const claims = { sub: `service_account:${fx.client.client_id}`, aud: fx.client.client_id, client_id: fx.client.client_id, scope: '' };
-  t.equal((await introspect((await tokens.sign({ ...claims, token_type: 'access_token' }, 60)).token)).active, true, 'an access token is active');
+  const claims = {
+    sub: `service_account:${fx.client.client_id}`,
+    aud: fx.client.client_id,
+    client_id: fx.client.client_id,
+    scope: '',
+  };
+  t.equal(
+    (await introspect((await tokens.sign({ ...claims, token_type: 'access_token' }, 60)).token)).active,
+    true,
+    'an access token is active',
+  );
   for (const kind of ['id_token', 'refresh_token', undefined]) {
     const { token } = await tokens.sign(kind ? { ...claims, token_type: kind } : claims, 60);
     t.same(await introspect(token), { active: false }, `${kind ?? 'no token_type'}: inactive`);

@@ -10,11 +10,22 @@ import { keysPlugin } from '../../../plugins/keys/index.js';
 import { oauthServerPlugin } from '../../../plugins/oauth-server/index.js';
 import { serverPlugin } from '../../../plugins/server/index.js';
 import { SESSION_COOKIE, sessionsPlugin } from '../../../plugins/sessions/index.js';
+import { signInPlugin } from '../../../plugins/sign-in/index.js';
 import { tokensPlugin } from '../../../plugins/tokens/index.js';
 import { usersPlugin } from '../../../plugins/users/index.js';
 import { startTestServer, TEST_ADMIN_SECRET, type TestServer } from '../../helpers/server.js';
 
-export const oauthPlugins: AnyPlugin[] = [serverPlugin, keysPlugin, adminPlugin, usersPlugin, sessionsPlugin, tokensPlugin, clientRegistryPlugin, oauthServerPlugin];
+export const oauthPlugins: AnyPlugin[] = [
+  serverPlugin,
+  keysPlugin,
+  adminPlugin,
+  usersPlugin,
+  sessionsPlugin,
+  tokensPlugin,
+  signInPlugin,
+  clientRegistryPlugin,
+  oauthServerPlugin,
+];
 
 export function rsaKeys(): { private: string; public: string } {
   const { privateKey, publicKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
@@ -35,7 +46,10 @@ export interface OAuthFixture {
   newBrowserCookie(): Promise<string>;
 }
 
-export async function oauthFixture(extraPlugins: AnyPlugin[] = [], flags: Record<string, string | boolean | number | string[]> = {}): Promise<OAuthFixture> {
+export async function oauthFixture(
+  extraPlugins: AnyPlugin[] = [],
+  flags: Record<string, string | boolean | number | string[]> = {},
+): Promise<OAuthFixture> {
   const keys = rsaKeys();
   const server = await startTestServer({
     plugins: [...oauthPlugins, ...extraPlugins],
@@ -66,7 +80,10 @@ export async function oauthFixture(extraPlugins: AnyPlugin[] = [], flags: Record
     redirect_uris: [redirectUri],
     post_logout_redirect_uris: ['http://localhost:5555/bye'],
   });
-  const client = { ...(created.client as { client_id: string; id: string }), client_secret: created.client_secret as string };
+  const client = {
+    ...(created.client as { client_id: string; id: string }),
+    client_secret: created.client_secret as string,
+  };
   const kernel = server.kernel;
   const user = await kernel.service('users').create({
     email: 'ada@example.com',
@@ -78,7 +95,9 @@ export async function oauthFixture(extraPlugins: AnyPlugin[] = [], flags: Record
     email_verified: true,
   });
   const newBrowserCookie = async () => {
-    const session = await kernel.service('sessions').create({ userId: user.id, roles: ['user'], scopes: ['openid'], amr: ['pwd'] });
+    const session = await kernel
+      .service('sessions')
+      .create({ userId: user.id, roles: ['user'], scopes: ['openid'], amr: ['pwd'] });
     return `${SESSION_COOKIE}=${encodeURIComponent(kernel.service('sessions').cookieValue(session))}`;
   };
   return { server, client, redirectUri, userId: user.id, cookie: await newBrowserCookie(), admin, newBrowserCookie };

@@ -3,7 +3,8 @@ import t from 'tap';
 import { Config } from '../../../core/config.js';
 import { cookieOptions, parentDomain } from '../../../plugins/sessions/cookies.js';
 
-const options = (flags: Record<string, string | boolean>) => cookieOptions(new Config({ url: 'https://auth.example.com', ...flags }), 60);
+const options = (flags: Record<string, string | boolean>) =>
+  cookieOptions(new Config({ url: 'https://auth.example.com', ...flags }), 60);
 
 t.test('SameSite defaults to none, and an empty value counts as not given', async (t) => {
   t.match(options({}).host, { secure: true, sameSite: 'none', httpOnly: true });
@@ -14,8 +15,15 @@ t.test('SameSite defaults to none, and an empty value counts as not given', asyn
 
 t.test('a cookie that is not Secure is never SameSite=None (browsers drop those): it goes out as Lax', async (t) => {
   t.match(options({ 'app-cookie-secure': false }).host, { secure: false, sameSite: 'lax' });
-  t.match(options({ 'app-cookie-secure': false, 'app-cookie-same-site': 'none' }).domain, { secure: false, sameSite: 'lax' });
-  t.match(options({ 'app-cookie-secure': false, 'app-cookie-same-site': 'strict' }).host, { sameSite: 'strict' }, 'a stricter choice is kept');
+  t.match(options({ 'app-cookie-secure': false, 'app-cookie-same-site': 'none' }).domain, {
+    secure: false,
+    sameSite: 'lax',
+  });
+  t.match(
+    options({ 'app-cookie-secure': false, 'app-cookie-same-site': 'strict' }).host,
+    { sameSite: 'strict' },
+    'a stricter choice is kept',
+  );
 });
 
 t.test('the domain cookie is scoped to the host without its first label, never to a bare public suffix', async (t) => {

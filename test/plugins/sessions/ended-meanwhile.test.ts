@@ -18,12 +18,20 @@ const holdNextUserLookup = () => holdNext(k.service('users'), 'findById');
 const profileOf = (token: string) => call<{ email: string }>(k, 'profile', undefined, { bearer: token });
 
 t.test('a refresh that read the session before a logout does not bring it back', async (t) => {
-  const auth = await call<Auth>(k, 'signup', { email: 'refresh-race@example.com', password: PASSWORD, confirm_password: PASSWORD, scope: ['openid', 'offline_access'] });
+  const auth = await call<Auth>(k, 'signup', {
+    email: 'refresh-race@example.com',
+    password: PASSWORD,
+    confirm_password: PASSWORD,
+    scope: ['openid', 'offline_access'],
+  });
   const hold = holdNextUserLookup();
-  const refreshing = k.service('tokens').refresh(auth.refresh_token!).then(
-    () => 'refreshed',
-    (err: { code?: string }) => err.code,
-  );
+  const refreshing = k
+    .service('tokens')
+    .refresh(auth.refresh_token!)
+    .then(
+      () => 'refreshed',
+      (err: { code?: string }) => err.code,
+    );
   await hold.reached;
   await call(k, 'logout', undefined, { bearer: auth.access_token });
   hold.release();
@@ -46,7 +54,11 @@ t.test('a session call that read the session before a logout does not rotate it 
 });
 
 t.test('a login whose password check was running when the admin revoked access gets no live session', async (t) => {
-  const erin = await call<Auth & { user: { id: string } }>(k, 'signup', { email: 'login-race@example.com', password: PASSWORD, confirm_password: PASSWORD });
+  const erin = await call<Auth & { user: { id: string } }>(k, 'signup', {
+    email: 'login-race@example.com',
+    password: PASSWORD,
+    confirm_password: PASSWORD,
+  });
   const hold = holdNext(k.service('users'), 'verifyPassword');
   const login = call<Auth>(k, 'login', { email: 'login-race@example.com', password: PASSWORD }).then(
     (r) => r,
@@ -62,11 +74,19 @@ t.test('a login whose password check was running when the admin revoked access g
   // (create's readAt): this one starts after it.
   await new Promise((r) => setTimeout(r, 2));
   const again = await call<Auth>(k, 'login', { email: 'login-race@example.com', password: PASSWORD });
-  t.equal((await profileOf(again.access_token)).email, 'login-race@example.com', 'a login after access is enabled again works');
+  t.equal(
+    (await profileOf(again.access_token)).email,
+    'login-race@example.com',
+    'a login after access is enabled again works',
+  );
 });
 
 t.test('without a logout both still work, and a session call ends the old id', async (t) => {
-  const auth = await call<Auth>(k, 'login', { email: 'refresh-race@example.com', password: PASSWORD, scope: ['openid', 'offline_access'] });
+  const auth = await call<Auth>(k, 'login', {
+    email: 'refresh-race@example.com',
+    password: PASSWORD,
+    scope: ['openid', 'offline_access'],
+  });
   const refreshed = await k.service('tokens').refresh(auth.refresh_token!);
   t.equal((await profileOf(refreshed.tokens.access_token)).email, 'refresh-race@example.com');
   const rotated = await call<Auth>(k, 'session', {}, { bearer: refreshed.tokens.access_token });
@@ -81,7 +101,11 @@ t.test('without a logout both still work, and a session call ends the old id', a
  * mark of the moment is all that is left for the rotation to see.
  */
 t.test('a session call rotating while every session of the user is ended does not keep the new one', async (t) => {
-  const user = await call<Auth>(k, 'signup', { email: 'rotate-race@example.com', password: PASSWORD, confirm_password: PASSWORD });
+  const user = await call<Auth>(k, 'signup', {
+    email: 'rotate-race@example.com',
+    password: PASSWORD,
+    confirm_password: PASSWORD,
+  });
   const memory = k.memory;
   const setIfAbsent = memory.setIfAbsent.bind(memory);
   const deletePrefix = memory.deletePrefix.bind(memory);
@@ -113,7 +137,11 @@ const CALLERS = ['token', 'cookie'] as const;
 type Caller = (typeof CALLERS)[number];
 
 /** Signs in; answers how to call as the new session (its token, or its cookie). */
-async function signIn(email: string, how: Caller, extra: Record<string, unknown> = {}): Promise<{ bearer?: string; cookies?: Record<string, string> }> {
+async function signIn(
+  email: string,
+  how: Caller,
+  extra: Record<string, unknown> = {},
+): Promise<{ bearer?: string; cookies?: Record<string, string> }> {
   const { result, ctx } = await callWithContext(k, 'login', { email, password: PASSWORD, ...extra });
   if (how === 'token') return { bearer: String(result.access_token) };
   return { cookies: { cookie_session: ctx.setCookies.find((c) => c.name === 'cookie_session')!.value } };
@@ -141,7 +169,10 @@ const MARK_WRITTEN: RacePoint = { method: 'set', prefix: 'sessions-ended:' };
 function raceAt(t: Test, point: RacePoint, inside: () => Promise<unknown>): () => boolean {
   const memory = k.memory;
   let ran = false;
-  const hooked = memory as unknown as Record<RacePoint['method'], (first: string, ...rest: unknown[]) => Promise<unknown>>;
+  const hooked = memory as unknown as Record<
+    RacePoint['method'],
+    (first: string, ...rest: unknown[]) => Promise<unknown>
+  >;
   const original = hooked[point.method].bind(memory);
   hooked[point.method] = async (first, ...rest) => {
     const out = await original(first, ...rest);
@@ -156,42 +187,73 @@ function raceAt(t: Test, point: RacePoint, inside: () => Promise<unknown>): () =
 }
 
 for (const how of CALLERS) {
-  t.test(`a password change made with the ${how}, racing the admin's revoke of access, leaves no session`, async (t) => {
-    const email = `pw-revoke-race-${how}@example.com`;
-    const user = await call<Auth>(k, 'signup', { email, password: PASSWORD, confirm_password: PASSWORD });
-    const caller = await signIn(email, how);
-    const ran = raceAt(t, OTHERS_ENDED[how], () => call(k, '_revoke_access', { user_id: user.user.id }, { admin: true }));
-    await call(k, 'update_profile', { old_password: PASSWORD, new_password: 'Other-456', confirm_new_password: 'Other-456' }, caller);
-    t.ok(ran(), 'the revoke ran inside the password change');
-    t.same(await k.memory.keys(`session:${user.user.id}:`), [], 'no session is left');
-  });
+  t.test(
+    `a password change made with the ${how}, racing the admin's revoke of access, leaves no session`,
+    async (t) => {
+      const email = `pw-revoke-race-${how}@example.com`;
+      const user = await call<Auth>(k, 'signup', { email, password: PASSWORD, confirm_password: PASSWORD });
+      const caller = await signIn(email, how);
+      const ran = raceAt(t, OTHERS_ENDED[how], () =>
+        call(k, '_revoke_access', { user_id: user.user.id }, { admin: true }),
+      );
+      await call(
+        k,
+        'update_profile',
+        { old_password: PASSWORD, new_password: 'Other-456', confirm_new_password: 'Other-456' },
+        caller,
+      );
+      t.ok(ran(), 'the revoke ran inside the password change');
+      t.same(await k.memory.keys(`session:${user.user.id}:`), [], 'no session is left');
+    },
+  );
 
-  t.test(`a password change made with the ${how}, racing the removal of a role, keeps no session with that role`, async (t) => {
-    const email = `pw-roles-race-${how}@example.com`;
-    const user = await call<Auth>(k, 'signup', { email, password: PASSWORD, confirm_password: PASSWORD });
-    await call(k, '_update_user', { id: user.user.id, roles: ['user', 'admin'] }, { admin: true });
-    // A sign-in that read the user in the millisecond the role change ended the sessions is
-    // refused (sessions service, create's readAt): the login below must start after it.
-    await new Promise((r) => setTimeout(r, 2));
-    const both = await signIn(email, how, { roles: ['user', 'admin'] });
-    const ran = raceAt(t, OTHERS_ENDED[how], () => call(k, '_update_user', { id: user.user.id, roles: ['user'] }, { admin: true }));
-    await call(k, 'update_profile', { old_password: PASSWORD, new_password: 'Other-456', confirm_new_password: 'Other-456' }, both);
-    t.ok(ran(), 'the role change ran inside the password change');
-    t.same(await k.memory.keys(`session:${user.user.id}:`), [], 'no session is left');
-  });
+  t.test(
+    `a password change made with the ${how}, racing the removal of a role, keeps no session with that role`,
+    async (t) => {
+      const email = `pw-roles-race-${how}@example.com`;
+      const user = await call<Auth>(k, 'signup', { email, password: PASSWORD, confirm_password: PASSWORD });
+      await call(k, '_update_user', { id: user.user.id, roles: ['user', 'admin'] }, { admin: true });
+      // A sign-in that read the user in the millisecond the role change ended the sessions is
+      // refused (sessions service, create's readAt): the login below must start after it.
+      await new Promise((r) => setTimeout(r, 2));
+      const both = await signIn(email, how, { roles: ['user', 'admin'] });
+      const ran = raceAt(t, OTHERS_ENDED[how], () =>
+        call(k, '_update_user', { id: user.user.id, roles: ['user'] }, { admin: true }),
+      );
+      await call(
+        k,
+        'update_profile',
+        { old_password: PASSWORD, new_password: 'Other-456', confirm_new_password: 'Other-456' },
+        both,
+      );
+      t.ok(ran(), 'the role change ran inside the password change');
+      t.same(await k.memory.keys(`session:${user.user.id}:`), [], 'no session is left');
+    },
+  );
 }
 
 // A logout landing before the kept session is re-dated must stand (keepOnly writes over a live
 // record only); one landing after ends the re-dated record.
-for (const [when, point] of [['before', MARK_WRITTEN], ['after', OTHERS_ENDED.token]] as const) {
-  t.test(`a logout landing ${when} a token's password change re-dates its session does not bring it back`, async (t) => {
-    const email = `pw-logout-race-${when}@example.com`;
-    const user = await call<Auth>(k, 'signup', { email, password: PASSWORD, confirm_password: PASSWORD });
-    const caller = await signIn(email, 'token');
-    const ran = raceAt(t, point, () => call(k, 'logout', undefined, caller));
-    await call(k, 'update_profile', { old_password: PASSWORD, new_password: 'Other-456', confirm_new_password: 'Other-456' }, caller);
-    t.ok(ran(), 'the logout ran inside the password change');
-    t.same(await k.memory.keys(`session:${user.user.id}:`), [], 'no session is left');
-    await t.rejects(profileOf(caller.bearer!), { code: 'unauthenticated' }, 'the logged-out token stays dead');
-  });
+for (const [when, point] of [
+  ['before', MARK_WRITTEN],
+  ['after', OTHERS_ENDED.token],
+] as const) {
+  t.test(
+    `a logout landing ${when} a token's password change re-dates its session does not bring it back`,
+    async (t) => {
+      const email = `pw-logout-race-${when}@example.com`;
+      const user = await call<Auth>(k, 'signup', { email, password: PASSWORD, confirm_password: PASSWORD });
+      const caller = await signIn(email, 'token');
+      const ran = raceAt(t, point, () => call(k, 'logout', undefined, caller));
+      await call(
+        k,
+        'update_profile',
+        { old_password: PASSWORD, new_password: 'Other-456', confirm_new_password: 'Other-456' },
+        caller,
+      );
+      t.ok(ran(), 'the logout ran inside the password change');
+      t.same(await k.memory.keys(`session:${user.user.id}:`), [], 'no session is left');
+      await t.rejects(profileOf(caller.bearer!), { code: 'unauthenticated' }, 'the logged-out token stays dead');
+    },
+  );
 }

@@ -14,8 +14,16 @@ const PASSWORD = 'Logout-pass-1';
 const json = { 'content-type': 'application/json', origin: server.url };
 
 async function post(path: string, body: unknown, headers: Record<string, string> = {}) {
-  const res = await fetch(`${server.url}/v1/${path}`, { method: 'POST', headers: { ...json, ...headers }, body: JSON.stringify(body) });
-  return { status: res.status, body: (await res.json()) as Record<string, unknown>, cookies: res.headers.getSetCookie() };
+  const res = await fetch(`${server.url}/v1/${path}`, {
+    method: 'POST',
+    headers: { ...json, ...headers },
+    body: JSON.stringify(body),
+  });
+  return {
+    status: res.status,
+    body: (await res.json()) as Record<string, unknown>,
+    cookies: res.headers.getSetCookie(),
+  };
 }
 
 const cookieOf = (setCookies: string[]) => setCookies.find((c) => c.startsWith('cookie_session='))!.split(';')[0];
@@ -26,7 +34,8 @@ async function signedIn(email: string, times: number) {
   for (let i = 0; i < times; i++) logins.push(await post('login', { email, password: PASSWORD }));
   return logins;
 }
-const profileStatus = async (headers: Record<string, string>) => (await fetch(`${server.url}/v1/profile`, { headers })).status;
+const profileStatus = async (headers: Record<string, string>) =>
+  (await fetch(`${server.url}/v1/profile`, { headers })).status;
 
 t.test('a logout by bearer token also ends the session of the cookies it clears, and no other', async (t) => {
   const [inBrowser, byToken, elsewhere] = await signedIn('two-sessions@example.com', 3);
@@ -35,14 +44,29 @@ t.test('a logout by bearer token also ends the session of the cookies it clears,
 
   const out = await post('logout', {}, { authorization: `Bearer ${byToken.body.access_token as string}`, cookie });
   t.equal(out.status, 200);
-  t.ok(out.cookies.some((c) => c.startsWith('cookie_session=;')), 'the cookies are cleared');
+  t.ok(
+    out.cookies.some((c) => c.startsWith('cookie_session=;')),
+    'the cookies are cleared',
+  );
 
-  t.equal(await profileStatus({ authorization: `Bearer ${byToken.body.access_token as string}` }), 401, "the token's session ended");
+  t.equal(
+    await profileStatus({ authorization: `Bearer ${byToken.body.access_token as string}` }),
+    401,
+    "the token's session ended",
+  );
   t.equal(await profileStatus({ cookie }), 401, 'a copy of the cleared cookie no longer works');
-  t.equal(await profileStatus({ authorization: `Bearer ${inBrowser.body.access_token as string}` }), 401, "and the cookie session's tokens ended with it");
+  t.equal(
+    await profileStatus({ authorization: `Bearer ${inBrowser.body.access_token as string}` }),
+    401,
+    "and the cookie session's tokens ended with it",
+  );
   const valid = await post('validate_session', { cookie: cookie.slice('cookie_session='.length) });
   t.equal(valid.body.is_valid, false, 'validate_session agrees');
-  t.equal(await profileStatus({ authorization: `Bearer ${elsewhere.body.access_token as string}` }), 200, 'a session on another device stays');
+  t.equal(
+    await profileStatus({ authorization: `Bearer ${elsewhere.body.access_token as string}` }),
+    200,
+    'a session on another device stays',
+  );
 });
 
 t.test('a plain cookie logout ends that session only', async (t) => {
@@ -50,7 +74,11 @@ t.test('a plain cookie logout ends that session only', async (t) => {
   const cookie = cookieOf(inBrowser.cookies);
   t.equal((await post('logout', {}, { cookie })).status, 200);
   t.equal(await profileStatus({ cookie }), 401, 'the cookie session ended');
-  t.equal(await profileStatus({ authorization: `Bearer ${other.body.access_token as string}` }), 200, 'the other session stays');
+  t.equal(
+    await profileStatus({ authorization: `Bearer ${other.body.access_token as string}` }),
+    200,
+    'the other session stays',
+  );
 });
 
 t.test('host and domain cookies of two different sign-ins: a logout ends both sessions', async (t) => {

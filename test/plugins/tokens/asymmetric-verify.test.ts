@@ -10,7 +10,14 @@ import { asymmetricVerifier } from '../../../plugins/tokens/asymmetric-verify.js
 
 const ISS = 'https://auth.example';
 const ALGS: AsymmetricAlg[] = ['RS256', 'RS384', 'RS512', 'ES256', 'ES384', 'ES512'];
-const HASH = { RS256: 'sha256', RS384: 'sha384', RS512: 'sha512', ES256: 'sha256', ES384: 'sha384', ES512: 'sha512' } as const;
+const HASH = {
+  RS256: 'sha256',
+  RS384: 'sha384',
+  RS512: 'sha512',
+  ES256: 'sha256',
+  ES384: 'sha384',
+  ES512: 'sha512',
+} as const;
 const now = () => Math.floor(Date.now() / 1000);
 const b64 = (v: unknown) => Buffer.from(JSON.stringify(v)).toString('base64url');
 
@@ -26,7 +33,11 @@ async function keysFor(alg: AsymmetricAlg) {
 function signedWith(alg: AsymmetricAlg, privateKey: CryptoKey, header: unknown, payload: unknown): string {
   const input = `${b64(header)}.${b64(payload)}`;
   const key = KeyObject.from(privateKey);
-  const signature = nodeSign(HASH[alg], Buffer.from(input), alg.startsWith('ES') ? { key, dsaEncoding: 'ieee-p1363' } : key);
+  const signature = nodeSign(
+    HASH[alg],
+    Buffer.from(input),
+    alg.startsWith('ES') ? { key, dsaEncoding: 'ieee-p1363' } : key,
+  );
   return `${input}.${signature.toString('base64url')}`;
 }
 
@@ -45,7 +56,12 @@ for (const alg of ALGS) {
     const verify = asymmetricVerifier(alg, publicKey, ISS);
     const ours = await asymmetricSigner(alg, privateKey, 'kid-1')({ sub: 'u1', iss: ISS, iat: now(), exp: now() + 60 });
     t.equal((await verify(ours, now()))?.sub, 'u1', 'our token verifies');
-    const theirs = await new SignJWT({ sub: 'u2' }).setProtectedHeader({ alg }).setIssuer(ISS).setIssuedAt().setExpirationTime('1m').sign(privateKey);
+    const theirs = await new SignJWT({ sub: 'u2' })
+      .setProtectedHeader({ alg })
+      .setIssuer(ISS)
+      .setIssuedAt()
+      .setExpirationTime('1m')
+      .sign(privateKey);
     t.equal((await verify(theirs, now()))?.sub, 'u2', "jose's token verifies");
 
     const [h, p, s] = ours.split('.');
@@ -60,9 +76,15 @@ for (const alg of ALGS) {
       ['two parts', `${h}.${p}`],
       ['four parts', `${ours}.x`],
       ['empty', ''],
-      ['signed by another key', await asymmetricSigner(alg, other.privateKey, 'kid-1')({ sub: 'u1', iss: ISS, exp: now() + 60 })],
+      [
+        'signed by another key',
+        await asymmetricSigner(alg, other.privateKey, 'kid-1')({ sub: 'u1', iss: ISS, exp: now() + 60 }),
+      ],
       ['alg none', `${b64({ alg: 'none' })}.${p}.`],
-      ['header names another alg', signedWith(alg, privateKey, { alg: alg === 'RS256' ? 'RS512' : 'RS256' }, { iss: ISS, exp: now() + 60 })],
+      [
+        'header names another alg',
+        signedWith(alg, privateKey, { alg: alg === 'RS256' ? 'RS512' : 'RS256' }, { iss: ISS, exp: now() + 60 }),
+      ],
       ['crit present', signedWith(alg, privateKey, { alg, crit: ['exp'] }, { iss: ISS, exp: now() + 60 })],
       ['header not an object', signedWith(alg, privateKey, [alg], { iss: ISS, exp: now() + 60 })],
       ['payload not an object', signedWith(alg, privateKey, { alg }, [1, 2])],
@@ -83,7 +105,12 @@ for (const alg of ALGS) {
     // to be listed in `crit`); no token of ours carries it, so it is refused here as in hmac-jws.ts.
     const unencoded = signedWith(alg, privateKey, { alg, b64: false }, { iss: ISS, exp: now() + 60 });
     t.equal(await verify(unencoded, now()), null, 'refused: b64 present');
-    const accepted = signedWith(alg, privateKey, { alg, typ: 'JWT', kid: 'x' }, { iss: ISS, nbf: now(), exp: now() + 60 });
+    const accepted = signedWith(
+      alg,
+      privateKey,
+      { alg, typ: 'JWT', kid: 'x' },
+      { iss: ISS, nbf: now(), exp: now() + 60 },
+    );
     t.equal(await joseVerdict(accepted, publicKey, alg), true);
     t.ok(await verify(accepted, now()), 'nbf now, with typ and kid, is fine');
   });
@@ -105,7 +132,11 @@ t.test('ES384 and ES512 verify off the event loop; RS and ES256 at once', async 
     const { privateKey, publicKey } = await keysFor(alg);
     const token = await asymmetricSigner(alg, privateKey, 'k')({ iss: ISS, exp: now() + 60 });
     const answer = asymmetricVerifier(alg, publicKey, ISS)(token, now());
-    t.equal(answer instanceof Promise, alg === 'ES384' || alg === 'ES512', `${alg}: ${answer instanceof Promise ? 'a promise' : 'an answer'}`);
+    t.equal(
+      answer instanceof Promise,
+      alg === 'ES384' || alg === 'ES512',
+      `${alg}: ${answer instanceof Promise ? 'a promise' : 'an answer'}`,
+    );
     t.ok(await answer);
   }
 });

@@ -20,7 +20,10 @@ t.test('a result nested too deep to sign adds nothing (the access token stays si
     // The same text from a JSON.parse of the script's own: a real nested value.
     `function () { const deep = JSON.parse('['.repeat(${DEPTH}) + ']'.repeat(${DEPTH})); return { deep }; }`,
   ];
-  t.ok(`{"deep":${'['.repeat(DEPTH)}${']'.repeat(DEPTH)}}`.length <= MAX_CLAIMS_TEXT, 'the text is within MAX_CLAIMS_TEXT');
+  t.ok(
+    `{"deep":${'['.repeat(DEPTH)}${']'.repeat(DEPTH)}}`.length <= MAX_CLAIMS_TEXT,
+    'the text is within MAX_CLAIMS_TEXT',
+  );
   for (const source of sources) {
     const claims = compile(source)({ id: 'u1' }, { sub: 'u1' });
     t.doesNotThrow(() => JSON.stringify({ sub: 'u1', ...claims }), 'what is merged into the access token serializes');

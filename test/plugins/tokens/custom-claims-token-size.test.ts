@@ -12,17 +12,28 @@ import { bootAccounts, call, PASSWORD, signup, type Auth } from '../accounts/hel
 
 const BLOB = 8000;
 t.ok(BLOB + 20 < MAX_CLAIMS_TEXT, 'the script result is within MAX_CLAIMS_TEXT');
-const tk = await bootAccounts({ 'custom-access-token-script': `function () { return { blob: "x".repeat(${BLOB}), plan: "pro" }; }` });
+const tk = await bootAccounts({
+  'custom-access-token-script': `function () { return { blob: "x".repeat(${BLOB}), plan: "pro" }; }`,
+});
 const { kernel } = tk;
 t.teardown(() => tk.close());
 
-t.test('an access token the script would make too long to verify is issued without its custom claims, and works', async (t) => {
-  await signup(kernel, 'big@example.com');
-  const auth = await call<Auth>(kernel, 'login', { email: 'big@example.com', password: PASSWORD });
-  t.ok(auth.access_token, 'a token is issued');
-  t.ok(auth.access_token!.length <= 8192, `the token is within the verification bound (${auth.access_token!.length} characters)`);
-  const profile = await call<Record<string, unknown>>(kernel, 'profile', undefined, { bearer: auth.access_token! });
-  t.equal(profile.email, 'big@example.com', 'the issued token authenticates');
-  const payload = JSON.parse(Buffer.from(auth.access_token!.split('.')[1]!, 'base64url').toString()) as Record<string, unknown>;
-  t.notOk('blob' in payload, 'the custom claims are left out');
-});
+t.test(
+  'an access token the script would make too long to verify is issued without its custom claims, and works',
+  async (t) => {
+    await signup(kernel, 'big@example.com');
+    const auth = await call<Auth>(kernel, 'login', { email: 'big@example.com', password: PASSWORD });
+    t.ok(auth.access_token, 'a token is issued');
+    t.ok(
+      auth.access_token!.length <= 8192,
+      `the token is within the verification bound (${auth.access_token!.length} characters)`,
+    );
+    const profile = await call<Record<string, unknown>>(kernel, 'profile', undefined, { bearer: auth.access_token! });
+    t.equal(profile.email, 'big@example.com', 'the issued token authenticates');
+    const payload = JSON.parse(Buffer.from(auth.access_token!.split('.')[1]!, 'base64url').toString()) as Record<
+      string,
+      unknown
+    >;
+    t.notOk('blob' in payload, 'the custom claims are left out');
+  },
+);

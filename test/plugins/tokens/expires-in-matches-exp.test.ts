@@ -15,7 +15,8 @@ t.teardown(() => tk.close());
 const tokens = kernel.service('tokens') as TokensService;
 const users = kernel.service('users') as UsersService;
 
-const claimsOf = (jwt: string) => JSON.parse(Buffer.from(jwt.split('.')[1]!, 'base64url').toString()) as Record<string, unknown>;
+const claimsOf = (jwt: string) =>
+  JSON.parse(Buffer.from(jwt.split('.')[1]!, 'base64url').toString()) as Record<string, unknown>;
 
 t.test('expires_in is the access token exp even when the clock ticks during issue', async (t) => {
   await signup(kernel, 'tick@example.com');
@@ -29,7 +30,12 @@ t.test('expires_in is the access token exp even when the clock ticks during issu
   Date.now = () => realNow() + 1000 * ticks++;
   let issued;
   try {
-    issued = await tokens.issue({ user: user!, session: verified!.session, scopes: ['openid'], roles: verified!.session.roles });
+    issued = await tokens.issue({
+      user: user!,
+      session: verified!.session,
+      scopes: ['openid'],
+      roles: verified!.session.roles,
+    });
   } finally {
     Date.now = realNow;
   }

@@ -36,9 +36,17 @@ t.test('a replay right after the token was taken ends the family, and the refres
   t.teardown(() => {
     memory.consume = consume;
   });
-  await t.rejects(tokens.refresh(auth.refresh_token!), { code: 'unauthenticated' }, 'the refresh in progress finds its session ended');
+  await t.rejects(
+    tokens.refresh(auth.refresh_token!),
+    { code: 'unauthenticated' },
+    'the refresh in progress finds its session ended',
+  );
   t.match(await replay, { code: 'unauthenticated' }, 'the replay is refused');
-  await t.rejects(call(kernel, 'profile', undefined, { bearer: auth.access_token }), { code: 'unauthenticated' }, 'the session is over');
+  await t.rejects(
+    call(kernel, 'profile', undefined, { bearer: auth.access_token }),
+    { code: 'unauthenticated' },
+    'the session is over',
+  );
 });
 
 t.test('a plain replay after a refresh ends the family', async (t) => {
@@ -46,7 +54,11 @@ t.test('a plain replay after a refresh ends the family', async (t) => {
   const next = await tokens.refresh(auth.refresh_token!);
   t.ok(next.tokens.access_token);
   await t.rejects(tokens.refresh(auth.refresh_token!), { code: 'unauthenticated' });
-  await t.rejects(call(kernel, 'profile', undefined, { bearer: next.tokens.access_token }), { code: 'unauthenticated' }, 'the rotated tokens die with the family');
+  await t.rejects(
+    call(kernel, 'profile', undefined, { bearer: next.tokens.access_token }),
+    { code: 'unauthenticated' },
+    'the rotated tokens die with the family',
+  );
 });
 
 t.test('revoking a refresh token ends its session; revoking it again says so', async (t) => {
@@ -61,17 +73,30 @@ t.test('a replay ends the family after `session` has rotated it into a new sessi
   // id, and the replay ended only the old one, leaving the holder of the rotated tokens signed in.
   const auth = await offlineLogin('rotated@example.com');
   const next = await tokens.refresh(auth.refresh_token!);
-  const rotated = await call<Auth>(kernel, 'session', { scope: ['openid', 'offline_access'] }, { bearer: next.tokens.access_token });
+  const rotated = await call<Auth>(
+    kernel,
+    'session',
+    { scope: ['openid', 'offline_access'] },
+    { bearer: next.tokens.access_token },
+  );
   t.ok(rotated.refresh_token, 'the rotated session has its own refresh token');
   await call(kernel, 'profile', undefined, { bearer: rotated.access_token });
   await t.rejects(tokens.refresh(auth.refresh_token!), { code: 'unauthenticated' }, 'the replay is refused');
-  await t.rejects(call(kernel, 'profile', undefined, { bearer: rotated.access_token }), { code: 'unauthenticated' }, "the rotated session's access token is dead");
-  await t.rejects(tokens.refresh(rotated.refresh_token!), { code: 'unauthenticated' }, "and so is its refresh token");
+  await t.rejects(
+    call(kernel, 'profile', undefined, { bearer: rotated.access_token }),
+    { code: 'unauthenticated' },
+    "the rotated session's access token is dead",
+  );
+  await t.rejects(tokens.refresh(rotated.refresh_token!), { code: 'unauthenticated' }, 'and so is its refresh token');
 });
 
 t.test('a replay ends only its own family: another sign-in of the user stays', async (t) => {
   const auth = await offlineLogin('two-families@example.com');
-  const other = await call<Auth>(kernel, 'login', { email: 'two-families@example.com', password: PASSWORD, scope: ['openid', 'offline_access'] });
+  const other = await call<Auth>(kernel, 'login', {
+    email: 'two-families@example.com',
+    password: PASSWORD,
+    scope: ['openid', 'offline_access'],
+  });
   await tokens.refresh(auth.refresh_token!);
   await t.rejects(tokens.refresh(auth.refresh_token!), { code: 'unauthenticated' });
   await call(kernel, 'profile', undefined, { bearer: other.access_token });

@@ -29,12 +29,15 @@ t.test('the fingerprint is the four characters before the last one', async (t) =
   t.equal(s.seenBefore('aaaa.bbbb.cccc1235A'), false, 'one of the four differs: new');
 });
 
-t.test('a cycle longer than the memory is never seen again (the accounts bench\'s cold rows rely on it)', async (t) => {
+t.test("a cycle longer than the memory is never seen again (the accounts bench's cold rows rely on it)", async (t) => {
   // bench/accounts/index.ts cycles VERIFIED_CACHE_MAX + 4,000 tokens so that every request misses
   // the verified-token cache; a token that looks seen on its next pass gets cached and the
   // "cold" rows turn warm (session 28: a direct-mapped table did that for ~69% of them).
   const s = new SecondSighting(VERIFIED_CACHE_MAX);
-  const cycle = Array.from({ length: VERIFIED_CACHE_MAX + 4_000 }, (_, i) => `h.p.${createHash('sha256').update(`cold-${i}`).digest('base64url')}`);
+  const cycle = Array.from(
+    { length: VERIFIED_CACHE_MAX + 4_000 },
+    (_, i) => `h.p.${createHash('sha256').update(`cold-${i}`).digest('base64url')}`,
+  );
   for (const tok of cycle) s.seenBefore(tok);
   let seen = 0;
   for (const tok of cycle) if (s.seenBefore(tok)) seen++;
@@ -49,7 +52,12 @@ t.test('answers as a ring and a Set of the same fingerprints would, under churn'
     for (let i = tok.length - 5; i < tok.length - 1; i++) f = (f << 6) | (tok.charCodeAt(i) & 0x3f);
     return f;
   };
-  for (const [size, pool] of [[7, 20], [50, 120], [1_000, 1_500], [VERIFIED_CACHE_MAX, 30_000]] as const) {
+  for (const [size, pool] of [
+    [7, 20],
+    [50, 120],
+    [1_000, 1_500],
+    [VERIFIED_CACHE_MAX, 30_000],
+  ] as const) {
     const s = new SecondSighting(size);
     const ring: number[] = [];
     const model = new Set<number>();
@@ -70,6 +78,10 @@ t.test('answers as a ring and a Set of the same fingerprints would, under churn'
       if (s.seenBefore(tok) !== expected) disagreements++;
       if (expected) seen++;
     }
-    t.equal(disagreements, 0, `size ${size}, ${pool} distinct tokens: ${seen} of 100000 seen before, as the model says`);
+    t.equal(
+      disagreements,
+      0,
+      `size ${size}, ${pool} distinct tokens: ${seen} of 100000 seen before, as the model says`,
+    );
   }
 });

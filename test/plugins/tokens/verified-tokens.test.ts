@@ -10,12 +10,16 @@ t.test('a kept token is found by its whole text until its deadline', async (t) =
   const c = new VerifiedTokens<string>(10);
   c.set(mine, 'payload of mine', 100);
   t.equal(c.get(mine, 99), 'payload of mine');
-  t.equal(c.get(mine.split('').join(''), 99), 'payload of mine', 'an equal string made anew (as each request parses one) hits');
+  t.equal(
+    c.get(mine.split('').join(''), 99),
+    'payload of mine',
+    'an equal string made anew (as each request parses one) hits',
+  );
   t.equal(c.get(mine, 100), undefined, 'not at its deadline');
   t.equal(c.get(mine, 50), undefined, 'an expired entry is dropped, not kept for an earlier clock');
 });
 
-t.test('a token sharing a kept token\'s tail is a miss, never the other token\'s value', async (t) => {
+t.test("a token sharing a kept token's tail is a miss, never the other token's value", async (t) => {
   const c = new VerifiedTokens<string>(10);
   c.set(mine, 'payload of mine', 100);
   t.equal(c.get(forged, 1), undefined, 'same tail, other header and payload: verified afresh by the caller');

@@ -121,10 +121,14 @@ t.test('a waiter whose count read fails passes its turn on', async (t) => {
   const { read } = counter();
   await fill(gate, read, 1);
   let fail = false;
-  const failing = gate.enter('a', async () => {
-    if (fail) throw new Error('store down');
-    return 0;
-  }, later());
+  const failing = gate.enter(
+    'a',
+    async () => {
+      if (fail) throw new Error('store down');
+      return 0;
+    },
+    later(),
+  );
   const { answered } = line(gate, read, 1);
   await tick();
   fail = true;
@@ -141,7 +145,11 @@ t.test('a waiter that lost its place to a newcomer keeps the head of the line', 
   // The early waiter's reads are held by the test, so a newcomer can come between its wake and its look.
   let release: (() => void) | undefined;
   let early = 0;
-  const earlyEntry = gate.enter('a', () => (early++ === 1 ? new Promise<number>((r) => (release = () => r(0))) : Promise.resolve(0)), later());
+  const earlyEntry = gate.enter(
+    'a',
+    () => (early++ === 1 ? new Promise<number>((r) => (release = () => r(0))) : Promise.resolve(0)),
+    later(),
+  );
   await tick();
   const { answered } = line(gate, read, 1);
   await tick();

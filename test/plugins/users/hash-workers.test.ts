@@ -52,31 +52,42 @@ t.test('a worker already holds its next job: it does not wait for the event loop
 
 t.test('close rejects queued work and refuses new work', async (t) => {
   const w = createHashWorkers(1);
-  const jobs = Array.from({ length: 3 }, (_, i) => w.hash(`pw-${i}-long-enough`, params).then(() => 'done', (e: Error) => e.message));
+  const jobs = Array.from({ length: 3 }, (_, i) =>
+    w.hash(`pw-${i}-long-enough`, params).then(
+      () => 'done',
+      (e: Error) => e.message,
+    ),
+  );
   await w.close();
   const outcomes = await Promise.all(jobs);
-  t.ok(outcomes.some((o) => o !== 'done'), 'queued jobs are rejected');
+  t.ok(
+    outcomes.some((o) => o !== 'done'),
+    'queued jobs are rejected',
+  );
   await t.rejects(w.hash('late-password', params), { message: 'password hashing is shut down' });
 });
 
-t.test('a worker that dies fails only the job it was running; the one queued behind it is hashed elsewhere', async (t) => {
-  // The real worker program, behind a listener that ends the thread when it is handed "crash",
-  // before the worker has written which job it started: the pool then fails the oldest job it
-  // held, and the job waiting in the port is lost with the thread.
-  const dying = `const port = require('node:worker_threads').parentPort; port.on('message', (job) => { if (job.password === 'crash') process.exit(1); });\n${HASH_WORKER_SOURCE}`;
-  const w = createHashWorkers(1, dying);
-  t.teardown(() => w.close());
-  const stored = await w.hash('Secret-123', params);
-  // One worker, two jobs: the crash runs, the verification waits in the same worker's port.
-  const crashed = w.hash('crash', params).then(
-    () => 'hashed',
-    (e: Error) => e.message,
-  );
-  const waiting = w.verify(stored, 'Secret-123');
-  t.equal(await crashed, 'password hashing worker stopped', 'the running job fails');
-  t.equal(await waiting, true, 'the job queued behind it is answered by the replacement worker');
-  t.equal(await w.verify(stored, 'wrong-password'), false, 'the pool keeps working');
-});
+t.test(
+  'a worker that dies fails only the job it was running; the one queued behind it is hashed elsewhere',
+  async (t) => {
+    // The real worker program, behind a listener that ends the thread when it is handed "crash",
+    // before the worker has written which job it started: the pool then fails the oldest job it
+    // held, and the job waiting in the port is lost with the thread.
+    const dying = `const port = require('node:worker_threads').parentPort; port.on('message', (job) => { if (job.password === 'crash') process.exit(1); });\n${HASH_WORKER_SOURCE}`;
+    const w = createHashWorkers(1, dying);
+    t.teardown(() => w.close());
+    const stored = await w.hash('Secret-123', params);
+    // One worker, two jobs: the crash runs, the verification waits in the same worker's port.
+    const crashed = w.hash('crash', params).then(
+      () => 'hashed',
+      (e: Error) => e.message,
+    );
+    const waiting = w.verify(stored, 'Secret-123');
+    t.equal(await crashed, 'password hashing worker stopped', 'the running job fails');
+    t.equal(await waiting, true, 'the job queued behind it is answered by the replacement worker');
+    t.equal(await w.verify(stored, 'wrong-password'), false, 'the pool keeps working');
+  },
+);
 
 /** A costly hash next to a cheap one: long enough that answering the cheap one at once shows. */
 const slow = { memoryCost: 65_536, timeCost: 3, parallelism: 1 };
@@ -100,8 +111,14 @@ t.test('a worker that is behind answers two jobs together; one with nothing wait
   const started = performance.now();
   await w.hash('cheap-one-long-enough', params);
   const cheapMs = performance.now() - started;
-  t.ok(Math.abs(at[1] - at[0]) < slowMs / 4, `both answers arrived together (${Math.abs(at[1] - at[0]).toFixed(1)} ms apart; the costly hash takes ${slowMs.toFixed(0)} ms)`);
-  t.ok(cheapMs < slowMs / 2, `alone, a cheap hash is answered when it is done (${cheapMs.toFixed(0)} ms against ${slowMs.toFixed(0)} ms for the costly one)`);
+  t.ok(
+    Math.abs(at[1] - at[0]) < slowMs / 4,
+    `both answers arrived together (${Math.abs(at[1] - at[0]).toFixed(1)} ms apart; the costly hash takes ${slowMs.toFixed(0)} ms)`,
+  );
+  t.ok(
+    cheapMs < slowMs / 2,
+    `alone, a cheap hash is answered when it is done (${cheapMs.toFixed(0)} ms against ${slowMs.toFixed(0)} ms for the costly one)`,
+  );
 });
 
 t.test('a worker that is behind answers up to three jobs together, and the fourth apart', async (t) => {
@@ -127,26 +144,40 @@ t.test('a worker that is behind answers up to three jobs together, and the fourt
   await w.hash('slow-e-long-enough', slow);
   const slowMs = performance.now() - started;
   const spread = Math.max(at[0], at[1], at[2]) - Math.min(at[0], at[1], at[2]);
-  t.ok(spread < slowMs / 4, `the first three arrived together (${spread.toFixed(1)} ms apart; a costly hash takes ${slowMs.toFixed(0)} ms)`);
+  t.ok(
+    spread < slowMs / 4,
+    `the first three arrived together (${spread.toFixed(1)} ms apart; a costly hash takes ${slowMs.toFixed(0)} ms)`,
+  );
   t.ok(at[3] - at[2] > slowMs / 2, `the fourth came a costly hash later (${(at[3] - at[2]).toFixed(0)} ms)`);
 });
 
-t.test('a worker that dies on the second job of a pair fails that job only; the finished one it held is run again', async (t) => {
-  // The real worker program over an Argon2 whose hash of "crash" ends the thread mid-job, after
-  // the worker has written which job it started.
-  const crashing = `const real = require(require('node:worker_threads').workerData.argon2Path);
+t.test(
+  'a worker that dies on the second job of a pair fails that job only; the finished one it held is run again',
+  async (t) => {
+    // The real worker program over an Argon2 whose hash of "crash" ends the thread mid-job, after
+    // the worker has written which job it started.
+    const crashing = `const real = require(require('node:worker_threads').workerData.argon2Path);
 require.cache[require.resolve(require('node:worker_threads').workerData.argon2Path)].exports = { ...real, hashSync: (pw, p) => (pw === 'crash' ? process.exit(1) : real.hashSync(pw, p)) };
 ${HASH_WORKER_SOURCE}`;
-  const stored = await hashPassword('Secret-123', params);
-  const w = createHashWorkers(1, crashing);
-  t.teardown(() => w.close());
-  // One worker, three jobs before its thread has started, so all are waiting in its port: it
-  // finishes the first, takes the crash from its port (the first answer held for the pair), and
-  // dies; the third never started.
-  const outcome = (p: Promise<unknown>) => p.then((v) => (typeof v === 'string' ? 'hashed' : v), (e: Error) => e.message);
-  const [first, crashed, third] = await Promise.all([outcome(w.hash('first-long-enough', params)), outcome(w.hash('crash', params)), outcome(w.verify(stored, 'Secret-123'))]);
-  t.equal(crashed, 'password hashing worker stopped', 'the job that killed the worker fails');
-  t.equal(first, 'hashed', 'the job finished but not yet answered is hashed again by the replacement');
-  t.equal(third, true, 'the job that never started is answered by the replacement');
-  t.equal(await w.verify(stored, 'wrong-password'), false, 'the pool keeps working');
-});
+    const stored = await hashPassword('Secret-123', params);
+    const w = createHashWorkers(1, crashing);
+    t.teardown(() => w.close());
+    // One worker, three jobs before its thread has started, so all are waiting in its port: it
+    // finishes the first, takes the crash from its port (the first answer held for the pair), and
+    // dies; the third never started.
+    const outcome = (p: Promise<unknown>) =>
+      p.then(
+        (v) => (typeof v === 'string' ? 'hashed' : v),
+        (e: Error) => e.message,
+      );
+    const [first, crashed, third] = await Promise.all([
+      outcome(w.hash('first-long-enough', params)),
+      outcome(w.hash('crash', params)),
+      outcome(w.verify(stored, 'Secret-123')),
+    ]);
+    t.equal(crashed, 'password hashing worker stopped', 'the job that killed the worker fails');
+    t.equal(first, 'hashed', 'the job finished but not yet answered is hashed again by the replacement');
+    t.equal(third, true, 'the job that never started is answered by the replacement');
+    t.equal(await w.verify(stored, 'wrong-password'), false, 'the pool keeps working');
+  },
+);

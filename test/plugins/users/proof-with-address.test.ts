@@ -23,7 +23,11 @@ const requestsFail = () => sql(`alter table ${VERIFICATION_TABLE} rename to lk_r
 const requestsBack = () => sql(`alter table lk_requests_away rename to ${VERIFICATION_TABLE}`);
 
 async function rest(path: string, body: unknown, headers: Record<string, string> = {}) {
-  const res = await fetch(`${server.url}/v1/${path}`, { method: 'POST', headers: { 'content-type': 'application/json', origin: server.url, ...headers }, body: JSON.stringify(body) });
+  const res = await fetch(`${server.url}/v1/${path}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', origin: server.url, ...headers },
+    body: JSON.stringify(body),
+  });
   return { status: res.status, body: (await res.json()) as Record<string, unknown> };
 }
 
@@ -53,8 +57,16 @@ t.test('an email change whose request cannot be stored keeps the old address and
   await requestsBack();
   t.same([byUser.status, byAdmin.status], [500, 500], 'both calls fail');
   const user = (await rest('admin/user', { id }, admin)).body;
-  t.same([user.email, user.email_verified], ['stays@example.com', true], 'the proven address is still the one on record');
+  t.same(
+    [user.email, user.email_verified],
+    ['stays@example.com', true],
+    'the proven address is still the one on record',
+  );
   t.equal(mailed.length, before, 'no mail');
   t.equal((await fetch(`${server.url}/v1/profile`, { headers: bearer })).status, 200, 'the session lives');
-  t.equal((await rest('login', { email: 'stays@example.com', password: PASSWORD })).status, 200, 'the address still signs in');
+  t.equal(
+    (await rest('login', { email: 'stays@example.com', password: PASSWORD })).status,
+    200,
+    'the address still signs in',
+  );
 });

@@ -16,7 +16,11 @@ const worker = fileURLToPath(new URL('./fixtures/increment-worker.ts', import.me
 const writer = fileURLToPath(new URL('./fixtures/write-worker.ts', import.meta.url));
 const tsx = fileURLToPath(new URL('../../../node_modules/.bin/tsx', import.meta.url));
 
-function runWorker(flags: Record<string, string>, key: string, times: number): Promise<{ seen: number[]; consumed: string | null }> {
+function runWorker(
+  flags: Record<string, string>,
+  key: string,
+  times: number,
+): Promise<{ seen: number[]; consumed: string | null }> {
   return new Promise((resolve, reject) => {
     execFile(tsx, [worker, JSON.stringify(flags), key, String(times)], { timeout: 60_000 }, (err, stdout, stderr) => {
       if (err) reject(new Error(`${err.message}\n${stderr}`));
@@ -28,10 +32,15 @@ function runWorker(flags: Record<string, string>, key: string, times: number): P
 /** Sets `key` to `value` (deletes it without one) from another process. */
 function writeFromWorker(flags: Record<string, string>, key: string, value?: string): Promise<void> {
   return new Promise((resolve, reject) => {
-    execFile(tsx, [writer, JSON.stringify(flags), key, ...(value === undefined ? [] : [value])], { timeout: 60_000 }, (err, _stdout, stderr) => {
-      if (err) reject(new Error(`${err.message}\n${stderr}`));
-      else resolve();
-    });
+    execFile(
+      tsx,
+      [writer, JSON.stringify(flags), key, ...(value === undefined ? [] : [value])],
+      { timeout: 60_000 },
+      (err, _stdout, stderr) => {
+        if (err) reject(new Error(`${err.message}\n${stderr}`));
+        else resolve();
+      },
+    );
   });
 }
 
@@ -61,9 +70,17 @@ for (const target of targets) {
       memory.consume('xp:once'),
     ]);
     const all = [...other.seen, ...mine].sort((x, y) => x - y);
-    t.same(all, Array.from({ length: 120 }, (_, i) => i + 1), 'every value 1..120 seen exactly once');
+    t.same(
+      all,
+      Array.from({ length: 120 }, (_, i) => i + 1),
+      'every value 1..120 seen exactly once',
+    );
     t.equal(await memory.get('xp'), '120');
-    t.same([other.consumed, myConsume].filter((v) => v !== null), ['prize'], 'exactly one process consumed the value');
+    t.same(
+      [other.consumed, myConsume].filter((v) => v !== null),
+      ['prize'],
+      'exactly one process consumed the value',
+    );
   });
 }
 

@@ -113,7 +113,9 @@ async function freshStore(t: Test): Promise<{ storage: Storage; memory: Database
 
 /** Counts the memory store's reads that reach SQLite (kept statements, `get`). */
 function countReads(storage: Storage): { readonly n: number } {
-  const statements = storage.statements as { run: (sql: string, values: unknown[], method: string, options?: unknown) => Promise<unknown> };
+  const statements = storage.statements as {
+    run: (sql: string, values: unknown[], method: string, options?: unknown) => Promise<unknown>;
+  };
   const run = statements.run.bind(statements);
   const counter = { n: 0 };
   statements.run = (sql, values, method, options) => {
@@ -141,7 +143,9 @@ t.test("an own write that was the only commit drops only its key's kept read", a
   t.equal(await memory.get('own:c'), 'C');
   // A commit by another connection (here: a raw statement on the ORM's connection, which this
   // store did not make) makes everything stale again.
-  await storage.orm.em.getConnection().execute(`update ${MEMORY_TABLE} set value = 'A2' where key = 'own:a'`, [], 'run');
+  await storage.orm.em
+    .getConnection()
+    .execute(`update ${MEMORY_TABLE} set value = 'A2' where key = 'own:a'`, [], 'run');
   t.equal(await memory.get('own:a'), 'A2', 'a write that is not an own write of this store is seen');
 });
 
@@ -152,14 +156,22 @@ t.test('own writes that waited together for the connection each still count as t
   const reads = countReads(storage);
   // The connection is held as an ORM query holds it (the FGA poll's, under a login load), and two
   // sessions are stored meanwhile: both wait for it, then run one after the other.
-  const client = (storage.orm.em.getConnection() as unknown as { getKnex(): { client: { acquireConnection(): Promise<unknown>; releaseConnection(c: unknown): Promise<void> } } }).getKnex().client;
+  const client = (
+    storage.orm.em.getConnection() as unknown as {
+      getKnex(): { client: { acquireConnection(): Promise<unknown>; releaseConnection(c: unknown): Promise<void> } };
+    }
+  ).getKnex().client;
   const held = await client.acquireConnection();
   const writes = Promise.all([memory.set('wait:b', 'B', 60_000), memory.set('wait:c', 'C', 60_000)]);
   await new Promise((r) => setTimeout(r, 20));
   await client.releaseConnection(held);
   await writes;
   t.equal(await memory.get('wait:a'), 'A');
-  t.equal(reads.n, 0, 'the read of another key is still kept (the stamp was read where each statement ran, not around the wait)');
+  t.equal(
+    reads.n,
+    0,
+    'the read of another key is still kept (the stamp was read where each statement ran, not around the wait)',
+  );
   t.equal(await memory.get('wait:b'), 'B', 'the written keys are read again');
   t.equal(await memory.get('wait:c'), 'C');
 });
@@ -168,7 +180,11 @@ t.test('own writes that waited together for the connection each still count as t
  * Starts `memory.get(key)` and holds it once it has read its row, before it files the read; runs
  * `during` (the write) meanwhile, then lets it finish. Returns what the held read answered.
  */
-async function readOverlapping(memory: DatabaseMemoryStore, key: string, during: () => Promise<void>): Promise<string | null> {
+async function readOverlapping(
+  memory: DatabaseMemoryStore,
+  key: string,
+  during: () => Promise<void>,
+): Promise<string | null> {
   const store = memory as unknown as { liveRow(key: string): Promise<unknown> };
   const liveRow = store.liveRow.bind(store);
   let release!: () => void;

@@ -18,7 +18,10 @@ t.test('database is the default, process on request, redis whenever its URL is s
   t.equal(proc.backend, 'process');
   await proc.close();
   if (await redisAvailable()) {
-    const redis = await openMemoryStore(new Config({ 'memory-store': 'process', 'redis-url': freshRedisUrl() }), storage);
+    const redis = await openMemoryStore(
+      new Config({ 'memory-store': 'process', 'redis-url': freshRedisUrl() }),
+      storage,
+    );
     t.equal(redis.backend, 'redis');
     await redis.close();
   }

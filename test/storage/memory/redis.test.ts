@@ -6,7 +6,10 @@ import { memoryStoreSuite } from './shared-suite.js';
 const skip = (await redisAvailable()) ? false : 'Redis is not reachable';
 
 t.test('the URL prefix parameter sets the namespace', async (t) => {
-  t.same(parseRedisUrl('redis://127.0.0.1:6379/2?prefix=tenant-a:'), { url: 'redis://127.0.0.1:6379/2', namespace: 'tenant-a:' });
+  t.same(parseRedisUrl('redis://127.0.0.1:6379/2?prefix=tenant-a:'), {
+    url: 'redis://127.0.0.1:6379/2',
+    namespace: 'tenant-a:',
+  });
   t.equal(parseRedisUrl('redis://127.0.0.1:6379').namespace, 'latchkey:');
   t.throws(() => parseRedisUrl('http://127.0.0.1:6379'), /redis:\/\//);
 });

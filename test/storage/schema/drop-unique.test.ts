@@ -33,7 +33,10 @@ for (const target of targets) {
       );
       await exec(storage, `create unique index users_a_phone_idx on users_a (phone_number)`);
       await exec(storage, `insert into users_a (id, email, phone_number, tenant) values ('1', 'a@x.io', '+100', 't1')`);
-      await t.rejects(exec(storage, `insert into users_a (id, email, tenant) values ('2', 'a@x.io', 't2')`), 'unique before');
+      await t.rejects(
+        exec(storage, `insert into users_a (id, email, tenant) values ('2', 'a@x.io', 't2')`),
+        'unique before',
+      );
 
       const dropped = await dropStaleUniqueConstraints(storage, 'users_a', ['email', 'phone_number']);
       t.equal(dropped.length, 2, `dropped ${dropped.join(', ')}`);
@@ -53,18 +56,28 @@ for (const target of targets) {
         [['email', 'tenant']],
         'a rule that also covers another column stays',
       );
-      t.same(await dropStaleUniqueConstraints(storage, 'users_a', ['email', 'phone_number']), [], 'a second run is a no-op');
+      t.same(
+        await dropStaleUniqueConstraints(storage, 'users_a', ['email', 'phone_number']),
+        [],
+        'a second run is a no-op',
+      );
     });
 
     t.test('a column-level UNIQUE goes too', async (t) => {
-      await exec(storage, `create table otps_a (id varchar(40) primary key, email varchar(200) unique, otp varchar(20) not null)`);
+      await exec(
+        storage,
+        `create table otps_a (id varchar(40) primary key, email varchar(200) unique, otp varchar(20) not null)`,
+      );
       await exec(storage, `create index otps_a_otp_idx on otps_a (otp)`);
       await exec(storage, `insert into otps_a (id, email, otp) values ('1', 'a@x.io', '123456')`);
       const dropped = await dropStaleUniqueConstraints(storage, 'otps_a', ['email', 'phone_number']);
       t.equal(dropped.length, 1);
       await exec(storage, `insert into otps_a (id, email, otp) values ('2', 'a@x.io', '654321')`);
       t.equal((await rows(storage, `select id from otps_a`)).length, 2);
-      await t.rejects(exec(storage, `insert into otps_a (id, email, otp) values ('2', 'b@x.io', '1')`), 'primary key kept');
+      await t.rejects(
+        exec(storage, `insert into otps_a (id, email, otp) values ('2', 'b@x.io', '1')`),
+        'primary key kept',
+      );
     });
 
     t.test('a missing table is not an error', async (t) => {
@@ -76,7 +89,7 @@ for (const target of targets) {
 t.test('SQLite CREATE TABLE rewriting keeps everything but the stale clauses', async (t) => {
   const sql =
     'CREATE TABLE `u` (`id` text not null, `email` text null unique, `phone_number` text unique on conflict abort, ' +
-    '`name` text check (name <> \'a,b\'), constraint u_e unique (`email`), unique (email, `name`), primary key (`id`))';
+    "`name` text check (name <> 'a,b'), constraint u_e unique (`email`), unique (email, `name`), primary key (`id`))";
   t.equal(
     withoutInlineUniques(sql, [['email'], ['phone_number']]),
     'CREATE TABLE `u` (`id` text not null, `email` text null, `phone_number` text, ' +

@@ -79,7 +79,9 @@ t.test('JWT key rules', async (t) => {
   const { privateKey, publicKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
   const priv = privateKey.export({ type: 'pkcs8', format: 'pem' }).toString();
   const pub = publicKey.export({ type: 'spki', format: 'pem' }).toString();
-  const noEnc = await run(base({ '--jwt-type': 'RS256', '--jwt-secret': null, '--jwt-private-key': priv, '--jwt-public-key': pub }));
+  const noEnc = await run(
+    base({ '--jwt-type': 'RS256', '--jwt-secret': null, '--jwt-private-key': priv, '--jwt-public-key': pub }),
+  );
   t.equal(noEnc.code, 1);
   t.match(noEnc.stderr, /--encryption-key is required/);
 });
@@ -112,7 +114,13 @@ t.test('--help is generated and grouped by plugin', async (t) => {
 
 t.test('a valid command line starts and serves /v1/meta', async (t) => {
   const [http, grpc, metrics] = [await freePort(), await freePort(), await freePort()];
-  const args = base({ '--http-port': String(http), '--grpc-port': String(grpc), '--metrics-port': String(metrics), '--host': '127.0.0.1', '--url': `http://localhost:${http}` });
+  const args = base({
+    '--http-port': String(http),
+    '--grpc-port': String(grpc),
+    '--metrics-port': String(metrics),
+    '--host': '127.0.0.1',
+    '--url': `http://localhost:${http}`,
+  });
   const child = spawn(process.execPath, [BIN, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   child.stdout.on('data', (d) => (out += d));
@@ -132,9 +140,18 @@ t.test('a listener failing after HTTP was bound ends the process; it does not se
   // The metrics port is taken: its listener fails after HTTP and gRPC are up.
   const { createServer } = await import('node:net');
   const taken = createServer();
-  const metrics = await new Promise<number>((resolve) => taken.listen(0, '127.0.0.1', () => resolve((taken.address() as { port: number }).port)));
+  const metrics = await new Promise<number>((resolve) =>
+    taken.listen(0, '127.0.0.1', () => resolve((taken.address() as { port: number }).port)),
+  );
   t.teardown(() => taken.close());
-  const args = base({ '--http-port': String(http), '--grpc-port': String(grpc), '--metrics-port': String(metrics), '--host': '127.0.0.1', '--url': `http://localhost:${http}`, '--database-url': join(dir, 'half.db') });
+  const args = base({
+    '--http-port': String(http),
+    '--grpc-port': String(grpc),
+    '--metrics-port': String(metrics),
+    '--host': '127.0.0.1',
+    '--url': `http://localhost:${http}`,
+    '--database-url': join(dir, 'half.db'),
+  });
   const r = await run(args);
   t.equal(r.code, 1, 'it exits');
   t.match(r.stderr, /could not start: .*EADDRINUSE/);

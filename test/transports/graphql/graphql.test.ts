@@ -16,7 +16,12 @@ import { probePlugin } from './probe-plugin.js';
 
 const ADMIN_SECRET = 'graphql-admin-secret';
 const plugins = [serverPlugin, adminPlugin, metaPlugin, probePlugin];
-const baseFlags = { url: 'http://localhost:8080', 'client-id': 'gql-client', 'client-secret': 'gql-secret', 'admin-secret': ADMIN_SECRET };
+const baseFlags = {
+  url: 'http://localhost:8080',
+  'client-id': 'gql-client',
+  'client-secret': 'gql-secret',
+  'admin-secret': ADMIN_SECRET,
+};
 
 interface GqlBody {
   data?: Record<string, unknown> | null;
@@ -52,11 +57,25 @@ async function mount(flags: Record<string, string | boolean> = {}): Promise<Moun
   return { app, test, hookLog };
 }
 
-async function post(app: FastifyInstance, body: unknown, headers: Record<string, string> = {}): Promise<LightMyRequestResponse> {
-  return app.inject({ method: 'POST', url: '/auth/graphql', headers: { 'content-type': 'application/json', ...headers }, payload: JSON.stringify(body) });
+async function post(
+  app: FastifyInstance,
+  body: unknown,
+  headers: Record<string, string> = {},
+): Promise<LightMyRequestResponse> {
+  return app.inject({
+    method: 'POST',
+    url: '/auth/graphql',
+    headers: { 'content-type': 'application/json', ...headers },
+    payload: JSON.stringify(body),
+  });
 }
 
-async function gql(app: FastifyInstance, query: string, variables?: Record<string, unknown>, headers: Record<string, string> = {}) {
+async function gql(
+  app: FastifyInstance,
+  query: string,
+  variables?: Record<string, unknown>,
+  headers: Record<string, string> = {},
+) {
   const res = await post(app, { query, variables }, headers);
   return { status: res.statusCode, body: res.json() as GqlBody, res };
 }
@@ -84,32 +103,45 @@ t.test('GraphQL under an embedding prefix', async (t) => {
     for (const f of CONTRACT_META_FLAGS) t.type(meta[f], 'boolean', f);
   });
 
-  t.test('params with variables typed by the input type name round-trip Int64, Map, lists and nested objects', async (t) => {
-    const query = `query echo($p: EchoRequest!) {
+  t.test(
+    'params with variables typed by the input type name round-trip Int64, Map, lists and nested objects',
+    async (t) => {
+      const query = `query echo($p: EchoRequest!) {
       echo(params: $p) { text count tags data nested { level note } items { key value } }
     }`;
-    const params = { text: 'hi', count: 7, tags: ['a', 'b'], data: { deep: { list: [1, 'x', null] }, ok: true }, nested: { level: 3 } };
-    // Several rounds: Mercurius switches to the graphql-jit compiled query after the first one.
-    for (let round = 0; round < 3; round++) {
-      const { status, body } = await gql(app, query, { p: params });
-      t.equal(status, 200, `round ${round}`);
-      t.same(body, {
-        data: {
-          echo: {
-            text: 'hi',
-            count: 7,
-            tags: ['a', 'b'],
-            data: { deep: { list: [1, 'x', null] }, ok: true },
-            nested: { level: 3, note: null },
-            items: [
-              { key: 'a', value: 7 },
-              { key: 'b', value: 8 },
-            ],
+      const params = {
+        text: 'hi',
+        count: 7,
+        tags: ['a', 'b'],
+        data: { deep: { list: [1, 'x', null] }, ok: true },
+        nested: { level: 3 },
+      };
+      // Several rounds: Mercurius switches to the graphql-jit compiled query after the first one.
+      for (let round = 0; round < 3; round++) {
+        const { status, body } = await gql(app, query, { p: params });
+        t.equal(status, 200, `round ${round}`);
+        t.same(
+          body,
+          {
+            data: {
+              echo: {
+                text: 'hi',
+                count: 7,
+                tags: ['a', 'b'],
+                data: { deep: { list: [1, 'x', null] }, ok: true },
+                nested: { level: 3, note: null },
+                items: [
+                  { key: 'a', value: 7 },
+                  { key: 'b', value: 8 },
+                ],
+              },
+            },
           },
-        },
-      }, `round ${round}`);
-    }
-  });
+          `round ${round}`,
+        );
+      }
+    },
+  );
 
   t.test('explicit nulls in variables mean "not given"', async (t) => {
     const { body } = await gql(app, 'query ($p: EchoRequest!) { echo(params: $p) { text count tags data } }', {
@@ -119,14 +151,20 @@ t.test('GraphQL under an embedding prefix', async (t) => {
   });
 
   t.test('inline literals work like variables', async (t) => {
-    const { body } = await gql(app, '{ echo(params: {text: "lit", count: 2, tags: ["z"], data: {k: [1, 2]}}) { text count data items { key value } } }');
+    const { body } = await gql(
+      app,
+      '{ echo(params: {text: "lit", count: 2, tags: ["z"], data: {k: [1, 2]}}) { text count data items { key value } } }',
+    );
     t.same(body, { data: { echo: { text: 'lit', count: 2, data: { k: [1, 2] }, items: [{ key: 'z', value: 2 }] } } });
   });
 
   t.test('param and flat arguments', async (t) => {
     const one = await gql(app, 'query ($id: String!) { lookup(param: {id: $id}) { message } }', { id: 'abc' });
     t.same(one.body, { data: { lookup: { message: 'found abc' } } });
-    const sum = await gql(app, 'mutation add($a: Int64!, $b: Int64) { add_numbers(a: $a, b: $b) { sum } }', { a: 2 ** 40, b: 2 });
+    const sum = await gql(app, 'mutation add($a: Int64!, $b: Int64) { add_numbers(a: $a, b: $b) { sum } }', {
+      a: 2 ** 40,
+      b: 2,
+    });
     t.same(sum.body, { data: { add_numbers: { sum: 2 ** 40 + 2 } } });
     const noB = await gql(app, 'mutation { add_numbers(a: 5, b: null) { sum } }');
     t.same(noB.body, { data: { add_numbers: { sum: 5 } } });
@@ -134,7 +172,14 @@ t.test('GraphQL under an embedding prefix', async (t) => {
 
   t.test('an output list is a non-null list of objects', async (t) => {
     const { body } = await gql(app, '{ list_items { key value } }');
-    t.same(body, { data: { list_items: [{ key: 'one', value: 1 }, { key: 'big', value: 2 ** 40 }] } });
+    t.same(body, {
+      data: {
+        list_items: [
+          { key: 'one', value: 1 },
+          { key: 'big', value: 2 ** 40 },
+        ],
+      },
+    });
   });
 
   t.test('service errors carry their message and UPPER_SNAKE code with HTTP 200', async (t) => {
@@ -146,7 +191,9 @@ t.test('GraphQL under an embedding prefix', async (t) => {
     ];
     for (let round = 0; round < 2; round++) {
       for (const [id, code, message] of cases) {
-        const { status, body } = await gql(app, 'query ($id: String!) { lookup(param: {id: $id}) { message } }', { id });
+        const { status, body } = await gql(app, 'query ($id: String!) { lookup(param: {id: $id}) { message } }', {
+          id,
+        });
         t.equal(status, 200, `${id} round ${round}`);
         t.equal(body.data, null);
         t.equal(body.errors?.length, 1);
@@ -158,64 +205,109 @@ t.test('GraphQL under an embedding prefix', async (t) => {
   });
 
   t.test('input the schema refuses is INVALID_ARGUMENT naming the field', async (t) => {
-    const { status, body } = await gql(app, 'query ($p: EchoRequest!) { echo(params: $p) { text } }', { p: { text: 'x'.repeat(65) } });
+    const { status, body } = await gql(app, 'query ($p: EchoRequest!) { echo(params: $p) { text } }', {
+      p: { text: 'x'.repeat(65) },
+    });
     t.equal(status, 200);
     t.equal(body.errors?.[0].extensions?.code, 'INVALID_ARGUMENT');
     t.match(body.errors?.[0].message, /^invalid text: /);
   });
 
   t.test('one failing root field does not hide the others', async (t) => {
-    const { status, body } = await gql(app, '{ ok: lookup(param: {id: "a"}) { message } bad: lookup(param: {id: "missing"}) { message } }');
+    const { status, body } = await gql(
+      app,
+      '{ ok: lookup(param: {id: "a"}) { message } bad: lookup(param: {id: "missing"}) { message } }',
+    );
     t.equal(status, 200);
     // Both root fields are non-null, so GraphQL nulls the whole data when one fails.
     t.equal(body.errors?.[0].extensions?.code, 'NOT_FOUND');
     t.same(body.errors?.[0].path, ['bad']);
   });
 
-  t.test('GraphQL-level errors answer 400, on the first use of a query text and on later (compiled) ones', async (t) => {
-    const bad: [string, unknown][] = [
-      ['syntax error', { query: '{ meta { version ' }],
-      ['unknown field', { query: '{ meta { no_such_field } }' }],
-      ['unknown root field', { query: '{ rest_only { message } }' }],
-      ['missing argument', { query: '{ echo { text } }' }],
-      ['Int64 literal with a fraction', { query: 'mutation { add_numbers(a: 1.5) { sum } }' }],
-      ['Int64 variable with a fraction', { query: 'mutation ($a: Int64!) { add_numbers(a: $a) { sum } }', variables: { a: 1.5 } }],
-      ['Int64 variable as a string', { query: 'mutation ($a: Int64!) { add_numbers(a: $a) { sum } }', variables: { a: '12' } }],
-      ['Map variable that is a list', { query: 'query ($p: EchoRequest!) { echo(params: $p) { text } }', variables: { p: { text: 'x', data: [1] } } }],
-      ['variable of the wrong input type', { query: 'query ($p: LookupRequest!) { echo(params: $p) { text } }', variables: { p: { id: 'x' } } }],
-      ['missing variable', { query: 'query ($p: EchoRequest!) { echo(params: $p) { text } }' }],
-      ['no query', {}],
-      ['query of the wrong JSON type', { query: 42 }],
-      ['variables that are not an object', { query: '{ meta { version } }', variables: 'x' }],
-      ['a batch (not enabled)', [{ query: '{ meta { version } }' }]],
-    ];
-    for (const [what, body] of bad) {
-      // Three times: later runs go through Mercurius's caches and its graphql-jit compiled query.
-      // The second is the one that compiles it, where graphql-jit worded a bad variable its own
-      // way (review finding): every round must say the very same thing.
-      const messages: string[] = [];
-      for (let round = 0; round < 3; round++) {
-        const res = await post(app, body);
-        t.equal(res.statusCode, 400, `${what}: round ${round + 1}`);
-        const json = res.json() as GqlBody;
-        t.ok(Array.isArray(json.errors) && json.errors.length > 0, `${what}: has errors`);
-        messages.push(JSON.stringify(json.errors?.map((e) => [e.message, e.extensions?.code])));
+  t.test(
+    'GraphQL-level errors answer 400, on the first use of a query text and on later (compiled) ones',
+    async (t) => {
+      const bad: [string, unknown][] = [
+        ['syntax error', { query: '{ meta { version ' }],
+        ['unknown field', { query: '{ meta { no_such_field } }' }],
+        ['unknown root field', { query: '{ rest_only { message } }' }],
+        ['missing argument', { query: '{ echo { text } }' }],
+        ['Int64 literal with a fraction', { query: 'mutation { add_numbers(a: 1.5) { sum } }' }],
+        [
+          'Int64 variable with a fraction',
+          { query: 'mutation ($a: Int64!) { add_numbers(a: $a) { sum } }', variables: { a: 1.5 } },
+        ],
+        [
+          'Int64 variable as a string',
+          { query: 'mutation ($a: Int64!) { add_numbers(a: $a) { sum } }', variables: { a: '12' } },
+        ],
+        [
+          'Map variable that is a list',
+          {
+            query: 'query ($p: EchoRequest!) { echo(params: $p) { text } }',
+            variables: { p: { text: 'x', data: [1] } },
+          },
+        ],
+        [
+          'variable of the wrong input type',
+          { query: 'query ($p: LookupRequest!) { echo(params: $p) { text } }', variables: { p: { id: 'x' } } },
+        ],
+        ['missing variable', { query: 'query ($p: EchoRequest!) { echo(params: $p) { text } }' }],
+        ['no query', {}],
+        ['query of the wrong JSON type', { query: 42 }],
+        ['variables that are not an object', { query: '{ meta { version } }', variables: 'x' }],
+        ['a batch (not enabled)', [{ query: '{ meta { version } }' }]],
+      ];
+      for (const [what, body] of bad) {
+        // Three times: later runs go through Mercurius's caches and its graphql-jit compiled query.
+        // The second is the one that compiles it, where graphql-jit worded a bad variable its own
+        // way (review finding): every round must say the very same thing.
+        const messages: string[] = [];
+        for (let round = 0; round < 3; round++) {
+          const res = await post(app, body);
+          t.equal(res.statusCode, 400, `${what}: round ${round + 1}`);
+          const json = res.json() as GqlBody;
+          t.ok(Array.isArray(json.errors) && json.errors.length > 0, `${what}: has errors`);
+          messages.push(JSON.stringify(json.errors?.map((e) => [e.message, e.extensions?.code])));
+        }
+        t.equal(new Set(messages).size, 1, `${what}: the same errors in every round`);
       }
-      t.equal(new Set(messages).size, 1, `${what}: the same errors in every round`);
-    }
-    const deep = await post(app, { query: `{ meta ${'{ a '.repeat(20_000)}${'}'.repeat(20_001)}` });
-    t.equal(deep.statusCode, 400, 'a document nested past the parser: 400');
-    t.same((deep.json() as GqlBody).errors?.map((e) => [e.message, e.extensions?.code]), [['invalid document: nested too deeply', 'INVALID_ARGUMENT']], 'said plainly, not the engine\'s stack overflow');
-    const wrongVariable = await post(app, { query: 'query ($p: EchoRequest!) { echo(params: $p) { text } }', variables: { p: { text: 5 } } });
-    t.match((wrongVariable.json() as GqlBody).errors?.[0].message, /^Variable "\$p" got invalid value 5 at "p\.text"/, 'the error names the variable of the document');
-    const notJson = await app.inject({ method: 'POST', url: '/auth/graphql', headers: { 'content-type': 'application/json' }, payload: '{nope' });
-    t.equal(notJson.statusCode, 400, 'malformed JSON');
-    const viaGet = await app.inject({ method: 'GET', url: '/auth/graphql?query=' + encodeURIComponent('mutation { add_numbers(a: 1) { sum } }') });
-    t.ok(viaGet.statusCode >= 400 && viaGet.statusCode < 500, `mutation over GET: ${viaGet.statusCode}`);
-  });
+      const deep = await post(app, { query: `{ meta ${'{ a '.repeat(20_000)}${'}'.repeat(20_001)}` });
+      t.equal(deep.statusCode, 400, 'a document nested past the parser: 400');
+      t.same(
+        (deep.json() as GqlBody).errors?.map((e) => [e.message, e.extensions?.code]),
+        [['invalid document: nested too deeply', 'INVALID_ARGUMENT']],
+        "said plainly, not the engine's stack overflow",
+      );
+      const wrongVariable = await post(app, {
+        query: 'query ($p: EchoRequest!) { echo(params: $p) { text } }',
+        variables: { p: { text: 5 } },
+      });
+      t.match(
+        (wrongVariable.json() as GqlBody).errors?.[0].message,
+        /^Variable "\$p" got invalid value 5 at "p\.text"/,
+        'the error names the variable of the document',
+      );
+      const notJson = await app.inject({
+        method: 'POST',
+        url: '/auth/graphql',
+        headers: { 'content-type': 'application/json' },
+        payload: '{nope',
+      });
+      t.equal(notJson.statusCode, 400, 'malformed JSON');
+      const viaGet = await app.inject({
+        method: 'GET',
+        url: '/auth/graphql?query=' + encodeURIComponent('mutation { add_numbers(a: 1) { sum } }'),
+      });
+      t.ok(viaGet.statusCode >= 400 && viaGet.statusCode < 500, `mutation over GET: ${viaGet.statusCode}`);
+    },
+  );
 
   t.test('queries over GET work', async (t) => {
-    const res = await app.inject({ method: 'GET', url: '/auth/graphql?query=' + encodeURIComponent('{ meta { client_id } }') });
+    const res = await app.inject({
+      method: 'GET',
+      url: '/auth/graphql?query=' + encodeURIComponent('{ meta { client_id } }'),
+    });
     t.equal(res.statusCode, 200);
     t.same(res.json(), { data: { meta: { client_id: 'gql-client' } } });
   });
@@ -223,12 +315,19 @@ t.test('GraphQL under an embedding prefix', async (t) => {
   t.test('any operation name is accepted', async (t) => {
     const res = await post(app, { query: 'query getMeta { meta { client_id } }', operationName: 'somethingElse' });
     t.same(res.json(), { data: { meta: { client_id: 'gql-client' } } });
-    const two = await post(app, { query: 'query a { meta { client_id } } query b { list_items { key } }', operationName: 'b' });
+    const two = await post(app, {
+      query: 'query a { meta { client_id } } query b { list_items { key } }',
+      operationName: 'b',
+    });
     t.same(two.json(), { data: { list_items: [{ key: 'one' }, { key: 'big' }] } });
   });
 
   t.test('a cookie effect reaches the response and comes back', async (t) => {
-    const { res, body } = await gql(app, 'mutation ($data: SetFlavorRequest!) { set_flavor(params: $data) { message } }', { data: { flavor: 'vanilla' } });
+    const { res, body } = await gql(
+      app,
+      'mutation ($data: SetFlavorRequest!) { set_flavor(params: $data) { message } }',
+      { data: { flavor: 'vanilla' } },
+    );
     t.same(body, { data: { set_flavor: { message: 'flavor vanilla' } } });
     const cookie = setCookies(res).find((c) => c.startsWith('flavor='));
     t.match(cookie, /^flavor=vanilla;/);
@@ -244,27 +343,47 @@ t.test('GraphQL under an embedding prefix', async (t) => {
     t.equal(denied.body.errors?.[0].extensions?.code, 'UNAUTHENTICATED');
     t.equal(denied.body.errors?.[0].message, 'unauthorized');
 
-    const wrong = await gql(app, 'mutation login($data: AdminLoginRequest!) { _admin_login(params: $data) { message } }', { data: { admin_secret: 'nope' } });
+    const wrong = await gql(
+      app,
+      'mutation login($data: AdminLoginRequest!) { _admin_login(params: $data) { message } }',
+      { data: { admin_secret: 'nope' } },
+    );
     t.equal(wrong.body.errors?.[0].extensions?.code, 'UNAUTHENTICATED');
     t.same(setCookies(wrong.res), []);
 
-    const login = await gql(app, 'mutation login($data: AdminLoginRequest!) { _admin_login(params: $data) { message } }', { data: { admin_secret: ADMIN_SECRET } });
+    const login = await gql(
+      app,
+      'mutation login($data: AdminLoginRequest!) { _admin_login(params: $data) { message } }',
+      { data: { admin_secret: ADMIN_SECRET } },
+    );
     t.same(login.body, { data: { _admin_login: { message: 'admin logged in successfully' } } });
     const cookie = setCookies(login.res).find((c) => c.startsWith('service-admin='));
     t.ok(cookie, 'service-admin cookie set');
     t.match(cookie, /HttpOnly/);
     const pair = cookie!.split(';')[0];
 
-    const meta = await gql(app, '{ _admin_meta { roles default_roles protected_roles is_multi_factor_auth_service_enabled } }', undefined, { cookie: pair });
+    const meta = await gql(
+      app,
+      '{ _admin_meta { roles default_roles protected_roles is_multi_factor_auth_service_enabled } }',
+      undefined,
+      { cookie: pair },
+    );
     t.notOk(meta.body.errors);
-    t.type((meta.body.data!._admin_meta as { is_multi_factor_auth_service_enabled: unknown }).is_multi_factor_auth_service_enabled, 'boolean');
+    t.type(
+      (meta.body.data!._admin_meta as { is_multi_factor_auth_service_enabled: unknown })
+        .is_multi_factor_auth_service_enabled,
+      'boolean',
+    );
 
     const header = await gql(app, '{ _admin_meta { roles } }', undefined, { 'x-service-admin-secret': ADMIN_SECRET });
     t.notOk(header.body.errors, 'the admin header works too');
 
     const logout = await gql(app, 'mutation { _admin_logout { message } }', undefined, { cookie: pair });
     t.same(logout.body, { data: { _admin_logout: { message: 'admin logged out successfully' } } });
-    t.match(setCookies(logout.res).find((c) => c.startsWith('service-admin=')), /Max-Age=0|Expires=Thu, 01 Jan 1970/);
+    t.match(
+      setCookies(logout.res).find((c) => c.startsWith('service-admin=')),
+      /Max-Age=0|Expires=Thu, 01 Jan 1970/,
+    );
 
     const after = await gql(app, '{ _admin_meta { roles } }', undefined, { cookie: pair });
     t.equal(after.body.errors?.[0].extensions?.code, 'UNAUTHENTICATED');
@@ -280,11 +399,20 @@ t.test('GraphQL under an embedding prefix', async (t) => {
   });
 
   t.test('introspection is on by default and shows the contract input names', async (t) => {
-    const { status, body } = await gql(app, '{ __type(name: "EchoRequest") { kind inputFields { name type { kind name ofType { name } } } } }');
+    const { status, body } = await gql(
+      app,
+      '{ __type(name: "EchoRequest") { kind inputFields { name type { kind name ofType { name } } } } }',
+    );
     t.equal(status, 200);
-    const type = body.data!.__type as { kind: string; inputFields: { name: string; type: { kind: string; name: string | null; ofType: { name: string } | null } }[] };
+    const type = body.data!.__type as {
+      kind: string;
+      inputFields: { name: string; type: { kind: string; name: string | null; ofType: { name: string } | null } }[];
+    };
     t.equal(type.kind, 'INPUT_OBJECT');
-    t.same(type.inputFields.map((f) => f.name), ['text', 'count', 'tags', 'data', 'nested']);
+    t.same(
+      type.inputFields.map((f) => f.name),
+      ['text', 'count', 'tags', 'data', 'nested'],
+    );
     t.same(type.inputFields[0].type, { kind: 'NON_NULL', name: null, ofType: { name: 'String' } });
     t.same(type.inputFields[1].type, { kind: 'SCALAR', name: 'Int64', ofType: null });
   });
@@ -299,7 +427,11 @@ t.test('GraphQL under an embedding prefix', async (t) => {
     t.equal(limited.body.errors?.[0].message, 'too many requests');
     const crashed = await gql(app, '{ meta { version } }', undefined, { 'x-test-crash': '1' });
     t.equal(crashed.status, 500, 'a real fault is a 500');
-    t.same(crashed.body.errors?.map((e) => [e.message, e.extensions?.code]), [['internal server error', 'INTERNAL']], 'without its detail');
+    t.same(
+      crashed.body.errors?.map((e) => [e.message, e.extensions?.code]),
+      [['internal server error', 'INTERNAL']],
+      'without its detail',
+    );
   });
 
   t.test('a query that is not a string is a 400, not a fault', async (t) => {

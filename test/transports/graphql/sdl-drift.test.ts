@@ -34,7 +34,9 @@ t.test('npm run generate -- --check agrees', async (t) => {
   const run = promisify(execFile);
   const expectDrift = committed !== generated;
   try {
-    await run(process.execPath, ['--import', 'tsx', 'transports/generate.ts', '--check'], { cwd: new URL('../../../', import.meta.url) });
+    await run(process.execPath, ['--import', 'tsx', 'transports/generate.ts', '--check'], {
+      cwd: new URL('../../../', import.meta.url),
+    });
     t.notOk(expectDrift, '--check exits 0 only when the file is up to date');
   } catch (err) {
     t.ok(expectDrift, `--check exits 1 only on drift: ${(err as Error).message}`);

@@ -22,7 +22,10 @@ const handler = async (): Promise<never> => {
 };
 
 function op(def: Partial<AnyOperation> & Pick<AnyOperation, 'name'>): CompiledOperation {
-  return compileOperation({ kind: 'query', access: 'public', description: `${def.name} op`, output: MessageResponse, handler, ...def }, 'test');
+  return compileOperation(
+    { kind: 'query', access: 'public', description: `${def.name} op`, output: MessageResponse, handler, ...def },
+    'test',
+  );
 }
 
 const ping = op({ name: 'ping' });
@@ -76,9 +79,23 @@ t.test('params: the default argument, non-null when the input has a required pro
       ping,
       op({ name: 'req', kind: 'mutation', input: InputObject('ReqRequest', { a: Str(), b: OptStr() }) }),
       op({ name: 'opt', input: InputObject('OptRequest', { a: OptStr() }) }),
-      op({ name: 'forced_optional', kind: 'mutation', input: InputObject('ForcedOptional', { a: Str() }), graphql: { required: false } }),
-      op({ name: 'forced_required', input: InputObject('ForcedRequired', { a: OptStr() }), graphql: { required: true } }),
-      op({ name: 'param_arg', kind: 'mutation', input: InputObject('ParamRequest', { user_id: Str() }), graphql: { arg: 'param' } }),
+      op({
+        name: 'forced_optional',
+        kind: 'mutation',
+        input: InputObject('ForcedOptional', { a: Str() }),
+        graphql: { required: false },
+      }),
+      op({
+        name: 'forced_required',
+        input: InputObject('ForcedRequired', { a: OptStr() }),
+        graphql: { required: true },
+      }),
+      op({
+        name: 'param_arg',
+        kind: 'mutation',
+        input: InputObject('ParamRequest', { user_id: Str() }),
+        graphql: { arg: 'param' },
+      }),
     ]),
   );
   t.same(argTypes(schema, 'Mutation', 'req'), { params: 'ReqRequest!' });
@@ -146,7 +163,10 @@ t.test('scalars, lists, nullability and nested objects', async (t) => {
     nested: Type.Object({ inner: Type.Object({ leaf: Type.Boolean() }), when: OptInt64() }),
     nested_list: Type.Array(Type.Object({ k: Str() })),
   });
-  const sdl = buildSdl([op({ name: 'everything', output: Everything }), op({ name: 'items', output: Type.Array(Item) })]);
+  const sdl = buildSdl([
+    op({ name: 'everything', output: Everything }),
+    op({ name: 'items', output: Type.Array(Item) }),
+  ]);
   const schema = buildSchema(sdl);
   const expected: Record<string, string> = {
     s: 'String!',
@@ -182,7 +202,12 @@ t.test('scalars, lists, nullability and nested objects', async (t) => {
 t.test('anonymous inputs and outputs get names derived from the operation', async (t) => {
   const schema = buildSchema(
     buildSdl([
-      op({ name: '_do_thing', kind: 'mutation', input: Type.Object({ a: Str() }), output: Type.Object({ ok: Type.Boolean() }) }),
+      op({
+        name: '_do_thing',
+        kind: 'mutation',
+        input: Type.Object({ a: Str() }),
+        output: Type.Object({ ok: Type.Boolean() }),
+      }),
       ping,
     ]),
   );
@@ -201,7 +226,9 @@ t.test('a type shared by several operations is declared once', async (t) => {
 });
 
 t.test('deprecated operations stay, marked @deprecated', async (t) => {
-  const schema = buildSchema(buildSdl([ping, op({ name: '_update_env', kind: 'mutation', deprecated: true, description: 'Deprecated: gone.' })]));
+  const schema = buildSchema(
+    buildSdl([ping, op({ name: '_update_env', kind: 'mutation', deprecated: true, description: 'Deprecated: gone.' })]),
+  );
   const field = schema.getMutationType()!.getFields()._update_env;
   t.ok(field);
   t.equal(field.deprecationReason, 'Deprecated: gone.');
@@ -209,9 +236,14 @@ t.test('deprecated operations stay, marked @deprecated', async (t) => {
 
 t.test('descriptions with quotes and newlines stay valid SDL', async (t) => {
   const text = 'Says "hi"\nand """ ends \\ here"';
-  const schema = buildSchema(buildSdl([op({ name: 'quoted', description: text, output: OutputObject('Q', { a: Str({ description: text }) }) })]));
+  const schema = buildSchema(
+    buildSdl([op({ name: 'quoted', description: text, output: OutputObject('Q', { a: Str({ description: text }) }) })]),
+  );
   t.equal(schema.getQueryType()!.getFields().quoted.description, text);
-  t.equal((schema.getType('Q') as { getFields(): Record<string, { description?: string | null }> }).getFields().a.description, text);
+  t.equal(
+    (schema.getType('Q') as { getFields(): Record<string, { description?: string | null }> }).getFields().a.description,
+    text,
+  );
 });
 
 t.test('loud failures', async (t) => {
@@ -221,15 +253,31 @@ t.test('loud failures', async (t) => {
     /"Thing" is used as both an input and an output type/,
   );
   t.throws(
-    () => buildSdl([op({ name: 'a', output: OutputObject('Dup', { a: Str() }) }), op({ name: 'b', output: OutputObject('Dup', { b: Str() }) })]),
+    () =>
+      buildSdl([
+        op({ name: 'a', output: OutputObject('Dup', { a: Str() }) }),
+        op({ name: 'b', output: OutputObject('Dup', { b: Str() }) }),
+      ]),
     /type "Dup" is declared twice with different fields/,
   );
-  t.throws(() => buildSdl([op({ name: 'a', output: OutputObject('Query', { a: Str() }) })]), /reserved type name "Query"/);
-  t.throws(() => buildSdl([op({ name: 'a', output: OutputObject('Int64', { a: Str() }) })]), /reserved type name "Int64"/);
+  t.throws(
+    () => buildSdl([op({ name: 'a', output: OutputObject('Query', { a: Str() }) })]),
+    /reserved type name "Query"/,
+  );
+  t.throws(
+    () => buildSdl([op({ name: 'a', output: OutputObject('Int64', { a: Str() }) })]),
+    /reserved type name "Int64"/,
+  );
   t.throws(() => buildSdl([op({ name: 'bad-name' })]), /operation name "bad-name" is not a valid GraphQL name/);
-  t.throws(() => buildSdl([op({ name: 'a', output: OutputObject('Has Space', { a: Str() }) })]), /not a valid GraphQL name/);
+  t.throws(
+    () => buildSdl([op({ name: 'a', output: OutputObject('Has Space', { a: Str() }) })]),
+    /not a valid GraphQL name/,
+  );
   t.throws(() => buildSdl([op({ name: 'only', kind: 'mutation' })]), /at least one query/);
-  t.throws(() => buildSdl([op({ name: 'a', output: Type.Object({ b: Type.Ref('Missing') }) })]), /references type "Missing", which no operation declares/);
+  t.throws(
+    () => buildSdl([op({ name: 'a', output: Type.Object({ b: Type.Ref('Missing') }) })]),
+    /references type "Missing", which no operation declares/,
+  );
 });
 
 t.test('a self-referencing type through $ref', async (t) => {

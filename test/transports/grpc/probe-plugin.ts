@@ -7,7 +7,20 @@
 import { ERROR_CODES, ServiceError } from '../../../core/errors.js';
 import { defineOperation } from '../../../core/operations.js';
 import { definePlugin } from '../../../core/plugin.js';
-import { InputObject, Int64, JsonMap, MessageResponse, OptInt64, OptJsonMap, OptStr, OptStrList, OutputObject, Str, StrList, Type } from '../../../core/schema.js';
+import {
+  InputObject,
+  Int64,
+  JsonMap,
+  MessageResponse,
+  OptInt64,
+  OptJsonMap,
+  OptStr,
+  OptStrList,
+  OutputObject,
+  Str,
+  StrList,
+  Type,
+} from '../../../core/schema.js';
 
 const Address = Type.Object(
   {

@@ -6,7 +6,9 @@ import { adminOperations } from '../../../plugins/admin/operations.js';
 import { buildProto } from '../../../transports/grpc/proto.js';
 import { probePlugin } from './probe-plugin.js';
 
-const probeOps = (probePlugin.operations as Parameters<typeof compileOperation>[0][]).map((d) => compileOperation(d, 'grpc-probe'));
+const probeOps = (probePlugin.operations as Parameters<typeof compileOperation>[0][]).map((d) =>
+  compileOperation(d, 'grpc-probe'),
+);
 const adminOps = adminOperations.map((d) => compileOperation(d, 'admin'));
 const ops: CompiledOperation[] = [...probeOps, ...adminOps];
 const proto = buildProto(ops);
@@ -44,10 +46,19 @@ t.test('fields: order, optional, repeated, int64, JSON text, nested derived name
       '}',
     ].join('\n'),
   );
-  t.match(proto, ['message ProbeEchoRequestAddress {', '  string city = 1;', '  ProbeEchoRequestAddressGeo geo = 2;', '}'].join('\n'));
+  t.match(
+    proto,
+    ['message ProbeEchoRequestAddress {', '  string city = 1;', '  ProbeEchoRequestAddressGeo geo = 2;', '}'].join(
+      '\n',
+    ),
+  );
   t.match(proto, ['message ProbeEchoRequestAddressGeo {', '  double lat = 1;', '  double lng = 2;', '}'].join('\n'));
   t.match(proto, ['message ProbeEchoRequestItems {', '  string sku = 1;', '  int64 qty = 2;', '}'].join('\n'));
-  t.match(proto, ['message ProbeFailRequest {', '  string code = 1;', '}'].join('\n'), 'a union of string literals is a string');
+  t.match(
+    proto,
+    ['message ProbeFailRequest {', '  string code = 1;', '}'].join('\n'),
+    'a union of string literals is a string',
+  );
   t.match(proto, 'message Empty {}');
 });
 
@@ -86,16 +97,54 @@ t.test('values proto3 cannot type are JSON text, documented in the file', async 
 });
 
 t.test('a name used by two different schemas is refused with both named', async (t) => {
-  const a = op({ name: 'a', kind: 'query', access: 'public', description: '', output: OutputObject('Thing', { x: Type.String() }), handler: async () => ({ x: '' }) });
-  const b = op({ name: 'b', kind: 'query', access: 'public', description: '', output: OutputObject('Thing', { x: Type.Boolean() }), handler: async () => ({ x: true }) });
+  const a = op({
+    name: 'a',
+    kind: 'query',
+    access: 'public',
+    description: '',
+    output: OutputObject('Thing', { x: Type.String() }),
+    handler: async () => ({ x: '' }),
+  });
+  const b = op({
+    name: 'b',
+    kind: 'query',
+    access: 'public',
+    description: '',
+    output: OutputObject('Thing', { x: Type.Boolean() }),
+    handler: async () => ({ x: true }),
+  });
   t.throws(() => buildProto([a, b]), /two different schemas are both named "Thing"/);
-  const same = op({ name: 'c', kind: 'query', access: 'public', description: '', output: MessageResponse, handler: async () => ({ message: '' }) });
-  t.doesNotThrow(() => buildProto([same, { ...same, def: { ...same.def, name: 'd' }, grpcMethod: 'D' }]), 'one schema reused is one message');
+  const same = op({
+    name: 'c',
+    kind: 'query',
+    access: 'public',
+    description: '',
+    output: MessageResponse,
+    handler: async () => ({ message: '' }),
+  });
+  t.doesNotThrow(
+    () => buildProto([same, { ...same, def: { ...same.def, name: 'd' }, grpcMethod: 'D' }]),
+    'one schema reused is one message',
+  );
 });
 
 t.test('two operations on one method, and Empty with fields, are refused', async (t) => {
-  const x = op({ name: 'foo_bar', kind: 'query', access: 'public', description: '', output: MessageResponse, handler: async () => ({ message: '' }) });
-  const y = op({ name: 'fooBar', kind: 'query', access: 'public', description: '', output: MessageResponse, handler: async () => ({ message: '' }) });
+  const x = op({
+    name: 'foo_bar',
+    kind: 'query',
+    access: 'public',
+    description: '',
+    output: MessageResponse,
+    handler: async () => ({ message: '' }),
+  });
+  const y = op({
+    name: 'fooBar',
+    kind: 'query',
+    access: 'public',
+    description: '',
+    output: MessageResponse,
+    handler: async () => ({ message: '' }),
+  });
   t.throws(() => buildProto([x, y]), /both map to gRPC method AuthorizerService\.FooBar/);
   const e = op({
     name: 'e',
@@ -122,6 +171,9 @@ t.test('descriptions become comments and deprecated operations are marked', asyn
       handler: async () => ({ message: '' }),
     }),
   ]);
-  t.match(p, '  // Line one.\n  // Line two. (operation old)\n  rpc Old(OldRequest) returns (Response) {\n    option deprecated = true;\n  }');
+  t.match(
+    p,
+    '  // Line one.\n  // Line two. (operation old)\n  rpc Old(OldRequest) returns (Response) {\n    option deprecated = true;\n  }',
+  );
   t.match(p, '  // The a.\n  string a = 1;');
 });

@@ -6,7 +6,14 @@
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import t from 'tap';
-import { Client, Metadata, credentials, loadPackageDefinition, type ClientDuplexStream, type ServiceClientConstructor } from '@grpc/grpc-js';
+import {
+  Client,
+  Metadata,
+  credentials,
+  loadPackageDefinition,
+  type ClientDuplexStream,
+  type ServiceClientConstructor,
+} from '@grpc/grpc-js';
 import { loadSync, type MethodDefinition } from '@grpc/proto-loader';
 import { ERROR_CODES, errorStatus, ServiceError } from '../../../core/errors.js';
 import { adminPlugin } from '../../../plugins/admin/index.js';
@@ -62,7 +69,11 @@ t.test('an operation without input sees transport grpc and the peer address', as
   const { response } = await client.call('probe_ping');
   t.strictSame(response, { pong: true, transport: 'grpc', ip: '127.0.0.1' });
   const forwarded = await client.call('probe_ping', undefined, { 'x-forwarded-for': '203.0.113.7, 127.0.0.1' });
-  t.equal((forwarded.response as { ip: string }).ip, '203.0.113.7', 'x-forwarded-for honoured from a trusted proxy only');
+  t.equal(
+    (forwarded.response as { ip: string }).ip,
+    '203.0.113.7',
+    'x-forwarded-for honoured from a trusted proxy only',
+  );
 });
 
 t.test('nested objects, lists, int64 and Map fields survive the round trip', async (t) => {
@@ -84,7 +95,10 @@ t.test('nested objects, lists, int64 and Map fields survive the round trip', asy
   });
   const direct = await kernel.invoke(
     'probe_echo',
-    testContext(kernel, { headers: { authorization: 'Bearer abc.def', origin: 'https://app.example.com' }, cookies: { first: '1', second: 'two words' } }),
+    testContext(kernel, {
+      headers: { authorization: 'Bearer abc.def', origin: 'https://app.example.com' },
+      cookies: { first: '1', second: 'two words' },
+    }),
     input,
   );
   const { seen, ...rest } = response as { seen: Record<string, unknown> } & Record<string, unknown>;
@@ -98,7 +112,12 @@ t.test('nested objects, lists, int64 and Map fields survive the round trip', asy
 
 t.test('optional fields left out stay absent; required lists come back empty', async (t) => {
   const { response } = await client.call('probe_echo', { name: 'Min' });
-  t.strictSame(response, { name: 'Min', tags: [], items: [], seen: { user_agent: (response as { seen: { user_agent: string } }).seen.user_agent, cookies: {} } });
+  t.strictSame(response, {
+    name: 'Min',
+    tags: [],
+    items: [],
+    seen: { user_agent: (response as { seen: { user_agent: string } }).seen.user_agent, cookies: {} },
+  });
 });
 
 t.test('a list result arrives as the list itself', async (t) => {
@@ -109,7 +128,9 @@ t.test('a list result arrives as the list itself', async (t) => {
 
 t.test('validation errors are INVALID_ARGUMENT with the kernel message', async (t) => {
   const err = await failure(client.call('probe_echo', { name: 'x', count: -1 }));
-  const direct = await kernel.invoke('probe_echo', testContext(kernel), { name: 'x', count: -1 }).catch((e: ServiceError) => e);
+  const direct = await kernel
+    .invoke('probe_echo', testContext(kernel), { name: 'x', count: -1 })
+    .catch((e: ServiceError) => e);
   t.equal(err.code, 'invalid_argument');
   t.equal(err.grpcStatus, 3);
   t.equal(err.message, (direct as ServiceError).message);
@@ -119,11 +140,19 @@ t.test('validation errors are INVALID_ARGUMENT with the kernel message', async (
 t.test('JSON-text fields that are not JSON are INVALID_ARGUMENT naming the field', async (t) => {
   // A raw call, because the test client always sends valid JSON text.
   const definition = loadProtoText(buildProto(ops));
-  const def = (definition['latchkey.v1.AuthorizerService'] as Record<string, MethodDefinition<object, object>>).ProbeEcho;
+  const def = (definition['latchkey.v1.AuthorizerService'] as Record<string, MethodDefinition<object, object>>)
+    .ProbeEcho;
   const raw = new Client(address, credentials.createInsecure());
   t.teardown(() => raw.close());
   const err = await new Promise<{ code: number; details: string }>((resolve) => {
-    raw.makeUnaryRequest(def.path, def.requestSerialize, def.responseDeserialize, { name: 'x', attrs: '{not json' }, new Metadata(), (e) => resolve(e as { code: number; details: string }));
+    raw.makeUnaryRequest(
+      def.path,
+      def.requestSerialize,
+      def.responseDeserialize,
+      { name: 'x', attrs: '{not json' },
+      new Metadata(),
+      (e) => resolve(e as { code: number; details: string }),
+    );
   });
   t.equal(err.code, 3);
   t.equal(err.details, 'invalid attrs: must be JSON text');
@@ -199,15 +228,23 @@ interface ReflectionResponse {
 
 t.test('server reflection lists both services and serves their file descriptor', async (t) => {
   const require = createRequire(import.meta.url);
-  const protoPath = join(dirname(require.resolve('@grpc/reflection/package.json')), 'build/proto/grpc/reflection/v1alpha/reflection.proto');
-  const pkg = loadPackageDefinition(loadSync(protoPath, { keepCase: true, longs: String, enums: String, defaults: true, oneofs: true }));
-  const Reflection = ((pkg.grpc as Record<string, unknown>).reflection as Record<string, Record<string, ServiceClientConstructor>>).v1alpha
-    .ServerReflection;
+  const protoPath = join(
+    dirname(require.resolve('@grpc/reflection/package.json')),
+    'build/proto/grpc/reflection/v1alpha/reflection.proto',
+  );
+  const pkg = loadPackageDefinition(
+    loadSync(protoPath, { keepCase: true, longs: String, enums: String, defaults: true, oneofs: true }),
+  );
+  const Reflection = (
+    (pkg.grpc as Record<string, unknown>).reflection as Record<string, Record<string, ServiceClientConstructor>>
+  ).v1alpha.ServerReflection;
   const reflection = new Reflection(address, credentials.createInsecure());
   t.teardown(() => reflection.close());
   const ask = (request: object) =>
     new Promise<ReflectionResponse>((resolve, reject) => {
-      const stream = (reflection as unknown as { ServerReflectionInfo(): ClientDuplexStream<object, ReflectionResponse> }).ServerReflectionInfo();
+      const stream = (
+        reflection as unknown as { ServerReflectionInfo(): ClientDuplexStream<object, ReflectionResponse> }
+      ).ServerReflectionInfo();
       stream.on('data', (r: ReflectionResponse) => {
         resolve(r);
         stream.end();
@@ -230,7 +267,11 @@ t.test('server reflection lists both services and serves their file descriptor',
 
   // A reflection stream has no read deadline, so its messages are small (64 KiB): a large one is
   // refused instead of held (review finding: such streams held the server-wide byte budget).
-  await t.rejects(ask({ file_containing_symbol: 'x'.repeat(100_000) }), { code: 8 }, 'a 100 kB reflection request is RESOURCE_EXHAUSTED');
+  await t.rejects(
+    ask({ file_containing_symbol: 'x'.repeat(100_000) }),
+    { code: 8 },
+    'a 100 kB reflection request is RESOURCE_EXHAUSTED',
+  );
   t.ok(await ask({ list_services: '' }), 'and reflection goes on');
 });
 

@@ -4,7 +4,13 @@
  * compression, deadlines, unknown methods, status messages and cancellation. The well-formed
  * paths are covered through grpc-js in server.test.ts.
  */
-import { connect, constants, type ClientHttp2Session, type IncomingHttpHeaders, type OutgoingHttpHeaders } from 'node:http2';
+import {
+  connect,
+  constants,
+  type ClientHttp2Session,
+  type IncomingHttpHeaders,
+  type OutgoingHttpHeaders,
+} from 'node:http2';
 import { gzipSync, deflateSync } from 'node:zlib';
 import t from 'tap';
 import type { MethodDefinition } from '@grpc/proto-loader';
@@ -17,11 +23,19 @@ import { bootTestKernel } from '../../helpers/kernel.js';
 import { probePlugin } from './probe-plugin.js';
 
 const LIMIT = 2048;
-const booted = await bootTestKernel({ plugins: [metaPlugin, probePlugin], flags: { 'admin-secret': 'wire-secret', 'body-limit': String(LIMIT) } });
+const booted = await bootTestKernel({
+  plugins: [metaPlugin, probePlugin],
+  flags: { 'admin-secret': 'wire-secret', 'body-limit': String(LIMIT) },
+});
 const { kernel } = booted;
 const ops = [...kernel.operations.values()];
 const READ_TIMEOUT_MS = 400;
-const server = await startGrpcServer(kernel, ops, { host: '127.0.0.1', port: 0, shutdownGraceMs: 300, requestReadTimeoutMs: READ_TIMEOUT_MS });
+const server = await startGrpcServer(kernel, ops, {
+  host: '127.0.0.1',
+  port: 0,
+  shutdownGraceMs: 300,
+  requestReadTimeoutMs: READ_TIMEOUT_MS,
+});
 const session: ClientHttp2Session = connect(`http://127.0.0.1:${server.port}`);
 session.on('error', () => {});
 t.teardown(async () => {
@@ -32,7 +46,8 @@ t.teardown(async () => {
 
 type Wire = Record<string, unknown>;
 const definition = loadProtoText(buildProto(ops));
-const method = (name: string) => (definition['latchkey.v1.AuthorizerService'] as Record<string, MethodDefinition<Wire, Wire>>)[name];
+const method = (name: string) =>
+  (definition['latchkey.v1.AuthorizerService'] as Record<string, MethodDefinition<Wire, Wire>>)[name];
 const ECHO = method('ProbeEcho');
 const PING = method('ProbePing');
 const WAIT = method('ProbeWait');
@@ -57,9 +72,20 @@ interface Answer {
 }
 
 /** One request with the given body written in the given chunks; resolves when the stream closes. */
-function send(path: string, chunks: Buffer[], extra: OutgoingHttpHeaders = {}, opts: { end?: boolean } = {}): Promise<Answer> {
+function send(
+  path: string,
+  chunks: Buffer[],
+  extra: OutgoingHttpHeaders = {},
+  opts: { end?: boolean } = {},
+): Promise<Answer> {
   return new Promise((resolve, reject) => {
-    const req = session.request({ ':method': 'POST', ':path': path, 'content-type': 'application/grpc', te: 'trailers', ...extra });
+    const req = session.request({
+      ':method': 'POST',
+      ':path': path,
+      'content-type': 'application/grpc',
+      te: 'trailers',
+      ...extra,
+    });
     let headers: IncomingHttpHeaders = {};
     let trailers: IncomingHttpHeaders = {};
     const body: Buffer[] = [];
@@ -96,34 +122,50 @@ t.test('a well-formed call answers headers, one message and grpc-status 0 in the
   t.same(decode(a, PING), { pong: true, transport: 'grpc', ip: '127.0.0.1' });
 });
 
-t.test('a request message the protobuf encoding does not allow is INVALID_ARGUMENT, not decoded leniently', async (t) => {
-  const text = (s: string) => [...Buffer.from(s)];
-  // ProbeEchoRequest: name = 1 (string), count = 2, tags = 3, attrs = 4 (JSON text), address = 5 (message).
-  const bad: [string, number[]][] = [
-    ['a string that claims more bytes than are left', [0x0a, 0x40, ...text('Trunc')]],
-    ['a string that is not UTF-8', [0x0a, 0x04, 0x41, 0xff, 0xfe, 0x42]],
-    ['JSON text that is not UTF-8', [0x0a, 0x01, 0x61, 0x22, 0x02, 0xc3, 0x28]],
-    ['a string sent as a varint', [0x08, 0x05]],
-    ['a number sent as a string', [0x0a, 0x01, 0x61, 0x12, 0x01, 0x31]],
-    ['a group (wire type 3)', [0x0a, 0x01, 0x61, 0x1b]],
-    ['a tag cut short', [0x0a, 0x01, 0x61, 0x80]],
-    ['field number 0', [0x02, 0x00]],
-    // The nested city claims 16 bytes: they exist in the request, but not inside the address.
-    ['a nested string longer than its message', [0x2a, 0x04, 0x0a, 0x10, ...text('ab'), 0x0a, 0x10, ...text('0123456789abcdef')]],
-  ];
-  for (const [what, bytes] of bad) {
-    const a = await send(ECHO.path, [frame(Uint8Array.from(bytes))]);
-    t.equal(a.grpcStatus, 3, `${what}: INVALID_ARGUMENT`);
-    t.match(a.grpcMessage, /request is not a valid ProbeEchoRequest message/, what);
-  }
-  const unknownField = Buffer.concat([Buffer.from(ECHO.requestSerialize({ name: 'with extras' })), Buffer.from([0xf8, 0x06, 0x01])]);
-  const skipped = await send(ECHO.path, [frame(unknownField)]);
-  t.equal(skipped.grpcStatus, 0, 'an unknown field number is skipped, as protobuf requires');
-  const full = ECHO.requestSerialize({ name: 'ünïcode ✓', count: 7, tags: ['a', 'b'], attrs: '{"k":"v"}', address: { city: 'Zürich', geo: { lat: 47.4, lng: 8.5 } }, items: [{ sku: 's', qty: 2 }] });
-  const ok = await send(ECHO.path, [frame(full)]);
-  t.equal(ok.grpcStatus, 0, 'every field type, nested messages and UTF-8 text pass');
-  t.equal(decode(ok, ECHO).name, 'ünïcode ✓');
-});
+t.test(
+  'a request message the protobuf encoding does not allow is INVALID_ARGUMENT, not decoded leniently',
+  async (t) => {
+    const text = (s: string) => [...Buffer.from(s)];
+    // ProbeEchoRequest: name = 1 (string), count = 2, tags = 3, attrs = 4 (JSON text), address = 5 (message).
+    const bad: [string, number[]][] = [
+      ['a string that claims more bytes than are left', [0x0a, 0x40, ...text('Trunc')]],
+      ['a string that is not UTF-8', [0x0a, 0x04, 0x41, 0xff, 0xfe, 0x42]],
+      ['JSON text that is not UTF-8', [0x0a, 0x01, 0x61, 0x22, 0x02, 0xc3, 0x28]],
+      ['a string sent as a varint', [0x08, 0x05]],
+      ['a number sent as a string', [0x0a, 0x01, 0x61, 0x12, 0x01, 0x31]],
+      ['a group (wire type 3)', [0x0a, 0x01, 0x61, 0x1b]],
+      ['a tag cut short', [0x0a, 0x01, 0x61, 0x80]],
+      ['field number 0', [0x02, 0x00]],
+      // The nested city claims 16 bytes: they exist in the request, but not inside the address.
+      [
+        'a nested string longer than its message',
+        [0x2a, 0x04, 0x0a, 0x10, ...text('ab'), 0x0a, 0x10, ...text('0123456789abcdef')],
+      ],
+    ];
+    for (const [what, bytes] of bad) {
+      const a = await send(ECHO.path, [frame(Uint8Array.from(bytes))]);
+      t.equal(a.grpcStatus, 3, `${what}: INVALID_ARGUMENT`);
+      t.match(a.grpcMessage, /request is not a valid ProbeEchoRequest message/, what);
+    }
+    const unknownField = Buffer.concat([
+      Buffer.from(ECHO.requestSerialize({ name: 'with extras' })),
+      Buffer.from([0xf8, 0x06, 0x01]),
+    ]);
+    const skipped = await send(ECHO.path, [frame(unknownField)]);
+    t.equal(skipped.grpcStatus, 0, 'an unknown field number is skipped, as protobuf requires');
+    const full = ECHO.requestSerialize({
+      name: 'ünïcode ✓',
+      count: 7,
+      tags: ['a', 'b'],
+      attrs: '{"k":"v"}',
+      address: { city: 'Zürich', geo: { lat: 47.4, lng: 8.5 } },
+      items: [{ sku: 's', qty: 2 }],
+    });
+    const ok = await send(ECHO.path, [frame(full)]);
+    t.equal(ok.grpcStatus, 0, 'every field type, nested messages and UTF-8 text pass');
+    t.equal(decode(ok, ECHO).name, 'ünïcode ✓');
+  },
+);
 
 t.test('a message split across many DATA frames is put back together', async (t) => {
   const bytes = frame(ECHO.requestSerialize({ name: 'split into pieces', tags: ['a', 'b', 'c'] }));
@@ -139,7 +181,11 @@ t.test('gzip and deflate compressed requests are read', async (t) => {
     ['gzip', gzipSync],
     ['deflate', deflateSync],
   ] as const) {
-    const a = await send(ECHO.path, [frame(compress(ECHO.requestSerialize({ name: `packed with ${encoding}` })), true)], { 'grpc-encoding': encoding });
+    const a = await send(
+      ECHO.path,
+      [frame(compress(ECHO.requestSerialize({ name: `packed with ${encoding}` })), true)],
+      { 'grpc-encoding': encoding },
+    );
     t.equal(a.grpcStatus, 0, encoding);
     t.equal(decode(a, ECHO).name, `packed with ${encoding}`);
   }
@@ -162,7 +208,9 @@ t.test('size limits: a message announced over --body-limit is RESOURCE_EXHAUSTED
 });
 
 t.test('size limits: a small compressed message that inflates past the limit is RESOURCE_EXHAUSTED', async (t) => {
-  const bomb = gzipSync(ECHO.requestSerialize({ name: 'x'.repeat(100), tags: Array.from({ length: 200 }, () => 'y'.repeat(50)) }));
+  const bomb = gzipSync(
+    ECHO.requestSerialize({ name: 'x'.repeat(100), tags: Array.from({ length: 200 }, () => 'y'.repeat(50)) }),
+  );
   t.ok(bomb.length < LIMIT, `compressed ${bomb.length} bytes`);
   const a = await send(ECHO.path, [frame(bomb, true)], { 'grpc-encoding': 'gzip' });
   t.equal(a.grpcStatus, 8);
@@ -175,7 +223,11 @@ t.test('malformed bodies are INVALID_ARGUMENT with a message saying what is wron
     ['two messages for a unary method', [ping, ping], /exactly one request message/],
     ['a body that ends inside a message', [ping.subarray(0, 3)], /ended inside a message/],
     ['a flag byte that is neither 0 nor 1', [Buffer.from([7, 0, 0, 0, 0])], /invalid message flag 7/],
-    ['bytes that are not the request message', [frame(Buffer.from([0xff, 0xff, 0xff, 0xff]))], /not a valid ProbeEchoRequest message/],
+    [
+      'bytes that are not the request message',
+      [frame(Buffer.from([0xff, 0xff, 0xff, 0xff]))],
+      /not a valid ProbeEchoRequest message/,
+    ],
   ];
   for (const [what, chunks, message] of cases) {
     const a = await send(what.includes('ProbeEcho') || what.startsWith('bytes') ? ECHO.path : PING.path, chunks);
@@ -204,17 +256,20 @@ t.test('unknown methods are UNIMPLEMENTED; requests that are not gRPC get HTTP e
   t.equal(get.headers.allow, 'POST');
 });
 
-t.test('grpc-timeout: a call that outlives its deadline is DEADLINE_EXCEEDED; a malformed one is refused', async (t) => {
-  const started = Date.now();
-  const late = await send(WAIT.path, [frame(WAIT.requestSerialize({ ms: 1500 }))], { 'grpc-timeout': '100m' });
-  t.equal(late.grpcStatus, 4);
-  t.ok(Date.now() - started < 1200, `answered after ${Date.now() - started} ms, not after the handler`);
-  const inTime = await send(WAIT.path, [frame(WAIT.requestSerialize({ ms: 10 }))], { 'grpc-timeout': '2S' });
-  t.equal(inTime.grpcStatus, 0);
-  const bad = await send(WAIT.path, [frame(WAIT.requestSerialize({ ms: 0 }))], { 'grpc-timeout': 'soon' });
-  t.equal(bad.grpcStatus, 3);
-  t.match(bad.grpcMessage, /invalid grpc-timeout/);
-});
+t.test(
+  'grpc-timeout: a call that outlives its deadline is DEADLINE_EXCEEDED; a malformed one is refused',
+  async (t) => {
+    const started = Date.now();
+    const late = await send(WAIT.path, [frame(WAIT.requestSerialize({ ms: 1500 }))], { 'grpc-timeout': '100m' });
+    t.equal(late.grpcStatus, 4);
+    t.ok(Date.now() - started < 1200, `answered after ${Date.now() - started} ms, not after the handler`);
+    const inTime = await send(WAIT.path, [frame(WAIT.requestSerialize({ ms: 10 }))], { 'grpc-timeout': '2S' });
+    t.equal(inTime.grpcStatus, 0);
+    const bad = await send(WAIT.path, [frame(WAIT.requestSerialize({ ms: 0 }))], { 'grpc-timeout': 'soon' });
+    t.equal(bad.grpcStatus, 3);
+    t.match(bad.grpcMessage, /invalid grpc-timeout/);
+  },
+);
 
 t.test('a request that never finishes arriving is ended after the read timeout, deadline or not', async (t) => {
   const ping = frame(PING.requestSerialize({}));
@@ -240,7 +295,12 @@ t.test('a status message outside printable ASCII is percent-encoded UTF-8, and g
 
 t.test('a call cancelled by the client does not disturb the server', async (t) => {
   await new Promise<void>((resolve) => {
-    const req = session.request({ ':method': 'POST', ':path': WAIT.path, 'content-type': 'application/grpc', te: 'trailers' });
+    const req = session.request({
+      ':method': 'POST',
+      ':path': WAIT.path,
+      'content-type': 'application/grpc',
+      te: 'trailers',
+    });
     req.on('error', () => {});
     req.end(frame(WAIT.requestSerialize({ ms: 200 })));
     setTimeout(() => {

@@ -17,7 +17,11 @@ t.before(async () => {
 t.teardown(() => server.close());
 
 const post = (path: string, body: unknown, headers: Record<string, string> = ORIGIN) =>
-  fetch(`${server.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: typeof body === 'string' ? body : JSON.stringify(body) });
+  fetch(`${server.url}${path}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...headers },
+    body: typeof body === 'string' ? body : JSON.stringify(body),
+  });
 
 t.test('GET /v1/meta returns Meta at the top level', async (t) => {
   const res = await fetch(`${server.url}/v1/meta`);
@@ -56,7 +60,11 @@ t.test('a method Fastify does not route (TRACE, PROPFIND, LOCK) on a known path 
     });
   for (const method of ['TRACE', 'PROPFIND', 'LOCK']) {
     const r = await call(method, '/v1/meta');
-    t.same(r, { status: 405, allow: 'GET', body: { code: 'method_not_allowed', message: 'method not allowed; use GET' } }, `${method} /v1/meta`);
+    t.same(
+      r,
+      { status: 405, allow: 'GET', body: { code: 'method_not_allowed', message: 'method not allowed; use GET' } },
+      `${method} /v1/meta`,
+    );
   }
   const admin = await call('TRACE', '/v1/admin/login?x=1');
   t.equal(admin.status, 405, 'with a query string as well');
@@ -74,7 +82,11 @@ t.test('REST bodies are JSON: a form-encoded body is 415, as other non-JSON type
   t.equal(res.status, 415);
   t.same(await res.json(), { code: 'invalid_argument', message: 'unsupported content type' });
   t.equal(res.headers.get('set-cookie'), null, 'no admin session was started');
-  const gql = await fetch(`${server.url}/graphql`, { method: 'POST', headers: { ...ORIGIN, 'content-type': 'application/x-www-form-urlencoded' }, body: 'query=%7B%20meta%20%7B%20version%20%7D%20%7D' });
+  const gql = await fetch(`${server.url}/graphql`, {
+    method: 'POST',
+    headers: { ...ORIGIN, 'content-type': 'application/x-www-form-urlencoded' },
+    body: 'query=%7B%20meta%20%7B%20version%20%7D%20%7D',
+  });
   t.equal(gql.status, 415, 'GraphQL takes no form either: only routes that declare forms parse them');
 });
 
@@ -83,11 +95,17 @@ t.test('a compressed request body is 415: bodies are read as sent (RFC 9110 §15
   for (const encoding of ['gzip', 'br', 'deflate']) {
     const res = await post('/v1/admin/login', login, { ...ORIGIN, 'content-encoding': encoding });
     t.equal(res.status, 415, `${encoding}: 415`);
-    t.same(await res.json(), { code: 'invalid_argument', message: 'unsupported content encoding; send the body uncompressed' });
+    t.same(await res.json(), {
+      code: 'invalid_argument',
+      message: 'unsupported content encoding; send the body uncompressed',
+    });
     t.equal(res.headers.get('accept-encoding'), 'identity', 'says what it takes');
     t.equal(res.headers.get('set-cookie'), null, `${encoding}: no admin session was started`);
   }
-  const gql = await post('/graphql', JSON.stringify({ query: '{ meta { version } }' }), { ...ORIGIN, 'content-encoding': 'gzip' });
+  const gql = await post('/graphql', JSON.stringify({ query: '{ meta { version } }' }), {
+    ...ORIGIN,
+    'content-encoding': 'gzip',
+  });
   t.equal(gql.status, 415, 'GraphQL as well, in its envelope');
   t.match(await gql.json(), { data: null, errors: [{ extensions: { code: 'INVALID_ARGUMENT' } }] });
   const identity = await post('/v1/admin/login', login, { ...ORIGIN, 'content-encoding': 'identity' });
@@ -104,11 +122,22 @@ t.test('CSRF: a state-changing POST without Origin or Referer is 403', async (t)
   const res = await post('/v1/admin/login', { admin_secret: TEST_ADMIN_SECRET }, {});
   t.equal(res.status, 403);
   t.equal(((await res.json()) as { code: string }).code, 'permission_denied');
-  const withReferer = await post('/v1/admin/login', { admin_secret: TEST_ADMIN_SECRET }, { referer: 'http://localhost/app' });
+  const withReferer = await post(
+    '/v1/admin/login',
+    { admin_secret: TEST_ADMIN_SECRET },
+    { referer: 'http://localhost/app' },
+  );
   t.equal(withReferer.status, 200);
   const graphql = await post('/graphql', { query: 'mutation { _admin_logout { message } }' }, {});
   t.equal(graphql.status, 403);
-  t.same(await graphql.json(), { data: null, errors: [{ message: 'missing Origin or Referer header', extensions: { code: 'PERMISSION_DENIED' } }] }, 'GraphQL gets its own envelope');
+  t.same(
+    await graphql.json(),
+    {
+      data: null,
+      errors: [{ message: 'missing Origin or Referer header', extensions: { code: 'PERMISSION_DENIED' } }],
+    },
+    'GraphQL gets its own envelope',
+  );
 });
 
 t.test('CSRF is judged before the body is read: a forged post is refused whatever it carries', async (t) => {
@@ -118,9 +147,17 @@ t.test('CSRF is judged before the body is read: a forged post is refused whateve
     ['malformed JSON', '{"admin_secret":', 'application/json'],
     ['a form', 'admin_secret=x', 'application/x-www-form-urlencoded'],
   ] as const) {
-    const res = await fetch(`${server.url}/v1/admin/login`, { method: 'POST', headers: { 'content-type': type }, body });
+    const res = await fetch(`${server.url}/v1/admin/login`, {
+      method: 'POST',
+      headers: { 'content-type': type },
+      body,
+    });
     t.equal(res.status, 403, `${label}: 403`);
-    t.same(await res.json(), { code: 'permission_denied', message: 'missing Origin or Referer header' }, `${label}: the CSRF refusal`);
+    t.same(
+      await res.json(),
+      { code: 'permission_denied', message: 'missing Origin or Referer header' },
+      `${label}: the CSRF refusal`,
+    );
   }
   const sameBody = await post('/v1/admin/login', '{"admin_secret":');
   t.equal(sameBody.status, 400, 'with an Origin the same body reaches the parser');
@@ -128,13 +165,20 @@ t.test('CSRF is judged before the body is read: a forged post is refused whateve
 
 t.test('GraphQL runs _admin_session, which replaces the admin cookie, from a POST only', async (t) => {
   const login = await post('/v1/admin/login', { admin_secret: TEST_ADMIN_SECRET });
-  const cookie = login.headers.getSetCookie().find((c) => c.startsWith('service-admin='))!.split(';')[0];
-  const viaGet = await fetch(`${server.url}/graphql?query=${encodeURIComponent('{ _admin_session { message } }')}`, { headers: { cookie } });
+  const cookie = login.headers
+    .getSetCookie()
+    .find((c) => c.startsWith('service-admin='))!
+    .split(';')[0];
+  const viaGet = await fetch(`${server.url}/graphql?query=${encodeURIComponent('{ _admin_session { message } }')}`, {
+    headers: { cookie },
+  });
   const body = (await viaGet.json()) as { errors?: { extensions?: { code?: string } }[] };
   t.equal(body.errors?.[0]?.extensions?.code, 'METHOD_NOT_ALLOWED');
   t.same(viaGet.headers.getSetCookie(), [], 'no cookie was replaced');
   const viaPost = await post('/graphql', { query: '{ _admin_session { message } }' }, { ...ORIGIN, cookie });
-  t.same(((await viaPost.json()) as { data: unknown }).data, { _admin_session: { message: 'admin session refreshed successfully' } });
+  t.same(((await viaPost.json()) as { data: unknown }).data, {
+    _admin_session: { message: 'admin session refreshed successfully' },
+  });
 });
 
 t.test('an empty body sent as JSON is an empty input; a poisoned one is still refused', async (t) => {
@@ -146,7 +190,11 @@ t.test('an empty body sent as JSON is an empty input; a poisoned one is still re
   t.match(await emptyLogin.json(), { code: 'invalid_argument', message: /admin_secret/ });
   const proto = await post('/v1/admin/login', '{"admin_secret":"x","__proto__":{"polluted":1}}');
   t.equal(proto.status, 400);
-  t.same(await proto.json(), { code: 'invalid_argument', message: 'invalid input: a "__proto__" or "constructor.prototype" key is not allowed' }, 'the refusal names the key, not a JSON syntax error');
+  t.same(
+    await proto.json(),
+    { code: 'invalid_argument', message: 'invalid input: a "__proto__" or "constructor.prototype" key is not allowed' },
+    'the refusal names the key, not a JSON syntax error',
+  );
   const ctor = await post('/v1/admin/login', '{"admin_secret":"x","a":{"constructor":{"prototype":{"x":1}}}}');
   t.equal(ctor.status, 400);
   t.match(await ctor.json(), { code: 'invalid_argument', message: /constructor\.prototype/ });
@@ -175,7 +223,9 @@ t.test('admin: secret header, wrong secret, cookie session, logout', async (t) =
   const noAuth = await fetch(`${server.url}/v1/admin/meta`);
   t.equal(noAuth.status, 401);
   t.same(await noAuth.json(), { code: 'unauthenticated', message: 'unauthorized' });
-  const header = await fetch(`${server.url}/v1/admin/meta`, { headers: { 'x-service-admin-secret': TEST_ADMIN_SECRET } });
+  const header = await fetch(`${server.url}/v1/admin/meta`, {
+    headers: { 'x-service-admin-secret': TEST_ADMIN_SECRET },
+  });
   t.equal(header.status, 200);
   t.match(await header.json(), { roles: Array, default_roles: Array, protected_roles: Array });
   const wrong = await post('/v1/admin/login', { admin_secret: 'nope' });
@@ -190,23 +240,42 @@ t.test('admin: secret header, wrong secret, cookie session, logout', async (t) =
   t.equal(session.status, 200);
   const fresh = (session.headers.get('set-cookie') ?? '').split(';')[0];
   t.not(fresh, cookie, 'session rotates the cookie');
-  t.equal((await fetch(`${server.url}/v1/admin/session`, { headers: { cookie } })).status, 401, 'the old cookie is spent');
+  t.equal(
+    (await fetch(`${server.url}/v1/admin/session`, { headers: { cookie } })).status,
+    401,
+    'the old cookie is spent',
+  );
   const logout = await post('/v1/admin/logout', {}, { ...ORIGIN, cookie: fresh });
   t.equal(logout.status, 200);
-  t.equal((await fetch(`${server.url}/v1/admin/meta`, { headers: { cookie: fresh } })).status, 401, 'logout ends the session');
+  t.equal(
+    (await fetch(`${server.url}/v1/admin/meta`, { headers: { cookie: fresh } })).status,
+    401,
+    'logout ends the session',
+  );
 });
 
 t.test('CORS allows the contract request headers with credentials', async (t) => {
   // A loopback origin is the own site of this loopback service (--allowed-origins *).
   const res = await fetch(`${server.url}/v1/admin/login`, {
     method: 'OPTIONS',
-    headers: { origin: 'http://localhost:5173', 'access-control-request-method': 'POST', 'access-control-request-headers': 'x-authorizer-url,x-service-admin-secret,content-type' },
+    headers: {
+      origin: 'http://localhost:5173',
+      'access-control-request-method': 'POST',
+      'access-control-request-headers': 'x-authorizer-url,x-service-admin-secret,content-type',
+    },
   });
   t.ok(res.status === 204 || res.status === 200);
   t.equal(res.headers.get('access-control-allow-origin'), 'http://localhost:5173');
   t.equal(res.headers.get('access-control-allow-credentials'), 'true');
   const allowed = (res.headers.get('access-control-allow-headers') ?? '').toLowerCase();
-  for (const h of ['x-authorizer-url', 'x-authorizer-client-id', 'x-service-admin-secret', 'authorization', 'content-type']) t.ok(allowed.includes(h), h);
+  for (const h of [
+    'x-authorizer-url',
+    'x-authorizer-client-id',
+    'x-service-admin-secret',
+    'authorization',
+    'content-type',
+  ])
+    t.ok(allowed.includes(h), h);
 });
 
 t.test('security headers are set', async (t) => {
@@ -230,20 +299,41 @@ t.test('health, readiness and metrics on their own listener only', async (t) => 
 
 t.test('metrics count requests by method, route and status, and time them', async (t) => {
   const scrape = async () => (await fetch(`${server.metricsUrl}/metrics`)).text();
-  const count = (text: string, labels: string) => Number(new RegExp(`latchkey_http_requests_total\\{${labels}\\} (\\d+)`).exec(text)?.[1] ?? 0);
+  const count = (text: string, labels: string) =>
+    Number(new RegExp(`latchkey_http_requests_total\\{${labels}\\} (\\d+)`).exec(text)?.[1] ?? 0);
   const before = await scrape();
   for (let i = 0; i < 3; i++) await (await fetch(`${server.url}/v1/meta`)).text();
   await (await fetch(`${server.url}/v1/meta`, { method: 'DELETE', headers: ORIGIN })).text();
   await (await fetch(`${server.url}/no/such/route`)).text();
   await (await post('/v1/admin/login', {}, {})).text(); // no Origin: refused by the CSRF check
   const after = await scrape();
-  t.equal(count(after, 'method="GET",route="/v1/meta",status="200"') - count(before, 'method="GET",route="/v1/meta",status="200"'), 3);
-  t.equal(count(after, 'method="DELETE",route="/v1/meta",status="405"') - count(before, 'method="DELETE",route="/v1/meta",status="405"'), 1);
-  t.equal(count(after, 'method="GET",route="unmatched",status="404"') - count(before, 'method="GET",route="unmatched",status="404"'), 1);
-  t.equal(count(after, 'method="POST",route="/v1/admin/login",status="403"') - count(before, 'method="POST",route="/v1/admin/login",status="403"'), 1);
+  t.equal(
+    count(after, 'method="GET",route="/v1/meta",status="200"') -
+      count(before, 'method="GET",route="/v1/meta",status="200"'),
+    3,
+  );
+  t.equal(
+    count(after, 'method="DELETE",route="/v1/meta",status="405"') -
+      count(before, 'method="DELETE",route="/v1/meta",status="405"'),
+    1,
+  );
+  t.equal(
+    count(after, 'method="GET",route="unmatched",status="404"') -
+      count(before, 'method="GET",route="unmatched",status="404"'),
+    1,
+  );
+  t.equal(
+    count(after, 'method="POST",route="/v1/admin/login",status="403"') -
+      count(before, 'method="POST",route="/v1/admin/login",status="403"'),
+    1,
+  );
   t.match(after, /latchkey_http_request_duration_seconds_count\{method="GET",route="\/v1\/meta"\} \d+/);
   // Timed from the request's start, not zero and not since some earlier stamp.
-  const sum = (labels: string) => Number(new RegExp(`latchkey_http_request_duration_seconds_sum\\{${labels}\\} ([\\d.e+-]+)`).exec(after)?.[1] ?? Number.NaN);
+  const sum = (labels: string) =>
+    Number(
+      new RegExp(`latchkey_http_request_duration_seconds_sum\\{${labels}\\} ([\\d.e+-]+)`).exec(after)?.[1] ??
+        Number.NaN,
+    );
   for (const labels of ['method="GET",route="/v1/meta"', 'method="GET",route="unmatched"']) {
     const seconds = sum(labels);
     t.ok(seconds > 0 && seconds < 60, `${labels}: duration sum ${seconds} s`);
@@ -285,15 +375,24 @@ t.test('healthz and readyz answer 503 when the database is unreachable', async (
 
 t.test('rate limit per client IP; X-Forwarded-For only from trusted proxies', async (t) => {
   const s = await startTestServer({ plugins: basePlugins, flags: { 'rate-limit-per-minute': 3 } });
-  for (let i = 0; i < 3; i++) t.equal((await fetch(`${s.url}/v1/meta`, { headers: { 'x-forwarded-for': `10.0.0.${i}` } })).status, 200);
+  for (let i = 0; i < 3; i++)
+    t.equal((await fetch(`${s.url}/v1/meta`, { headers: { 'x-forwarded-for': `10.0.0.${i}` } })).status, 200);
   const limited = await fetch(`${s.url}/v1/meta`, { headers: { 'x-forwarded-for': '10.0.0.99' } });
   t.equal(limited.status, 429, 'X-Forwarded-For from an untrusted peer does not escape the limit');
   t.equal(((await limited.json()) as { code: string }).code, 'resource_exhausted');
   t.ok(limited.headers.get('retry-after'));
-  const limitedGraphql = await fetch(`${s.url}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json', ...ORIGIN }, body: JSON.stringify({ query: '{ meta { version } }' }) });
+  const limitedGraphql = await fetch(`${s.url}/graphql`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...ORIGIN },
+    body: JSON.stringify({ query: '{ meta { version } }' }),
+  });
   t.equal(limitedGraphql.status, 429);
   t.ok(limitedGraphql.headers.get('retry-after'));
-  t.same(await limitedGraphql.json(), { data: null, errors: [{ message: 'too many requests', extensions: { code: 'RESOURCE_EXHAUSTED' } }] }, 'GraphQL gets its own envelope');
+  t.same(
+    await limitedGraphql.json(),
+    { data: null, errors: [{ message: 'too many requests', extensions: { code: 'RESOURCE_EXHAUSTED' } }] },
+    'GraphQL gets its own envelope',
+  );
   // One budget per client over every transport: gRPC had no limit at all (review finding).
   const grpc = grpcClient(s.grpcAddress, [...s.kernel.operations.values()]);
   t.teardown(() => grpc.close());
@@ -301,7 +400,11 @@ t.test('rate limit per client IP; X-Forwarded-For only from trusted proxies', as
     () => null,
     (err: unknown) => err,
   )) as { code: string; grpcStatus: number; message: string; metadata: Record<string, string[]> } | null;
-  t.match(refused, { code: 'resource_exhausted', grpcStatus: 8, message: 'too many requests' }, 'gRPC is limited by the same budget (RESOURCE_EXHAUSTED)');
+  t.match(
+    refused,
+    { code: 'resource_exhausted', grpcStatus: 8, message: 'too many requests' },
+    'gRPC is limited by the same budget (RESOURCE_EXHAUSTED)',
+  );
   t.ok(Number(refused?.metadata['retry-after']?.[0]) >= 1, 'with retry-after, as REST');
   await s.close();
   const fresh = await startTestServer({ plugins: basePlugins, flags: { 'rate-limit-per-minute': 2 } });
@@ -311,9 +414,16 @@ t.test('rate limit per client IP; X-Forwarded-For only from trusted proxies', as
   t.ok(await grpcFresh.call('meta'), 'gRPC call 2');
   t.equal((await fetch(`${fresh.url}/v1/meta`)).status, 429, 'and gRPC calls count against REST');
   await fresh.close();
-  const trusted = await startTestServer({ plugins: basePlugins, flags: { 'rate-limit-per-minute': 2, 'trusted-proxies': ['127.0.0.1/32'] } });
+  const trusted = await startTestServer({
+    plugins: basePlugins,
+    flags: { 'rate-limit-per-minute': 2, 'trusted-proxies': ['127.0.0.1/32'] },
+  });
   for (let i = 0; i < 4; i++) {
-    t.equal((await fetch(`${trusted.url}/v1/meta`, { headers: { 'x-forwarded-for': `203.0.113.${i}` } })).status, 200, 'each forwarded client has its own bucket');
+    t.equal(
+      (await fetch(`${trusted.url}/v1/meta`, { headers: { 'x-forwarded-for': `203.0.113.${i}` } })).status,
+      200,
+      'each forwarded client has its own bucket',
+    );
   }
   await trusted.close();
 });

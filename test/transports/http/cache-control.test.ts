@@ -46,7 +46,9 @@ t.test('GraphQL answers say no-store', async (t) => {
   const res = await fetch(`${server.url}/graphql`, {
     method: 'POST',
     headers,
-    body: JSON.stringify({ query: 'mutation { login(params: { email: "cache@example.com", password: "Cache-pass-1" }) { access_token } }' }),
+    body: JSON.stringify({
+      query: 'mutation { login(params: { email: "cache@example.com", password: "Cache-pass-1" }) { access_token } }',
+    }),
   });
   t.equal(res.status, 200);
   t.type(((await res.json()) as { data?: { login?: { access_token?: string } } }).data?.login?.access_token, 'string');

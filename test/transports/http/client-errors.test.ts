@@ -35,7 +35,10 @@ const host = `Host: 127.0.0.1:${port}\r\n`;
 
 t.test('request smuggling shapes and bad framing: 400 invalid_argument in the envelope', async (t) => {
   const shapes: [string, string][] = [
-    ['Transfer-Encoding with Content-Length', `POST /v1/meta HTTP/1.1\r\n${host}Transfer-Encoding: chunked\r\nContent-Length: 5\r\n\r\n0\r\n\r\n`],
+    [
+      'Transfer-Encoding with Content-Length',
+      `POST /v1/meta HTTP/1.1\r\n${host}Transfer-Encoding: chunked\r\nContent-Length: 5\r\n\r\n0\r\n\r\n`,
+    ],
     ['two Content-Length headers', `POST /v1/meta HTTP/1.1\r\n${host}Content-Length: 1\r\nContent-Length: 2\r\n\r\nab`],
     ['a negative Content-Length', `POST /v1/meta HTTP/1.1\r\n${host}Content-Length: -1\r\n\r\n`],
     ['not HTTP at all', 'PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n'],

@@ -16,7 +16,10 @@ t.test('the batch', async (t) => {
   t.test('by default a response waits at most MAX_HOLD_MS, and at most MAX_HELD are held', async (t) => {
     t.ok(MAX_HOLD_MS > 0 && MAX_HOLD_MS <= 5, `a held response waits at most a few milliseconds (${MAX_HOLD_MS})`);
     let clock = 0;
-    const batch = new HeldResponses(() => t.fail('no error expected'), () => clock);
+    const batch = new HeldResponses(
+      () => t.fail('no error expected'),
+      () => clock,
+    );
     let written = 0;
     for (let i = 1; i < MAX_HELD; i++) batch.hold(() => written++);
     t.equal(written, 0, `${MAX_HELD - 1} held`);
@@ -32,7 +35,10 @@ t.test('the batch', async (t) => {
   });
 
   t.test('held writes run at the end of the turn, oldest first', async (t) => {
-    const batch = new HeldResponses(() => t.fail('no error expected'), () => 0);
+    const batch = new HeldResponses(
+      () => t.fail('no error expected'),
+      () => 0,
+    );
     const written: number[] = [];
     for (let i = 0; i < 5; i++) batch.hold(() => written.push(i));
     t.same(written, [], 'nothing written while the turn goes on');
@@ -43,7 +49,12 @@ t.test('the batch', async (t) => {
   });
 
   t.test('reaching the count bound writes everything held at once', async (t) => {
-    const batch = new HeldResponses(() => {}, () => 0, 10, 3);
+    const batch = new HeldResponses(
+      () => {},
+      () => 0,
+      10,
+      3,
+    );
     const written: string[] = [];
     batch.hold(() => written.push('a'));
     batch.hold(() => written.push('b'));
@@ -58,7 +69,12 @@ t.test('the batch', async (t) => {
 
   t.test('a response held longer than the time bound goes out with the next one', async (t) => {
     let clock = 100;
-    const batch = new HeldResponses(() => {}, () => clock, 1, 64);
+    const batch = new HeldResponses(
+      () => {},
+      () => clock,
+      1,
+      64,
+    );
     const written: string[] = [];
     batch.hold(() => written.push('first'));
     clock += 0.5;
@@ -76,7 +92,10 @@ t.test('the batch', async (t) => {
 
   t.test('a write that throws is reported and does not keep the others back', async (t) => {
     const errors: unknown[] = [];
-    const batch = new HeldResponses((err) => errors.push(err), () => 0);
+    const batch = new HeldResponses(
+      (err) => errors.push(err),
+      () => 0,
+    );
     const written: number[] = [];
     batch.hold(() => written.push(1));
     batch.hold(() => {
@@ -91,7 +110,9 @@ t.test('the batch', async (t) => {
 });
 
 /** An app answering GET /echo/:n with {n}; it logs when each handler ran and when each response was handed to the socket. */
-async function echoApp(held: boolean): Promise<{ app: FastifyInstance; port: number; log: string[]; accepted: () => number }> {
+async function echoApp(
+  held: boolean,
+): Promise<{ app: FastifyInstance; port: number; log: string[]; accepted: () => number }> {
   const app = Fastify();
   const log: string[] = [];
   let accepted = 0;
@@ -114,10 +135,14 @@ async function echoApp(held: boolean): Promise<{ app: FastifyInstance; port: num
  */
 async function oneTurnOfRequests(port: number, n: number, accepted: () => number): Promise<string[]> {
   const sockets: Socket[] = await Promise.all(
-    Array.from({ length: n }, () => new Promise<Socket>((resolve, reject) => {
-      const s = connect(port, '127.0.0.1', () => resolve(s));
-      s.once('error', reject);
-    })),
+    Array.from(
+      { length: n },
+      () =>
+        new Promise<Socket>((resolve, reject) => {
+          const s = connect(port, '127.0.0.1', () => resolve(s));
+          s.once('error', reject);
+        }),
+    ),
   );
   const answers = sockets.map(
     (s) =>
@@ -150,14 +175,19 @@ t.test('over real sockets, against the same app without the hook', async (t) => 
     await app.close();
     answers.forEach((answer, i) => {
       t.match(answer, /^HTTP\/1\.1 200 /, `${held ? 'held' : 'plain'}: answer ${i} is a 200`);
-      t.same(JSON.parse(answer.slice(answer.indexOf('\r\n\r\n') + 4)), { n: String(i) }, `${held ? 'held' : 'plain'}: connection ${i} got its own answer`);
+      t.same(
+        JSON.parse(answer.slice(answer.indexOf('\r\n\r\n') + 4)),
+        { n: String(i) },
+        `${held ? 'held' : 'plain'}: connection ${i} got its own answer`,
+      );
     });
     const firstWrite = log.findIndex((line) => line.startsWith('written'));
     const handledBefore = log.slice(0, firstWrite).length;
     // Usually the server reads all N in one turn; now and then it splits them over two, so the
     // check is that answers were held at all, against exactly one without the hook.
     if (held) t.ok(handledBefore >= 2, `with the hook several handlers ran before the first write: ${log.join(', ')}`);
-    else t.equal(handledBefore, 1, `without it each response is written as soon as its handler ends: ${log.join(', ')}`);
+    else
+      t.equal(handledBefore, 1, `without it each response is written as soon as its handler ends: ${log.join(', ')}`);
   }
 });
 
@@ -208,12 +238,20 @@ t.test('the real server answers many concurrent requests, each with its own answ
   const server = await startTestServer();
   t.teardown(() => server.close());
   const origin = server.url;
-  const bodies = Array.from({ length: 60 }, (_, i) => ({ email: `held${i}@example.com`, password: 'Held-pass-1', confirm_password: 'Held-pass-1' }));
+  const bodies = Array.from({ length: 60 }, (_, i) => ({
+    email: `held${i}@example.com`,
+    password: 'Held-pass-1',
+    confirm_password: 'Held-pass-1',
+  }));
   const answers = await Promise.all(
     bodies.map(async (body, i) => {
       // Every third one is bad input, so errors are held and written too.
       const sent = i % 3 === 0 ? { ...body, email: 'not an email' } : body;
-      const res = await fetch(`${server.url}/v1/signup`, { method: 'POST', headers: { 'content-type': 'application/json', origin }, body: JSON.stringify(sent) });
+      const res = await fetch(`${server.url}/v1/signup`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', origin },
+        body: JSON.stringify(sent),
+      });
       return { status: res.status, json: (await res.json()) as { user?: { email?: string }; code?: string } };
     }),
   );
@@ -226,6 +264,8 @@ t.test('the real server answers many concurrent requests, each with its own answ
       t.equal(a.json.user?.email, `held${i}@example.com`, `request ${i}: its own user`);
     }
   });
-  const health = await Promise.all(Array.from({ length: 40 }, () => fetch(`${server.url}/healthz`).then((r) => r.status)));
+  const health = await Promise.all(
+    Array.from({ length: 40 }, () => fetch(`${server.url}/healthz`).then((r) => r.status)),
+  );
   t.same(health, Array(40).fill(200), 'forty health checks at once');
 });

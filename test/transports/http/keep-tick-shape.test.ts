@@ -8,7 +8,10 @@ t.test('a tick object is caught and kept, the same one on every call', async (t)
   const kept = keptTickObject();
   t.ok(kept, 'a tick object was caught');
   const keys = Reflect.ownKeys(kept as object);
-  t.ok(keys.includes('callback') && keys.includes('args'), `the object nextTick queues (keys: ${keys.map(String).join(', ')})`);
+  t.ok(
+    keys.includes('callback') && keys.includes('args'),
+    `the object nextTick queues (keys: ${keys.map(String).join(', ')})`,
+  );
   t.equal(keys.filter((k) => typeof k === 'symbol').length, 2, 'with its two async id symbols');
   keepTickObjectShape();
   t.equal(keptTickObject(), kept, 'a second call keeps the first object and catches nothing new');

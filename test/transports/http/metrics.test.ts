@@ -14,7 +14,11 @@ t.test('the event-loop delay gauges show how late the loop was, not the sampling
   await new Promise((resolve) => setTimeout(resolve, 5 * EVENT_LOOP_SAMPLE_MS));
   const text = await metrics.render();
   for (const stat of ['min', 'max', 'mean', 'stddev', 'p50', 'p90', 'p99']) {
-    t.equal(text.match(new RegExp(`^nodejs_eventloop_lag_${stat}_seconds `, 'gm'))?.length, 1, `${stat}: one gauge of the name`);
+    t.equal(
+      text.match(new RegExp(`^nodejs_eventloop_lag_${stat}_seconds `, 'gm'))?.length,
+      1,
+      `${stat}: one gauge of the name`,
+    );
   }
   // Node's histogram holds whole intervals (~0.1 s each at rest); the interval is subtracted.
   const p50 = gauge(text, 'nodejs_eventloop_lag_p50_seconds');
@@ -34,8 +38,11 @@ t.test('the event-loop delay gauges show how late the loop was, not the sampling
  * context switches (one per time it went to sleep) over two seconds. prom-client's default
  * sampling (every 10 ms) gave ~200; at EVENT_LOOP_SAMPLE_MS (100 ms) ~20.
  */
-t.test('an idle process with the metrics on sleeps, it is not woken 100 times a second', { skip: existsSync('/proc/self/status') ? false : 'needs /proc (Linux)' }, async (t) => {
-  const program = `
+t.test(
+  'an idle process with the metrics on sleeps, it is not woken 100 times a second',
+  { skip: existsSync('/proc/self/status') ? false : 'needs /proc (Linux)' },
+  async (t) => {
+    const program = `
     import { readFileSync } from 'node:fs';
     const { HttpMetrics } = await import(${JSON.stringify(METRICS_MODULE)});
     const metrics = new HttpMetrics(true);
@@ -47,8 +54,15 @@ t.test('an idle process with the metrics on sleeps, it is not woken 100 times a 
     void metrics;
     process.exit(0);
   `;
-  const { stdout } = await promisify(execFile)(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', program]);
-  const sleeps = Number(stdout.trim());
-  t.ok(Number.isInteger(sleeps) && sleeps > 0, `counted ${stdout.trim()} sleeps`);
-  t.ok(sleeps < 80, `${sleeps} sleeps in 2 s (10 ms sampling gives ~200)`);
-});
+    const { stdout } = await promisify(execFile)(process.execPath, [
+      '--import',
+      'tsx',
+      '--input-type=module',
+      '-e',
+      program,
+    ]);
+    const sleeps = Number(stdout.trim());
+    t.ok(Number.isInteger(sleeps) && sleeps > 0, `counted ${stdout.trim()} sleeps`);
+    t.ok(sleeps < 80, `${sleeps} sleeps in 2 s (10 ms sampling gives ~200)`);
+  },
+);

@@ -15,7 +15,10 @@ t.test('counts per status and a cumulative histogram per method and route', asyn
   t.match(text, /latchkey_http_requests_total\{method="GET",route="\/v1\/meta",status="200"\} 3\n/);
   t.match(text, /latchkey_http_requests_total\{method="GET",route="\/v1\/meta",status="404"\} 1\n/);
   t.match(text, /# TYPE latchkey_http_request_duration_seconds histogram\n/);
-  const bucket = (le: string) => Number(new RegExp(`_bucket\\{le="${le.replace('+', '\\+')}",method="GET",route="/v1/meta"\\} (\\d+)`).exec(text)?.[1]);
+  const bucket = (le: string) =>
+    Number(
+      new RegExp(`_bucket\\{le="${le.replace('+', '\\+')}",method="GET",route="/v1/meta"\\} (\\d+)`).exec(text)?.[1],
+    );
   t.equal(bucket('0.001'), 1);
   t.equal(bucket('0.005'), 2);
   t.equal(bucket('0.1'), 2);

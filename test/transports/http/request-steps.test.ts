@@ -25,7 +25,11 @@ t.test('every step runs, in order, and then the route', async (t) => {
 t.test('a step that answers ends the request: no later step, no handler', async (t) => {
   const seen: string[] = [];
   const app = appWith([
-    (_request, reply) => (seen.push('refuse'), void reply.code(429).send({ code: 'resource_exhausted', message: 'too many requests' }), false),
+    (_request, reply) => (
+      seen.push('refuse'),
+      void reply.code(429).send({ code: 'resource_exhausted', message: 'too many requests' }),
+      false
+    ),
     () => (seen.push('after'), true),
   ]);
   const res = await app.inject({ method: 'GET', url: '/' });

@@ -14,7 +14,10 @@ t.teardown(() => server.close());
 const { port } = new URL(server.url);
 
 /** Opens a socket, sends `head`, and resolves with what the server sent and when it closed. */
-function slowRequest(head: string, trickle?: { every: number; times: number }): Promise<{ answer: string; closedAfterMs: number }> {
+function slowRequest(
+  head: string,
+  trickle?: { every: number; times: number },
+): Promise<{ answer: string; closedAfterMs: number }> {
   return new Promise((resolve, reject) => {
     const started = Date.now();
     const socket: Socket = connect(Number(port), '127.0.0.1', () => {
@@ -43,7 +46,11 @@ t.equal(REQUEST_TIMEOUT_MS, 30_000, 'the production timeout is thirty seconds');
 t.test('a body that stops halfway: 408 and the connection is closed', async (t) => {
   const { answer, closedAfterMs } = await slowRequest(head(1000));
   t.match(answer, /^HTTP\/1\.1 408 /, 'request timeout');
-  t.same(JSON.parse(answer.slice(answer.indexOf('\r\n\r\n') + 4)), { code: 'deadline_exceeded', message: 'the request did not arrive in time' }, 'in the REST envelope');
+  t.same(
+    JSON.parse(answer.slice(answer.indexOf('\r\n\r\n') + 4)),
+    { code: 'deadline_exceeded', message: 'the request did not arrive in time' },
+    'in the REST envelope',
+  );
   t.ok(closedAfterMs >= 900 && closedAfterMs < 5_000, `closed after ${closedAfterMs} ms`);
 });
 
@@ -56,7 +63,9 @@ t.test('a body trickled a byte at a time is cut too (the socket is never idle)',
 t.test('a peer that keeps its half open after the 408 still loses the socket', async (t) => {
   const started = Date.now();
   const outcome = await new Promise<string>((resolve) => {
-    const socket = connect({ port: Number(port), host: '127.0.0.1', allowHalfOpen: true }, () => socket.write(head(1000)));
+    const socket = connect({ port: Number(port), host: '127.0.0.1', allowHalfOpen: true }, () =>
+      socket.write(head(1000)),
+    );
     let answered = false;
     socket.on('data', () => (answered = true));
     // Keeps writing after the answer: the server must not keep reading (review finding).

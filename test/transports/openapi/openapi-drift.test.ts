@@ -8,7 +8,10 @@ t.test('the committed OpenAPI document matches the operation table', async (t) =
 });
 
 t.test('the document describes REST paths with the error envelope', async (t) => {
-  const doc = JSON.parse(renderOpenApi()) as { paths: Record<string, Record<string, unknown>>; components: { schemas: Record<string, unknown> } };
+  const doc = JSON.parse(renderOpenApi()) as {
+    paths: Record<string, Record<string, unknown>>;
+    components: { schemas: Record<string, unknown> };
+  };
   t.ok(doc.paths['/v1/meta']?.get, 'GET /v1/meta');
   t.ok(doc.paths['/v1/admin/login']?.post, 'POST /v1/admin/login');
   t.ok(doc.components.schemas.Error, 'error envelope schema');

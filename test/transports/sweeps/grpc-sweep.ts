@@ -17,7 +17,13 @@
 import { connect, type ClientHttp2Session } from 'node:http2';
 import type { Test } from 'tap';
 import type { CompiledOperation } from '../../../core/operations.js';
-import { PROTO_PACKAGE, buildProtoModel, type ProtoField, type ProtoMethod, type ProtoModel } from '../../../transports/grpc/proto-model.js';
+import {
+  PROTO_PACKAGE,
+  buildProtoModel,
+  type ProtoField,
+  type ProtoMethod,
+  type ProtoModel,
+} from '../../../transports/grpc/proto-model.js';
 import type { WriteWatch } from '../../helpers/database-text.js';
 import type { DbName } from '../../helpers/databases.js';
 import { TEST_ADMIN_SECRET, type TestServer } from '../../helpers/server.js';
@@ -41,7 +47,11 @@ function varint(n: bigint): number[] {
 }
 
 const tag = (field: number, wire: number) => varint(BigInt((field << 3) | wire));
-const lenField = (field: number, bytes: Uint8Array | number[]) => [...tag(field, LEN), ...varint(BigInt(bytes.length)), ...bytes];
+const lenField = (field: number, bytes: Uint8Array | number[]) => [
+  ...tag(field, LEN),
+  ...varint(BigInt(bytes.length)),
+  ...bytes,
+];
 const textField = (field: number, s: string) => lenField(field, Buffer.from(s, 'utf8'));
 const intField = (field: number, n: bigint) => [...tag(field, VARINT), ...varint(n)];
 function doubleField(field: number, x: number): number[] {
@@ -80,28 +90,58 @@ const DEEP_JSON = '['.repeat(5_000) + ']'.repeat(5_000);
 /** Bytes tried in place of the field's sample (one field of the message at a time). */
 function fieldVariants(model: ProtoModel, f: ProtoField, depth: number): [string, number[]][] {
   const n = f.number;
-  const wrongWire: [string, number[]] = f.type.kind === 'scalar' && f.type.scalar !== 'string' ? ['sent length-delimited', textField(n, 'x')] : ['sent as a varint', intField(n, 5n)];
-  const out: [string, number[]][] = [wrongWire, ['sent twice', [...sampleField(model, f, depth), ...sampleField(model, f, depth)]]];
+  const wrongWire: [string, number[]] =
+    f.type.kind === 'scalar' && f.type.scalar !== 'string'
+      ? ['sent length-delimited', textField(n, 'x')]
+      : ['sent as a varint', intField(n, 5n)];
+  const out: [string, number[]][] = [
+    wrongWire,
+    ['sent twice', [...sampleField(model, f, depth), ...sampleField(model, f, depth)]],
+  ];
   // A fixed64 is a double's own wire type: for a double it would be the sample again.
   if (!(f.type.kind === 'scalar' && f.type.scalar === 'double')) out.push(['sent as a fixed64', doubleField(n, 1)]);
   if (f.repeated) out.push(['2,000 items', Array.from({ length: 2_000 }, () => sampleField(model, f, depth)).flat()]);
   const { type } = f;
   if (type.kind === 'json') {
-    for (const text of ['not json', '{"a":', DEEP_JSON, '{"__proto__":{"polluted":1}}', 'null', '1e999', '[1,"a",null]', '"x"', '{}', 'a'.repeat(70_000)]) out.push([`JSON text ${JSON.stringify(text.slice(0, 20))}`, textField(n, text)]);
+    for (const text of [
+      'not json',
+      '{"a":',
+      DEEP_JSON,
+      '{"__proto__":{"polluted":1}}',
+      'null',
+      '1e999',
+      '[1,"a",null]',
+      '"x"',
+      '{}',
+      'a'.repeat(70_000),
+    ])
+      out.push([`JSON text ${JSON.stringify(text.slice(0, 20))}`, textField(n, text)]);
   } else if (type.kind === 'message') {
     out.push(['an empty message', lenField(n, [])]);
     if (depth < 2) {
       for (const inner of model.message(type.message).fields) {
-        for (const [what, bytes] of fieldVariants(model, inner, depth + 1)) out.push([`${inner.name} ${what}`, lenField(n, [...sampleMessage(model, type.message, depth + 1), ...bytes])]);
+        for (const [what, bytes] of fieldVariants(model, inner, depth + 1))
+          out.push([
+            `${inner.name} ${what}`,
+            lenField(n, [...sampleMessage(model, type.message, depth + 1), ...bytes]),
+          ]);
       }
     }
   } else if (type.scalar === 'string') {
-    out.push(['empty', textField(n, '')], ['70k long', textField(n, 'a'.repeat(70_000))], ['NUL', textField(n, '\u0000')], ['not UTF-8', lenField(n, [0x41, 0xff, 0xfe])], ['a lone surrogate (CESU-8)', lenField(n, [0xed, 0xa0, 0x80])]);
+    out.push(
+      ['empty', textField(n, '')],
+      ['70k long', textField(n, 'a'.repeat(70_000))],
+      ['NUL', textField(n, '\u0000')],
+      ['not UTF-8', lenField(n, [0x41, 0xff, 0xfe])],
+      ['a lone surrogate (CESU-8)', lenField(n, [0xed, 0xa0, 0x80])],
+    );
   } else if (type.scalar === 'int64') {
-    for (const v of [0n, -1n, 2n ** 63n - 1n, -(2n ** 63n), 2n ** 53n + 1n]) out.push([`the number ${v}`, intField(n, v)]);
+    for (const v of [0n, -1n, 2n ** 63n - 1n, -(2n ** 63n), 2n ** 53n + 1n])
+      out.push([`the number ${v}`, intField(n, v)]);
     out.push(['an 11-byte varint', [...tag(n, VARINT), ...Array(10).fill(0xff), 0x01]]);
   } else if (type.scalar === 'double') {
-    for (const v of [Number.NaN, Number.POSITIVE_INFINITY, -1e308, -0]) out.push([`the number ${v}`, doubleField(n, v)]);
+    for (const v of [Number.NaN, Number.POSITIVE_INFINITY, -1e308, -0])
+      out.push([`the number ${v}`, doubleField(n, v)]);
   } else {
     out.push(['the varint 2', intField(n, 2n)], ['a 10-byte varint', intField(n, -1n)]);
   }
@@ -128,7 +168,13 @@ function call(method: ProtoMethod, message: number[], metadata: Record<string, s
   body.writeUInt32BE(message.length, 1);
   body.set(message, 5);
   return new Promise((resolve, reject) => {
-    const req = session.request({ ':method': 'POST', ':path': `/${PROTO_PACKAGE}.${method.service}/${method.name}`, 'content-type': 'application/grpc', te: 'trailers', ...metadata });
+    const req = session.request({
+      ':method': 'POST',
+      ':path': `/${PROTO_PACKAGE}.${method.service}/${method.name}`,
+      'content-type': 'application/grpc',
+      te: 'trailers',
+      ...metadata,
+    });
     let headers: Record<string, unknown> = {};
     let trailers: Record<string, unknown> = {};
     req.on('response', (h) => (headers = h));
@@ -141,8 +187,10 @@ function call(method: ProtoMethod, message: number[], metadata: Record<string, s
       const message = source['grpc-message'];
       if (headers[':status'] !== 200) resolve({ status, problem: `HTTP ${String(headers[':status'])}` });
       else if (status === undefined) resolve({ status, problem: 'no grpc-status' });
-      else if (SERVER_FAULTS.has(status)) resolve({ status, problem: `a server fault: ${String(message).slice(0, 200)}` });
-      else if (status !== 0 && (typeof message !== 'string' || message === '')) resolve({ status, problem: 'an error without a message' });
+      else if (SERVER_FAULTS.has(status))
+        resolve({ status, problem: `a server fault: ${String(message).slice(0, 200)}` });
+      else if (status !== 0 && (typeof message !== 'string' || message === ''))
+        resolve({ status, problem: 'an error without a message' });
       else resolve({ status });
     });
     req.end(body);
@@ -154,7 +202,13 @@ const CALLERS: readonly [string, Record<string, string>][] = [
   ['the admin secret', { 'x-service-admin-secret': TEST_ADMIN_SECRET }],
 ];
 
-async function check(t: Test, op: CompiledOperation, label: string, run: () => Promise<Outcome>, counts: Record<string, number>) {
+async function check(
+  t: Test,
+  op: CompiledOperation,
+  label: string,
+  run: () => Promise<Outcome>,
+  counts: Record<string, number>,
+) {
   const writes = op.def.kind === 'mutation' || op.def.changesState === true;
   const { outcome, changed } = await watch.run(writes, run, (o) => o.status !== 0);
   counts[outcome.status === 0 ? 'accepted' : 'refused']++;
@@ -178,11 +232,17 @@ async function sweep(t: Test) {
       ['a message cut short', base.length > 0 ? base.slice(0, -1) : [0x0a]],
       ['a length past the end', [...tag(1, LEN), ...varint(1_000n), 0x61]],
     ];
-    for (const f of request.fields) for (const [what, bytes] of fieldVariants(model, f, 0)) cases.push([`${f.name} ${what}`, [...base, ...bytes]]);
+    for (const f of request.fields)
+      for (const [what, bytes] of fieldVariants(model, f, 0)) cases.push([`${f.name} ${what}`, [...base, ...bytes]]);
     for (const [who, metadata] of CALLERS) {
-      for (const [what, message] of cases) await check(t, op, `${method.name} (${who}), ${what}`, () => call(method, message, metadata), counts);
+      for (const [what, message] of cases)
+        await check(t, op, `${method.name} (${who}), ${what}`, () => call(method, message, metadata), counts);
     }
-    t.equal(t.counts.fail - failuresBefore, 0, `${method.name}: every bad message answered with a caller-side status, nothing written`);
+    t.equal(
+      t.counts.fail - failuresBefore,
+      0,
+      `${method.name}: every bad message answered with a caller-side status, nothing written`,
+    );
     failuresBefore = t.counts.fail;
   }
   t.ok(swept >= 40, `the default distribution's methods were swept (${swept})`);
@@ -191,17 +251,21 @@ async function sweep(t: Test) {
 
 /** The sweep on one database (one test file each: on-database.ts says why). */
 export function sweepGrpc(db: DbName): Promise<void> {
-  return onDatabase(db, 'every gRPC method refuses bad request messages with a caller-side status and writes nothing', async (t, started, watching) => {
-    server = started;
-    watch = watching;
-    session = connect(`http://${server.grpcAddress}`);
-    session.on('error', () => {});
-    ops = [...server.kernel.operations.values()];
-    model = buildProtoModel(ops);
-    try {
-      await sweep(t);
-    } finally {
-      session.close();
-    }
-  });
+  return onDatabase(
+    db,
+    'every gRPC method refuses bad request messages with a caller-side status and writes nothing',
+    async (t, started, watching) => {
+      server = started;
+      watch = watching;
+      session = connect(`http://${server.grpcAddress}`);
+      session.on('error', () => {});
+      ops = [...server.kernel.operations.values()];
+      model = buildProtoModel(ops);
+      try {
+        await sweep(t);
+      } finally {
+        session.close();
+      }
+    },
+  );
 }

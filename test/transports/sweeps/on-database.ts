@@ -22,7 +22,11 @@ import { startTestServer, type TestServer } from '../../helpers/server.js';
 const MEMORY_TABLE_NAME = new RegExp(`^${MEMORY_TABLE}$`);
 
 /** Runs `sweep` against a fresh server on `name` (skipped when it is unreachable outside CI: databaseTarget throws there). */
-export async function onDatabase(name: DbName, title: string, sweep: (t: Test, server: TestServer, watch: WriteWatch) => Promise<void>): Promise<void> {
+export async function onDatabase(
+  name: DbName,
+  title: string,
+  sweep: (t: Test, server: TestServer, watch: WriteWatch) => Promise<void>,
+): Promise<void> {
   const target = await databaseTarget(name);
   if (!target) {
     t.test(`on ${name}: ${title}`, { skip: `${name} is not reachable` }, async () => {});

@@ -133,7 +133,10 @@ async function viaRest(op: CompiledOperation, body: string, headers: Record<stri
       parsed = { q: body };
     }
     if (parsed && typeof parsed === 'object' && !Array.isArray(parsed)) {
-      const pairs = Object.entries(parsed).map(([k, v]): [string, string] => [k, typeof v === 'string' ? v : JSON.stringify(v)]);
+      const pairs = Object.entries(parsed).map(([k, v]): [string, string] => [
+        k,
+        typeof v === 'string' ? v : JSON.stringify(v),
+      ]);
       path += `?${new URLSearchParams(pairs).toString()}`;
     }
   }
@@ -143,7 +146,8 @@ async function viaRest(op: CompiledOperation, body: string, headers: Record<stri
   if (res.status < 400) return { status: res.status };
   try {
     const env = JSON.parse(text) as { code?: unknown; message?: unknown };
-    if (typeof env.code === 'string' && typeof env.message === 'string' && env.message !== '') return { status: res.status };
+    if (typeof env.code === 'string' && typeof env.message === 'string' && env.message !== '')
+      return { status: res.status };
   } catch {
     // not JSON: reported below
   }
@@ -154,7 +158,12 @@ async function viaRest(op: CompiledOperation, body: string, headers: Record<stri
  * The input as GraphQL variables: one `$params`-like variable of the field's input type, or for
  * flat arguments one variable per field.
  */
-async function viaGraphql(op: CompiledOperation, field: GraphQLField<unknown, unknown>, value: Record<string, unknown>, headers: Record<string, string>): Promise<Outcome> {
+async function viaGraphql(
+  op: CompiledOperation,
+  field: GraphQLField<unknown, unknown>,
+  value: Record<string, unknown>,
+  headers: Record<string, string>,
+): Promise<Outcome> {
   const flat = op.def.graphql !== false && op.def.graphql?.arg === 'flat';
   const args = field.args.filter((a) => !flat || a.name in value);
   const declared = args.map((a) => `$${a.name}: ${a.type.toString()}`).join(', ');
@@ -176,15 +185,28 @@ async function viaGraphql(op: CompiledOperation, field: GraphQLField<unknown, un
     // A document that does not validate would mean this test built it wrongly: the sweep would
     // then exercise nothing. Variables of the wrong shape are refused as BAD_USER_INPUT or
     // INVALID_ARGUMENT instead.
-    const wrong = errors.find((e) => typeof e.extensions?.code !== 'string' || /^(INTERNAL|GRAPHQL_VALIDATION|GRAPHQL_PARSE)/.test(e.extensions.code) || typeof e.message !== 'string');
-    return wrong ? { status: res.status, problem: JSON.stringify(wrong).slice(0, 300) } : { status: errors.length ? 400 : 200 };
+    const wrong = errors.find(
+      (e) =>
+        typeof e.extensions?.code !== 'string' ||
+        /^(INTERNAL|GRAPHQL_VALIDATION|GRAPHQL_PARSE)/.test(e.extensions.code) ||
+        typeof e.message !== 'string',
+    );
+    return wrong
+      ? { status: res.status, problem: JSON.stringify(wrong).slice(0, 300) }
+      : { status: errors.length ? 400 : 200 };
   } catch {
     return { status: res.status, problem: `not JSON: ${text.slice(0, 200)}` };
   }
 }
 
 /** Runs one call; a refused call that may write (a mutation, or a query that changes state) must not have changed the database. */
-async function check(t: Test, op: CompiledOperation, label: string, call: () => Promise<Outcome>, counts: Record<string, number>) {
+async function check(
+  t: Test,
+  op: CompiledOperation,
+  label: string,
+  call: () => Promise<Outcome>,
+  counts: Record<string, number>,
+) {
   const writes = op.def.kind === 'mutation' || op.def.changesState === true;
   const { outcome, changed } = await watch.run(writes, call, (o) => o.status >= 400);
   counts[outcome.status < 400 ? 'accepted' : 'refused']++;
@@ -206,18 +228,28 @@ async function sweep(t: Test, graphql: GraphqlCases) {
     const input = op.def.input as Schema | undefined;
     for (const [who, headers] of CALLERS) {
       if (op.restPath !== null) {
-        for (const [what, body] of BAD_BODIES) await check(t, op, `REST ${name} (${who}), ${what}`, () => viaRest(op, body, headers), counts);
+        for (const [what, body] of BAD_BODIES)
+          await check(t, op, `REST ${name} (${who}), ${what}`, () => viaRest(op, body, headers), counts);
       }
       if (!input?.properties) continue;
       const base = sample(input) as Record<string, unknown>;
       const cases: [string, Record<string, unknown>][] = [['an unknown field', { ...base, zz_unknown: 1 }]];
       for (const [field, schema] of Object.entries(input.properties)) {
-        for (const v of fieldVariants(schema)) cases.push([`${field} = ${JSON.stringify(v).slice(0, 40)}`, { ...base, [field]: v }]);
+        for (const v of fieldVariants(schema))
+          cases.push([`${field} = ${JSON.stringify(v).slice(0, 40)}`, { ...base, [field]: v }]);
       }
       const field = graphql === 'always' || op.restPath === null ? rootField(op) : undefined;
       for (const [what, value] of cases) {
-        if (op.restPath !== null) await check(t, op, `REST ${name} (${who}), ${what}`, () => viaRest(op, JSON.stringify(value), headers), counts);
-        if (field) await check(t, op, `GraphQL ${name} (${who}), ${what}`, () => viaGraphql(op, field, value, headers), counts);
+        if (op.restPath !== null)
+          await check(
+            t,
+            op,
+            `REST ${name} (${who}), ${what}`,
+            () => viaRest(op, JSON.stringify(value), headers),
+            counts,
+          );
+        if (field)
+          await check(t, op, `GraphQL ${name} (${who}), ${what}`, () => viaGraphql(op, field, value, headers), counts);
       }
     }
     // One line per operation rather than one per call: thousands of passing asserts would hide the failures.
@@ -225,16 +257,23 @@ async function sweep(t: Test, graphql: GraphqlCases) {
     failuresBefore = t.counts.fail;
   }
   // The sweep would pass vacuously if nothing reached the operations' checks.
-  t.ok(counts.refused > (graphql === 'always' ? 5_000 : 2_500), `most calls refused (${counts.refused} refused, ${counts.accepted} accepted)`);
+  t.ok(
+    counts.refused > (graphql === 'always' ? 5_000 : 2_500),
+    `most calls refused (${counts.refused} refused, ${counts.accepted} accepted)`,
+  );
 }
 
 /** The sweep on one database (one test file each: on-database.ts says why). */
 export function sweepRestAndGraphql(db: DbName, graphql: GraphqlCases = 'always'): Promise<void> {
-  return onDatabase(db, 'every operation refuses bad input with a 4xx in the envelope and writes nothing', async (t, started, watching) => {
-    server = started;
-    watch = watching;
-    ops = [...server.kernel.operations.values()];
-    schema = buildSchema(buildSdl(ops));
-    await sweep(t, graphql);
-  });
+  return onDatabase(
+    db,
+    'every operation refuses bad input with a 4xx in the envelope and writes nothing',
+    async (t, started, watching) => {
+      server = started;
+      watch = watching;
+      ops = [...server.kernel.operations.values()];
+      schema = buildSchema(buildSdl(ops));
+      await sweep(t, graphql);
+    },
+  );
 }

@@ -377,12 +377,15 @@ export class H2Connection {
   /** The bytes so far must be the start of the client preface (§3.4); anything else is not h2c. */
   private checkPreface(buf: Buffer): void {
     const n = Math.min(buf.length, PREFACE.length);
-    if (!buf.subarray(0, n).equals(PREFACE.subarray(0, n))) throw new ConnectionError(ERROR.PROTOCOL_ERROR, 'not an HTTP/2 connection preface');
+    if (!buf.subarray(0, n).equals(PREFACE.subarray(0, n)))
+      throw new ConnectionError(ERROR.PROTOCOL_ERROR, 'not an HTTP/2 connection preface');
   }
 
   private frame(type: number, flags: number, stream: number, payload: Buffer): void {
-    if (this.blockStream !== 0 && type !== FRAME.CONTINUATION) throw new ConnectionError(ERROR.PROTOCOL_ERROR, 'header block interrupted');
-    if (!this.settingsSeen && type !== FRAME.SETTINGS) throw new ConnectionError(ERROR.PROTOCOL_ERROR, 'first frame is not SETTINGS');
+    if (this.blockStream !== 0 && type !== FRAME.CONTINUATION)
+      throw new ConnectionError(ERROR.PROTOCOL_ERROR, 'header block interrupted');
+    if (!this.settingsSeen && type !== FRAME.SETTINGS)
+      throw new ConnectionError(ERROR.PROTOCOL_ERROR, 'first frame is not SETTINGS');
     try {
       switch (type) {
         case FRAME.DATA:
@@ -396,7 +399,8 @@ export class H2Connection {
           if (payload.length !== 5) throw new StreamError(ERROR.FRAME_SIZE_ERROR, 'PRIORITY frame size');
           // §5.3.1: a stream cannot depend on itself. Otherwise priorities are advisory, and this
           // server has nothing to order.
-          if ((payload.readUInt32BE(0) & 0x7fffffff) === stream) throw new StreamError(ERROR.PROTOCOL_ERROR, 'stream depends on itself');
+          if ((payload.readUInt32BE(0) & 0x7fffffff) === stream)
+            throw new StreamError(ERROR.PROTOCOL_ERROR, 'stream depends on itself');
           return;
         case FRAME.RST_STREAM:
           return this.onReset(stream, payload);
@@ -461,7 +465,10 @@ export class H2Connection {
     const end = (flags & FLAG.END_STREAM) !== 0;
     // §8.1.1: a body longer than its content-length, or ending shorter, is malformed.
     stream.receivedBytes += data.length;
-    if (stream.declaredLength >= 0 && (stream.receivedBytes > stream.declaredLength || (end && stream.receivedBytes !== stream.declaredLength))) {
+    if (
+      stream.declaredLength >= 0 &&
+      (stream.receivedBytes > stream.declaredLength || (end && stream.receivedBytes !== stream.declaredLength))
+    ) {
       throw new StreamError(ERROR.PROTOCOL_ERROR, 'body length differs from content-length');
     }
     stream.recvConsumed += payload.length;
@@ -520,10 +527,12 @@ export class H2Connection {
   }
 
   private onContinuation(flags: number, id: number, payload: Buffer): void {
-    if (this.blockStream === 0 || id !== this.blockStream) throw new ConnectionError(ERROR.PROTOCOL_ERROR, 'CONTINUATION without a header block');
+    if (this.blockStream === 0 || id !== this.blockStream)
+      throw new ConnectionError(ERROR.PROTOCOL_ERROR, 'CONTINUATION without a header block');
     this.blockBytes += payload.length;
     this.blockFrames++;
-    if (this.blockBytes > MAX_BLOCK_BYTES || this.blockFrames > MAX_CONTINUATIONS) throw new ConnectionError(ERROR.ENHANCE_YOUR_CALM, 'header block too large');
+    if (this.blockBytes > MAX_BLOCK_BYTES || this.blockFrames > MAX_CONTINUATIONS)
+      throw new ConnectionError(ERROR.ENHANCE_YOUR_CALM, 'header block too large');
     this.blockParts.push(Buffer.from(payload));
     if ((flags & FLAG.END_HEADERS) === 0) return;
     const block = Buffer.concat(this.blockParts);
@@ -546,7 +555,8 @@ export class H2Connection {
     if (existing) {
       if (this.blockSelfDependent) throw new StreamError(ERROR.PROTOCOL_ERROR, 'stream depends on itself');
       // Trailers (§8.1): they end the request and carry no pseudo-header.
-      if (!end || existing.remoteEnded) throw new StreamError(ERROR.PROTOCOL_ERROR, 'second header block without END_STREAM');
+      if (!end || existing.remoteEnded)
+        throw new StreamError(ERROR.PROTOCOL_ERROR, 'second header block without END_STREAM');
       try {
         checkTrailerFields(decoded.fields);
       } catch (err) {
@@ -565,11 +575,15 @@ export class H2Connection {
       if (this.recentlyReset.has(id)) return; // trailers in flight when this side reset the stream
       // A stream that was open and has closed (§5.1), or a new stream id below the last (§5.1.1).
       if (this.recentlyClosed.has(id)) throw new ConnectionError(ERROR.STREAM_CLOSED, `stream ${id} is closed`);
-      throw new ConnectionError(ERROR.PROTOCOL_ERROR, `stream ${id} is below the last stream opened (${this.lastStreamId})`);
+      throw new ConnectionError(
+        ERROR.PROTOCOL_ERROR,
+        `stream ${id} is below the last stream opened (${this.lastStreamId})`,
+      );
     }
     this.lastStreamId = id;
     if (this.blockSelfDependent) return this.resetStream(id, ERROR.PROTOCOL_ERROR);
-    if (this.goingAway || this.streams.size >= this.limits.maxConcurrentStreams) return this.resetStream(id, ERROR.REFUSED_STREAM);
+    if (this.goingAway || this.streams.size >= this.limits.maxConcurrentStreams)
+      return this.resetStream(id, ERROR.REFUSED_STREAM);
     if (decoded.oversized) {
       // §10.5.1: a request whose header list is too large gets 431.
       this.sendHeaders(id, encodeHeaders({ ':status': 431 }), true);
@@ -640,19 +654,23 @@ export class H2Connection {
     for (let at = 0; at < payload.length; at += 6) {
       const setting = payload.readUInt16BE(at);
       const value = payload.readUInt32BE(at + 2);
-      if (setting === SETTING.ENABLE_PUSH && value > 1) throw new ConnectionError(ERROR.PROTOCOL_ERROR, 'SETTINGS_ENABLE_PUSH above 1');
+      if (setting === SETTING.ENABLE_PUSH && value > 1)
+        throw new ConnectionError(ERROR.PROTOCOL_ERROR, 'SETTINGS_ENABLE_PUSH above 1');
       if (setting === SETTING.INITIAL_WINDOW_SIZE) {
-        if (value > MAX_WINDOW) throw new ConnectionError(ERROR.FLOW_CONTROL_ERROR, 'SETTINGS_INITIAL_WINDOW_SIZE too large');
+        if (value > MAX_WINDOW)
+          throw new ConnectionError(ERROR.FLOW_CONTROL_ERROR, 'SETTINGS_INITIAL_WINDOW_SIZE too large');
         // §6.9.2: open streams' windows move by the difference, possibly below zero.
         const delta = value - this.peerInitialWindow;
         this.peerInitialWindow = value;
         for (const stream of this.streams.values()) {
           stream.sendWindow += delta;
-          if (stream.sendWindow > MAX_WINDOW) throw new ConnectionError(ERROR.FLOW_CONTROL_ERROR, 'stream window overflow');
+          if (stream.sendWindow > MAX_WINDOW)
+            throw new ConnectionError(ERROR.FLOW_CONTROL_ERROR, 'stream window overflow');
         }
       }
       if (setting === SETTING.MAX_FRAME_SIZE) {
-        if (value < DEFAULT_MAX_FRAME || value > MAX_FRAME_LIMIT) throw new ConnectionError(ERROR.PROTOCOL_ERROR, 'SETTINGS_MAX_FRAME_SIZE out of range');
+        if (value < DEFAULT_MAX_FRAME || value > MAX_FRAME_LIMIT)
+          throw new ConnectionError(ERROR.PROTOCOL_ERROR, 'SETTINGS_MAX_FRAME_SIZE out of range');
         this.peerMaxFrame = value;
       }
       // The encoder never uses the dynamic table, but a decoder told to shrink its table waits for
@@ -689,7 +707,8 @@ export class H2Connection {
     if (id === 0) {
       if (increment === 0) throw new ConnectionError(ERROR.PROTOCOL_ERROR, 'WINDOW_UPDATE of 0');
       this.sendWindow += increment;
-      if (this.sendWindow > MAX_WINDOW) throw new ConnectionError(ERROR.FLOW_CONTROL_ERROR, 'connection window overflow');
+      if (this.sendWindow > MAX_WINDOW)
+        throw new ConnectionError(ERROR.FLOW_CONTROL_ERROR, 'connection window overflow');
       this.flushBlocked();
       return;
     }

@@ -76,7 +76,14 @@ export class StreamError extends Error {
 }
 
 /** Writes a frame header at `offset` and returns the offset after it. */
-export function writeFrameHeader(buf: Buffer, offset: number, length: number, type: number, flags: number, stream: number): number {
+export function writeFrameHeader(
+  buf: Buffer,
+  offset: number,
+  length: number,
+  type: number,
+  flags: number,
+  stream: number,
+): number {
   buf[offset] = length >>> 16;
   buf[offset + 1] = (length >>> 8) & 0xff;
   buf[offset + 2] = length & 0xff;

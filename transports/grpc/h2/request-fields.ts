@@ -18,8 +18,10 @@ const FORBIDDEN_IN_VALUE = /[\0\r\n]/;
 const EDGE_WHITESPACE = /^[ \t]|[ \t]$/;
 
 function checkField(name: string, value: string): void {
-  if (name.length === 0 || FORBIDDEN_IN_NAME.test(name)) throw new MalformedRequest(`field name ${JSON.stringify(name)}`);
-  if (FORBIDDEN_IN_VALUE.test(value) || EDGE_WHITESPACE.test(value)) throw new MalformedRequest(`field ${name} has a forbidden character`);
+  if (name.length === 0 || FORBIDDEN_IN_NAME.test(name))
+    throw new MalformedRequest(`field name ${JSON.stringify(name)}`);
+  if (FORBIDDEN_IN_VALUE.test(value) || EDGE_WHITESPACE.test(value))
+    throw new MalformedRequest(`field ${name} has a forbidden character`);
   if (CONNECTION_SPECIFIC.has(name)) throw new MalformedRequest(`connection-specific field ${name}`);
   if (name === 'te' && value !== 'trailers') throw new MalformedRequest('te other than trailers');
 }
@@ -32,7 +34,8 @@ export function checkRequestFields(fields: readonly string[]): RequestHeaders {
     const name = fields[i]!;
     const value = fields[i + 1]!;
     if (name.charCodeAt(0) === 58 /* ':' */) {
-      if (regularSeen || !PSEUDO.has(name) || headers[name] !== undefined) throw new MalformedRequest(`pseudo-header ${name}`);
+      if (regularSeen || !PSEUDO.has(name) || headers[name] !== undefined)
+        throw new MalformedRequest(`pseudo-header ${name}`);
       if (FORBIDDEN_IN_VALUE.test(value)) throw new MalformedRequest(`field ${name} has a forbidden character`);
       headers[name] = value;
       continue;
@@ -44,7 +47,8 @@ export function checkRequestFields(fields: readonly string[]): RequestHeaders {
     else if (Array.isArray(prior)) prior.push(value);
     else headers[name] = `${prior}${name === 'cookie' ? '; ' : ', '}${value}`; // §8.2.3 for cookie
   }
-  if (!headers[':method'] || !headers[':scheme'] || !headers[':path']) throw new MalformedRequest('a required pseudo-header is missing');
+  if (!headers[':method'] || !headers[':scheme'] || !headers[':path'])
+    throw new MalformedRequest('a required pseudo-header is missing');
   return headers;
 }
 
@@ -57,7 +61,8 @@ export function contentLengthOf(headers: RequestHeaders): number {
   const value = headers['content-length'];
   if (value === undefined) return -1;
   const values = (value as string).split(', ');
-  if (!values.every((v) => v === values[0]) || !/^[0-9]{1,15}$/.test(values[0]!)) throw new MalformedRequest('content-length is not a length');
+  if (!values.every((v) => v === values[0]) || !/^[0-9]{1,15}$/.test(values[0]!))
+    throw new MalformedRequest('content-length is not a length');
   return Number(values[0]);
 }
 

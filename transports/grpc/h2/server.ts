@@ -38,7 +38,16 @@ function listen(server: Server, host: string, port: number): Promise<number> {
 export async function startH2Server(opts: H2ServerOptions): Promise<H2Server> {
   const connections = new Set<H2Connection>();
   const server = createServer((socket) => {
-    connections.add(new H2Connection(socket, opts.addressOf(socket.remoteAddress), opts.limits, opts.onStream, (c) => connections.delete(c), opts.onProblem));
+    connections.add(
+      new H2Connection(
+        socket,
+        opts.addressOf(socket.remoteAddress),
+        opts.limits,
+        opts.onStream,
+        (c) => connections.delete(c),
+        opts.onProblem,
+      ),
+    );
   });
   const port = await listen(server, opts.host, opts.port);
   return {

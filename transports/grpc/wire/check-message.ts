@@ -25,7 +25,14 @@ export function messageProblem(model: ProtoModel, messageName: string, bytes: Ui
 /** Deeper than any message of the model nests; bounds the recursion on hostile input. */
 const MAX_DEPTH = 32;
 
-function checkMessage(model: ProtoModel, name: string, bytes: Uint8Array, start: number, end: number, depth: number): string | null {
+function checkMessage(
+  model: ProtoModel,
+  name: string,
+  bytes: Uint8Array,
+  start: number,
+  end: number,
+  depth: number,
+): string | null {
   if (depth > MAX_DEPTH) return 'nested too deeply';
   const fields = fieldsByNumber(model, name);
   let pos = start;
@@ -37,7 +44,8 @@ function checkMessage(model: ProtoModel, name: string, bytes: Uint8Array, start:
     const wireType = tag.value % 8;
     if (number === 0) return 'a field number is 0';
     const field = fields.get(number);
-    if (field && !wireTypeFits(field, wireType)) return `field ${field.name}: wire type ${wireType} does not carry its type`;
+    if (field && !wireTypeFits(field, wireType))
+      return `field ${field.name}: wire type ${wireType} does not carry its type`;
     switch (wireType) {
       case 0: {
         const v = readVarint(bytes, pos, end);
@@ -69,7 +77,14 @@ function checkMessage(model: ProtoModel, name: string, bytes: Uint8Array, start:
   return null;
 }
 
-function checkPayload(model: ProtoModel, field: ProtoField, bytes: Uint8Array, start: number, end: number, depth: number): string | null {
+function checkPayload(
+  model: ProtoModel,
+  field: ProtoField,
+  bytes: Uint8Array,
+  start: number,
+  end: number,
+  depth: number,
+): string | null {
   const { type } = field;
   if (type.kind === 'message') return checkMessage(model, type.message, bytes, start, end, depth + 1);
   if (type.kind === 'json' || type.scalar === 'string') {

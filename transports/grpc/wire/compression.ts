@@ -14,7 +14,9 @@ export const ACCEPT_ENCODING = 'identity,deflate,gzip';
 /** Refuses an encoding this server cannot read, up front (UNIMPLEMENTED names what it accepts). */
 export function checkEncoding(encoding: string | string[] | undefined): void {
   if (encoding === undefined || encoding === 'identity' || encoding === 'gzip' || encoding === 'deflate') return;
-  throw new GrpcFailure(GRPC_STATUS.UNIMPLEMENTED, `unsupported grpc-encoding ${JSON.stringify(encoding)}`, { 'grpc-accept-encoding': ACCEPT_ENCODING });
+  throw new GrpcFailure(GRPC_STATUS.UNIMPLEMENTED, `unsupported grpc-encoding ${JSON.stringify(encoding)}`, {
+    'grpc-accept-encoding': ACCEPT_ENCODING,
+  });
 }
 
 export function messageBytes(message: IncomingMessage, encoding: string | string[] | undefined, limit: number): Buffer {
@@ -29,6 +31,9 @@ export function messageBytes(message: IncomingMessage, encoding: string | string
     if ((err as { code?: string }).code === 'ERR_BUFFER_TOO_LARGE') {
       throw new GrpcFailure(GRPC_STATUS.RESOURCE_EXHAUSTED, `decompressed message larger than max (${limit})`);
     }
-    throw new GrpcFailure(GRPC_STATUS.INVALID_ARGUMENT, `compressed message could not be read with ${String(encoding)}`);
+    throw new GrpcFailure(
+      GRPC_STATUS.INVALID_ARGUMENT,
+      `compressed message could not be read with ${String(encoding)}`,
+    );
   }
 }

@@ -38,7 +38,10 @@ export class MessageReader {
       this.pendingBytes += chunk.length;
       return [];
     }
-    let buf = this.buffered.length === 0 && this.pending.length === 0 ? chunk : Buffer.concat([this.buffered, ...this.pending, chunk]);
+    let buf =
+      this.buffered.length === 0 && this.pending.length === 0
+        ? chunk
+        : Buffer.concat([this.buffered, ...this.pending, chunk]);
     this.pending = [];
     this.pendingBytes = 0;
     this.needed = 0;
@@ -47,7 +50,11 @@ export class MessageReader {
       const flag = buf[0];
       if (flag !== 0 && flag !== 1) throw new GrpcFailure(GRPC_STATUS.INVALID_ARGUMENT, `invalid message flag ${flag}`);
       const length = buf.readUInt32BE(1);
-      if (length > this.limit) throw new GrpcFailure(GRPC_STATUS.RESOURCE_EXHAUSTED, `received message larger than max (${length} vs. ${this.limit})`);
+      if (length > this.limit)
+        throw new GrpcFailure(
+          GRPC_STATUS.RESOURCE_EXHAUSTED,
+          `received message larger than max (${length} vs. ${this.limit})`,
+        );
       if (buf.length < HEADER + length) {
         this.needed = HEADER + length;
         break;

@@ -8,7 +8,14 @@
 import type { OutgoingHeaders } from '../h2/hpack/encoder.js';
 import type { RequestHeaders } from '../h2/stream.js';
 
-const PROTOCOL_HEADERS = new Set(['content-type', 'te', 'grpc-timeout', 'grpc-encoding', 'grpc-accept-encoding', 'content-length']);
+const PROTOCOL_HEADERS = new Set([
+  'content-type',
+  'te',
+  'grpc-timeout',
+  'grpc-encoding',
+  'grpc-accept-encoding',
+  'content-length',
+]);
 
 export function requestMetadata(headers: RequestHeaders): Record<string, string> {
   const out: Record<string, string> = {};
@@ -23,7 +30,17 @@ export function requestMetadata(headers: RequestHeaders): Record<string, string>
 
 const NAME = /^[0-9a-z_.-]+$/;
 const VALUE = /^[\x20-\x7e]*$/;
-const FORBIDDEN = new Set(['connection', 'keep-alive', 'proxy-connection', 'transfer-encoding', 'upgrade', 'te', 'content-type', 'content-length', 'host']);
+const FORBIDDEN = new Set([
+  'connection',
+  'keep-alive',
+  'proxy-connection',
+  'transfer-encoding',
+  'upgrade',
+  'te',
+  'content-type',
+  'content-length',
+  'host',
+]);
 
 function carriable(name: string, value: string): boolean {
   return NAME.test(name) && !name.startsWith('grpc-') && !FORBIDDEN.has(name) && VALUE.test(value);

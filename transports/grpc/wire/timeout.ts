@@ -12,7 +12,8 @@ const FORMAT = /^(\d{1,8})([HMSmun])$/;
 export function parseTimeout(header: string | string[] | undefined): number | undefined {
   if (header === undefined) return undefined;
   const match = typeof header === 'string' ? FORMAT.exec(header) : null;
-  if (!match) throw new GrpcFailure(GRPC_STATUS.INVALID_ARGUMENT, `invalid grpc-timeout value ${JSON.stringify(header)}`);
+  if (!match)
+    throw new GrpcFailure(GRPC_STATUS.INVALID_ARGUMENT, `invalid grpc-timeout value ${JSON.stringify(header)}`);
   // Node's timers hold at most 2^31-1 ms (~24.8 days) and turn anything longer into 1 ms, which
   // failed a legal `99999999H` at once (review finding): a deadline that far away is no deadline.
   const ms = Number(match[1]) * UNIT_MS[match[2]];

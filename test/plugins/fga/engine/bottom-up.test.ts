@@ -26,7 +26,11 @@ function tree(): [string, string, string][] {
 }
 
 t.test('a wide group tree: bottom-up and top-down agree, and bottom-up visits little', async (t) => {
-  const { index, both } = setup([...tree(), ['group:g5#member', 'viewer', 'doc:d'], ['user:*', 'member', 'group:g300']]);
+  const { index, both } = setup([
+    ...tree(),
+    ['group:g5#member', 'viewer', 'doc:d'],
+    ['user:*', 'member', 'group:g300'],
+  ]);
   let compared = 0;
   for (const u of ['user:u85', 'user:u200', 'user:u340', 'user:nobody', 'group:g21#member', 'user:*']) {
     for (const g of [0, 1, 5, 21, 84, 85, 300]) {
@@ -38,15 +42,26 @@ t.test('a wide group tree: bottom-up and top-down agree, and bottom-up visits li
     t.equal(up, down, `${u} viewer of doc:d`);
   }
   t.equal(both('group:g0', 'member', 'user:u340')[0], true, 'a leaf user is in the root');
-  t.equal(both('group:g0', 'member', 'user:nobody')[0], true, 'everyone is in the root through the user:* tuple of g300');
+  t.equal(
+    both('group:g0', 'member', 'user:nobody')[0],
+    true,
+    'everyone is in the root through the user:* tuple of g300',
+  );
   t.equal(both('group:g1', 'member', 'user:nobody')[0], false, 'but not in a branch without it');
   const up = new Resolver(model, index);
   const down = new Resolver(model, index, { smallTree: Number.MAX_SAFE_INTEGER });
   up.check('group:g1', 'member', 'user:nobody');
   down.check('group:g1', 'member', 'user:nobody');
-  t.ok(up.evaluations < 5 && down.evaluations > 80, `bottom-up evaluated ${up.evaluations} questions, top-down ${down.evaluations}`);
+  t.ok(
+    up.evaluations < 5 && down.evaluations > 80,
+    `bottom-up evaluated ${up.evaluations} questions, top-down ${down.evaluations}`,
+  );
   const capped = new Resolver(model, index, { reachCap: 2 });
-  t.equal(capped.check('group:g0', 'member', 'user:u340'), true, 'a user reaching more than the cap is answered top-down, rightly');
+  t.equal(
+    capped.check('group:g0', 'member', 'user:u340'),
+    true,
+    'a user reaching more than the cap is answered top-down, rightly',
+  );
   t.ok(capped.evaluations > 80, `(it evaluated ${capped.evaluations} questions)`);
   t.ok(compared > 40);
 });
@@ -55,11 +70,13 @@ t.test('the depth limit and cycles behave as in the top-down walk', async (t) =>
   const tuples: [string, string, string][] = [];
   // A chain c0 <- c1 <- ... <- c30 (user:deep in c30), with 40 side groups under c0 so that the tree is big.
   for (let i = 1; i <= 30; i++) tuples.push([`group:c${i}#member`, 'member', `group:c${i - 1}`]);
-  for (let i = 0; i < 40; i++) tuples.push([`group:side${i}#member`, 'member', 'group:c0'], [`user:s${i}`, 'member', `group:side${i}`]);
+  for (let i = 0; i < 40; i++)
+    tuples.push([`group:side${i}#member`, 'member', 'group:c0'], [`user:s${i}`, 'member', `group:side${i}`]);
   tuples.push(['user:deep', 'member', 'group:c30']);
   // A cycle a <-> b with 40 children under a.
   tuples.push(['group:a#member', 'member', 'group:b'], ['group:b#member', 'member', 'group:a']);
-  for (let i = 0; i < 40; i++) tuples.push([`group:ac${i}#member`, 'member', 'group:a'], [`user:a${i}`, 'member', `group:ac${i}`]);
+  for (let i = 0; i < 40; i++)
+    tuples.push([`group:ac${i}#member`, 'member', 'group:a'], [`user:a${i}`, 'member', `group:ac${i}`]);
   const { both } = setup(tuples);
   t.same(both('group:c0', 'member', 'user:deep'), ['depth', 'depth'], 'thirty hops exceed the limit either way');
   t.same(both('group:c0', 'member', 'user:nobody'), ['depth', 'depth'], 'also when the answer would be false');
@@ -80,9 +97,18 @@ t.test('a userset tuple written after the first check is seen by the next', asyn
 
 t.test('a chain added below a node after a check counts toward the depth limit at once', async (t) => {
   const { index, both } = setup(tree());
-  t.same(both('group:g0', 'member', 'user:nobody'), [false, false], 'first check: the heights are worked out (and remembered)');
-  for (let i = 1; i <= 30; i++) index.add({ user: `group:c${i}#member`, relation: 'member', object: i === 1 ? 'group:g0' : `group:c${i - 1}` });
-  t.same(both('group:g0', 'member', 'user:nobody'), ['depth', 'depth'], 'thirty hops below now: the old height is not used');
+  t.same(
+    both('group:g0', 'member', 'user:nobody'),
+    [false, false],
+    'first check: the heights are worked out (and remembered)',
+  );
+  for (let i = 1; i <= 30; i++)
+    index.add({ user: `group:c${i}#member`, relation: 'member', object: i === 1 ? 'group:g0' : `group:c${i - 1}` });
+  t.same(
+    both('group:g0', 'member', 'user:nobody'),
+    ['depth', 'depth'],
+    'thirty hops below now: the old height is not used',
+  );
 });
 
 t.test('heights dropped by a userset write are not kept alive by the entries that used them', async (t) => {

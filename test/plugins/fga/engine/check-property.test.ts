@@ -27,7 +27,9 @@ const arbExpr: fc.Arbitrary<string> = fc.oneof(
   fc.tuple(arbLeaf, arbLeaf).map(([a, b]) => (a === b ? a : `${a} or ${b}`)),
   fc.tuple(arbLeaf, arbLeaf).map(([a, b]) => (a === b ? a : `${a} and ${b}`)),
   arbLeaf.map((a) => `(${a}) but not r0`),
-  fc.tuple(fc.constantFrom('[user]', '[user, user:*]', '[user, t0#r1]', '[user, t1#r2]'), arbLeaf).map(([d, a]) => `${d} or ${a}`),
+  fc
+    .tuple(fc.constantFrom('[user]', '[user, user:*]', '[user, t0#r1]', '[user, t1#r2]'), arbLeaf)
+    .map(([d, a]) => `${d} or ${a}`),
 );
 const arbType = fc.record({
   r0Wild: fc.boolean(),
@@ -55,7 +57,10 @@ const arbTupleUser = fc.oneof(
   fc.tuple(arbObject, fc.constantFrom('r0', 'r1', 'r2')).map(([o, r]) => `${o}#${r}`),
   arbObject,
 );
-const arbTuples = fc.array(fc.record({ user: arbTupleUser, relation: fc.constantFrom('parent', 'r0', 'r1', 'r2', 'r3'), object: arbObject }), { maxLength: 14 });
+const arbTuples = fc.array(
+  fc.record({ user: arbTupleUser, relation: fc.constantFrom('parent', 'r0', 'r1', 'r2', 'r3'), object: arbObject }),
+  { maxLength: 14 },
+);
 
 // ----- the brute-force evaluator ------------------------------------------------------------
 
@@ -88,7 +93,13 @@ function bruteForce(model: CompiledModel, tuples: Tuple[], users: string[]): Set
       case 'computed':
         return has(s, o, rw.relation, u);
       case 'ttu':
-        return fits.some((x) => x.object === o && x.relation === rw.tupleset && !!model.relation(x.user.split(':')[0], rw.computed) && has(s, x.user, rw.computed, u));
+        return fits.some(
+          (x) =>
+            x.object === o &&
+            x.relation === rw.tupleset &&
+            !!model.relation(x.user.split(':')[0], rw.computed) &&
+            has(s, x.user, rw.computed, u),
+        );
       case 'union':
         return rw.children.some((c) => evalRw(s, c, o, r, u));
       case 'intersection':
@@ -120,11 +131,21 @@ t.test('check agrees with a brute-force evaluator; list objects equals the allow
       for (const x of tuples) index.add(x);
       // Usersets as checked users too; the brute force needs them in its universe.
       const users = [...USERS, 't0:a#r1', 't1:b#r2'];
-      const universe = [...users, ...TYPES.flatMap((ty) => IDS.flatMap((id) => ['r0', 'r1', 'r2', 'r3'].map((r) => `${ty}:${id}#${r}`)))];
+      const universe = [
+        ...users,
+        ...TYPES.flatMap((ty) => IDS.flatMap((id) => ['r0', 'r1', 'r2', 'r3'].map((r) => `${ty}:${id}#${r}`))),
+      ];
       const truth = bruteForce(model, tuples, [...new Set(universe)]);
       // Both ways of answering closed direct relations: top-down, and bottom-up from the user.
       // (reachCap 1: the walk up gives up at once and the check goes on top-down.)
-      for (const [u, smallTree, reachCap] of users.flatMap((x) => [[x, Number.MAX_SAFE_INTEGER, undefined], [x, 0, undefined], [x, 0, 1]] as const)) {
+      for (const [u, smallTree, reachCap] of users.flatMap(
+        (x) =>
+          [
+            [x, Number.MAX_SAFE_INTEGER, undefined],
+            [x, 0, undefined],
+            [x, 0, 1],
+          ] as const,
+      )) {
         const resolver = new Resolver(model, index, { smallTree, reachCap });
         for (const ty of TYPES) {
           for (const r of ['r0', 'r1', 'r2', 'r3']) {
@@ -132,9 +153,15 @@ t.test('check agrees with a brute-force evaluator; list objects equals the allow
             try {
               const got = IDS.filter((id) => resolver.check(`${ty}:${id}`, r, u));
               expected = IDS.filter((id) => `${ty}:${id}#${r}` === u || truth.has(`${ty}:${id}|${r}|${u}`));
-              if (got.join() !== expected.join()) throw new Error(`check ${u} ${r} ${ty} (smallTree ${smallTree}, reachCap ${reachCap}): got [${got}] expected [${expected}]\n${dsl}\n${JSON.stringify(tuples)}`);
+              if (got.join() !== expected.join())
+                throw new Error(
+                  `check ${u} ${r} ${ty} (smallTree ${smallTree}, reachCap ${reachCap}): got [${got}] expected [${expected}]\n${dsl}\n${JSON.stringify(tuples)}`,
+                );
               const listed = listObjects(new Resolver(model, index), ty, r, u, 1000).ids.sort();
-              if (listed.join() !== expected.join()) throw new Error(`list objects ${u} ${r} ${ty}: got [${listed}] expected [${expected}]\n${dsl}\n${JSON.stringify(tuples)}`);
+              if (listed.join() !== expected.join())
+                throw new Error(
+                  `list objects ${u} ${r} ${ty}: got [${listed}] expected [${expected}]\n${dsl}\n${JSON.stringify(tuples)}`,
+                );
               compared++;
             } catch (err) {
               if (err instanceof DepthExceededError) continue;

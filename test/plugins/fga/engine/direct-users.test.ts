@@ -56,7 +56,10 @@ t.test('a userset written or deleted after a check is seen by the next check', a
 });
 
 t.test('views: parents are plain objects only, usersets taken apart, both in insertion order', async (t) => {
-  const users = new DirectUsers(new Set(['folder:x', 'user:*', 'folder:y']), new Set(['group:g#member', 'team:t:1#admin']));
+  const users = new DirectUsers(
+    new Set(['folder:x', 'user:*', 'folder:y']),
+    new Set(['group:g#member', 'team:t:1#admin']),
+  );
   t.same(users.objects(), [
     { object: 'folder:x', type: 'folder' },
     { object: 'folder:y', type: 'folder' },

@@ -105,22 +105,53 @@ t.test('wildcards count only where the level admits them', async (t) => {
   const { both } = setup([...chain(2), ['user:*', 'viewer', 'folder:f0']]);
   t.same(both('document:d', 'viewer', 'user:anyone'), [true, true]);
   t.same(both('document:d', 'viewer', 'user:*'), [true, true], 'the wildcard itself');
-  const narrow = MODEL.replace('define viewer: [user, user:*, group#member] or viewer from parent', 'define viewer: [user, group#member] or viewer from parent');
+  const narrow = MODEL.replace(
+    'define viewer: [user, user:*, group#member] or viewer from parent',
+    'define viewer: [user, group#member] or viewer from parent',
+  );
   const stale = setup([...chain(2), ['user:*', 'viewer', 'folder:f0']], narrow);
-  t.same(stale.both('document:d', 'viewer', 'user:anyone'), [false, false], 'a stored user:* tuple the model no longer admits is ignored');
+  t.same(
+    stale.both('document:d', 'viewer', 'user:anyone'),
+    [false, false],
+    'a stored user:* tuple the model no longer admits is ignored',
+  );
 });
 
 t.test('past the depth limit, the same error; within it, the same answer', async (t) => {
-  t.same(setup([...chain(30), ['user:u', 'viewer', 'folder:f0']]).both('document:d', 'viewer', 'user:u'), ['depth', 'depth'], '31 hops to the viewer');
-  t.same(setup([...chain(30), ['user:u', 'viewer', 'folder:f0']]).both('document:d', 'viewer', 'user:nobody'), ['depth', 'depth'], 'also when false');
-  t.same(setup([...chain(30), ['user:u', 'viewer', 'folder:f30']]).both('document:d', 'viewer', 'user:u'), [true, true], 'a viewer one hop away decides before the limit');
-  t.same(setup([...chain(20), ['user:u', 'viewer', 'folder:f0']]).both('document:d', 'viewer', 'user:u'), [true, true], '21 hops resolve');
+  t.same(
+    setup([...chain(30), ['user:u', 'viewer', 'folder:f0']]).both('document:d', 'viewer', 'user:u'),
+    ['depth', 'depth'],
+    '31 hops to the viewer',
+  );
+  t.same(
+    setup([...chain(30), ['user:u', 'viewer', 'folder:f0']]).both('document:d', 'viewer', 'user:nobody'),
+    ['depth', 'depth'],
+    'also when false',
+  );
+  t.same(
+    setup([...chain(30), ['user:u', 'viewer', 'folder:f30']]).both('document:d', 'viewer', 'user:u'),
+    [true, true],
+    'a viewer one hop away decides before the limit',
+  );
+  t.same(
+    setup([...chain(20), ['user:u', 'viewer', 'folder:f0']]).both('document:d', 'viewer', 'user:u'),
+    [true, true],
+    '21 hops resolve',
+  );
   // 20 folder hops, then a userset tree 6 deep at the top: 27 in all.
   const groups: [string, string, string][] = [['group:n0#member', 'viewer', 'folder:f0']];
   for (let i = 1; i <= 6; i++) groups.push([`group:n${i}#member`, 'member', `group:n${i - 1}`]);
   groups.push(['user:leaf', 'member', 'group:n6']);
-  t.same(setup([...chain(20), ...groups]).both('document:d', 'viewer', 'user:leaf'), ['depth', 'depth'], 'the userset tree above counts');
-  t.same(setup([...chain(14), ...groups]).both('document:d', 'viewer', 'user:leaf'), [true, true], 'and fits when the chain is shorter');
+  t.same(
+    setup([...chain(20), ...groups]).both('document:d', 'viewer', 'user:leaf'),
+    ['depth', 'depth'],
+    'the userset tree above counts',
+  );
+  t.same(
+    setup([...chain(14), ...groups]).both('document:d', 'viewer', 'user:leaf'),
+    [true, true],
+    'and fits when the chain is shorter',
+  );
 });
 
 t.test('a cycle of parent folders answers false, not an error, and true where a viewer is on it', async (t) => {
@@ -164,7 +195,11 @@ t.test('on a cycle, whichever folder is asked first, every folder is answered in
         ['folder:c', 'parent', 'document:dc'],
       ]);
       for (const f of order) {
-        t.same(both(`document:d${f}`, 'viewer', 'user:u'), [true, true], `x above ${above}, asked ${order.join(',')}: document:d${f}`);
+        t.same(
+          both(`document:d${f}`, 'viewer', 'user:u'),
+          [true, true],
+          `x above ${above}, asked ${order.join(',')}: document:d${f}`,
+        );
         compared++;
       }
     }
@@ -179,11 +214,23 @@ t.test('past the size caps the walk answers, the same way', async (t) => {
   const wide = setup(crowd);
   t.same(wide.both('document:d', 'viewer', 'user:v7'), [true, true]);
   t.same(wide.both('document:d', 'viewer', 'user:stranger'), [false, false]);
-  t.equal(wide.index.tuplesOf('folder:f3')?.frontiers?.byPlan.get(wide.model.plan('folder', 'viewer')!), null, 'no frontier kept for it');
+  t.equal(
+    wide.index.tuplesOf('folder:f3')?.frontiers?.byPlan.get(wide.model.plan('folder', 'viewer')!),
+    null,
+    'no frontier kept for it',
+  );
   // More ancestors than one build visits (MAX_NODES): every folder of a ladder has two parents.
-  const ladder: [string, string, string][] = [['folder:top', 'parent', 'folder:l0a'], ['folder:top', 'parent', 'folder:l0b'], ['user:u', 'viewer', 'folder:top']];
+  const ladder: [string, string, string][] = [
+    ['folder:top', 'parent', 'folder:l0a'],
+    ['folder:top', 'parent', 'folder:l0b'],
+    ['user:u', 'viewer', 'folder:top'],
+  ];
   for (let i = 1; i < 12; i++) {
-    for (const side of ['a', 'b']) ladder.push([`folder:l${i - 1}a`, 'parent', `folder:l${i}${side}`], [`folder:l${i - 1}b`, 'parent', `folder:l${i}${side}`]);
+    for (const side of ['a', 'b'])
+      ladder.push(
+        [`folder:l${i - 1}a`, 'parent', `folder:l${i}${side}`],
+        [`folder:l${i - 1}b`, 'parent', `folder:l${i}${side}`],
+      );
   }
   for (let i = 0; i < MAX_NODES + 10; i++) ladder.push([`folder:side${i}`, 'parent', 'folder:l11a']);
   ladder.push(['folder:l11a', 'parent', 'document:d']);
@@ -207,7 +254,11 @@ t.test('writes after a check are seen by the next one', async (t) => {
 });
 
 t.test('a write no frontier reads leaves them kept; one it reads drops them', async (t) => {
-  const { both, index, model } = setup([...chain(4), ['group:g#member', 'viewer', 'folder:f1'], ['user:u', 'viewer', 'folder:f0']]);
+  const { both, index, model } = setup([
+    ...chain(4),
+    ['group:g#member', 'viewer', 'folder:f1'],
+    ['user:u', 'viewer', 'folder:f0'],
+  ]);
   const plan = model.plan('folder', 'viewer')!;
   const kept = () => index.tuplesOf('folder:f4')?.frontiers?.byPlan.get(plan);
   t.same(both('document:d', 'viewer', 'user:v'), [false, false]);
@@ -230,12 +281,26 @@ t.test('a write no frontier reads leaves them kept; one it reads drops them', as
 });
 
 t.test('a new model does not reuse frontiers built under the old one', async (t) => {
-  const tuples: [string, string, string][] = [...chain(3), ['group:g#member', 'viewer', 'folder:f0'], ['user:u', 'member', 'group:g']];
+  const tuples: [string, string, string][] = [
+    ...chain(3),
+    ['group:g#member', 'viewer', 'folder:f0'],
+    ['user:u', 'member', 'group:g'],
+  ];
   const { index } = setup(tuples);
   const before = CompiledModel.fromDsl('m1', MODEL);
   t.equal(new Resolver(before, index).check('document:d', 'viewer', 'user:u'), true);
-  const after = CompiledModel.fromDsl('m2', MODEL.replace('define viewer: [user, user:*, group#member] or viewer from parent', 'define viewer: [user, user:*] or viewer from parent'));
-  t.equal(new Resolver(after, index).check('document:d', 'viewer', 'user:u'), false, 'folders no longer admit group#member');
+  const after = CompiledModel.fromDsl(
+    'm2',
+    MODEL.replace(
+      'define viewer: [user, user:*, group#member] or viewer from parent',
+      'define viewer: [user, user:*] or viewer from parent',
+    ),
+  );
+  t.equal(
+    new Resolver(after, index).check('document:d', 'viewer', 'user:u'),
+    false,
+    'folders no longer admit group#member',
+  );
   t.equal(new Resolver(before, index).check('document:d', 'viewer', 'user:u'), true, 'and back');
 });
 
@@ -249,46 +314,81 @@ t.test('random folder forests: the index with frontiers agrees with the walk', a
     // Parent links weigh double: cycles among the folders are common.
     parentLink,
     parentLink,
-    fc.tuple(folder, fc.integer({ min: 0, max: 2 })).map(([p, d]): [string, string, string] => [p, 'parent', `document:d${d}`]),
-    fc.tuple(fc.oneof(user, group.map((g) => `${g}#member`)), folder).map(([u, f]): [string, string, string] => [u, 'viewer', f]),
-    fc.tuple(fc.oneof(user, group.map((g) => `${g}#member`)), group).map(([u, g]): [string, string, string] => [u, 'member', g]),
-    fc.tuple(fc.constantFrom('user:a', 'user:b'), fc.integer({ min: 0, max: 2 })).map(([u, d]): [string, string, string] => [u, 'blocked', `document:d${d}`]),
+    fc
+      .tuple(folder, fc.integer({ min: 0, max: 2 }))
+      .map(([p, d]): [string, string, string] => [p, 'parent', `document:d${d}`]),
+    fc
+      .tuple(
+        fc.oneof(
+          user,
+          group.map((g) => `${g}#member`),
+        ),
+        folder,
+      )
+      .map(([u, f]): [string, string, string] => [u, 'viewer', f]),
+    fc
+      .tuple(
+        fc.oneof(
+          user,
+          group.map((g) => `${g}#member`),
+        ),
+        group,
+      )
+      .map(([u, g]): [string, string, string] => [u, 'member', g]),
+    fc
+      .tuple(fc.constantFrom('user:a', 'user:b'), fc.integer({ min: 0, max: 2 }))
+      .map(([u, d]): [string, string, string] => [u, 'blocked', `document:d${d}`]),
   );
   // A long chain sometimes, so that the depth limit is in play.
   const extraChain = fc.integer({ min: 0, max: 28 });
   let compared = 0;
   const seen = { true: 0, false: 0, depth: 0 };
   fc.assert(
-    fc.property(fc.array(tuple, { maxLength: 30 }), extraChain, fc.array(fc.tuple(fc.boolean(), tuple), { maxLength: 6 }), (tuples, n, writes) => {
-      // Each document in a folder; folder:f0 below a chain c0 <- c1 <- ... <- c<n> of n more
-      // levels, with user:a a viewer halfway up and group:g0 at the top.
-      const all: [string, string, string][] = [...tuples, ['folder:f0', 'parent', 'document:d0'], ['folder:f1', 'parent', 'document:d1'], ['folder:f2', 'parent', 'document:d2']];
-      for (let i = 1; i <= n; i++) all.push([`folder:c${i - 1}`, 'parent', `folder:c${i}`]);
-      if (n > 0) all.push([`folder:c${n}`, 'parent', 'folder:f0'], ['user:a', 'viewer', `folder:c${Math.floor(n / 2)}`], ['group:g0#member', 'viewer', 'folder:c0']);
-      const { both, index } = setup(all);
-      const agree = (): boolean => {
-        for (const object of ['document:d0', 'document:d1', 'document:d2', 'folder:f0', 'folder:f3']) {
-          for (const relation of object.startsWith('document') ? ['viewer', 'can_view'] : ['viewer']) {
-            for (const u of ['user:a', 'user:b', 'user:c', 'group:g1#member']) {
-              const [frontier, walk] = both(object, relation, u);
-              if (frontier !== walk) return false;
-              compared++;
-              seen[String(frontier) as keyof typeof seen]++;
+    fc.property(
+      fc.array(tuple, { maxLength: 30 }),
+      extraChain,
+      fc.array(fc.tuple(fc.boolean(), tuple), { maxLength: 6 }),
+      (tuples, n, writes) => {
+        // Each document in a folder; folder:f0 below a chain c0 <- c1 <- ... <- c<n> of n more
+        // levels, with user:a a viewer halfway up and group:g0 at the top.
+        const all: [string, string, string][] = [
+          ...tuples,
+          ['folder:f0', 'parent', 'document:d0'],
+          ['folder:f1', 'parent', 'document:d1'],
+          ['folder:f2', 'parent', 'document:d2'],
+        ];
+        for (let i = 1; i <= n; i++) all.push([`folder:c${i - 1}`, 'parent', `folder:c${i}`]);
+        if (n > 0)
+          all.push(
+            [`folder:c${n}`, 'parent', 'folder:f0'],
+            ['user:a', 'viewer', `folder:c${Math.floor(n / 2)}`],
+            ['group:g0#member', 'viewer', 'folder:c0'],
+          );
+        const { both, index } = setup(all);
+        const agree = (): boolean => {
+          for (const object of ['document:d0', 'document:d1', 'document:d2', 'folder:f0', 'folder:f3']) {
+            for (const relation of object.startsWith('document') ? ['viewer', 'can_view'] : ['viewer']) {
+              for (const u of ['user:a', 'user:b', 'user:c', 'group:g1#member']) {
+                const [frontier, walk] = both(object, relation, u);
+                if (frontier !== walk) return false;
+                compared++;
+                seen[String(frontier) as keyof typeof seen]++;
+              }
             }
           }
+          return true;
+        };
+        if (!agree()) return false;
+        // Then writes and deletes, each followed by every question again: a frontier kept across a
+        // write that could change it would answer differently from the walk.
+        for (const [add, [user, relation, object]] of writes) {
+          if (add) index.add({ user, relation, object });
+          else index.remove({ user, relation, object });
+          if (!agree()) return false;
         }
         return true;
-      };
-      if (!agree()) return false;
-      // Then writes and deletes, each followed by every question again: a frontier kept across a
-      // write that could change it would answer differently from the walk.
-      for (const [add, [user, relation, object]] of writes) {
-        if (add) index.add({ user, relation, object });
-        else index.remove({ user, relation, object });
-        if (!agree()) return false;
-      }
-      return true;
-    }),
+      },
+    ),
     { numRuns: 300, seed: 20261127 },
   );
   t.ok(compared > 300 * 32 * 2, `every question of every run compared, after each write too (${compared})`);

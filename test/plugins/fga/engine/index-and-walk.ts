@@ -3,7 +3,13 @@
  * take its shortcuts (bottom-up for closed relations, frontiers), the plain reader walks every
  * level top-down. Tests of those shortcuts compare the two: answers and depth errors alike.
  */
-import { DepthExceededError, Resolver, TupleIndex, type CompiledModel, type TupleReader } from '../../../../plugins/fga/engine/index.js';
+import {
+  DepthExceededError,
+  Resolver,
+  TupleIndex,
+  type CompiledModel,
+  type TupleReader,
+} from '../../../../plugins/fga/engine/index.js';
 
 export type Answer = boolean | 'depth';
 
@@ -24,6 +30,9 @@ export function indexAndWalk(model: CompiledModel, tuples: readonly [string, str
     }
   };
   /** [through the index, walking every level]. */
-  const both = (object: string, relation: string, user: string): [Answer, Answer] => [answer(index, object, relation, user), answer(plain, object, relation, user)];
+  const both = (object: string, relation: string, user: string): [Answer, Answer] => [
+    answer(index, object, relation, user),
+    answer(plain, object, relation, user),
+  ];
   return { index, both };
 }

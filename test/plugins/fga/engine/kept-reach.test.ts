@@ -21,7 +21,11 @@ const model = CompiledModel.fromDsl('m', MODEL);
 function base(): [string, string, string][] {
   const tuples: [string, string, string][] = [];
   for (let g = 1; g <= 20; g++) tuples.push([`group:g${g}#member`, 'member', `group:g${Math.floor((g - 1) / 4)}`]);
-  tuples.push(['folder:f0', 'parent', 'folder:f1'], ['folder:f1', 'parent', 'folder:f2'], ['group:g5#member', 'viewer', 'folder:f0']);
+  tuples.push(
+    ['folder:f0', 'parent', 'folder:f1'],
+    ['folder:f1', 'parent', 'folder:f2'],
+    ['group:g5#member', 'viewer', 'folder:f0'],
+  );
   return tuples;
 }
 
@@ -79,9 +83,12 @@ t.test('random writes between checks: the index with kept walks answers as the t
   const write = () => {
     const kind = rnd(5);
     if (kind === 0) return { user: users[rnd(users.length)], relation: 'member', object: groups[rnd(groups.length)] };
-    if (kind === 1) return { user: `${groups[rnd(groups.length)]}#member`, relation: 'member', object: groups[rnd(groups.length)] };
-    if (kind === 2) return { user: `${groups[rnd(groups.length)]}#member`, relation: 'viewer', object: folders[rnd(folders.length)] };
-    if (kind === 3) return { user: folders[rnd(folders.length)], relation: 'parent', object: folders[rnd(folders.length)] };
+    if (kind === 1)
+      return { user: `${groups[rnd(groups.length)]}#member`, relation: 'member', object: groups[rnd(groups.length)] };
+    if (kind === 2)
+      return { user: `${groups[rnd(groups.length)]}#member`, relation: 'viewer', object: folders[rnd(folders.length)] };
+    if (kind === 3)
+      return { user: folders[rnd(folders.length)], relation: 'parent', object: folders[rnd(folders.length)] };
     return { user: users[rnd(users.length - 1)], relation: 'viewer', object: folders[rnd(folders.length)] };
   };
   let disagreements = 0;
@@ -93,7 +100,8 @@ t.test('random writes between checks: the index with kept walks answers as the t
     else index.add(tuple);
     for (let k = 0; k < 4; k++) {
       const user = users[rnd(users.length - 1)];
-      const [object, relation] = rnd(2) === 0 ? [groups[rnd(groups.length)], 'member'] : [folders[rnd(folders.length)], 'viewer'];
+      const [object, relation] =
+        rnd(2) === 0 ? [groups[rnd(groups.length)], 'member'] : [folders[rnd(folders.length)], 'viewer'];
       const [kept, walked] = both(object, relation, user);
       checks++;
       if (kept === true) trueAnswers++;
@@ -104,7 +112,10 @@ t.test('random writes between checks: the index with kept walks answers as the t
     }
   }
   t.equal(disagreements, 0, `${checks} checks after writes agree`);
-  t.ok(trueAnswers > checks / 10 && trueAnswers < checks - checks / 10, `both answers occur (${trueAnswers} true of ${checks})`);
+  t.ok(
+    trueAnswers > checks / 10 && trueAnswers < checks - checks / 10,
+    `both answers occur (${trueAnswers} true of ${checks})`,
+  );
 });
 
 t.test('the memory is bounded, and a new model or cap starts it afresh', async (t) => {
@@ -130,5 +141,9 @@ t.test('the memory is bounded, and a new model or cap starts it afresh', async (
   const capOne = new Resolver(model, index, { reachCap: 1 });
   index.add({ user: 'user:e', relation: 'member', object: 'group:g20' });
   t.equal(capOne.check('group:g0', 'member', 'user:e'), true, 'a capped walk answers top-down');
-  t.equal(new Resolver(model, index).check('group:g0', 'member', 'user:e'), true, 'and the uncapped one after it is not misled by it');
+  t.equal(
+    new Resolver(model, index).check('group:g0', 'member', 'user:e'),
+    true,
+    'and the uncapped one after it is not misled by it',
+  );
 });

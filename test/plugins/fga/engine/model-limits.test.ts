@@ -21,7 +21,8 @@ const timed = (dsl: string): { ms: number; error?: unknown } => {
 
 t.test('shared intersections 40 levels deep are validated in milliseconds', async (t) => {
   const lines = ['    define a0: [user]', '    define b0: [user]'];
-  for (let i = 1; i <= 40; i++) lines.push(`    define a${i}: a${i - 1} and b${i - 1}`, `    define b${i}: a${i - 1} and b${i - 1}`);
+  for (let i = 1; i <= 40; i++)
+    lines.push(`    define a${i}: a${i - 1} and b${i - 1}`, `    define b${i}: a${i - 1} and b${i - 1}`);
   const { ms, error } = timed(header + lines.join('\n') + '\n');
   t.equal(error, undefined);
   // The old search per relation doubled with each level: 16 levels took 1.4 s, 40 would take days.

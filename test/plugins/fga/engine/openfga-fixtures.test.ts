@@ -21,7 +21,8 @@ interface Case {
   expected_errors?: { msg: string; line?: { start: number }; metadata?: { errorType?: string } }[];
 }
 
-const usesUnsupported = (dsl: string) => /\bwith\s+\w|^\s*condition\s|^\s*module\s|^\s*extend\s|schema\s+1\.2/m.test(dsl);
+const usesUnsupported = (dsl: string) =>
+  /\bwith\s+\w|^\s*condition\s|^\s*module\s|^\s*extend\s|schema\s+1\.2/m.test(dsl);
 
 function attempt(dsl: string): ModelError | null {
   try {
@@ -49,7 +50,11 @@ function runCases(file: string) {
       }
       t.ok(error, `${c.name}: refused`);
       const lines = c.expected_errors.map((e) => (e.line?.start ?? -1) + 1);
-      if (error && lines.every((l) => l > 0)) t.ok(lines.includes(error.line), `${c.name}: error on line ${error.line} is one of ${lines.join(',')} (${error.detail})`);
+      if (error && lines.every((l) => l > 0))
+        t.ok(
+          lines.includes(error.line),
+          `${c.name}: error on line ${error.line} is one of ${lines.join(',')} (${error.detail})`,
+        );
     }
   });
 }
@@ -76,7 +81,9 @@ if (!existsSync(ROOT)) {
   t.test('transformer: DSL becomes the same JSON model as OpenFGA', async (t) => {
     for (const dir of readdirSync(join(ROOT, 'transformer')).sort()) {
       const dsl = readFileSync(join(ROOT, 'transformer', dir, 'authorization-model.fga'), 'utf8');
-      const json = JSON.parse(readFileSync(join(ROOT, 'transformer', dir, 'authorization-model.json'), 'utf8')) as JsonValue;
+      const json = JSON.parse(
+        readFileSync(join(ROOT, 'transformer', dir, 'authorization-model.json'), 'utf8'),
+      ) as JsonValue;
       if (usesUnsupported(dsl)) {
         t.throws(() => compileModel(dsl), /not supported/, `${dir}: refused as unsupported`);
         continue;

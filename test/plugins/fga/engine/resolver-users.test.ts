@@ -23,7 +23,8 @@ type folder
 t.test('a batch alternating users answers each as a fresh resolver would', async (t) => {
   const index = new TupleIndex();
   // A group tree big enough for the walk up from the user (more than 2 nodes below g0).
-  for (let g = 1; g < 8; g++) index.add({ user: `group:g${g}#member`, relation: 'member', object: `group:g${Math.floor((g - 1) / 2)}` });
+  for (let g = 1; g < 8; g++)
+    index.add({ user: `group:g${g}#member`, relation: 'member', object: `group:g${Math.floor((g - 1) / 2)}` });
   index.add({ user: 'user:ann', relation: 'member', object: 'group:g5' });
   index.add({ user: 'group:g0#member', relation: 'viewer', object: 'folder:root' });
   index.add({ user: 'user:bob', relation: 'viewer', object: 'folder:side' });
@@ -31,7 +32,8 @@ t.test('a batch alternating users answers each as a fresh resolver would', async
   index.add({ user: 'folder:side', relation: 'parent', object: 'folder:c' });
   const questions: [string, string, string][] = [];
   for (const user of ['user:ann', 'user:bob', 'user:ann', 'user:cid', 'user:bob', 'group:g5#member', 'user:ann']) {
-    for (const object of ['folder:a', 'folder:b', 'folder:c', 'folder:root', 'folder:side']) questions.push([object, 'viewer', user]);
+    for (const object of ['folder:a', 'folder:b', 'folder:c', 'folder:root', 'folder:side'])
+      questions.push([object, 'viewer', user]);
     for (const object of ['group:g0', 'group:g2', 'group:g5']) questions.push([object, 'member', user]);
   }
   const shared = new Resolver(model, index, { smallTree: 0 });

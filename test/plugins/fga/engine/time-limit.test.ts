@@ -28,9 +28,14 @@ function denseModel(seed: number): { model: CompiledModel; index: TupleIndex } {
       if (!terms.includes(term)) terms.push(term);
     }
     terms.push('d');
-    defs.push(`    define r${i}: ${rnd() < 0.2 ? `(${terms[0]} and ${terms[1]}) or ${terms.slice(2).join(' or ')}` : terms.join(' or ')}`);
+    defs.push(
+      `    define r${i}: ${rnd() < 0.2 ? `(${terms[0]} and ${terms[1]}) or ${terms.slice(2).join(' or ')}` : terms.join(' or ')}`,
+    );
   }
-  const model = CompiledModel.fromDsl('m', `model\n  schema 1.1\ntype user\ntype doc\n  relations\n    define parent: [doc]\n    define d: [user]\n${defs.join('\n')}\n`);
+  const model = CompiledModel.fromDsl(
+    'm',
+    `model\n  schema 1.1\ntype user\ntype doc\n  relations\n    define parent: [doc]\n    define d: [user]\n${defs.join('\n')}\n`,
+  );
   const index = new TupleIndex();
   for (let c = 0; c < 20; c++) {
     for (let e = 0; e < 2; e++) {
@@ -66,15 +71,28 @@ t.test('within the limit the dense check ends on the hop limit, with an error of
 t.test('past the deadline a check ends with the time-limit error, not an answer', async (t) => {
   const started = performance.now();
   const resolver = new Resolver(model, index, { deadline: started });
-  t.throws(() => resolver.check('doc:0', 'r0', 'user:b'), { code: 'invalid_argument', message: `authorization model resolution too complex: evaluation ran longer than ${EVALUATION_TIME_LIMIT_MS} ms` });
-  t.ok(resolver.evaluations < 1_000, `stopped after ${resolver.evaluations} evaluations (the clock is read every 256 sub-questions)`);
+  t.throws(() => resolver.check('doc:0', 'r0', 'user:b'), {
+    code: 'invalid_argument',
+    message: `authorization model resolution too complex: evaluation ran longer than ${EVALUATION_TIME_LIMIT_MS} ms`,
+  });
+  t.ok(
+    resolver.evaluations < 1_000,
+    `stopped after ${resolver.evaluations} evaluations (the clock is read every 256 sub-questions)`,
+  );
   t.ok(performance.now() - started < 100, 'at once');
 
   // A model that answers quickly is not affected by a deadline it never reaches.
-  const quick = CompiledModel.fromDsl('q', 'model\n  schema 1.1\ntype user\ntype doc\n  relations\n    define viewer: [user]\n');
+  const quick = CompiledModel.fromDsl(
+    'q',
+    'model\n  schema 1.1\ntype user\ntype doc\n  relations\n    define viewer: [user]\n',
+  );
   const small = new TupleIndex();
   small.add({ user: 'user:a', relation: 'viewer', object: 'doc:1' });
-  t.equal(new Resolver(quick, small, { deadline: performance.now() }).check('doc:1', 'viewer', 'user:a'), true, 'fewer than 256 sub-questions never read the clock');
+  t.equal(
+    new Resolver(quick, small, { deadline: performance.now() }).check('doc:1', 'viewer', 'user:a'),
+    true,
+    'fewer than 256 sub-questions never read the clock',
+  );
 });
 
 t.test('a batch has one time limit, not one per resolver it makes', async (t) => {
@@ -84,10 +102,27 @@ t.test('a batch has one time limit, not one per resolver it makes', async (t) =>
   // got the batch's (already past) deadline answers with the time-limit error.
   const queries = [
     { object: 'doc:1', relation: 'r0', user: 'user:b' },
-    ...Array.from({ length: 3 }, (_, i) => ({ object: `doc:${i}`, relation: 'r0', user: 'user:b', contextualTuples: [{ user: 'user:c', relation: 'd', object: `doc:${i}` }] })),
+    ...Array.from({ length: 3 }, (_, i) => ({
+      object: `doc:${i}`,
+      relation: 'r0',
+      user: 'user:b',
+      contextualTuples: [{ user: 'user:c', relation: 'd', object: `doc:${i}` }],
+    })),
   ];
   const past = performance.now();
-  t.throws(() => checkMany(model, index, queries.slice(1), past), { message: /evaluation ran longer than/ }, 'a contextual check stops at the batch deadline');
-  t.throws(() => checkMany(model, index, queries, past), { message: /evaluation ran longer than/ }, 'so does the shared resolver');
-  t.throws(() => checkMany(model, index, queries.slice(1)), { message: /more than 25 nested hops/ }, 'within the default limit the same batch fails on hops');
+  t.throws(
+    () => checkMany(model, index, queries.slice(1), past),
+    { message: /evaluation ran longer than/ },
+    'a contextual check stops at the batch deadline',
+  );
+  t.throws(
+    () => checkMany(model, index, queries, past),
+    { message: /evaluation ran longer than/ },
+    'so does the shared resolver',
+  );
+  t.throws(
+    () => checkMany(model, index, queries.slice(1)),
+    { message: /more than 25 nested hops/ },
+    'within the default limit the same batch fails on hops',
+  );
 });

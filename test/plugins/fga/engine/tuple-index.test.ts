@@ -8,7 +8,8 @@ import t from 'tap';
 import { TupleIndex } from '../../../../plugins/fga/engine/tuple-index.js';
 
 const tuple = (user: string, relation: string, object: string) => ({ user, relation, object });
-const ids = (index: TupleIndex, type: string, relation: string, user: string) => [...(index.objectIds(type, relation, user) ?? [])].sort();
+const ids = (index: TupleIndex, type: string, relation: string, user: string) =>
+  [...(index.objectIds(type, relation, user) ?? [])].sort();
 
 t.test('each user form is found under its own type and relation, and nowhere else', async (t) => {
   const index = new TupleIndex();
@@ -23,7 +24,7 @@ t.test('each user form is found under its own type and relation, and nowhere els
   t.same(ids(index, 'folder', 'viewer', 'user:*'), ['public'], 'a wildcard');
   t.equal(index.objectIds('folder', 'member', 'user:anne'), undefined, 'another relation of a type that has the user');
   t.equal(index.objectIds('document', 'viewer', 'user:anne'), undefined, 'another type with the same relation');
-  t.equal(index.objectIds('group', 'member', 'group:a'), undefined, 'the userset\'s object is not the userset');
+  t.equal(index.objectIds('group', 'member', 'group:a'), undefined, "the userset's object is not the userset");
   t.equal(index.objectIds('group', 'member', 'user:bob'), undefined, 'a user with no tuples');
 });
 
@@ -62,7 +63,11 @@ t.test('the reverse side agrees with the forward side after random writes', asyn
   const users = ['user:a', 'user:b', 'user:*', 'group:g1#member', 'group:g2#member'];
   let misreported = 0;
   for (let i = 0; i < 3000; i++) {
-    const tp = tuple(users[rnd(users.length)], ['member', 'viewer'][rnd(2)], `${['group', 'folder'][rnd(2)]}:o${rnd(6)}`);
+    const tp = tuple(
+      users[rnd(users.length)],
+      ['member', 'viewer'][rnd(2)],
+      `${['group', 'folder'][rnd(2)]}:o${rnd(6)}`,
+    );
     const key = `${tp.object}#${tp.relation}@${tp.user}`;
     if (rnd(3) === 0) {
       if (index.remove(tp) !== held.delete(key)) misreported++;

@@ -25,7 +25,7 @@ async function echoServer(t: Test, limits = {}): Promise<Server> {
 
 const END = FLAG.END_STREAM | FLAG.END_HEADERS;
 
-t.test('the server speaks first with its SETTINGS, acknowledges the peer\'s, and answers PING', async (t) => {
+t.test("the server speaks first with its SETTINGS, acknowledges the peer's, and answers PING", async (t) => {
   const peer = await peerOf(t, await echoServer(t));
   const settings = await peer.waitFor((f) => f.type === FRAME.SETTINGS && f.flags === 0);
   t.equal(settings.payload.readUInt16BE(0), SETTING.MAX_CONCURRENT_STREAMS);
@@ -42,7 +42,9 @@ t.test('a request on a raw connection is answered, trailers last', async (t) => 
   peer.request(1, END, { 'x-a': 'b' });
   const head = await peer.waitFor((f) => f.type === FRAME.HEADERS && f.stream === 1);
   t.equal(head.fields?.[':status'], '200');
-  const trailers = await peer.waitFor((f) => f.type === FRAME.HEADERS && f.stream === 1 && (f.flags & FLAG.END_STREAM) !== 0);
+  const trailers = await peer.waitFor(
+    (f) => f.type === FRAME.HEADERS && f.stream === 1 && (f.flags & FLAG.END_STREAM) !== 0,
+  );
   t.equal(trailers.fields?.['x-done'], 'yes');
 });
 
@@ -52,20 +54,60 @@ t.test('connection errors end in GOAWAY with the code RFC 9113 names', async (t)
     ['DATA on an idle stream', (p) => p.frame(FRAME.DATA, 0, 9, Buffer.from('x')), ERROR.PROTOCOL_ERROR],
     ['a stream id that is even', (p) => p.request(2, END), ERROR.PROTOCOL_ERROR],
     ['a stream id going backwards (§5.1.1)', (p) => p.request(5, END).request(3, END), ERROR.PROTOCOL_ERROR],
-    ['DATA on an even stream, which only the server could open', (p) => p.request(3, END).frame(FRAME.DATA, 0, 2, Buffer.from('x')), ERROR.PROTOCOL_ERROR],
-    ['WINDOW_UPDATE on an even stream', (p) => p.request(3, END).frame(FRAME.WINDOW_UPDATE, 0, 2, Buffer.from([0, 0, 0, 1])), ERROR.PROTOCOL_ERROR],
-    ['RST_STREAM on an even stream', (p) => p.request(3, END).frame(FRAME.RST_STREAM, 0, 2, Buffer.from([0, 0, 0, 8])), ERROR.PROTOCOL_ERROR],
+    [
+      'DATA on an even stream, which only the server could open',
+      (p) => p.request(3, END).frame(FRAME.DATA, 0, 2, Buffer.from('x')),
+      ERROR.PROTOCOL_ERROR,
+    ],
+    [
+      'WINDOW_UPDATE on an even stream',
+      (p) => p.request(3, END).frame(FRAME.WINDOW_UPDATE, 0, 2, Buffer.from([0, 0, 0, 1])),
+      ERROR.PROTOCOL_ERROR,
+    ],
+    [
+      'RST_STREAM on an even stream',
+      (p) => p.request(3, END).frame(FRAME.RST_STREAM, 0, 2, Buffer.from([0, 0, 0, 8])),
+      ERROR.PROTOCOL_ERROR,
+    ],
     ['PUSH_PROMISE from a client', (p) => p.frame(FRAME.PUSH_PROMISE, 0, 1, Buffer.alloc(4)), ERROR.PROTOCOL_ERROR],
     ['a PING of 7 bytes', (p) => p.frame(FRAME.PING, 0, 0, Buffer.alloc(7)), ERROR.FRAME_SIZE_ERROR],
     ['SETTINGS on a stream', (p) => p.frame(FRAME.SETTINGS, 0, 1), ERROR.PROTOCOL_ERROR],
     ['a frame above 16384 bytes', (p) => p.frame(FRAME.DATA, 0, 1, Buffer.alloc(16385)), ERROR.FRAME_SIZE_ERROR],
-    ['a header block HPACK cannot decode', (p) => p.frame(FRAME.HEADERS, END, 1, Buffer.from([0x80])), ERROR.COMPRESSION_ERROR],
-    ['CONTINUATION without HEADERS', (p) => p.frame(FRAME.CONTINUATION, FLAG.END_HEADERS, 1, Buffer.from([0x82])), ERROR.PROTOCOL_ERROR],
-    ['a header block interrupted by another frame', (p) => p.frame(FRAME.HEADERS, 0, 1, Buffer.from([0x82])).frame(FRAME.PING, 0, 0, Buffer.alloc(8)), ERROR.PROTOCOL_ERROR],
-    ['a window grown past 2^31-1', (p) => p.frame(FRAME.WINDOW_UPDATE, 0, 0, Buffer.from([0x7f, 0xff, 0xff, 0xff])), ERROR.FLOW_CONTROL_ERROR],
-    ['a connection window update of 0', (p) => p.frame(FRAME.WINDOW_UPDATE, 0, 0, Buffer.alloc(4)), ERROR.PROTOCOL_ERROR],
-    ['SETTINGS_ENABLE_PUSH of 2', (p) => p.frame(FRAME.SETTINGS, 0, 0, Buffer.from([0, 2, 0, 0, 0, 2])), ERROR.PROTOCOL_ERROR],
-    ['SETTINGS_MAX_FRAME_SIZE below 16384', (p) => p.frame(FRAME.SETTINGS, 0, 0, Buffer.from([0, 5, 0, 0, 0x10, 0])), ERROR.PROTOCOL_ERROR],
+    [
+      'a header block HPACK cannot decode',
+      (p) => p.frame(FRAME.HEADERS, END, 1, Buffer.from([0x80])),
+      ERROR.COMPRESSION_ERROR,
+    ],
+    [
+      'CONTINUATION without HEADERS',
+      (p) => p.frame(FRAME.CONTINUATION, FLAG.END_HEADERS, 1, Buffer.from([0x82])),
+      ERROR.PROTOCOL_ERROR,
+    ],
+    [
+      'a header block interrupted by another frame',
+      (p) => p.frame(FRAME.HEADERS, 0, 1, Buffer.from([0x82])).frame(FRAME.PING, 0, 0, Buffer.alloc(8)),
+      ERROR.PROTOCOL_ERROR,
+    ],
+    [
+      'a window grown past 2^31-1',
+      (p) => p.frame(FRAME.WINDOW_UPDATE, 0, 0, Buffer.from([0x7f, 0xff, 0xff, 0xff])),
+      ERROR.FLOW_CONTROL_ERROR,
+    ],
+    [
+      'a connection window update of 0',
+      (p) => p.frame(FRAME.WINDOW_UPDATE, 0, 0, Buffer.alloc(4)),
+      ERROR.PROTOCOL_ERROR,
+    ],
+    [
+      'SETTINGS_ENABLE_PUSH of 2',
+      (p) => p.frame(FRAME.SETTINGS, 0, 0, Buffer.from([0, 2, 0, 0, 0, 2])),
+      ERROR.PROTOCOL_ERROR,
+    ],
+    [
+      'SETTINGS_MAX_FRAME_SIZE below 16384',
+      (p) => p.frame(FRAME.SETTINGS, 0, 0, Buffer.from([0, 5, 0, 0, 0x10, 0])),
+      ERROR.PROTOCOL_ERROR,
+    ],
   ];
   const server = await echoServer(t);
   for (const [what, act, code] of cases) {
@@ -124,7 +166,11 @@ t.test('a header list above the limit is answered 431', async (t) => {
   peer.request(1, END, { 'x-big': 'a'.repeat(1200) });
   t.equal((await peer.waitFor((f) => f.type === FRAME.HEADERS && f.stream === 1)).fields?.[':status'], '431');
   peer.request(3, END);
-  t.equal((await peer.waitFor((f) => f.type === FRAME.HEADERS && f.stream === 3)).fields?.[':status'], '200', 'the table stayed in step');
+  t.equal(
+    (await peer.waitFor((f) => f.type === FRAME.HEADERS && f.stream === 3)).fields?.[':status'],
+    '200',
+    'the table stayed in step',
+  );
 });
 
 t.test('an endless run of CONTINUATION frames is cut off', async (t) => {
@@ -146,9 +192,12 @@ t.test('streams past SETTINGS_MAX_CONCURRENT_STREAMS are refused', async (t) => 
 /** Opens 1100 streams, each followed by `then` (which gets it reset), and expects the reset budget to end the connection. */
 async function resetFlood(t: Test, then: (peer: RawPeer, id: number) => void): Promise<void> {
   const opened: number[] = [];
-  const server = await testServer((stream) => {
-    opened.push(stream.id);
-  }, { maxConcurrentStreams: 5000 });
+  const server = await testServer(
+    (stream) => {
+      opened.push(stream.id);
+    },
+    { maxConcurrentStreams: 5000 },
+  );
   t.teardown(() => server.close(100));
   const peer = await peerOf(t, server);
   for (let id = 1; id < 2 * 1100; id += 2) then(peer.request(id, FLAG.END_HEADERS), id);
@@ -179,20 +228,25 @@ t.test('a reset from the peer closes the stream for its handler', async (t) => {
 });
 
 t.test('a peer that stops reading is dropped once too much is queued for it', async (t) => {
-  const server = await testServer((stream) => {
-    stream.onEnd = () => {
-      stream.respond({ ':status': 200 }, false);
-      // Keep writing until the connection is dropped: the kernel's socket buffers take the first
-      // megabytes, then the bytes queue in the process.
-      const timer = setInterval(() => stream.write(Buffer.alloc(1024 * 1024)), 5);
-      stream.onClose = () => clearInterval(timer);
-    };
-  }, { maxBufferedBytes: 256 * 1024 });
+  const server = await testServer(
+    (stream) => {
+      stream.onEnd = () => {
+        stream.respond({ ':status': 200 }, false);
+        // Keep writing until the connection is dropped: the kernel's socket buffers take the first
+        // megabytes, then the bytes queue in the process.
+        const timer = setInterval(() => stream.write(Buffer.alloc(1024 * 1024)), 5);
+        stream.onClose = () => clearInterval(timer);
+      };
+    },
+    { maxBufferedBytes: 256 * 1024 },
+  );
   t.teardown(() => server.close(100));
   const peer = await RawPeer.connect(server.port);
   t.teardown(() => peer.close());
   // Windows as large as allowed, so flow control does not hold the data back; then stop reading.
-  peer.hello([[SETTING.INITIAL_WINDOW_SIZE, 2 ** 31 - 1]]).frame(FRAME.WINDOW_UPDATE, 0, 0, Buffer.from([0x7f, 0xff, 0x00, 0x00]));
+  peer
+    .hello([[SETTING.INITIAL_WINDOW_SIZE, 2 ** 31 - 1]])
+    .frame(FRAME.WINDOW_UPDATE, 0, 0, Buffer.from([0x7f, 0xff, 0x00, 0x00]));
   peer.pause();
   peer.request(1, END);
   while (!server.problems.some((e) => /not reading/.test(e.message))) await new Promise((r) => setTimeout(r, 10));
@@ -204,24 +258,30 @@ t.test('a peer that stops reading is dropped once too much is queued for it', as
 
 t.test('a peer that keeps its windows shut is dropped once too much waits for them', async (t) => {
   let written = 0;
-  const server = await testServer((stream) => {
-    stream.onEnd = () => {
-      stream.respond({ ':status': 200 }, false);
-      // Every byte waits: the peer's stream window is 0, so nothing reaches the socket.
-      const timer = setInterval(() => {
-        stream.write(Buffer.alloc(64 * 1024));
-        written += 64 * 1024;
-      }, 2);
-      stream.onClose = () => clearInterval(timer);
-    };
-  }, { maxBufferedBytes: 256 * 1024 });
+  const server = await testServer(
+    (stream) => {
+      stream.onEnd = () => {
+        stream.respond({ ':status': 200 }, false);
+        // Every byte waits: the peer's stream window is 0, so nothing reaches the socket.
+        const timer = setInterval(() => {
+          stream.write(Buffer.alloc(64 * 1024));
+          written += 64 * 1024;
+        }, 2);
+        stream.onClose = () => clearInterval(timer);
+      };
+    },
+    { maxBufferedBytes: 256 * 1024 },
+  );
   t.teardown(() => server.close(100));
   const peer = await RawPeer.connect(server.port);
   t.teardown(() => peer.close());
   peer.hello([[SETTING.INITIAL_WINDOW_SIZE, 0]]);
   peer.request(1, END);
   await peer.closed;
-  t.ok(server.problems.some((e) => /not reading/.test(e.message)), 'dropped and logged');
+  t.ok(
+    server.problems.some((e) => /not reading/.test(e.message)),
+    'dropped and logged',
+  );
   t.ok(written <= 512 * 1024, `stopped soon after the limit (${written} bytes written by the handler)`);
 });
 
@@ -256,19 +316,28 @@ t.test('a handler that throws ends its stream with INTERNAL_ERROR, not the conne
   });
   t.teardown(() => server.close(100));
   const peer = await peerOf(t, server);
-  const resetOf = async (id: number) => (await peer.waitFor((f) => f.type === FRAME.RST_STREAM && f.stream === id)).payload.readUInt32BE(0);
+  const resetOf = async (id: number) =>
+    (await peer.waitFor((f) => f.type === FRAME.RST_STREAM && f.stream === id)).payload.readUInt32BE(0);
   peer.request(1, END, { ':path': '/throw-at-end' });
   t.equal(await resetOf(1), ERROR.INTERNAL_ERROR, 'onEnd throwing resets its stream');
-  peer.request(3, FLAG.END_HEADERS, { ':path': '/throw-on-data' }).frame(FRAME.DATA, FLAG.END_STREAM, 3, Buffer.from('x'));
+  peer
+    .request(3, FLAG.END_HEADERS, { ':path': '/throw-on-data' })
+    .frame(FRAME.DATA, FLAG.END_STREAM, 3, Buffer.from('x'));
   t.equal(await resetOf(3), ERROR.INTERNAL_ERROR, 'onData throwing resets its stream');
   peer.request(5, END, { ':path': '/throw-at-once' });
   t.equal(await resetOf(5), ERROR.INTERNAL_ERROR, 'the handler throwing at once resets its stream');
   peer.request(7, END, { ':path': '/ok' });
   const answer = await peer.waitFor((f) => f.type === FRAME.HEADERS && f.stream === 7);
   t.equal(answer.fields?.[':status'], '200', 'the same connection still answers');
-  t.notOk(peer.frames.some((f) => f.type === FRAME.GOAWAY), 'no GOAWAY');
+  t.notOk(
+    peer.frames.some((f) => f.type === FRAME.GOAWAY),
+    'no GOAWAY',
+  );
   for (const message of ['handler bug at end', 'handler bug on data', 'handler bug at once']) {
-    t.ok(server.problems.some((e) => e.message === message), `logged: ${message}`);
+    t.ok(
+      server.problems.some((e) => e.message === message),
+      `logged: ${message}`,
+    );
   }
 });
 
@@ -290,20 +359,26 @@ t.test('a connection trickled one byte at a time is understood', async (t) => {
   t.equal((JSON.parse(data.payload.toString()) as { size: number }).size, 20_000);
 });
 
-t.test('trailers the peer sent before it saw the server reset the stream are dropped, not a connection error (§5.1)', async (t) => {
-  // Answers at once, before the request body ends (a Trailers-Only answer): the server resets the stream with NO_ERROR.
-  const server = await testServer((stream) => stream.respond({ ':status': 200, 'grpc-status': '0' }, true));
-  t.teardown(() => server.close(100));
-  const peer = await peerOf(t, server);
-  peer.request(1, FLAG.END_HEADERS);
-  const reset = await peer.waitFor((f) => f.type === FRAME.RST_STREAM && f.stream === 1);
-  t.equal(reset.payload.readUInt32BE(0), ERROR.NO_ERROR);
-  peer.frame(FRAME.HEADERS, END, 1, encodeHeaders({ 'x-late': 'trailer' }));
-  peer.request(3, END);
-  const answer = await peer.waitFor((f) => f.type === FRAME.HEADERS && f.stream === 3);
-  t.equal(answer.fields?.[':status'], '200', 'the next stream is answered on the same connection');
-  t.notOk(peer.frames.some((f) => f.type === FRAME.GOAWAY), 'no GOAWAY');
-});
+t.test(
+  'trailers the peer sent before it saw the server reset the stream are dropped, not a connection error (§5.1)',
+  async (t) => {
+    // Answers at once, before the request body ends (a Trailers-Only answer): the server resets the stream with NO_ERROR.
+    const server = await testServer((stream) => stream.respond({ ':status': 200, 'grpc-status': '0' }, true));
+    t.teardown(() => server.close(100));
+    const peer = await peerOf(t, server);
+    peer.request(1, FLAG.END_HEADERS);
+    const reset = await peer.waitFor((f) => f.type === FRAME.RST_STREAM && f.stream === 1);
+    t.equal(reset.payload.readUInt32BE(0), ERROR.NO_ERROR);
+    peer.frame(FRAME.HEADERS, END, 1, encodeHeaders({ 'x-late': 'trailer' }));
+    peer.request(3, END);
+    const answer = await peer.waitFor((f) => f.type === FRAME.HEADERS && f.stream === 3);
+    t.equal(answer.fields?.[':status'], '200', 'the next stream is answered on the same connection');
+    t.notOk(
+      peer.frames.some((f) => f.type === FRAME.GOAWAY),
+      'no GOAWAY',
+    );
+  },
+);
 
 t.test('a new header block on a stream that has closed is a STREAM_CLOSED connection error (§5.1)', async (t) => {
   const peer = await peerOf(t, await echoServer(t));
@@ -322,7 +397,10 @@ t.test('DATA on a stream that has closed is reset with STREAM_CLOSED; the connec
   t.equal(rst.payload.readUInt32BE(0), ERROR.STREAM_CLOSED);
   peer.request(3, END);
   t.equal((await peer.waitFor((f) => f.type === FRAME.HEADERS && f.stream === 3)).fields?.[':status'], '200');
-  t.notOk(peer.frames.some((f) => f.type === FRAME.GOAWAY), 'no GOAWAY');
+  t.notOk(
+    peer.frames.some((f) => f.type === FRAME.GOAWAY),
+    'no GOAWAY',
+  );
 });
 
 t.test('a stream that depends on itself is reset with PROTOCOL_ERROR, and HPACK stays in step (§5.3.1)', async (t) => {
@@ -335,27 +413,60 @@ t.test('a stream that depends on itself is reset with PROTOCOL_ERROR, and HPACK 
   // dynamic table (literal with incremental indexing, RFC 7541 §6.2.1), which the next request
   // refers to by index 62 only: the refused block must still have been decoded.
   const literal = Buffer.concat([Buffer.from([0x40, 6]), Buffer.from('x-kept'), Buffer.from([3]), Buffer.from('yes')]);
-  const block = Buffer.concat([encodeHeaders({ ':method': 'POST', ':scheme': 'http', ':path': '/x', ':authority': 'localhost' }), literal]);
+  const block = Buffer.concat([
+    encodeHeaders({ ':method': 'POST', ':scheme': 'http', ':path': '/x', ':authority': 'localhost' }),
+    literal,
+  ]);
   peer.frame(FRAME.HEADERS, END | FLAG.PRIORITY, 3, Buffer.concat([Buffer.from([0, 0, 0, 3, 16]), block]));
   const second = await peer.waitFor((f) => f.type === FRAME.RST_STREAM && f.stream === 3);
   t.equal(second.payload.readUInt32BE(0), ERROR.PROTOCOL_ERROR, 'HEADERS priority fields');
-  peer.frame(FRAME.HEADERS, END, 5, Buffer.concat([encodeHeaders({ ':method': 'POST', ':scheme': 'http', ':path': '/x', ':authority': 'localhost' }), Buffer.from([0x80 | 62])]));
+  peer.frame(
+    FRAME.HEADERS,
+    END,
+    5,
+    Buffer.concat([
+      encodeHeaders({ ':method': 'POST', ':scheme': 'http', ':path': '/x', ':authority': 'localhost' }),
+      Buffer.from([0x80 | 62]),
+    ]),
+  );
   const data = await peer.waitFor((f) => f.type === FRAME.DATA && f.stream === 5);
   t.equal((JSON.parse(data.payload.toString()) as { headers: Record<string, string> }).headers['x-kept'], 'yes');
   // A dependency on another stream is fine.
   peer.frame(FRAME.PRIORITY, 0, 7, Buffer.from([0, 0, 0, 5, 16]));
   peer.request(9, END);
   t.equal((await peer.waitFor((f) => f.type === FRAME.HEADERS && f.stream === 9)).fields?.[':status'], '200');
-  t.notOk(peer.frames.some((f) => f.type === FRAME.RST_STREAM && f.stream === 7), 'no reset for a dependency on another stream');
+  t.notOk(
+    peer.frames.some((f) => f.type === FRAME.RST_STREAM && f.stream === 7),
+    'no reset for a dependency on another stream',
+  );
 });
 
 t.test('a body that does not match its content-length is malformed (§8.1.1)', async (t) => {
   const peer = await peerOf(t, await echoServer(t));
   const bad: [number, () => void][] = [
     [1, () => peer.request(1, END, { 'content-length': '5' })],
-    [3, () => peer.request(3, FLAG.END_HEADERS, { 'content-length': '3' }).frame(FRAME.DATA, FLAG.END_STREAM, 3, Buffer.from('12345'))],
-    [5, () => peer.request(5, FLAG.END_HEADERS, { 'content-length': '5' }).frame(FRAME.DATA, FLAG.END_STREAM, 5, Buffer.from('123'))],
-    [7, () => peer.request(7, FLAG.END_HEADERS, { 'content-length': '5' }).frame(FRAME.DATA, 0, 7, Buffer.from('123')).frame(FRAME.HEADERS, END, 7, encodeHeaders({ 'x-t': '1' }))],
+    [
+      3,
+      () =>
+        peer
+          .request(3, FLAG.END_HEADERS, { 'content-length': '3' })
+          .frame(FRAME.DATA, FLAG.END_STREAM, 3, Buffer.from('12345')),
+    ],
+    [
+      5,
+      () =>
+        peer
+          .request(5, FLAG.END_HEADERS, { 'content-length': '5' })
+          .frame(FRAME.DATA, FLAG.END_STREAM, 5, Buffer.from('123')),
+    ],
+    [
+      7,
+      () =>
+        peer
+          .request(7, FLAG.END_HEADERS, { 'content-length': '5' })
+          .frame(FRAME.DATA, 0, 7, Buffer.from('123'))
+          .frame(FRAME.HEADERS, END, 7, encodeHeaders({ 'x-t': '1' })),
+    ],
     [9, () => peer.request(9, END, { 'content-length': 'ten' })],
     [11, () => peer.request(11, END, { 'content-length': '-1' })],
   ];
@@ -366,12 +477,22 @@ t.test('a body that does not match its content-length is malformed (§8.1.1)', a
   }
   // A matching length, in two DATA frames (one padded: padding does not count), is answered.
   const padded = Buffer.concat([Buffer.from([2]), Buffer.from('345'), Buffer.alloc(2)]);
-  peer.request(13, FLAG.END_HEADERS, { 'content-length': '5' }).frame(FRAME.DATA, 0, 13, Buffer.from('12')).frame(FRAME.DATA, FLAG.END_STREAM | FLAG.PADDED, 13, padded);
+  peer
+    .request(13, FLAG.END_HEADERS, { 'content-length': '5' })
+    .frame(FRAME.DATA, 0, 13, Buffer.from('12'))
+    .frame(FRAME.DATA, FLAG.END_STREAM | FLAG.PADDED, 13, padded);
   const data = await peer.waitFor((f) => f.type === FRAME.DATA && f.stream === 13);
   t.equal((JSON.parse(data.payload.toString()) as { size: number }).size, 5);
   peer.request(15, END, { 'content-length': '0' });
-  t.equal((await peer.waitFor((f) => f.type === FRAME.HEADERS && f.stream === 15)).fields?.[':status'], '200', 'content-length 0 with no body');
-  t.notOk(peer.frames.some((f) => f.type === FRAME.GOAWAY), 'no GOAWAY');
+  t.equal(
+    (await peer.waitFor((f) => f.type === FRAME.HEADERS && f.stream === 15)).fields?.[':status'],
+    '200',
+    'content-length 0 with no body',
+  );
+  t.notOk(
+    peer.frames.some((f) => f.type === FRAME.GOAWAY),
+    'no GOAWAY',
+  );
 });
 
 /** `bytes` of DATA on stream `id` in frames of the default maximum size; END_STREAM on the last when `end`. */
@@ -394,25 +515,30 @@ function holdOpen(): (stream: import('../../../../transports/grpc/h2/stream.js')
   };
 }
 
-t.test('unfinished requests may hold only so many bytes: the stream that goes over is reset, the others go on (review findings)', async (t) => {
-  const { ReceiveBudget } = await import('../../../../transports/grpc/h2/connection.js');
-  const budget = new ReceiveBudget(200 * 1024, 300 * 1024);
-  const server = await testServer(holdOpen(), { received: budget });
-  t.teardown(() => server.close(100));
-  const peer = await peerOf(t, server);
-  // Streams that send 60 KiB each and never end: the fourth passes 200 KiB on this connection.
-  for (const id of [1, 3, 5, 7]) sendBody(peer.request(id, FLAG.END_HEADERS), id, 60 * 1024);
-  const reset = await peer.waitFor((f) => f.type === FRAME.RST_STREAM);
-  t.equal(reset.stream, 7, 'the fourth stream');
-  t.equal(reset.payload.readUInt32BE(0), ERROR.ENHANCE_YOUR_CALM, 'RST_STREAM ENHANCE_YOUR_CALM');
-  t.equal(budget.used, 180 * 1024, 'its bytes were let go; the others still hold theirs');
-  sendBody(peer, 1, 10, true);
-  const done = await peer.waitFor((f) => f.type === FRAME.HEADERS && f.stream === 1 && (f.flags & FLAG.END_STREAM) !== 0);
-  t.ok(done, 'an earlier stream finishes and is answered on the same connection');
-  peer.close();
-  while (budget.used !== 0) await new Promise((r) => setTimeout(r, 5));
-  t.pass('all bytes let go once the connection is gone');
-});
+t.test(
+  'unfinished requests may hold only so many bytes: the stream that goes over is reset, the others go on (review findings)',
+  async (t) => {
+    const { ReceiveBudget } = await import('../../../../transports/grpc/h2/connection.js');
+    const budget = new ReceiveBudget(200 * 1024, 300 * 1024);
+    const server = await testServer(holdOpen(), { received: budget });
+    t.teardown(() => server.close(100));
+    const peer = await peerOf(t, server);
+    // Streams that send 60 KiB each and never end: the fourth passes 200 KiB on this connection.
+    for (const id of [1, 3, 5, 7]) sendBody(peer.request(id, FLAG.END_HEADERS), id, 60 * 1024);
+    const reset = await peer.waitFor((f) => f.type === FRAME.RST_STREAM);
+    t.equal(reset.stream, 7, 'the fourth stream');
+    t.equal(reset.payload.readUInt32BE(0), ERROR.ENHANCE_YOUR_CALM, 'RST_STREAM ENHANCE_YOUR_CALM');
+    t.equal(budget.used, 180 * 1024, 'its bytes were let go; the others still hold theirs');
+    sendBody(peer, 1, 10, true);
+    const done = await peer.waitFor(
+      (f) => f.type === FRAME.HEADERS && f.stream === 1 && (f.flags & FLAG.END_STREAM) !== 0,
+    );
+    t.ok(done, 'an earlier stream finishes and is answered on the same connection');
+    peer.close();
+    while (budget.used !== 0) await new Promise((r) => setTimeout(r, 5));
+    t.pass('all bytes let go once the connection is gone');
+  },
+);
 
 t.test('the bound over all connections holds too; ended requests free their bytes', async (t) => {
   const { ReceiveBudget } = await import('../../../../transports/grpc/h2/connection.js');
@@ -454,7 +580,11 @@ t.test('a connection with nothing open is closed after the idle timeout; one wit
   t.ok(Date.now() - started >= 290, `closed after ${Date.now() - started} ms`);
   await new Promise((r) => setTimeout(r, 400));
   busy.frame(FRAME.PING, 0, 0, Buffer.from('still-ok'));
-  t.equal((await busy.waitFor((f) => f.type === FRAME.PING)).payload.toString(), 'still-ok', 'the connection with an open call stays');
+  t.equal(
+    (await busy.waitFor((f) => f.type === FRAME.PING)).payload.toString(),
+    'still-ok',
+    'the connection with an open call stays',
+  );
 });
 
 t.test('after the idle GOAWAY a peer that keeps its half open still loses the socket', async (t) => {
@@ -463,9 +593,14 @@ t.test('after the idle GOAWAY a peer that keeps its half open still loses the so
   t.teardown(() => server.close(100));
   const started = Date.now();
   const closedAfter = await new Promise<number>((resolve) => {
-    const socket = connect({ port: server.port, host: '127.0.0.1', allowHalfOpen: true }, () => socket.write(helloBytes()));
+    const socket = connect({ port: server.port, host: '127.0.0.1', allowHalfOpen: true }, () =>
+      socket.write(helloBytes()),
+    );
     // It keeps talking after the GOAWAY (PINGs), so it learns when the socket is gone.
-    const timer = setInterval(() => socket.writable && socket.write(frameOf(FRAME.PING, 0, 0, Buffer.from('12345678'))), 100);
+    const timer = setInterval(
+      () => socket.writable && socket.write(frameOf(FRAME.PING, 0, 0, Buffer.from('12345678'))),
+      100,
+    );
     socket.on('data', () => {});
     socket.on('error', () => {});
     socket.once('close', () => {

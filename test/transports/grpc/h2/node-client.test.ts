@@ -38,7 +38,10 @@ t.test('metadata of every printable character, compressed by nghttp2, reads back
   const random = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31);
   for (let i = 0; i < 60; i++) {
     // Repeated values exercise the dynamic table; fresh ones exercise the Huffman decoder.
-    const value = i % 3 === 0 ? printable : Array.from({ length: 1 + (random() % 200) }, () => printable[random() % printable.length]).join('');
+    const value =
+      i % 3 === 0
+        ? printable
+        : Array.from({ length: 1 + (random() % 200) }, () => printable[random() % printable.length]).join('');
     const headers = { 'x-value': value, 'x-index': String(i % 5), cookie: `a=${i}` };
     const answer = await request(client, headers);
     t.equal(answer.status, 200);

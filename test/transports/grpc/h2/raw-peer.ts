@@ -29,7 +29,13 @@ export function helloBytes(settings: [number, number][] = []): Buffer {
 
 /** A HEADERS frame for a request on `stream`; `:method POST`, `:scheme http`, `:path /x` unless given. */
 export function requestBytes(stream: number, flags: number, extra: OutgoingHeaders = {}): Buffer {
-  const block = encodeHeaders({ ':method': 'POST', ':scheme': 'http', ':path': '/x', ':authority': 'localhost', ...extra });
+  const block = encodeHeaders({
+    ':method': 'POST',
+    ':scheme': 'http',
+    ':path': '/x',
+    ':authority': 'localhost',
+    ...extra,
+  });
   return frame(FRAME.HEADERS, flags, stream, block);
 }
 
@@ -81,7 +87,10 @@ export class RawPeer {
     for (;;) {
       const found = this.frames.find(match);
       if (found) return found;
-      if (this.socket.destroyed || Date.now() > deadline) throw new Error(`no matching frame; saw ${this.frames.map((f) => `${f.type}/${f.flags}@${f.stream}`).join(' ')}`);
+      if (this.socket.destroyed || Date.now() > deadline)
+        throw new Error(
+          `no matching frame; saw ${this.frames.map((f) => `${f.type}/${f.flags}@${f.stream}`).join(' ')}`,
+        );
       await new Promise<void>((resolve) => {
         const timer = setTimeout(resolve, Math.max(1, deadline - Date.now()));
         this.waiters.push(() => {

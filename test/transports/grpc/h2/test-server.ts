@@ -24,7 +24,10 @@ export function echo(stream: H2Stream): void {
   };
 }
 
-export async function testServer(handler: (stream: H2Stream) => void, limits: Partial<ConnectionLimits> = {}): Promise<H2Server & { problems: Error[] }> {
+export async function testServer(
+  handler: (stream: H2Stream) => void,
+  limits: Partial<ConnectionLimits> = {},
+): Promise<H2Server & { problems: Error[] }> {
   const problems: Error[] = [];
   const server = await startH2Server({
     host: '127.0.0.1',

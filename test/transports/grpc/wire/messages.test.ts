@@ -4,10 +4,16 @@ import { GrpcFailure } from '../../../../transports/grpc/wire/failure.js';
 import { frameMessage, MessageReader } from '../../../../transports/grpc/wire/messages.js';
 
 t.test('a framed message reads back, however the bytes are cut', async (t) => {
-  const framed = Buffer.concat([frameMessage(Buffer.from('first')), frameMessage(Buffer.alloc(0)), frameMessage(Buffer.from('third'))]);
+  const framed = Buffer.concat([
+    frameMessage(Buffer.from('first')),
+    frameMessage(Buffer.alloc(0)),
+    frameMessage(Buffer.from('third')),
+  ]);
   for (let cut = 0; cut <= framed.length; cut++) {
     const reader = new MessageReader(100);
-    const got = [...reader.push(framed.subarray(0, cut)), ...reader.push(framed.subarray(cut))].map((m) => m.bytes.toString());
+    const got = [...reader.push(framed.subarray(0, cut)), ...reader.push(framed.subarray(cut))].map((m) =>
+      m.bytes.toString(),
+    );
     t.strictSame(got, ['first', '', 'third'], `cut at ${cut}`);
     t.equal(reader.partial, false);
   }
@@ -38,7 +44,11 @@ t.test('a header announcing more than the limit fails at once, without the body'
   const reader = new MessageReader(10);
   const header = frameMessage(Buffer.alloc(11)).subarray(0, 5);
   t.throws(() => reader.push(header), new GrpcFailure(8, 'received message larger than max (11 vs. 10)'));
-  t.strictSame(new MessageReader(10).push(frameMessage(Buffer.alloc(10)))[0].bytes.length, 10, 'exactly the limit is fine');
+  t.strictSame(
+    new MessageReader(10).push(frameMessage(Buffer.alloc(10)))[0].bytes.length,
+    10,
+    'exactly the limit is fine',
+  );
 });
 
 t.test('the compressed flag is carried; other flag values are refused', async (t) => {

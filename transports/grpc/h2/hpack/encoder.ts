@@ -64,7 +64,8 @@ function field(out: BlockWriter, name: string, value: string): void {
   const both = FIELD_INDEX.get(`${name}\0${value}`);
   if (both !== undefined) return out.integer(both, 7, 0x80); // §6.1
   const nameIndex = NAME_INDEX.get(name);
-  if (nameIndex !== undefined) out.integer(nameIndex, 4, 0x00); // §6.2.2, indexed name
+  if (nameIndex !== undefined)
+    out.integer(nameIndex, 4, 0x00); // §6.2.2, indexed name
   else {
     out.integer(0, 4, 0x00); // §6.2.2, new name
     out.string(name);

@@ -6,9 +6,20 @@ import { encodeHeaders } from '../../../../../transports/grpc/h2/hpack/encoder.j
 const hex = (h: string) => Buffer.from(h.replace(/\s/g, ''), 'hex');
 const pairs = (fields: string[]) => fields.flatMap((_, i) => (i % 2 === 0 ? [[fields[i], fields[i + 1]]] : []));
 
-const first = [[':method', 'GET'], [':scheme', 'http'], [':path', '/'], [':authority', 'www.example.com']];
+const first = [
+  [':method', 'GET'],
+  [':scheme', 'http'],
+  [':path', '/'],
+  [':authority', 'www.example.com'],
+];
 const second = [...first, ['cache-control', 'no-cache']];
-const third = [[':method', 'GET'], [':scheme', 'https'], [':path', '/index.html'], [':authority', 'www.example.com'], ['custom-key', 'custom-value']];
+const third = [
+  [':method', 'GET'],
+  [':scheme', 'https'],
+  [':path', '/index.html'],
+  [':authority', 'www.example.com'],
+  ['custom-key', 'custom-value'],
+];
 
 t.test('C.3: three requests without Huffman share one dynamic table', async (t) => {
   const d = new HpackDecoder();
@@ -29,8 +40,13 @@ t.test('C.4: the same requests with Huffman-coded literals', async (t) => {
 t.test('§4.4: entries are evicted oldest first when the table is full', async (t) => {
   const d = new HpackDecoder();
   // Size update to 100 (5-bit prefix: 31, then 69), then two 55-byte entries: only the newer fits.
-  const block = hex('3f45 400a637573746f6d2d6b65790d637573746f6d2d686561646572 400a637573746f6d2d6b65790d637573746f6d2d686561646573');
-  t.strictSame(pairs(d.decode(block, 1e6).fields), [['custom-key', 'custom-header'], ['custom-key', 'custom-heades']]);
+  const block = hex(
+    '3f45 400a637573746f6d2d6b65790d637573746f6d2d686561646572 400a637573746f6d2d6b65790d637573746f6d2d686561646573',
+  );
+  t.strictSame(pairs(d.decode(block, 1e6).fields), [
+    ['custom-key', 'custom-header'],
+    ['custom-key', 'custom-heades'],
+  ]);
   t.strictSame(pairs(d.decode(hex('be'), 1e6).fields), [['custom-key', 'custom-heades']]);
   t.throws(() => d.decode(hex('bf'), 1e6), new HpackError('index 63 is not in the table'));
   // An entry larger than the whole table empties it and is not added (§4.4).
@@ -67,8 +83,21 @@ t.test('the decoded list is measured as §4.1 sizes; an oversized one is still d
 });
 
 t.test('what the encoder writes, the decoder reads', async (t) => {
-  const headers = { ':status': 200, 'content-type': 'application/grpc', 'set-cookie': ['a=1', 'b=2'], 'x-custom': 'v'.repeat(300), 'grpc-status': '0' };
+  const headers = {
+    ':status': 200,
+    'content-type': 'application/grpc',
+    'set-cookie': ['a=1', 'b=2'],
+    'x-custom': 'v'.repeat(300),
+    'grpc-status': '0',
+  };
   const got = pairs(new HpackDecoder().decode(encodeHeaders(headers), 1e6).fields);
-  t.strictSame(got, [[':status', '200'], ['content-type', 'application/grpc'], ['set-cookie', 'a=1'], ['set-cookie', 'b=2'], ['x-custom', 'v'.repeat(300)], ['grpc-status', '0']]);
+  t.strictSame(got, [
+    [':status', '200'],
+    ['content-type', 'application/grpc'],
+    ['set-cookie', 'a=1'],
+    ['set-cookie', 'b=2'],
+    ['x-custom', 'v'.repeat(300)],
+    ['grpc-status', '0'],
+  ]);
   t.equal(encodeHeaders({ ':status': 200 }).toString('hex'), '88', ':status 200 is static entry 8');
 });

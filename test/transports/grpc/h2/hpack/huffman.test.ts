@@ -7,15 +7,39 @@ t.test('codes rebuilt from the lengths are Appendix B codes', async (t) => {
   const codes = huffmanCodes();
   // [symbol, code as hex aligned to LSB, length], read off Appendix B across every length class.
   const appendixB: [number, number, number][] = [
-    [0, 0x1ff8, 13], [1, 0x7fffd8, 23], [9, 0xffffea, 24], [10, 0x3ffffffc, 30], [22, 0x3ffffffe, 30],
-    [32, 0x14, 6], [48, 0x0, 5], [58, 0x5c, 7], [60, 0x7ffc, 15], [88, 0xfc, 8], [92, 0x7fff0, 19],
-    [97, 0x3, 5], [116, 0x9, 5], [122, 0x7b, 7], [126, 0x1ffd, 13], [127, 0xffffffc, 28], [128, 0xfffe6, 20],
-    [153, 0x1fffdc, 21], [192, 0x3ffffe0, 26], [199, 0x1ffffec, 25], [203, 0x7ffffde, 27], [220, 0xffffffd, 28],
-    [249, 0xffffffe, 28], [254, 0x7fffff0, 27], [255, 0x3ffffee, 26], [EOS, 0x3fffffff, 30],
+    [0, 0x1ff8, 13],
+    [1, 0x7fffd8, 23],
+    [9, 0xffffea, 24],
+    [10, 0x3ffffffc, 30],
+    [22, 0x3ffffffe, 30],
+    [32, 0x14, 6],
+    [48, 0x0, 5],
+    [58, 0x5c, 7],
+    [60, 0x7ffc, 15],
+    [88, 0xfc, 8],
+    [92, 0x7fff0, 19],
+    [97, 0x3, 5],
+    [116, 0x9, 5],
+    [122, 0x7b, 7],
+    [126, 0x1ffd, 13],
+    [127, 0xffffffc, 28],
+    [128, 0xfffe6, 20],
+    [153, 0x1fffdc, 21],
+    [192, 0x3ffffe0, 26],
+    [199, 0x1ffffec, 25],
+    [203, 0x7ffffde, 27],
+    [220, 0xffffffd, 28],
+    [249, 0xffffffe, 28],
+    [254, 0x7fffff0, 27],
+    [255, 0x3ffffee, 26],
+    [EOS, 0x3fffffff, 30],
   ];
   for (const [symbol, code, length] of appendixB) t.strictSame(codes[symbol], { code, length }, `symbol ${symbol}`);
   // A complete prefix code: the Kraft sum of 2^-length over all 257 symbols is exactly 1.
-  t.equal(codes.reduce((sum, c) => sum + 2 ** -c.length, 0), 1);
+  t.equal(
+    codes.reduce((sum, c) => sum + 2 ** -c.length, 0),
+    1,
+  );
 });
 
 t.test('the RFC examples decode (Appendix C.4.1 and C.6.1)', async (t) => {

@@ -1,0 +1,57 @@
+/** The sign-in pipeline: gates, then session, cookies and tokens. */
+import type { RequestContext } from '../../core/context.js';
+import type { SessionsService } from '../sessions/types.js';
+import type { TokensService } from '../tokens/types.js';
+import type { UsersService } from '../users/types.js';
+import type { UserRecord } from '../users/types.js';
+import type { SessionRecord } from '../sessions/types.js';
+import type { AuthResult, IssuedAuthResult, SignInAttempt, SignInGate, SignInService } from './types.js';
+
+export interface SignInDeps {
+  users: UsersService;
+  sessions: SessionsService;
+  tokens: TokensService;
+}
+
+export function createSignInService({ users, sessions, tokens }: SignInDeps): SignInService {
+  const gates: SignInGate[] = [];
+
+  async function respond(
+    ctx: RequestContext,
+    user: UserRecord,
+    session: SessionRecord,
+    message: string,
+  ): Promise<IssuedAuthResult> {
+    const issued = await tokens.issue({ user, session, scopes: session.scopes, roles: session.roles });
+    sessions.setCookies(ctx, session);
+    return {
+      message,
+      access_token: issued.access_token,
+      id_token: issued.id_token,
+      ...(issued.refresh_token ? { refresh_token: issued.refresh_token } : {}),
+      expires_in: issued.expires_in,
+      user: users.toUserDto(user),
+    };
+  }
+
+  async function startSession(ctx: RequestContext, attempt: SignInAttempt): Promise<IssuedAuthResult> {
+    const session = await sessions.create({
+      userId: attempt.user.id,
+      roles: attempt.roles,
+      scopes: attempt.scopes,
+      amr: attempt.amr,
+      ...(attempt.readAt !== undefined ? { readAt: attempt.readAt } : {}),
+    });
+    return respond(ctx, attempt.user, session, attempt.message);
+  }
+
+  async function complete(ctx: RequestContext, attempt: SignInAttempt): Promise<AuthResult> {
+    for (const gate of gates) {
+      const withheld = await gate(ctx, attempt);
+      if (withheld) return withheld;
+    }
+    return startSession(ctx, attempt);
+  }
+
+  return { complete, startSession, respond, addGate: (gate) => void gates.push(gate) };
+}
