@@ -5,7 +5,6 @@
  *
  *   declare module '../../core/hooks.js' { interface HookPayloads { 'user.beforeCreate': {...} } }
  */
-// eslint-disable-next-line @typescript-eslint/no-empty-interface
 export interface HookPayloads {
   'kernel.ready': { plugins: string[] };
 }

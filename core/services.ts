@@ -6,5 +6,6 @@
  *
  * Dependants then get a typed object from `ctx.service('accounts')` without importing the plugin.
  */
-// eslint-disable-next-line @typescript-eslint/no-empty-interface
+// Empty on purpose: plugins fill it by declaration merging.
+// eslint-disable-next-line @typescript-eslint/no-empty-object-type
 export interface Services {}

@@ -103,9 +103,7 @@ interface RunSpan {
   amount?: number;
 }
 
-type AutocannonRaw = (
-  o: Record<string, unknown>,
-) => Promise<{
+type AutocannonRaw = (o: Record<string, unknown>) => Promise<{
   requests: { average: number; total: number };
   latency: { p50: number; p99: number };
   errors: number;

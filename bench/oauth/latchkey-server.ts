@@ -39,16 +39,14 @@ const user = await kernel.service('users').create({
   email_verified: true,
 });
 const scopes = ['openid', 'email', 'profile'];
-const session = await kernel
-  .service('sessions')
-  .create({
-    userId: user.id,
-    roles: ['user'],
-    scopes,
-    amr: ['pwd'],
-    authTime: Math.floor(Date.now() / 1000),
-    clientId: client.clientId,
-  });
+const session = await kernel.service('sessions').create({
+  userId: user.id,
+  roles: ['user'],
+  scopes,
+  amr: ['pwd'],
+  authTime: Math.floor(Date.now() / 1000),
+  clientId: client.clientId,
+});
 const issued = await kernel
   .service('tokens')
   .issue({ idTokenClaimsByScope: true, user, session, scopes, roles: ['user'], clientId: client.clientId });

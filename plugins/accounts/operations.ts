@@ -7,9 +7,9 @@ import type { RequestContext } from '../../core/context.js';
 import { ServiceError, invalidArgument, permissionDenied, unauthenticated } from '../../core/errors.js';
 import { defineOperation, type AnyOperation } from '../../core/operations.js';
 import { MessageResponse } from '../../core/schema.js';
-import { UserSchema } from '../users/schemas.js';
-import type { UserPatch, UserRecord } from '../users/types.js';
-import type { SessionRecord } from '../sessions/types.js';
+import { UserSchema } from '../users/index.js';
+import type { UserPatch, UserRecord } from '../users/index.js';
+import type { SessionRecord } from '../sessions/index.js';
 import { hasRelations, hasRoles } from './relations.js';
 import {
   AuthResponse,

@@ -12,8 +12,8 @@ import {
   Str,
   Type,
 } from '../../core/schema.js';
-import { profileInput, UserSchema } from '../users/schemas.js';
-import { MAX_TOKEN_LENGTH } from '../tokens/service.js';
+import { profileInput, UserSchema } from '../users/index.js';
+import { MAX_TOKEN_LENGTH } from '../tokens/index.js';
 
 const password = () => Str({ max: 1024 });
 const roles = () => OptStrList({ maxItems: 50, maxLength: 64 });

@@ -5,8 +5,8 @@
  */
 import type { RequestContext } from '../../core/context.js';
 import { ServiceError, invalidArgument, permissionDenied, unauthenticated } from '../../core/errors.js';
-import type { SessionRecord } from '../sessions/types.js';
-import type { UserRecord } from '../users/types.js';
+import type { SessionRecord } from '../sessions/index.js';
+import type { UserRecord } from '../users/index.js';
 
 export const DEFAULT_SCOPES = ['openid', 'email', 'profile'];
 

@@ -7,8 +7,8 @@ import type { RequestContext } from '../../core/context.js';
 import { invalidArgument, notFound } from '../../core/errors.js';
 import { defineOperation, type AnyOperation } from '../../core/operations.js';
 import { MessageResponse, pageOf, paginationOf } from '../../core/schema.js';
-import { UserSchema } from '../users/schemas.js';
-import type { UserPatch } from '../users/types.js';
+import { UserSchema } from '../users/index.js';
+import type { UserPatch } from '../users/index.js';
 import {
   DeleteUserRequest,
   GetUserRequest,
@@ -128,6 +128,10 @@ export const adminUserOperations: AnyOperation[] = [
         patch.roles !== undefined &&
         (patch.roles.length !== before.roles.length || patch.roles.some((r) => !before.roles.includes(r)));
       if (rolesChanged || proofRequested) await sessions.revokeAll(current.id);
+      if (input.reset_mfa) {
+        await ctx.kernel.hooks.run('user.mfaReset', { user: updated });
+        return users.toUserDto((await users.findById(current.id, { fresh: true })) ?? updated);
+      }
       return users.toUserDto(updated);
     },
   }),

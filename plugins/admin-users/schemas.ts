@@ -12,7 +12,7 @@ import {
   Str,
   Type,
 } from '../../core/schema.js';
-import { profileInput, UserSchema } from '../users/schemas.js';
+import { profileInput, UserSchema } from '../users/index.js';
 
 export const ListUsersRequest = InputObject('ListUsersRequest', {
   pagination: Type.Optional(PaginationRequest),

@@ -39,19 +39,17 @@ export const auditOperations: AnyOperation[] = [
         throw invalidArgument('from_timestamp is after to_timestamp');
       }
       const page = pageOf(input?.pagination);
-      const { rows, total } = await ctx.kernel
-        .service('audit')
-        .list(
-          {
-            action: input?.action,
-            actorId: input?.actor_id,
-            resourceType: input?.resource_type,
-            resourceId: input?.resource_id,
-            from: input?.from_timestamp,
-            to: input?.to_timestamp,
-          },
-          page,
-        );
+      const { rows, total } = await ctx.kernel.service('audit').list(
+        {
+          action: input?.action,
+          actorId: input?.actor_id,
+          resourceType: input?.resource_type,
+          resourceId: input?.resource_id,
+          from: input?.from_timestamp,
+          to: input?.to_timestamp,
+        },
+        page,
+      );
       return { pagination: paginationOf(page, total), audit_logs: rows.map(dto) };
     },
   }),

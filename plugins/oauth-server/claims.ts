@@ -1,5 +1,5 @@
 /** Profile claims of a user, released by scope (OIDC Core §5.1, §5.4). */
-import type { UserRecord } from '../users/types.js';
+import type { UserRecord } from '../users/index.js';
 import { SCOPE_CLAIMS } from './scopes.js';
 
 export function userClaims(user: UserRecord): Record<string, unknown> {

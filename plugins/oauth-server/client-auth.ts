@@ -5,7 +5,7 @@
  * the built-in application client is.
  */
 import type { RequestContext } from '../../core/context.js';
-import type { OAuthClient } from '../client-registry/service.js';
+import type { OAuthClient } from '../client-registry/index.js';
 import { invalidClient, invalidRequest } from './errors.js';
 import type { Params } from './params.js';
 

@@ -1,5 +1,5 @@
 /** Scope and resource rules shared by /authorize and the token endpoint. */
-import type { OAuthClient } from '../client-registry/service.js';
+import type { OAuthClient } from '../client-registry/index.js';
 import { OAuthError, invalidRequest } from './errors.js';
 import { SUPPORTED_SCOPES } from './scopes.js';
 

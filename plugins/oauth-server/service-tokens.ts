@@ -4,7 +4,7 @@
  */
 import { decodeProtectedHeader, type JWTPayload } from 'jose';
 import type { Kernel } from '../../core/kernel.js';
-import { verifierOf } from '../tokens/key-verifier.js';
+import { verifierOf } from '../tokens/index.js';
 
 export const SERVICE_SUBJECT_PREFIX = 'service_account:';
 

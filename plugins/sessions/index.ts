@@ -3,7 +3,7 @@ import { definePlugin } from '../../core/plugin.js';
 import { createSessionsService } from './service.js';
 import type { SessionsService } from './types.js';
 // The `user.deleted` hook's payload type (declared by the users plugin).
-import type {} from '../users/types.js';
+import type {} from '../users/index.js';
 
 export type { SessionsService, SessionRecord } from './types.js';
 export { SESSION_COOKIE, SESSION_DOMAIN_COOKIE } from './cookies.js';

@@ -1,10 +1,10 @@
 /** The sign-in pipeline: gates, then session, cookies and tokens. */
 import type { RequestContext } from '../../core/context.js';
-import type { SessionsService } from '../sessions/types.js';
-import type { TokensService } from '../tokens/types.js';
-import type { UsersService } from '../users/types.js';
-import type { UserRecord } from '../users/types.js';
-import type { SessionRecord } from '../sessions/types.js';
+import type { SessionsService } from '../sessions/index.js';
+import type { TokensService } from '../tokens/index.js';
+import type { UsersService } from '../users/index.js';
+import type { UserRecord } from '../users/index.js';
+import type { SessionRecord } from '../sessions/index.js';
 import type { AuthResult, IssuedAuthResult, SignInAttempt, SignInGate, SignInService } from './types.js';
 
 export interface SignInDeps {

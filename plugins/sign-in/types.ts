@@ -4,8 +4,8 @@
  * gates (the MFA gate) run in one place instead of once per path.
  */
 import type { RequestContext } from '../../core/context.js';
-import type { SessionRecord } from '../sessions/types.js';
-import type { UserDto, UserRecord } from '../users/types.js';
+import type { SessionRecord } from '../sessions/index.js';
+import type { UserDto, UserRecord } from '../users/index.js';
 
 /** A user whose first factor has just been proven, and what the session is to hold. */
 export interface SignInAttempt {

@@ -4,8 +4,8 @@
  */
 import type { Principal, RequestContext } from '../../core/context.js';
 import type { Authenticator } from '../../core/plugin.js';
-import { SESSION_COOKIE, SESSION_DOMAIN_COOKIE } from '../sessions/cookies.js';
-import type { SessionRecord, SessionsService } from '../sessions/types.js';
+import { SESSION_COOKIE, SESSION_DOMAIN_COOKIE } from '../sessions/index.js';
+import type { SessionRecord, SessionsService } from '../sessions/index.js';
 import type { TokensService, VerifiedToken } from './types.js';
 
 /**

@@ -10,6 +10,8 @@ import { createTokensService } from './service.js';
 import type { TokensService } from './types.js';
 
 export type { TokensService, IssuedTokens, VerifiedToken } from './types.js';
+export { MAX_TOKEN_LENGTH, ScopeExceedsGrantError } from './service.js';
+export { verifierOf } from './key-verifier.js';
 
 export const tokensPlugin = definePlugin<TokensService>({
   name: 'tokens',

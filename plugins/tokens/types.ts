@@ -4,8 +4,8 @@
  * rotation with reuse detection, and the 'session' authenticator.
  */
 import type { RequestContext } from '../../core/context.js';
-import type { SessionRecord } from '../sessions/types.js';
-import type { UserRecord } from '../users/types.js';
+import type { SessionRecord } from '../sessions/index.js';
+import type { UserRecord } from '../users/index.js';
 
 export type TokenType = 'access_token' | 'id_token' | 'refresh_token';
 

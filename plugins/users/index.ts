@@ -11,9 +11,11 @@ import { createUsersService } from './service.js';
 import { VerificationEntity } from './verification.js';
 import type { UsersService } from './types.js';
 
-export type { UsersService, UserRecord } from './types.js';
-export type { VerificationRecord, VerificationRequestsService } from './verification.js';
-export { UserSchema } from './schemas.js';
+export type { UsersService, UserRecord, UserDto, UserPatch } from './types.js';
+export type { NewVerification, VerificationRecord, VerificationRequestsService } from './verification.js';
+export type { VerificationRequestedPayload } from './email-verification.js';
+export { SIGNUP_IDENTIFIER, UPDATE_EMAIL_IDENTIFIER } from './email-verification.js';
+export { UserSchema, profileInput } from './schemas.js';
 
 export const usersPlugin = definePlugin<UsersService>({
   name: 'users',

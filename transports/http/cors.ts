@@ -68,12 +68,10 @@ export function corsPolicy(options: CorsOptions): CorsPolicy {
     preflight(request, reply) {
       if (!request.headers.origin || !request.headers['access-control-request-method']) {
         // The REST error envelope, as for any other bad request (SPEC.md "Errors").
-        return reply
-          .code(400)
-          .send({
-            code: 'invalid_argument',
-            message: 'not a CORS preflight: Origin and Access-Control-Request-Method are required',
-          });
+        return reply.code(400).send({
+          code: 'invalid_argument',
+          message: 'not a CORS preflight: Origin and Access-Control-Request-Method are required',
+        });
       }
       // Safari waits for a body on a 204 without an explicit zero length.
       return reply.code(204).headers(preflightHeaders).header('content-length', '0').send();

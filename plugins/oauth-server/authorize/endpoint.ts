@@ -5,7 +5,7 @@
  */
 import type { RequestContext } from '../../../core/context.js';
 import type { RawResponse, RawRoute } from '../../../core/plugin.js';
-import type { SessionRecord } from '../../sessions/types.js';
+import type { SessionRecord } from '../../sessions/index.js';
 import { storeCode } from '../codes.js';
 import { OAuthError } from '../errors.js';
 import { baseOf, issuerOf } from '../issuer.js';

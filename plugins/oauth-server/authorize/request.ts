@@ -4,7 +4,7 @@
  * user; after that they go back to the client (RFC 6749 §4.1.2.1).
  */
 import type { Config } from '../../../core/config.js';
-import type { OAuthClient } from '../../client-registry/service.js';
+import type { OAuthClient } from '../../client-registry/index.js';
 import { OAuthError } from '../errors.js';
 import { splitScope, type Params } from '../params.js';
 import { isChallenge } from '../pkce.js';

@@ -4,7 +4,7 @@
  * scopes may only narrow.
  */
 import { ServiceError } from '../../../core/errors.js';
-import { ScopeExceedsGrantError } from '../../tokens/service.js';
+import { ScopeExceedsGrantError } from '../../tokens/index.js';
 import { invalidClient, invalidGrant, OAuthError } from '../errors.js';
 import { splitScope } from '../params.js';
 import { requireParam } from '../policy.js';

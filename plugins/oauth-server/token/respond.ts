@@ -1,5 +1,5 @@
 /** Shapes the token response (RFC 6749 §5.1, SPEC.md "POST /oauth/token"). */
-import type { IssuedTokens } from '../../tokens/types.js';
+import type { IssuedTokens } from '../../tokens/index.js';
 import type { TokenResponse } from './grants.js';
 
 /**

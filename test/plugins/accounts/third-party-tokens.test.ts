@@ -18,16 +18,14 @@ t.test("a third-party client's token cannot manage the account; a first-party on
   const session = await kernel
     .service('sessions')
     .create({ userId: user.id, roles: ['user'], scopes: ['openid'], amr: ['pwd'], clientId: f.client.client_id });
-  const issued = await kernel
-    .service('tokens')
-    .issue({
-      idTokenClaimsByScope: true,
-      user,
-      session,
-      scopes: ['openid'],
-      roles: ['user'],
-      clientId: f.client.client_id,
-    });
+  const issued = await kernel.service('tokens').issue({
+    idTokenClaimsByScope: true,
+    user,
+    session,
+    scopes: ['openid'],
+    roles: ['user'],
+    clientId: f.client.client_id,
+  });
   const call = async (path: string, token: string, body?: unknown) => {
     const res = await fetch(`${f.server.url}/v1/${path}`, {
       method: body === undefined ? 'GET' : 'POST',
@@ -99,16 +97,14 @@ t.test(
         .service('sessions')
         .create({ userId: user.id, roles: ['user'], scopes: ['openid'], amr: ['pwd'], clientId: f.client.client_id });
       return (
-        await kernel
-          .service('tokens')
-          .issue({
-            user,
-            session,
-            scopes: ['openid'],
-            roles: ['user'],
-            clientId: f.client.client_id,
-            ...(audience ? { audience } : {}),
-          })
+        await kernel.service('tokens').issue({
+          user,
+          session,
+          scopes: ['openid'],
+          roles: ['user'],
+          clientId: f.client.client_id,
+          ...(audience ? { audience } : {}),
+        })
       ).access_token;
     };
     const profile = async (token: string) =>

@@ -245,9 +245,7 @@ t.test('the model in force is the last one installed, whatever the installing cl
 });
 
 /** Two nodes, each with its own connection, on one SQLite file (as two processes would be). */
-async function twoConnectionsOnSqlite(
-  t: Test,
-): Promise<{
+async function twoConnectionsOnSqlite(t: Test): Promise<{
   stores: [SqlFgaStore, SqlFgaStore];
   nodes: [FgaService, FgaService];
   storage: Awaited<ReturnType<typeof openStorage>>;

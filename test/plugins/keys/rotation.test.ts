@@ -104,15 +104,13 @@ t.test('HS256 with a secondary secret: verified, never published', async (t) => 
   t.same(jwks.keys, [], 'HMAC secrets are not in the JWKS');
   const kernel = server.kernel;
   t.equal(kernel.service('keys').verifiers.length, 2);
-  const user = await kernel
-    .service('users')
-    .create({
-      email: 'hs@example.com',
-      password: 'correct-horse-1',
-      signup_method: 'basic_auth',
-      roles: ['user'],
-      email_verified: true,
-    });
+  const user = await kernel.service('users').create({
+    email: 'hs@example.com',
+    password: 'correct-horse-1',
+    signup_method: 'basic_auth',
+    roles: ['user'],
+    email_verified: true,
+  });
   const session = await kernel
     .service('sessions')
     .create({ userId: user.id, roles: ['user'], scopes: ['openid'], amr: ['pwd'] });
