@@ -16,13 +16,14 @@ import { serverPlugin } from './server/index.js';
 import { clientRegistryPlugin } from './client-registry/index.js';
 import { loginPagePlugin } from './login-page/index.js';
 import { oauthServerPlugin } from './oauth-server/index.js';
+import { outboundPlugin } from './outbound/index.js';
 import { sessionsPlugin } from './sessions/index.js';
 import { signInPlugin } from './sign-in/index.js';
 import { tokensPlugin } from './tokens/index.js';
 import { usersPlugin } from './users/index.js';
 
 /** The plugins every build needs: the process, keys, admin authentication, health and meta. */
-export const basePlugins: AnyPlugin[] = [serverPlugin, keysPlugin, adminPlugin, healthPlugin, metaPlugin];
+export const basePlugins: AnyPlugin[] = [serverPlugin, keysPlugin, adminPlugin, healthPlugin, metaPlugin, outboundPlugin];
 
 /** Accounts: users, sessions, tokens, password login and admin user management. */
 export const accountPlugins: AnyPlugin[] = [
