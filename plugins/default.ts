@@ -16,6 +16,7 @@ import { serverPlugin } from './server/index.js';
 import { clientRegistryPlugin } from './client-registry/index.js';
 import { loginPagePlugin } from './login-page/index.js';
 import { oauthServerPlugin } from './oauth-server/index.js';
+import { organizationPlugins } from './organizations/plugins.js';
 import { outboundPlugin } from './outbound/index.js';
 import { sessionsPlugin } from './sessions/index.js';
 import { signInPlugin } from './sign-in/index.js';
@@ -50,5 +51,6 @@ export const defaultPlugins: AnyPlugin[] = [
   ...oauthPlugins,
   ...authorizationPlugins,
   ...auditPlugins,
+  ...organizationPlugins,
   ...placeholderPlugins(),
 ];

@@ -61,7 +61,6 @@ const groups: Record<string, FlagDeclaration[]> = {
     bool('disable-sms-otp', 'Turn off SMS OTP.'),
     bool('disable-webauthn-mfa', 'Turn off WebAuthn as MFA.'),
   ],
-  'org-discovery': [bool('enable-org-discovery', 'Home realm discovery at /api/v1/org-discovery.')],
   social: SOCIAL_PROVIDERS.flatMap((p) => [
     str(`${p}-client-id`, `${p} OAuth client id.`),
     str(`${p}-client-secret`, `${p} OAuth client secret.`, { secret: true }),
