@@ -11,6 +11,7 @@ import { fgaPlugin } from './fga/index.js';
 import { healthPlugin } from './health/index.js';
 import { keysPlugin } from './keys/index.js';
 import { metaPlugin } from './meta/index.js';
+import { emailPlugins } from './email/plugins.js';
 import { placeholderPlugins } from './placeholders/index.js';
 import { serverPlugin } from './server/index.js';
 import { clientRegistryPlugin } from './client-registry/index.js';
@@ -51,6 +52,7 @@ export const defaultPlugins: AnyPlugin[] = [
   ...oauthPlugins,
   ...authorizationPlugins,
   ...auditPlugins,
+  ...emailPlugins,
   ...organizationPlugins,
   ...placeholderPlugins(),
 ];

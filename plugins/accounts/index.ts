@@ -6,6 +6,9 @@
 import { definePlugin } from '../../core/plugin.js';
 import { accountOperations } from './operations.js';
 
+export { AuthResponse } from './schemas.js';
+export { VERIFICATION_SENT } from './verification.js';
+
 export const accountsPlugin = definePlugin({
   name: 'accounts',
   description: 'Password signup and login, sessions, profile and token validation operations.',
@@ -18,14 +21,6 @@ export const accountsPlugin = definePlugin({
       type: 'boolean',
       default: false,
       description: 'Phone number and password login.',
-    },
-    // Also listed by the planned email plugin's placeholder (the first declaration wins; same meaning).
-    {
-      name: 'enable-email-verification',
-      type: 'boolean',
-      default: false,
-      description:
-        'Require a verified email address: proven after signup and after a change of address (update_profile, or update_user unless the admin marks it verified).',
     },
   ],
   events: ['user.login', 'user.signup', 'user.created', 'user.deactivated'],

@@ -34,18 +34,6 @@ export const SOCIAL_PROVIDERS = [
 ] as const;
 
 const groups: Record<string, FlagDeclaration[]> = {
-  email: [
-    str('smtp-host', 'SMTP host.'),
-    { name: 'smtp-port', type: 'number', description: 'SMTP port.', default: 587 },
-    str('smtp-username', 'SMTP user.'),
-    str('smtp-password', 'SMTP password.', { secret: true }),
-    str('smtp-sender-email', 'Sender address.'),
-    str('smtp-sender-name', 'Sender name.'),
-    str('smtp-local-name', 'Local name announced in HELO/EHLO.'),
-    bool('smtp-skip-tls-verification', 'Skip SMTP TLS certificate verification.'),
-    str('reset-password-url', 'Target of password reset links.'),
-  ],
-  'magic-link': [bool('enable-magic-link-login', 'Passwordless login by emailed link.')],
   sms: [
     bool('enable-phone-verification', 'Require phone verification.'),
     str('sms-account-sid', 'SMS gateway account sid.'),

@@ -63,6 +63,16 @@ export interface VerificationRequestsService {
   list(q: { page: number; limit: number }): Promise<{ requests: VerificationRecord[]; total: number }>;
   /** Every request of a user (by id or email). Returns how many were removed. */
   deleteForUser(user: { id: string; email: string | null }): Promise<number>;
+  /**
+   * Takes the request a token belongs to, once: of two concurrent calls with one token only one
+   * gets it. Null for an unknown, spent or expired token (an expired one is removed too).
+   */
+  consume(token: string): Promise<VerificationRecord | null>;
+  /**
+   * Stores a new request for an address already saved (a resend), replacing the pending ones of
+   * the same identifier and address; answers it with its plain token, for the mail.
+   */
+  request(input: NewVerification): Promise<{ record: VerificationRecord; token: string }>;
 }
 
 export const digestToken = (token: string): string => createHash('sha256').update(token).digest('base64url');
@@ -114,6 +124,26 @@ export function createVerificationRequests(storage: Storage): VerificationReques
       const byId = await em.nativeDelete(VerificationEntity, { userId: user.id } as never);
       const byEmail = user.email ? await em.nativeDelete(VerificationEntity, { email: user.email } as never) : 0;
       return byId + byEmail;
+    },
+    async consume(token) {
+      if (token.length === 0 || token.length > 256) return null;
+      const em = storage.em();
+      const row = (await em.findOne(VerificationEntity, { tokenHash: digestToken(token) } as never)) as
+        | VerificationRow
+        | null;
+      if (!row) return null;
+      const record = toRecord(row);
+      const taken = await em.nativeDelete(VerificationEntity, { id: record.id } as never);
+      if (taken !== 1 || record.expiresAt < Math.floor(Date.now() / 1000)) return null;
+      return record;
+    },
+    async request(input) {
+      const em = storage.em();
+      await em.nativeDelete(VerificationEntity, { identifier: input.identifier, email: input.email } as never);
+      const { row, token } = newVerificationRow(input);
+      em.create(VerificationEntity, row as never);
+      await em.flush();
+      return { record: row, token };
     },
   };
 }

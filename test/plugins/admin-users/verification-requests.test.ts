@@ -8,7 +8,10 @@ import t from 'tap';
 import { createHash } from 'node:crypto';
 import { startTestServer, TEST_ADMIN_SECRET } from '../../helpers/server.js';
 
-const server = await startTestServer({ flags: { 'enable-email-verification': true } });
+// Mail needs an SMTP host (plugins/email); nothing listens on port 9 here, so it stays queued.
+const server = await startTestServer({
+  flags: { 'enable-email-verification': true, 'smtp-host': '127.0.0.1', 'smtp-port': 9 },
+});
 t.teardown(() => server.close());
 const PASSWORD = 'Verify-pass-1';
 const json = { 'content-type': 'application/json', origin: server.url };

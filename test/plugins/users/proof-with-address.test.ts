@@ -10,7 +10,10 @@ import t from 'tap';
 import { startTestServer, TEST_ADMIN_SECRET } from '../../helpers/server.js';
 import { VERIFICATION_TABLE } from '../../../plugins/users/verification.js';
 
-const server = await startTestServer({ flags: { 'enable-email-verification': true } });
+// Mail needs an SMTP host (plugins/email); nothing listens on port 9 here, so it stays queued.
+const server = await startTestServer({
+  flags: { 'enable-email-verification': true, 'smtp-host': '127.0.0.1', 'smtp-port': 9 },
+});
 t.teardown(() => server.close());
 const PASSWORD = 'Proof-pass-1';
 const admin = { 'x-service-admin-secret': TEST_ADMIN_SECRET };

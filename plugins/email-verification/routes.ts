@@ -1,0 +1,73 @@
+/**
+ * `GET /verify_email?token=…&redirect_uri=…&state=…` (SPEC.md "OAuth / OIDC and operational
+ * endpoints"): the mailed link. It redeems the token as `verify_email` does (cookies set), then
+ * sends the browser to the redirect target with the tokens and `state` in the query, as
+ * authorizer's clients read them; with no allowed target it answers the AuthResponse as JSON, or
+ * the hosted page's landing when `--enable-login-page` is on. A bad token goes to the target with
+ * `error` and `error_description`, or is a 400 in the spec's envelope.
+ */
+import type { RequestContext } from '../../core/context.js';
+import { ServiceError } from '../../core/errors.js';
+import type { RawResponse, RawRoute } from '../../core/plugin.js';
+import { redirectAllowed, withQuery } from '../email/index.js';
+import { redeemToken } from './verify.js';
+
+const NO_STORE = { 'cache-control': 'no-store' };
+
+async function target(ctx: RequestContext, ...candidates: (string | null | undefined)[]): Promise<string | undefined> {
+  for (const c of candidates) if (c && (await redirectAllowed(ctx, c))) return c;
+  if (ctx.kernel.config.bool('enable-login-page')) {
+    return `${ctx.kernel.config.string('url', '').replace(/\/+$/, '')}/app`;
+  }
+  return undefined;
+}
+
+const error = (err: ServiceError): RawResponse => ({
+  status: err.status.http,
+  headers: NO_STORE,
+  body: { code: err.code, message: err.message },
+});
+
+export const verificationRoutes: RawRoute[] = [
+  {
+    method: 'GET',
+    path: '/verify_email',
+    handler: async (req, ctx) => {
+      const token = req.query.token ?? '';
+      const asked = req.query.redirect_uri;
+      const state = req.query.state;
+      if (token.length === 0 || token.length > 256)
+        return error(new ServiceError('invalid_argument', 'invalid token: required, at most 256 characters'));
+      let redeemed;
+      try {
+        redeemed = await redeemToken(ctx, token);
+      } catch (err) {
+        if (!(err instanceof ServiceError) || err.status.http >= 500) throw err;
+        const to = await target(ctx, asked);
+        if (!to) return error(err);
+        const location = withQuery(to, {
+          error: err.code === 'invalid_argument' ? 'invalid_token' : err.code,
+          error_description: err.message,
+          state,
+        });
+        return { status: 303, headers: { ...NO_STORE, location } };
+      }
+      const { result } = redeemed;
+      const to = await target(ctx, asked, redeemed.redirectUri);
+      if (!to) return { status: 200, headers: NO_STORE, body: result };
+      const location = withQuery(to, {
+        ...(result.access_token
+          ? {
+              access_token: result.access_token,
+              token_type: 'bearer',
+              expires_in: String(result.expires_in ?? ''),
+              id_token: result.id_token,
+              ...(result.refresh_token ? { refresh_token: result.refresh_token } : {}),
+            }
+          : { message: result.message }),
+        state: state ?? redeemed.state ?? undefined,
+      });
+      return { status: 303, headers: { ...NO_STORE, location } };
+    },
+  },
+];

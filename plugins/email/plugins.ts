@@ -1,0 +1,6 @@
+/** The mail-based account flows, in boot order: the channel, then the flows that mail users. */
+import type { AnyPlugin } from '../../core/plugin.js';
+import { emailVerificationPlugin } from '../email-verification/index.js';
+import { emailPlugin } from './index.js';
+
+export const emailPlugins: AnyPlugin[] = [emailPlugin, emailVerificationPlugin];
