@@ -41,14 +41,6 @@ const groups: Record<string, FlagDeclaration[]> = {
     str('sms-api-secret', 'SMS gateway API secret.', { secret: true }),
     str('sms-sender', 'SMS sender number or name.'),
   ],
-  mfa: [
-    bool('enforce-mfa', 'Require MFA for every user (default false: optional).'),
-    bool('disable-mfa', 'Turn off every MFA factor.'),
-    bool('disable-totp-login', 'Turn off TOTP.'),
-    bool('disable-email-otp', 'Turn off email OTP.'),
-    bool('disable-sms-otp', 'Turn off SMS OTP.'),
-    bool('disable-webauthn-mfa', 'Turn off WebAuthn as MFA.'),
-  ],
   social: SOCIAL_PROVIDERS.flatMap((p) => [
     str(`${p}-client-id`, `${p} OAuth client id.`),
     str(`${p}-client-secret`, `${p} OAuth client secret.`, { secret: true }),

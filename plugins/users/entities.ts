@@ -33,6 +33,8 @@ export interface UserRow {
   isMultiFactorAuthEnabled: boolean | null;
   hasSkippedMfaSetupAt: number | null;
   mfaLockedAt: number | null;
+  /** The verified MFA factors (`totp`, `webauthn`, `email_otp`, `sms_otp`), comma-joined; kept by the MFA plugins. */
+  enrolledMfaMethods: string;
   appData: string | null;
   /** Lowercase id, email, given, family and nick names: the admin `query` searches this. */
   search: string;
@@ -64,6 +66,7 @@ export const UserEntity = defineEntity({
     isMultiFactorAuthEnabled: p.boolean().nullable(),
     hasSkippedMfaSetupAt: p.bigint('number').nullable(),
     mfaLockedAt: p.bigint('number').nullable(),
+    enrolledMfaMethods: p.string().length(128).default(''),
     appData: p.text().nullable(),
     search: p.text(),
   }),

@@ -94,6 +94,7 @@ function toRecord(row: UserRow): UserRecord {
         : Boolean(row.isMultiFactorAuthEnabled),
     hasSkippedMfaSetupAt: numOrNull(row.hasSkippedMfaSetupAt),
     mfaLockedAt: numOrNull(row.mfaLockedAt),
+    enrolledMfaMethods: splitList(row.enrolledMfaMethods ?? ''),
     appData,
   };
 }
@@ -359,6 +360,7 @@ export function createUsersService({ config, storage, memory, hooks, logger, has
           isMultiFactorAuthEnabled: input.is_multi_factor_auth_enabled ?? null,
           hasSkippedMfaSetupAt: null,
           mfaLockedAt: null,
+          enrolledMfaMethods: '',
           appData,
           search: '',
         };
@@ -444,6 +446,7 @@ export function createUsersService({ config, storage, memory, hooks, logger, has
         if (patch.revoked_timestamp !== undefined) row.revokedTimestamp = patch.revoked_timestamp;
         if (patch.has_skipped_mfa_setup_at !== undefined) row.hasSkippedMfaSetupAt = patch.has_skipped_mfa_setup_at;
         if (patch.mfa_locked_at !== undefined) row.mfaLockedAt = patch.mfa_locked_at;
+        if (patch.enrolled_mfa_methods !== undefined) row.enrolledMfaMethods = joinList(patch.enrolled_mfa_methods);
         row.updatedAt = t;
         row.search = searchText(row);
         const unproven = row.email !== null && row.email !== before.email && row.emailVerifiedAt === null;
@@ -626,7 +629,7 @@ export function createUsersService({ config, storage, memory, hooks, logger, has
         roles: user.roles,
         created_at: user.createdAt,
         updated_at: user.updatedAt,
-        enrolled_mfa_methods: [],
+        enrolled_mfa_methods: user.enrolledMfaMethods ?? [],
       };
       if (user.email !== null) dto.email = user.email;
       if (user.phoneNumber !== null) dto.phone_number = user.phoneNumber;

@@ -33,6 +33,8 @@ export interface UserRecord {
   isMultiFactorAuthEnabled: boolean | null;
   hasSkippedMfaSetupAt: number | null;
   mfaLockedAt: number | null;
+  /** The verified MFA factors (CONTRACT.md `enrolled_mfa_methods`); absent reads as none. */
+  enrolledMfaMethods?: string[];
   appData: Record<string, unknown> | null;
 }
 
@@ -77,6 +79,8 @@ export interface UserPatch extends ProfilePatch {
   revoked_timestamp?: number | null;
   has_skipped_mfa_setup_at?: number | null;
   mfa_locked_at?: number | null;
+  /** The verified MFA factors, as the MFA plugins record them. */
+  enrolled_mfa_methods?: string[];
 }
 
 /**
