@@ -22,6 +22,7 @@ import { organizationPlugins } from './organizations/plugins.js';
 import { outboundPlugin } from './outbound/index.js';
 import { sessionsPlugin } from './sessions/index.js';
 import { signInPlugin } from './sign-in/index.js';
+import { socialPlugins } from '../providers/index.js';
 import { tokensPlugin } from './tokens/index.js';
 import { usersPlugin } from './users/index.js';
 
@@ -55,6 +56,7 @@ export const defaultPlugins: AnyPlugin[] = [
   ...auditPlugins,
   ...emailPlugins,
   ...mfaPlugins,
+  ...socialPlugins,
   ...organizationPlugins,
   ...placeholderPlugins(),
 ];

@@ -20,19 +20,6 @@ const bool = (name: string, description: string, def = false): FlagDeclaration =
   default: def,
 });
 
-export const SOCIAL_PROVIDERS = [
-  'google',
-  'github',
-  'facebook',
-  'linkedin',
-  'apple',
-  'discord',
-  'twitter',
-  'microsoft',
-  'twitch',
-  'roblox',
-] as const;
-
 const groups: Record<string, FlagDeclaration[]> = {
   sms: [
     bool('enable-phone-verification', 'Require phone verification.'),
@@ -41,12 +28,6 @@ const groups: Record<string, FlagDeclaration[]> = {
     str('sms-api-secret', 'SMS gateway API secret.', { secret: true }),
     str('sms-sender', 'SMS sender number or name.'),
   ],
-  social: SOCIAL_PROVIDERS.flatMap((p) => [
-    str(`${p}-client-id`, `${p} OAuth client id.`),
-    str(`${p}-client-secret`, `${p} OAuth client secret.`, { secret: true }),
-    str(`${p}-scopes`, `${p} scopes (comma-separated).`),
-    ...(p === 'microsoft' ? [str('microsoft-tenant-id', 'Microsoft tenant id.', { default: 'common' })] : []),
-  ]),
   mcp: [bool('mcp-enabled', 'Remote MCP server at /mcp.')],
   'client-registration': [
     bool('enable-client-id-metadata-document', 'Accept https client ids that point at a client metadata document.'),

@@ -1,0 +1,143 @@
+/**
+ * Which account a proven provider identity signs in to, as a pipeline of named steps:
+ * the account already linked to the provider's subject; else an account with the same email,
+ * linked only when the provider attests the email as verified (no takeover through an
+ * unverified address); else a new account when `--enable-signup` allows it.
+ */
+import type { RequestContext } from '../../core/context.js';
+import { ServiceError } from '../../core/errors.js';
+import type { UserRecord } from '../users/index.js';
+import type { SocialIdentities } from './identities.js';
+import type { LoginRequest, SocialProfile } from './types.js';
+
+/** Ends a login with an OAuth-style error for the application (access_denied, invalid_request). */
+export class AccountRefusal extends Error {
+  constructor(
+    readonly error: string,
+    readonly description: string,
+  ) {
+    super(description);
+  }
+}
+
+export interface ResolvedAccount {
+  user: UserRecord;
+  roles: string[];
+  created: boolean;
+}
+
+function normalizedEmail(ctx: RequestContext, email: string | undefined): string | undefined {
+  if (!email) return undefined;
+  try {
+    return ctx.kernel.service('users').normalizeEmail(email);
+  } catch {
+    // A provider address this service cannot store is treated as no address at all.
+    return undefined;
+  }
+}
+
+async function linkedUser(
+  ctx: RequestContext,
+  ids: SocialIdentities,
+  provider: string,
+  profile: SocialProfile,
+): Promise<UserRecord | null> {
+  const userId = await ids.userOf(provider, profile.subject);
+  if (!userId) return null;
+  const user = await ctx.kernel.service('users').findById(userId, { fresh: true });
+  if (!user) await ids.unlink(provider, profile.subject);
+  return user;
+}
+
+async function userWithSameEmail(
+  ctx: RequestContext,
+  ids: SocialIdentities,
+  provider: string,
+  profile: SocialProfile,
+  email: string | undefined,
+): Promise<UserRecord | null> {
+  if (!email) return null;
+  const users = ctx.kernel.service('users');
+  const existing = await users.findByEmail(email);
+  if (!existing) return null;
+  if (!profile.emailVerified)
+    throw new AccountRefusal(
+      'access_denied',
+      'an account with this email already exists and the provider does not attest the email as verified; sign in to that account first',
+    );
+  if (existing.revokedTimestamp !== null) return existing;
+  if (!(await ids.link(provider, profile.subject, existing.id)))
+    throw new AccountRefusal('access_denied', 'this provider account is already linked to another user');
+  const { after } = await users.update(existing.id, {
+    ...(existing.signupMethods.includes(provider) ? {} : { signup_methods: [...existing.signupMethods, provider] }),
+    ...(existing.emailVerifiedAt === null ? { email_verified: true } : {}),
+  });
+  return after;
+}
+
+async function newUser(
+  ctx: RequestContext,
+  ids: SocialIdentities,
+  provider: string,
+  profile: SocialProfile,
+  email: string | undefined,
+  request: LoginRequest,
+): Promise<ResolvedAccount> {
+  const { config } = ctx.kernel;
+  const users = ctx.kernel.service('users');
+  if (!config.bool('enable-signup', true))
+    throw new AccountRefusal('access_denied', 'signup is disabled for this instance');
+  const roles = request.roles.length > 0 ? request.roles : [...users.roles.defaults];
+  if (roles.some((r) => users.roles.protected.includes(r)))
+    throw new AccountRefusal('invalid_request', 'invalid roles');
+  let user: UserRecord;
+  try {
+    user = await users.create({
+      ...(email ? { email, email_verified: profile.emailVerified } : {}),
+      signup_method: provider,
+      roles,
+      ...(profile.givenName ? { given_name: profile.givenName } : {}),
+      ...(profile.familyName ? { family_name: profile.familyName } : {}),
+      ...(profile.nickname ? { nickname: profile.nickname } : {}),
+      ...(profile.preferredUsername ? { preferred_username: profile.preferredUsername } : {}),
+      ...(profile.picture ? { picture: profile.picture } : {}),
+    });
+  } catch (err) {
+    // Another login created the same address meanwhile.
+    if (err instanceof ServiceError && err.code === 'already_exists')
+      throw new AccountRefusal('access_denied', 'an account with this email already exists');
+    throw err;
+  }
+  if (!(await ids.link(provider, profile.subject, user.id))) {
+    // A concurrent first login of the same subject linked it first: this record is not kept.
+    await users.delete(user.id);
+    throw new AccountRefusal('access_denied', 'the sign-in raced another one; try again');
+  }
+  return { user, roles, created: true };
+}
+
+function checkAccess(user: UserRecord, request: LoginRequest): string[] {
+  if (user.revokedTimestamp !== null) throw new AccountRefusal('access_denied', 'user access has been revoked');
+  const roles = request.roles.length > 0 ? request.roles : user.roles;
+  if (!roles.every((r) => user.roles.includes(r))) throw new AccountRefusal('access_denied', 'invalid role');
+  return roles;
+}
+
+export async function resolveAccount(
+  ctx: RequestContext,
+  ids: SocialIdentities,
+  provider: string,
+  profile: SocialProfile,
+  request: LoginRequest,
+): Promise<ResolvedAccount> {
+  const email = normalizedEmail(ctx, profile.email);
+  let user = await linkedUser(ctx, ids, provider, profile);
+  user ??= await userWithSameEmail(ctx, ids, provider, profile, email);
+  if (!user) return newUser(ctx, ids, provider, profile, email, request);
+  const roles = checkAccess(user, request);
+  if (!user.signupMethods.includes(provider)) {
+    user = (await ctx.kernel.service('users').update(user.id, { signup_methods: [...user.signupMethods, provider] }))
+      .after;
+  }
+  return { user, roles, created: false };
+}

@@ -1,0 +1,50 @@
+/** The provider-subject links of users (entities.ts), removed with their user. */
+import type { Storage } from '../../core/storage.js';
+import { newId } from '../../storage/ids.js';
+import { SocialIdentityEntity, type SocialIdentityRow } from './entities.js';
+
+export interface SocialIdentities {
+  /** The user id linked to the provider's subject, or null. */
+  userOf(provider: string, subject: string): Promise<string | null>;
+  /** Links the subject to the user; false when the subject is already linked (to anyone). */
+  link(provider: string, subject: string, userId: string): Promise<boolean>;
+  unlink(provider: string, subject: string): Promise<void>;
+  removeUser(userId: string): Promise<void>;
+}
+
+const keyOf = (provider: string, subject: string): string => `${provider}:${subject}`;
+
+export function socialIdentities(storage: Storage): SocialIdentities {
+  return {
+    async userOf(provider, subject) {
+      const row = (await storage
+        .em()
+        .findOne(SocialIdentityEntity, { providerSubject: keyOf(provider, subject) })) as SocialIdentityRow | null;
+      return row?.userId ?? null;
+    },
+    async link(provider, subject, userId) {
+      const em = storage.em();
+      em.create(SocialIdentityEntity, {
+        id: newId(),
+        providerSubject: keyOf(provider, subject),
+        provider,
+        userId,
+        createdAt: Date.now(),
+      } satisfies SocialIdentityRow);
+      try {
+        await em.flush();
+        return true;
+      } catch (err) {
+        // A concurrent first login of the same subject won the unique key.
+        if ((await this.userOf(provider, subject)) !== null) return false;
+        throw err;
+      }
+    },
+    async unlink(provider, subject) {
+      await storage.em().nativeDelete(SocialIdentityEntity, { providerSubject: keyOf(provider, subject) } as never);
+    },
+    async removeUser(userId) {
+      await storage.em().nativeDelete(SocialIdentityEntity, { userId } as never);
+    },
+  };
+}

@@ -1,0 +1,99 @@
+/**
+ * The social service: the provider registry the hosted page reads, and the end of every social
+ * login (accounts.ts, then the sign-in service, then the redirect back to the application).
+ */
+import type { RequestContext } from '../../core/context.js';
+import type { RawResponse } from '../../core/plugin.js';
+import type { AuthResult } from '../sign-in/index.js';
+import { AccountRefusal, resolveAccount } from './accounts.js';
+import type { SocialIdentities } from './identities.js';
+import { parseLoginRequest } from './login-request.js';
+import { errorPage, redirectWith } from './responses.js';
+import type { LoginRequest, SocialProviderInfo, SocialService } from './types.js';
+
+/** RFC 8176 has no value for a federated login; `fed` is the one Microsoft Entra and others use. */
+const FEDERATED_AMR = ['fed'];
+
+/** The withheld response's flags (a sign-in gate such as MFA answered instead of tokens). */
+const GATE_FLAGS = [
+  'should_show_email_otp_screen',
+  'should_show_mobile_otp_screen',
+  'should_show_totp_screen',
+  'should_offer_webauthn_mfa_verify',
+  'should_offer_webauthn_mfa_setup',
+  'should_offer_email_otp_mfa_setup',
+  'should_offer_sms_otp_mfa_setup',
+] as const;
+
+function tokenParams(result: AuthResult, state: string): Record<string, string> {
+  if (!result.access_token) {
+    const out: Record<string, string> = { state, message: result.message };
+    for (const f of GATE_FLAGS) if (result[f]) out[f] = 'true';
+    return out;
+  }
+  return {
+    access_token: result.access_token,
+    token_type: 'Bearer',
+    expires_in: String(result.expires_in ?? 0),
+    ...(result.id_token ? { id_token: result.id_token } : {}),
+    ...(result.refresh_token ? { refresh_token: result.refresh_token } : {}),
+    state,
+  };
+}
+
+/**
+ * A target on the service's own origin (the hosted page, or the /authorize request that sent the
+ * user there) reads the session cookie just set: no token travels in its URL, and /authorize then
+ * answers with a code or tokens as its own request asked.
+ */
+function ownOrigin(ctx: RequestContext, target: string): boolean {
+  const url = ctx.kernel.config.string('url');
+  return url !== undefined && new URL(target).origin === new URL(url).origin;
+}
+
+export function createSocialService(ids: SocialIdentities): SocialService {
+  const registered = new Map<string, SocialProviderInfo>();
+  const fail = (request: LoginRequest, error: string, description: string): RawResponse =>
+    redirectWith(request.redirectUri, request.responseMode, {
+      error,
+      error_description: description,
+      state: request.state,
+    });
+
+  return {
+    register(provider) {
+      if (registered.has(provider.name)) throw new Error(`social provider "${provider.name}" is registered twice`);
+      registered.set(provider.name, { ...provider });
+    },
+    providers: () => [...registered.values()],
+    parseLoginRequest,
+    fail,
+    errorPage,
+    async complete(ctx, provider, profile, request) {
+      let account;
+      try {
+        account = await resolveAccount(ctx, ids, provider, profile, request);
+      } catch (err) {
+        if (err instanceof AccountRefusal) return fail(request, err.error, err.description);
+        throw err;
+      }
+      const result = await ctx.kernel.service('sign-in').complete(ctx, {
+        user: account.user,
+        method: provider,
+        roles: account.roles,
+        scopes: request.scopes,
+        amr: FEDERATED_AMR,
+        message: account.created ? 'Signed up successfully.' : 'Logged in successfully',
+      });
+      const dto = result.user ?? ctx.kernel.service('users').toUserDto(account.user);
+      if (account.created) {
+        ctx.kernel.events.emit('user.created', { user: dto, auth_recipe: provider });
+        ctx.kernel.events.emit('user.signup', { user: dto, auth_recipe: provider });
+      } else if (result.access_token) {
+        ctx.kernel.events.emit('user.login', { user: dto, auth_recipe: provider });
+      }
+      if (ownOrigin(ctx, request.redirectUri)) return redirectWith(request.redirectUri, 'none', {});
+      return redirectWith(request.redirectUri, request.responseMode, tokenParams(result, request.state));
+    },
+  };
+}
