@@ -5,7 +5,8 @@ export const esc = (s: string): string =>
 export interface PageOptions {
   organization: string;
   logo?: string;
-  view: 'login' | 'signup' | 'signed-in';
+  /** `email-first`: home realm discovery's first step (SPEC.md "GET /api/v1/org-discovery"). */
+  view: 'login' | 'signup' | 'signed-in' | 'email-first';
   returnTo: string;
   error?: string;
   email?: string;
@@ -31,6 +32,12 @@ export function renderPage(o: PageOptions): string {
       `<label for="password">Password</label><input id="password" name="password" type="password" autocomplete="new-password" required>` +
       `<label for="confirm_password">Confirm password</label><input id="confirm_password" name="confirm_password" type="password" autocomplete="new-password" required>` +
       `<button type="submit">Sign up</button></form><p><a href="${esc(q('login'))}">I already have an account</a></p>`;
+  } else if (o.view === 'email-first') {
+    body =
+      `<h1>Sign in</h1>${error}<form method="post" action="/app/discover">${hidden}` +
+      `<label for="email">Email</label><input id="email" name="email" type="email" autocomplete="username" required value="${esc(o.email ?? '')}">` +
+      `<button type="submit">Continue</button></form>` +
+      `<p><a href="${esc(`/app?${new URLSearchParams({ return_to: o.returnTo, screen_hint: 'password' })}`)}">Sign in with a password</a></p>`;
   } else if (o.view === 'login') {
     body =
       `<h1>Sign in</h1>${error}<form method="post" action="/app/login">${hidden}` +

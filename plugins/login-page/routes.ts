@@ -107,6 +107,39 @@ async function submit(req: RawRequest, ctx: RequestContext, operation: 'login' |
   }
 }
 
+/**
+ * The email-first step: a match redirects to the connection's `login_url` (a path of this
+ * service) with the original `redirect_uri` and `state` appended; anything else, an error of
+ * discovery included, shows the normal login with the email filled in. Discovery never blocks a
+ * login (SPEC.md "GET /api/v1/org-discovery").
+ */
+async function discover(req: RawRequest, ctx: RequestContext): Promise<RawResponse> {
+  const returnTo = safeReturn(field(req.body, 'return_to'));
+  const email = field(req.body, 'email');
+  if (email && ctx.kernel.hasService('org-discovery')) {
+    try {
+      const { connection } = await ctx.kernel.service('org-discovery').discover(email, ctx.ip);
+      const target = connection ? ssoLocation(connection.login_url, returnTo) : undefined;
+      if (target) return { status: 303, headers: { location: target, 'cache-control': 'no-store' } };
+    } catch (err) {
+      ctx.kernel.logger.debug({ err }, 'login page: discovery did not answer; showing the normal login');
+    }
+  }
+  return page(ctx, 200, { view: 'login', returnTo, ...(email ? { email } : {}) });
+}
+
+/** The connection's login path with `redirect_uri` and `state` of the request that sent the user here; undefined unless a path of this service. */
+function ssoLocation(loginUrl: string, returnTo: string): string | undefined {
+  if (safeReturn(loginUrl) !== loginUrl) return undefined;
+  const original = new URL(returnTo, PROBE_ORIGIN).searchParams;
+  const target = new URL(loginUrl, PROBE_ORIGIN);
+  for (const name of ['redirect_uri', 'state']) {
+    const value = original.get(name);
+    if (value !== null) target.searchParams.set(name, value);
+  }
+  return `${target.pathname}${target.search}`;
+}
+
 export const loginPageRoutes: RawRoute[] = [
   {
     method: 'GET',
@@ -118,9 +151,12 @@ export const loginPageRoutes: RawRoute[] = [
         const session = await ctx.kernel.service('sessions').fromRequest(ctx);
         if (session) return page(ctx, 200, { view: 'signed-in', returnTo });
       }
-      return page(ctx, 200, { view: signup ? 'signup' : 'login', returnTo });
+      // With discovery on, the login starts with the email alone (SPEC.md "GET /api/v1/org-discovery").
+      const emailFirst = !signup && req.query.screen_hint !== 'password' && ctx.kernel.hasService('org-discovery');
+      return page(ctx, 200, { view: signup ? 'signup' : emailFirst ? 'email-first' : 'login', returnTo });
     },
   },
+  { method: 'POST', path: '/app/discover', form: true, handler: discover },
   { method: 'POST', path: '/app/login', form: true, handler: (req, ctx) => submit(req, ctx, 'login') },
   { method: 'POST', path: '/app/signup', form: true, handler: (req, ctx) => submit(req, ctx, 'signup') },
 ];

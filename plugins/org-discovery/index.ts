@@ -32,10 +32,13 @@ export function createOrgDiscoveryPlugin(options: OrgDiscoveryOptions = {}) {
     ],
     enabled: (config) => config.bool('enable-org-discovery'),
     meta: (config) => ({ is_org_discovery_enabled: config.bool('enable-org-discovery') }),
-    routes: discoveryRoutes(options.limitPerMinute ?? DEFAULT_DISCOVERY_LIMIT_PER_MINUTE),
+    routes: discoveryRoutes(),
     setup: (ctx) =>
-      createOrgDiscoveryService(ctx.service('org-domains'), ctx.service('organizations'), () =>
-        ctx.optionalService('org-sso'),
+      createOrgDiscoveryService(
+        ctx.service('org-domains'),
+        ctx.service('organizations'),
+        () => ctx.optionalService('org-sso'),
+        { memory: ctx.memory, perMinute: options.limitPerMinute ?? DEFAULT_DISCOVERY_LIMIT_PER_MINUTE },
       ),
   });
 }

@@ -5,19 +5,17 @@
  */
 import { ServiceError } from '../../core/errors.js';
 import type { RawRoute } from '../../core/plugin.js';
-import { countDiscovery } from './rate-limit.js';
 
 const NO_STORE = { 'cache-control': 'no-store' };
 
-export function discoveryRoutes(limitPerMinute: number): RawRoute[] {
+export function discoveryRoutes(): RawRoute[] {
   return [
     {
       method: 'GET',
       path: '/api/v1/org-discovery',
       handler: async (req, ctx) => {
         try {
-          await countDiscovery(ctx.kernel.memory, ctx.ip, limitPerMinute);
-          const answer = await ctx.kernel.service('org-discovery').discover(req.query.email);
+          const answer = await ctx.kernel.service('org-discovery').discover(req.query.email, ctx.ip);
           return { status: 200, headers: NO_STORE, body: answer };
         } catch (err) {
           if (!(err instanceof ServiceError)) throw err;

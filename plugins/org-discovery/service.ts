@@ -5,14 +5,19 @@
  * a disabled organization and no match all answer `connection: null`.
  */
 import { invalidArgument } from '../../core/errors.js';
+import type { MemoryStore } from '../../core/memory-store.js';
+import { countDiscovery } from './rate-limit.js';
 import type { OrganizationsService } from '../organizations/index.js';
 import type { OrgDomainsService } from '../org-domains/index.js';
 import { preferredConnection, type DiscoveredConnection, type OrgSsoConnectionSource } from './connections.js';
 import { emailDomain } from './email-domain.js';
 
 export interface OrgDiscoveryService {
-  /** `invalid_argument` ("invalid email") for a malformed address, with no detail. */
-  discover(email: unknown): Promise<{ connection: DiscoveredConnection | null }>;
+  /**
+   * `invalid_argument` ("invalid email") for a malformed address, with no detail. With `ip`, the
+   * call counts against that client's discovery bucket first (`resource_exhausted` beyond it).
+   */
+  discover(email: unknown, ip?: string): Promise<{ connection: DiscoveredConnection | null }>;
 }
 
 declare module '../../core/services.js' {
@@ -31,9 +36,11 @@ export function createOrgDiscoveryService(
   domains: OrgDomainsService,
   organizations: OrganizationsService,
   sso: () => OrgSsoConnectionSource | undefined,
+  limit: { memory: MemoryStore; perMinute: number },
 ): OrgDiscoveryService {
   return {
-    async discover(email) {
+    async discover(email, ip) {
+      if (ip !== undefined) await countDiscovery(limit.memory, ip, limit.perMinute);
       const domain = emailDomain(email);
       if (!domain) throw invalidArgument(MALFORMED_EMAIL);
       const record = await domains.get(domain);
