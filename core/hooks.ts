@@ -5,8 +5,12 @@
  *
  *   declare module '../../core/hooks.js' { interface HookPayloads { 'user.beforeCreate': {...} } }
  */
+import type { AuditRecord } from './audit.js';
+
 export interface HookPayloads {
   'kernel.ready': { plugins: string[] };
+  /** An audited action happened (core/audit.ts); the audit log writes it before the call answers. */
+  'audit.record': AuditRecord;
 }
 
 export type HookName = keyof HookPayloads;

@@ -3,6 +3,7 @@
  * memory store, and owns the operation table every transport projects (DESIGN.md §2-3).
  * It holds no module-level state, so two kernels can live in one process (embedding).
  */
+import { auditRecordOf } from './audit.js';
 import type { Config, FlagDeclaration } from './config.js';
 import type { Principal, RequestContext } from './context.js';
 import { ServiceError, toServiceError } from './errors.js';
@@ -132,6 +133,7 @@ export class Kernel {
       hooks: this.hooks,
       logger: this.logger,
       plugins: names,
+      definitions: this.plugins,
       service: <K extends keyof Services>(name: K): Services[K] => {
         if (!deps.has(name as string)) {
           throw new Error(`plugin "${plugin.name}" uses service "${String(name)}" without declaring it in dependsOn`);
@@ -244,6 +246,7 @@ export class Kernel {
           ? found.then((principal) => admit(op, ctx, input, principal))
           : Promise.resolve(admit(op, ctx, input, found));
       }
+      if (op.def.audit !== undefined && this.hooks.has('audit.record')) run = this.audited(op, ctx, input, run);
     } catch (err) {
       run = Promise.reject(err);
     }
@@ -251,6 +254,37 @@ export class Kernel {
       if (!(err instanceof ServiceError)) this.logger.error({ err, operation: op.def.name }, 'operation failed');
       throw toServiceError(err);
     });
+  }
+
+  /**
+   * A call of an operation that declares `audit`, recorded once it has finished (core/audit.ts).
+   * Input validation has passed; a refused call is recorded only when the declaration asks for
+   * failures and the caller got past the access check (a public operation, or a principal). A
+   * record that cannot be written is logged with its content and does not change the answer: the
+   * action itself has happened, and answering an error would invite a retry of it.
+   */
+  private audited(op: CompiledOperation, ctx: RequestContext, input: unknown, run: Promise<unknown>): Promise<unknown> {
+    const declaration = op.def.audit!;
+    const record = async (output: unknown, error: ServiceError | undefined): Promise<void> => {
+      const entry = auditRecordOf(op.def.name, declaration, { ctx, input, output, error });
+      if (!entry) return;
+      try {
+        await this.hooks.run('audit.record', entry);
+      } catch (err) {
+        this.logger.error({ err, audit: entry }, 'audit: the record could not be written');
+      }
+    };
+    return run.then(
+      async (output) => {
+        await record(output, undefined);
+        return output;
+      },
+      async (err: unknown) => {
+        const admitted = op.def.access === 'public' || ctx.principal !== undefined;
+        if (declaration.failures && admitted) await record(undefined, toServiceError(err));
+        throw err;
+      },
+    );
   }
 
   async close(): Promise<void> {

@@ -6,6 +6,7 @@
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
 import { TypeCompiler, type TypeCheck } from '@sinclair/typebox/compiler';
 import { ValueErrorType } from '@sinclair/typebox/errors';
+import type { AuditDeclaration } from './audit.js';
 import type { RequestContext } from './context.js';
 import { limitOfFormat, withCharacterLimits } from './character-limits.js';
 import { ServiceError } from './errors.js';
@@ -63,6 +64,11 @@ export interface OperationDefinition<I extends TSchema | undefined = TSchema | u
   changesState?: boolean;
   /** Deprecated operations stay in the schema and always fail (SPEC.md Versioning 7). */
   deprecated?: boolean;
+  /**
+   * The audited action this operation performs (docs/audit.md): every admin operation declares
+   * one, and so does every operation that is a security event (login, logout, password change).
+   */
+  audit?: AuditDeclaration<I extends TSchema ? Static<I> : undefined, Static<O>>;
   /** May answer without a promise when it has its answer at once (the kernel wraps it in one). */
   handler: (ctx: RequestContext, input: I extends TSchema ? Static<I> : undefined) => Promise<Static<O>> | Static<O>;
 }

@@ -155,6 +155,18 @@ export const accountOperations: AnyOperation[] = [
     description: 'Logs in with email or phone number and password; starts a session.',
     input: LoginRequest,
     output: AuthResponse,
+    audit: {
+      action: 'user.login',
+      resourceType: 'user',
+      failures: true,
+      resourceId: ({ output }) => output?.user?.id,
+      actor: ({ output }) =>
+        output?.user
+          ? { kind: 'user', id: output.user.id, ...(output.user.email ? { email: output.user.email } : {}) }
+          : undefined,
+      metadata: ({ input, output }) =>
+        output ? { method: 'password' } : { method: 'password', identifier: input.email ?? input.phone_number },
+    },
     tokenOutput: true,
     handler: async (ctx, input) => {
       const { config, users } = deps(ctx);
@@ -243,6 +255,7 @@ export const accountOperations: AnyOperation[] = [
     access: 'session',
     description: 'Ends the current session.',
     output: MessageResponse,
+    audit: { action: 'user.logout', resourceType: 'session', resourceId: ({ ctx }) => ctx.principal?.sessionId },
     handler: async (ctx) => {
       const p = ctx.requirePrincipal();
       const { sessions } = deps(ctx);
@@ -282,6 +295,12 @@ export const accountOperations: AnyOperation[] = [
     description: "Updates the caller's profile, password, email or phone number.",
     input: UpdateProfileRequest,
     output: MessageResponse,
+    audit: {
+      action: 'user.password_change',
+      resourceType: 'user',
+      resourceId: ({ ctx }) => ctx.principal?.userId,
+      when: ({ input }) => input.new_password !== undefined,
+    },
     handler: async (ctx, input) => {
       const { session, user } = await currentSession(ctx, true);
       const { users, sessions, config } = deps(ctx);
@@ -372,6 +391,7 @@ export const accountOperations: AnyOperation[] = [
     access: 'session',
     description: "Deactivates the caller's account and ends all its sessions.",
     output: MessageResponse,
+    audit: { action: 'user.deactivate', resourceType: 'user', resourceId: ({ ctx }) => ctx.principal?.userId },
     handler: async (ctx) => {
       const { user } = await currentSession(ctx, true);
       const { users, sessions } = deps(ctx);
@@ -389,6 +409,7 @@ export const accountOperations: AnyOperation[] = [
     description: 'Revokes a refresh token and its family (RFC 7009: unknown tokens are not an error).',
     input: OAuthRevokeRequest,
     output: MessageResponse,
+    audit: { action: 'token.revoke', resourceType: 'refresh_token' },
     handler: async (ctx, input) => {
       await deps(ctx).tokens.revokeRefreshToken(input.refresh_token);
       return { message: 'Token revoked successfully' };

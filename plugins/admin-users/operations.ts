@@ -40,6 +40,7 @@ export const adminUserOperations: AnyOperation[] = [
       'Lists users, newest first; `query` matches id, email, given_name, family_name, nickname (case-insensitive).',
     input: ListUsersRequest,
     output: Users,
+    audit: { action: 'user.list', resourceType: 'user' },
     graphql: { required: false },
     handler: async (ctx, input) => {
       const { users } = deps(ctx);
@@ -55,6 +56,7 @@ export const adminUserOperations: AnyOperation[] = [
     description: 'One user by id or email.',
     input: GetUserRequest,
     output: UserSchema,
+    audit: { action: 'user.read', resourceType: 'user', resourceId: ({ input, output }) => output?.id ?? input.id },
     handler: async (ctx, input) => {
       const { users } = deps(ctx);
       if (!input.id && !input.email) throw invalidArgument('id or email is required');
@@ -70,6 +72,12 @@ export const adminUserOperations: AnyOperation[] = [
     description: 'Updates a user; email and phone stay unique; roles from --roles and --protected-roles.',
     input: UpdateUserRequest,
     output: UserSchema,
+    audit: {
+      action: 'user.update',
+      resourceType: 'user',
+      resourceId: ({ input }) => input.id,
+      metadata: ({ input }) => ({ fields: Object.keys(input).filter((k) => k !== 'id') }),
+    },
     handler: async (ctx, input) => {
       const { users, sessions } = deps(ctx);
       // An unknown id is a 404 before anything is said of the input. The copy may be the
@@ -142,6 +150,7 @@ export const adminUserOperations: AnyOperation[] = [
     description: "Deletes a user by id (SPEC.md Versioning 3), with the user's sessions, OTP and verification data.",
     input: DeleteUserRequest,
     output: MessageResponse,
+    audit: { action: 'user.delete', resourceType: 'user', resourceId: ({ input }) => input.id },
     handler: async (ctx, input) => {
       const { users } = deps(ctx);
       const user = await mustFind(ctx, input.id);
@@ -159,6 +168,7 @@ export const adminUserOperations: AnyOperation[] = [
     description: "Revokes a user's access: sets revoked_timestamp and ends all sessions.",
     input: UpdateAccessRequest,
     output: MessageResponse,
+    audit: { action: 'user.access_revoke', resourceType: 'user', resourceId: ({ input }) => input.user_id },
     graphql: { arg: 'param' },
     handler: async (ctx, input) => {
       const { users, sessions } = deps(ctx);
@@ -183,6 +193,7 @@ export const adminUserOperations: AnyOperation[] = [
     description: "Restores a user's access: clears revoked_timestamp.",
     input: UpdateAccessRequest,
     output: MessageResponse,
+    audit: { action: 'user.access_enable', resourceType: 'user', resourceId: ({ input }) => input.user_id },
     graphql: { arg: 'param' },
     handler: async (ctx, input) => {
       const { users } = deps(ctx);
@@ -200,6 +211,7 @@ export const adminUserOperations: AnyOperation[] = [
     description: 'Lists pending verification requests, newest first (tokens appear only as their digest).',
     input: ListVerificationRequestsRequest,
     output: VerificationRequests,
+    audit: { action: 'verification_request.list', resourceType: 'verification_request' },
     graphql: { required: false },
     handler: async (ctx, input) => {
       const { users } = deps(ctx);

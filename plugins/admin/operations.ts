@@ -40,6 +40,12 @@ export const adminOperations: AnyOperation[] = [
     rest: { path: 'admin/login' },
     input: InputObject('AdminLoginRequest', { admin_secret: Str({ max: ADMIN_SECRET_LOGIN_MAX }) }),
     output: MessageResponse,
+    audit: {
+      action: 'admin.login',
+      resourceType: 'admin_session',
+      failures: true,
+      actor: ({ output }) => (output ? { kind: 'admin', id: 'admin:super' } : undefined),
+    },
     handler: async (ctx, input) => {
       if (!secretMatches(ctx.kernel.config.string('admin-secret') ?? '', input.admin_secret)) {
         throw new ServiceError('unauthenticated', 'invalid admin secret');
@@ -55,6 +61,7 @@ export const adminOperations: AnyOperation[] = [
     description: 'Ends the admin session.',
     rest: { path: 'admin/logout', method: 'POST' },
     output: MessageResponse,
+    audit: { action: 'admin.logout', resourceType: 'admin_session' },
     handler: async (ctx) => {
       await endAdminSession(ctx.kernel.memory, ctx.cookie(ADMIN_COOKIE));
       ctx.clearCookie(ADMIN_COOKIE, { secure: cookieSecure(ctx), sameSite: 'lax' });
@@ -71,6 +78,7 @@ export const adminOperations: AnyOperation[] = [
     changesState: true,
     rest: { path: 'admin/session', method: 'GET' },
     output: MessageResponse,
+    audit: { action: 'admin.session_read', resourceType: 'admin_session' },
     handler: async (ctx) => {
       await endAdminSession(ctx.kernel.memory, ctx.cookie(ADMIN_COOKIE));
       await setAdminCookie(ctx);
@@ -84,6 +92,7 @@ export const adminOperations: AnyOperation[] = [
     description: 'Meta with admin-only fields.',
     rest: { path: 'admin/meta', method: 'GET' },
     output: AdminMeta,
+    audit: { action: 'admin.meta_read', resourceType: 'admin_meta' },
     handler: async (ctx) => {
       const cfg = ctx.kernel.config;
       return {

@@ -1,16 +1,11 @@
 /**
- * Which actions are audited, and how each becomes an audit record (SPEC.md "Audit": FGA reset,
- * and organization domain verification when that plugin is built). The operation performing one
- * passes who acted (`actor`, `actor_kind`, `ip`, `user_agent`) to `AuditService.record`; this
- * says what was acted on.
+ * Domain events the audit log records through `AuditService.record`, for actions whose operation
+ * writes its record itself (`recordedByHandler`, core/audit.ts): FGA reset writes it before it
+ * deletes anything (SPEC.md "Audit"). Every other audited action is declared by the plugin that
+ * performs it (an operation's `audit`, a plugin's `auditEvents`; docs/audit.md).
  */
-export interface AuditedEvent {
-  action: string;
-  resourceType: string;
-  /** The resource's id from the event's payload ('' when the event concerns a whole store). */
-  resourceId(payload: Record<string, unknown>): string;
-}
+import type { AuditEventDeclaration } from '../../core/audit.js';
 
-export const AUDITED_EVENTS: Record<string, AuditedEvent> = {
+export const AUDITED_EVENTS: Record<string, AuditEventDeclaration> = {
   'fga.reset': { action: 'fga.reset', resourceType: 'fga_store', resourceId: () => '' },
 };

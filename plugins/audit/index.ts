@@ -1,21 +1,30 @@
 /**
- * The `audit` plugin: a durable record of audited actions (SPEC.md "Audit": FGA reset; domain
- * verification once organizations are built), and the admin list `audit_logs`.
+ * The `audit` plugin: a durable record of every admin operation and security event (docs/audit.md),
+ * and the admin list `audit_logs`. It records what the other plugins declare: an operation's
+ * `audit` field reaches it through the kernel's `audit.record` hook, awaited before the call
+ * answers; a plugin's `auditEvents` are domain events it subscribes to, recorded right after they
+ * are emitted.
  */
 import { definePlugin } from '../../core/plugin.js';
 import { AuditLogEntity } from './entities.js';
 import { auditOperations } from './operations.js';
-import { createAuditService, type AuditService } from './service.js';
+import { createAuditService, recordOfEvent, type AuditService } from './service.js';
 
 export type { AuditService } from './service.js';
 
 export const auditPlugin = definePlugin<AuditService>({
   name: 'audit',
-  description: 'Audit log: records audited actions (FGA reset) and lists them for admins.',
+  description: 'Audit log: records every admin operation and security event, and lists them for admins.',
   entities: [AuditLogEntity],
   operations: auditOperations,
-  // Operations that perform an audited action call `record` and await it before they answer
-  // (review finding: written from the domain event after the answer, a failed record reached only
-  // the log, and a crash in between lost it). The events still go to webhooks.
-  setup: (ctx) => createAuditService(ctx.storage),
+  setup: (ctx) => {
+    const service = createAuditService(ctx.storage);
+    ctx.hooks.on('audit.record', (record) => service.write(record));
+    for (const plugin of ctx.definitions) {
+      for (const [name, declaration] of Object.entries(plugin.auditEvents ?? {})) {
+        ctx.events.on(name, (event) => service.write(recordOfEvent(declaration, event)));
+      }
+    }
+    return service;
+  },
 });

@@ -28,6 +28,7 @@ export const auditOperations: AnyOperation[] = [
       'Audit records, newest first; filters: action, actor_id, resource_type, resource_id, from_timestamp and to_timestamp (Unix seconds, inclusive).',
     input: ListAuditLogRequest,
     output: AuditLogs,
+    audit: { action: 'audit_log.list', resourceType: 'audit_log' },
     rest: { method: 'POST', path: 'admin/audit_logs' },
     graphql: { required: false },
     handler: async (ctx, input) => {

@@ -1,15 +1,16 @@
 /**
- * The audit log: records audited actions (audited-events.ts), called by the operation that
- * performs one and awaited before it answers, and lists them for admins, newest first, filtered
+ * The audit log: records audited actions (core/audit.ts declarations; audited-events.ts for the
+ * ones an operation writes itself), awaited before the call answers, and lists them for admins, newest first, filtered
  * by action, actor, resource and time (SPEC.md Admin API `audit_logs`). A record is written once
  * and never changed; it names who acted and from where, never a token or secret.
  */
 import type { EntityManager } from '@mikro-orm/core';
+import type { AuditEventDeclaration, AuditRecord } from '../../core/audit.js';
 import type { DomainEvent } from '../../core/events.js';
 import type { Storage } from '../../core/storage.js';
-import { newId } from '../../storage/index.js';
 import { AUDITED_EVENTS } from './audited-events.js';
 import { AuditLogEntity, type AuditLogRow } from './entities.js';
+import { rowOf } from './record-row.js';
 
 /** Absent or undefined fields do not filter. */
 export interface AuditFilter {
@@ -23,7 +24,9 @@ export interface AuditFilter {
 }
 
 export interface AuditService {
-  /** Records one audited action; a name that is not in AUDITED_EVENTS is a programming error and throws. */
+  /** Records one audited action from an operation declaration or a plugin's `auditEvents` (core/audit.ts). */
+  write(record: AuditRecord): Promise<void>;
+  /** Records one audited domain event named in AUDITED_EVENTS; another name is a programming error and throws. */
   record(event: DomainEvent): Promise<void>;
   list(filter: AuditFilter, page: { limit: number; offset: number }): Promise<{ rows: AuditLogRow[]; total: number }>;
 }
@@ -37,36 +40,50 @@ declare module '../../core/services.js' {
 /** The filters that compare text, each named as the row field it matches. */
 const TEXT_FILTERS = ['action', 'actorId', 'resourceType', 'resourceId'] as const;
 
-/** A payload field as bounded text, or null. */
-function text(value: unknown, max: number): string | null {
-  return typeof value === 'string' && value !== '' ? value.slice(0, max) : null;
+/** A payload field as text, or undefined. */
+function text(value: unknown): string | undefined {
+  return typeof value === 'string' && value !== '' ? value : undefined;
+}
+
+/**
+ * The record of an audited domain event: the emitter puts who acted and from where in the
+ * payload (`actor`, `actor_kind`, `actor_email`, `ip`, `user_agent`, `metadata`).
+ */
+export function recordOfEvent(audited: AuditEventDeclaration, event: DomainEvent): AuditRecord {
+  const p = event.payload;
+  const declared = audited.metadata?.(p);
+  const given =
+    p.metadata !== null && typeof p.metadata === 'object' ? (p.metadata as Record<string, unknown>) : undefined;
+  const metadata = declared || given ? { ...given, ...declared } : undefined;
+  const email = text(p.actor_email);
+  return {
+    action: audited.action,
+    resourceType: audited.resourceType,
+    resourceId: audited.resourceId(p),
+    actor: { kind: text(p.actor_kind) ?? 'unknown', id: text(p.actor) ?? 'unknown', ...(email ? { email } : {}) },
+    ip: text(p.ip),
+    userAgent: text(p.user_agent),
+    outcome: 'success',
+    ...(metadata ? { metadata } : {}),
+    at: event.at,
+  };
 }
 
 export function createAuditService(storage: Storage): AuditService {
   const em = (): EntityManager => storage.em();
   const caseBlind = storage.type === 'mysql' || storage.type === 'mariadb';
+  const write = async (record: AuditRecord): Promise<void> => {
+    const fork = em();
+    fork.create(AuditLogEntity, rowOf(record) as never);
+    await fork.flush();
+  };
   return {
+    write,
     async record(event) {
       const audited = AUDITED_EVENTS[event.name];
       // A caller naming an action this log does not know would otherwise lose its record unseen.
       if (!audited) throw new Error(`audit: "${event.name}" is not an audited action`);
-      const p = event.payload;
-      const row: AuditLogRow = {
-        id: newId(),
-        actorId: text(p.actor, 320) ?? 'unknown',
-        actorType: text(p.actor_kind, 32) ?? 'unknown',
-        actorEmail: text(p.actor_email, 320),
-        action: audited.action,
-        resourceType: audited.resourceType,
-        resourceId: audited.resourceId(p).slice(0, 512),
-        ipAddress: text(p.ip, 64),
-        userAgent: text(p.user_agent, 512),
-        metadata: p.metadata !== undefined ? JSON.stringify(p.metadata) : null,
-        createdAt: Math.floor(event.at / 1000),
-      };
-      const fork = em();
-      fork.create(AuditLogEntity, row as never);
-      await fork.flush();
+      await write(recordOfEvent(audited, event));
     },
     async list(filter, page) {
       const where: Record<string, unknown> = {};

@@ -41,6 +41,7 @@ export const clientOperations: AnyOperation[] = [
     description: 'Registers a client; the answer carries its secret, shown this once.',
     input: CreateClientRequest,
     output: CreateClientResponse,
+    audit: { action: 'client.create', resourceType: 'client', resourceId: ({ output }) => output?.client.id },
     handler: async (ctx, input) => {
       const { client, secret } = await registry(ctx).create(input);
       return { client: clientView(client), client_secret: secret };
@@ -53,6 +54,7 @@ export const clientOperations: AnyOperation[] = [
     description: 'Changes a client: name, description, allowed scopes, redirect URIs, active state.',
     input: UpdateClientRequest,
     output: Client,
+    audit: { action: 'client.update', resourceType: 'client', resourceId: ({ input }) => input.id },
     handler: async (ctx, input) => clientView(await registry(ctx).update(input)),
   }),
   defineOperation({
@@ -62,6 +64,7 @@ export const clientOperations: AnyOperation[] = [
     description: 'Deletes a client.',
     input: ClientRequest,
     output: MessageResponse,
+    audit: { action: 'client.delete', resourceType: 'client', resourceId: ({ input }) => input.id },
     handler: async (ctx, input) => {
       await registry(ctx).remove(input.id);
       await ctx.kernel.hooks.run('client.deleted', { id: input.id });
@@ -75,6 +78,7 @@ export const clientOperations: AnyOperation[] = [
     description: 'Replaces the client secret; the old one stops working at once.',
     input: ClientRequest,
     output: CreateClientResponse,
+    audit: { action: 'client.secret_rotate', resourceType: 'client', resourceId: ({ input }) => input.id },
     handler: async (ctx, input) => {
       const { client, secret } = await registry(ctx).rotateSecret(input.id);
       return { client: clientView(client), client_secret: secret };
@@ -87,6 +91,7 @@ export const clientOperations: AnyOperation[] = [
     description: 'One client (without its secret).',
     input: ClientRequest,
     output: Client,
+    audit: { action: 'client.read', resourceType: 'client', resourceId: ({ input }) => input.id },
     handler: async (ctx, input) => clientView(await registry(ctx).get(input.id)),
   }),
   defineOperation({
@@ -96,6 +101,7 @@ export const clientOperations: AnyOperation[] = [
     description: 'Registered clients, a page at a time (without secrets).',
     input: ListClientsRequest,
     output: Clients,
+    audit: { action: 'client.list', resourceType: 'client' },
     rest: { method: 'POST' },
     handler: async (ctx, input) => {
       const page = pageOf(input.pagination);

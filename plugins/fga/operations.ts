@@ -140,6 +140,7 @@ export const fgaOperations: AnyOperation[] = [
     description: 'The authorization model in force; an empty store answers an empty model.',
     rest: { method: 'GET', path: 'admin/fga/model' },
     output: FgaModel,
+    audit: { action: 'fga.model_read', resourceType: 'fga_model', resourceId: ({ output }) => output?.id },
     handler: async (ctx) => fga(ctx).getModel(),
   }),
   defineOperation({
@@ -150,6 +151,7 @@ export const fgaOperations: AnyOperation[] = [
     rest: { method: 'POST', path: 'admin/fga/model' },
     input: FgaWriteModelInput,
     output: FgaModel,
+    audit: { action: 'fga.model_write', resourceType: 'fga_model', resourceId: ({ output }) => output?.id },
     handler: async (ctx, input) => fga(ctx).installModel(input.dsl),
   }),
   defineOperation({
@@ -160,6 +162,11 @@ export const fgaOperations: AnyOperation[] = [
     rest: { method: 'POST', path: 'admin/fga/tuples' },
     input: FgaWriteTuplesInput,
     output: MessageResponse,
+    audit: {
+      action: 'fga.tuples_write',
+      resourceType: 'fga_tuple',
+      metadata: ({ input }) => ({ count: input.tuples.length }),
+    },
     handler: async (ctx, input) => {
       await fga(ctx).writeTuples(tuples(input.tuples));
       return { message: `${input.tuples.length} tuple(s) written` };
@@ -173,6 +180,11 @@ export const fgaOperations: AnyOperation[] = [
     rest: { method: 'POST', path: 'admin/fga/tuples/delete' },
     input: FgaWriteTuplesInput,
     output: MessageResponse,
+    audit: {
+      action: 'fga.tuples_delete',
+      resourceType: 'fga_tuple',
+      metadata: ({ input }) => ({ count: input.tuples.length }),
+    },
     handler: async (ctx, input) => {
       await fga(ctx).deleteTuples(tuples(input.tuples));
       return { message: `${input.tuples.length} tuple(s) deleted` };
@@ -186,6 +198,7 @@ export const fgaOperations: AnyOperation[] = [
     rest: { method: 'POST', path: 'admin/fga/tuples/read' },
     input: FgaReadTuplesInput,
     output: FgaTuples,
+    audit: { action: 'fga.tuples_read', resourceType: 'fga_tuple' },
     handler: async (ctx, input) => {
       const page = await fga(ctx).readTuples(
         { user: input.user, relation: input.relation, object: input.object },
@@ -203,6 +216,7 @@ export const fgaOperations: AnyOperation[] = [
     rest: { method: 'POST', path: 'admin/fga/list_users' },
     input: FgaListUsersInput,
     output: FgaListUsersResponse,
+    audit: { action: 'fga.users_list', resourceType: 'fga_object', resourceId: ({ input }) => input.object },
     handler: async (ctx, input) => ({ users: fga(ctx).listUsers(input.object, input.relation, input.user_type) }),
   }),
   defineOperation({
@@ -213,6 +227,7 @@ export const fgaOperations: AnyOperation[] = [
     rest: { method: 'POST', path: 'admin/fga/expand' },
     input: FgaExpandInput,
     output: FgaExpandResponse,
+    audit: { action: 'fga.expand', resourceType: 'fga_object', resourceId: ({ input }) => input.object },
     handler: async (ctx, input) => ({ tree: fga(ctx).expand(input.object, input.relation) }),
   }),
   defineOperation({
@@ -222,6 +237,7 @@ export const fgaOperations: AnyOperation[] = [
     description: 'Deletes the whole FGA store (every model version); refused while any tuple exists. Audited.',
     rest: { method: 'POST', path: 'admin/fga/reset' },
     output: MessageResponse,
+    audit: { action: 'fga.reset', resourceType: 'fga_store', recordedByHandler: true },
     handler: async (ctx) => {
       const payload = {
         actor: ctx.principal?.subject ?? 'admin',
