@@ -49,3 +49,4 @@ export const emailPlugin = definePlugin<EmailService>({
 });
 
 export { checkedRedirect, redirectAllowed, serviceLink, withQuery } from './links.js';
+export { linkTokens, type LinkTokens } from './link-tokens.js';

@@ -1,0 +1,42 @@
+/**
+ * `reset_password` by a mailed token (a reset or an invitation link): the new password is
+ * checked before the token is taken (a refused password leaves the link usable), the token works
+ * once and only for the address it was sent to, the address counts as verified (the link reached
+ * it), and every session and refresh token of the user ends (SPEC.md "States and transitions":
+ * a password reset invalidates the session). The phone variant (`otp`, `phone_number`) is the SMS
+ * channel's.
+ */
+import type { RequestContext } from '../../core/context.js';
+import { failedPrecondition, invalidArgument, permissionDenied } from '../../core/errors.js';
+import { passwordTokens } from './links.js';
+
+export const PASSWORD_UPDATED = 'Password updated successfully.';
+const invalidToken = () => invalidArgument('invalid or expired token');
+
+export interface ResetPasswordInput {
+  token?: string;
+  otp?: string;
+  phone_number?: string;
+  password: string;
+  confirm_password: string;
+}
+
+export async function resetPassword(ctx: RequestContext, input: ResetPasswordInput) {
+  const users = ctx.kernel.service('users');
+  if (input.token === undefined || input.token === '') {
+    if (input.otp || input.phone_number)
+      throw failedPrecondition('password reset by phone number is not available on this instance');
+    throw invalidArgument('token is required');
+  }
+  if (input.password !== input.confirm_password) throw invalidArgument('password and confirm password does not match');
+  users.checkPasswordPolicy(input.password);
+  const grant = await passwordTokens(ctx.kernel.memory).take(input.token);
+  if (!grant) throw invalidToken();
+  const user = await users.findById(grant.userId, { fresh: true });
+  if (!user || user.email !== grant.email) throw invalidToken();
+  if (user.revokedTimestamp !== null) throw permissionDenied('user access has been revoked');
+  await users.update(user.id, { password: input.password, email_verified: true });
+  await ctx.kernel.service('sessions').revokeAll(user.id);
+  await ctx.kernel.service('tokens').forgetUser(user.id);
+  return { message: PASSWORD_UPDATED };
+}
