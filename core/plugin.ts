@@ -2,6 +2,7 @@
  * The plugin contract (DESIGN.md §2). A plugin is a plain object; `definePlugin` only checks its
  * shape and keeps the types.
  */
+import type { AuditEventDeclaration } from './audit.js';
 import type { Config, FlagDeclaration } from './config.js';
 import type { RequestContext, Principal } from './context.js';
 import type { EventBus } from './events.js';
@@ -62,6 +63,8 @@ export interface PluginSetupContext {
   readonly logger: Logger;
   /** The names of the enabled plugins, in boot order. */
   readonly plugins: readonly string[];
+  /** The enabled plugins themselves, in boot order (their declared `events` and `auditEvents`). */
+  readonly definitions: readonly AnyPlugin[];
   /** A service declared by a plugin this one depends on (DESIGN.md §1: no cross-plugin imports). */
   service<K extends keyof Services>(name: K): Services[K];
   /** The service if its plugin is present (for optional collaborations). */
@@ -87,6 +90,12 @@ export interface PluginDefinition<S = unknown> {
   routes?: RawRoute[];
   /** Webhook event names this plugin emits (CONTRACT.md event list). */
   events?: string[];
+  /**
+   * Domain events of this plugin that are audited actions, by event name (docs/audit.md): for
+   * security events that no operation performs (a raw route, a background step). The event's
+   * payload carries `actor`, `actor_kind`, `ip` and `user_agent`.
+   */
+  auditEvents?: Record<string, AuditEventDeclaration>;
   /** Fields this plugin contributes to Meta; extra keys extend the Meta type. */
   meta?: (config: Config) => Record<string, boolean | string>;
   /** Schemas of Meta fields this plugin adds beyond the contract (custom providers). */
