@@ -18,6 +18,12 @@ export interface CodeGrant {
   userId: string;
   /** The browser session that approved the request (public clients must redeem from it). */
   browserSessionId: string;
+  /**
+   * That session's family (sessions' SessionRecord.family): the redeemed session is issued from it,
+   * so ending the browser session (GET /logout, /v1/logout) ends the client's tokens too. Absent
+   * in codes stored before it was recorded; the session id stands for it then.
+   */
+  browserFamily?: string;
   scopes: string[];
   roles: string[];
   amr: string[];

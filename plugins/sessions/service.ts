@@ -34,6 +34,14 @@ const successorKey = (userId: string, sessionId: string) => `session-successor:$
  * end with it, as before.
  */
 export const ROTATION_GRACE_MS = 30_000;
+/**
+ * Sessions issued from a browser session's family (SessionRecord.issuedFrom), outside the
+ * `session:` prefix: `issuedKey` says some may be alive, and until when (Unix ms), so that a
+ * revoke scans the user's sessions only when there is something to find; `familyEndedKey` says
+ * the family has ended, so that one issued while the revoke scanned withdraws itself (create).
+ */
+const issuedKey = (userId: string, family: string) => `session-issued-from:${userId}:${family}`;
+const familyEndedKey = (userId: string, family: string) => `session-family-ended:${userId}:${family}`;
 /** Rotations followed from an old cookie to the live session (each within its grace). */
 const MAX_SUCCESSOR_HOPS = 3;
 
@@ -131,6 +139,33 @@ export function createSessionsService(config: Config, memory: MemoryStore, keys:
     }
   };
 
+  /** Notes that a session issued from its family may live until its expiry (kept at the latest one). */
+  const noteIssued = async (s: SessionRecord): Promise<void> => {
+    if (s.issuedFrom === undefined) return;
+    const k = issuedKey(s.userId, s.issuedFrom);
+    if (Number((await memory.get(k)) ?? 0) >= s.expiresAt) return;
+    await memory.set(k, String(s.expiresAt), Math.max(1, s.expiresAt - Date.now()));
+  };
+
+  /**
+   * Ends every session issued from `family` (an ended browser session's): the mark first, then
+   * the scan, while create stores first and reads the mark after, so a redemption racing the
+   * logout is either found here or withdraws itself.
+   */
+  const endIssuedFrom = async (userId: string, family: string): Promise<number> => {
+    await memory.set(familyEndedKey(userId, family), '1', ENDED_MARK_MS);
+    if ((await memory.get(issuedKey(userId, family))) === null) return 0;
+    let ended = 0;
+    for (const k of await memory.keys(`session:${userId}:`)) {
+      const s = parse(await memory.get(k));
+      if (s && s.userId === userId && s.issuedFrom === family) {
+        await memory.delete(k);
+        ended++;
+      }
+    }
+    return ended;
+  };
+
   const service: SessionsService = {
     ttlMs: SESSION_TTL_MS,
     async create(input: NewSession) {
@@ -146,8 +181,16 @@ export function createSessionsService(config: Config, memory: MemoryStore, keys:
         expiresAt: t + (input.ttlMs ?? SESSION_TTL_MS),
         ...(input.clientId ? { clientId: input.clientId } : {}),
         ...(input.data ? { data: input.data } : {}),
+        ...(input.issuedFrom ? { issuedFrom: input.issuedFrom } : {}),
       };
       await store(s);
+      if (s.issuedFrom !== undefined) {
+        await noteIssued(s);
+        if ((await memory.get(familyEndedKey(s.userId, s.issuedFrom))) !== null) {
+          await memory.delete(key(s.userId, s.id));
+          throw new ServiceError('unauthenticated', 'the browser session that approved this sign-in has ended');
+        }
+      }
       if (input.readAt !== undefined) {
         const ended = Number((await memory.get(endedKey(s.userId))) ?? 0);
         if (ended >= input.readAt) {
@@ -167,9 +210,10 @@ export function createSessionsService(config: Config, memory: MemoryStore, keys:
     async extend(session, expiresAt) {
       if (expiresAt <= session.expiresAt) return (await get(session.userId, session.id)) ? session : null;
       const next = { ...session, expiresAt };
-      return (await memory.replace(key(next.userId, next.id), text(next), Math.max(1, next.expiresAt - Date.now())))
-        ? next
-        : null;
+      if (!(await memory.replace(key(next.userId, next.id), text(next), Math.max(1, next.expiresAt - Date.now()))))
+        return null;
+      await noteIssued(next);
+      return next;
     },
     // Concurrent rotations of one session elect one successor: the first to name it (an atomic
     // set-if-absent on every store) replaces the session; the others withdraw their new record
@@ -205,7 +249,11 @@ export function createSessionsService(config: Config, memory: MemoryStore, keys:
       await memory.delete(successorKey(session.userId, session.id));
       return null;
     },
-    revoke: (userId, sessionId) => memory.delete(key(userId, sessionId)),
+    async revoke(userId, sessionId) {
+      const ended = parse(await memory.consume(key(userId, sessionId)));
+      if (ended && ended.userId === userId && wellFormed(userId, familyOf(ended)))
+        await endIssuedFrom(userId, familyOf(ended));
+    },
     // Rare (a replayed refresh token), so a scan of the user's few sessions rather than an index
     // kept on every rotation. A rotation running meanwhile is covered by rotate's order: its new
     // record is either seen here or withdrawn when the old one is found gone.
@@ -219,7 +267,7 @@ export function createSessionsService(config: Config, memory: MemoryStore, keys:
           ended++;
         }
       }
-      return ended;
+      return ended + (await endIssuedFrom(userId, family));
     },
     async revokeAll(userId) {
       // The moment first, then the deletion: a session stored after the deletion by a sign-in

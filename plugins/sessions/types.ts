@@ -32,6 +32,12 @@ export interface SessionRecord {
    * the rotation grace (service.ts ROTATION_GRACE_MS); names that older session.
    */
   successorOf?: string;
+  /**
+   * The family of the browser session whose approval issued this one (an authorization code's
+   * redemption, an implicit grant): ending that browser session ends this one and its tokens
+   * (CONTRACT.md: access tokens are stateful).
+   */
+  issuedFrom?: string;
 }
 
 export interface NewSession {
@@ -51,6 +57,8 @@ export interface NewSession {
    * the admin revoked access must not come out of it with a live session.
    */
   readAt?: number;
+  /** See SessionRecord.issuedFrom. */
+  issuedFrom?: string;
 }
 
 export interface SessionsService {
@@ -69,8 +77,12 @@ export interface SessionsService {
     session: SessionRecord,
     changes?: Partial<Pick<SessionRecord, 'roles' | 'scopes'>>,
   ): Promise<SessionRecord | null>;
+  /** Ends the session, and every session issued from its family (SessionRecord.issuedFrom). */
   revoke(userId: string, sessionId: string): Promise<void>;
-  /** Ends every live session of the user descending from `family` (see SessionRecord.family). */
+  /**
+   * Ends every live session of the user descending from `family` (see SessionRecord.family), and
+   * every session issued from it.
+   */
   revokeFamily(userId: string, family: string): Promise<number>;
   /** Ends every session of a user (logout everywhere, admin revoke, deactivation). */
   revokeAll(userId: string): Promise<number>;

@@ -79,6 +79,7 @@ async function answer(
       codeChallenge: req.codeChallenge!,
       userId: user.id,
       browserSessionId: session.id,
+      browserFamily: session.family ?? session.id,
       scopes: req.scopes,
       roles: session.roles,
       amr: session.amr,
@@ -96,6 +97,8 @@ async function answer(
     amr: session.amr,
     authTime: session.authTime,
     clientId: req.client.clientId,
+    // Ending the browser session ends these tokens too (CONTRACT.md: stateful access tokens).
+    issuedFrom: session.family ?? session.id,
   });
   const t = await kernel.service('tokens').issue({
     idTokenClaimsByScope: true,
