@@ -3,6 +3,7 @@
  * Both are optional collaborators: without the plugin (or unconfigured) the channel is off, and
  * a factor that cannot deliver is neither offered nor asked for (that would lock users out).
  */
+import type { RequestContext } from '../../core/context.js';
 import type { PluginSetupContext } from '../../core/plugin.js';
 import type { UserRecord } from '../users/index.js';
 
@@ -16,12 +17,9 @@ export interface OtpChannel {
   addressOf(user: UserRecord): string | null;
   /** Whether a code can be delivered (the service is present). */
   ready(): boolean;
+  /** Counts a send against the channel's own abuse limits (the email service's per address and IP). */
+  limit(ctx: RequestContext, user: UserRecord): Promise<void>;
   deliver(user: UserRecord, code: string): Promise<void>;
-}
-
-/** The email service's part this plugin uses (plugins/email `EmailService.send`). */
-interface MailSender {
-  send(message: { event: 'verify_otp'; to: string; data: Record<string, string> }): Promise<void>;
 }
 
 /** The SMS service's part this plugin uses (`send(to, body)`, `configured`). */
@@ -31,8 +29,8 @@ interface TextSender {
 }
 
 /**
- * Looks a collaborator up by name. Neither service is declared into `Services` by a plugin of
- * this build yet, so the lookup is by plain name and the shape is this plugin's own view of it.
+ * Looks the SMS service up by name: no plugin of this build declares it into `Services` yet, so
+ * the shape is this plugin's own view of it (`send(to, body)`, `configured`).
  */
 function lookup<T>(ctx: PluginSetupContext, name: string): T | undefined {
   return (ctx.optionalService as unknown as (n: string) => T | undefined)(name);
@@ -41,7 +39,7 @@ function lookup<T>(ctx: PluginSetupContext, name: string): T | undefined {
 const displayName = (user: UserRecord): string => user.givenName ?? user.nickname ?? user.email ?? '';
 
 export function createChannels(ctx: PluginSetupContext): Record<OtpMethod, OtpChannel> {
-  const mail = lookup<MailSender>(ctx, 'email');
+  const mail = ctx.optionalService('email');
   const sms = lookup<TextSender>(ctx, 'sms');
   const organization = ctx.config.string('organization-name', 'Latchkey');
   return {
@@ -49,7 +47,10 @@ export function createChannels(ctx: PluginSetupContext): Record<OtpMethod, OtpCh
       method: 'email_otp',
       on: !ctx.config.bool('disable-email-otp'),
       addressOf: (user) => user.email,
-      ready: () => mail !== undefined,
+      ready: () => mail !== undefined && mail.configured,
+      async limit(rctx, user) {
+        if (mail && user.email) await mail.checkSendLimit(rctx, user.email);
+      },
       async deliver(user, code) {
         if (!mail || !user.email) throw new Error('email delivery is not available');
         await mail.send({ event: 'verify_otp', to: user.email, data: { otp: code, name: displayName(user) } });
@@ -60,6 +61,9 @@ export function createChannels(ctx: PluginSetupContext): Record<OtpMethod, OtpCh
       on: !ctx.config.bool('disable-sms-otp'),
       addressOf: (user) => user.phoneNumber,
       ready: () => sms !== undefined && sms.configured,
+      async limit() {
+        // The per-user window of service.ts bounds texts; the SMS service adds its own when it has one.
+      },
       async deliver(user, code) {
         if (!sms || !user.phoneNumber) throw new Error('SMS delivery is not available');
         await sms.send(user.phoneNumber, `${code} is your ${organization} verification code.`);

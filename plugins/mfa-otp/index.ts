@@ -52,7 +52,7 @@ export const mfaOtpPlugin = definePlugin<MfaOtpService>({
         enrolled: async (user) =>
           factors.usable(method) && (await mfa.factors.find(user.id, method))?.verified === true,
         offerable: (user) => factors.usable(method) && channels[method].addressOf(user) !== null,
-        challenge: (_ctx, user) => factors.send(method, user),
+        challenge: (ctx, user) => factors.send(ctx, method, user),
         reset: (userId) => codes.remove(userId),
       });
     }

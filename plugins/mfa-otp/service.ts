@@ -22,14 +22,15 @@ export function createOtpFactors(deps: {
   const { mfa, memory, codes, channels } = deps;
   const usable = (c: OtpChannel) => c.on && c.ready();
 
-  /** Sends a fresh code, within the send limit. */
-  async function send(method: OtpMethod, user: UserRecord): Promise<void> {
+  /** Sends a fresh code, within the send limits. */
+  async function send(ctx: RequestContext, method: OtpMethod, user: UserRecord): Promise<void> {
     const channel = channels[method];
     if (!usable(channel)) throw failedPrecondition(`${LABEL[method]} codes are not available`);
     if (!channel.addressOf(user))
       throw invalidArgument(`the account has no ${method === 'email_otp' ? 'email address' : 'phone number'}`);
     const sent = await memory.increment(`mfa-otp:sends:${method}:${user.id}`, SEND_WINDOW_MS);
     if (sent > MAX_SENDS) throw new ServiceError('resource_exhausted', 'too many codes requested, try again later');
+    await channel.limit(ctx, user);
     const code = await codes.issue(method, user.id);
     await channel.deliver(user, code);
   }
@@ -73,7 +74,7 @@ export function createOtpFactors(deps: {
       const existing = await mfa.factors.find(user.id, method);
       if (existing?.verified) throw new ServiceError('already_exists', `${LABEL[method]} codes are already set up`);
       await mfa.factors.begin(user.id, method, null);
-      await send(method, user);
+      await send(ctx, method, user);
       return { message: `A verification code was sent by ${LABEL[method]}` };
     },
 
@@ -91,7 +92,7 @@ export function createOtpFactors(deps: {
       const factor = await mfa.factors.find(user.id, method);
       if (!factor || (pending?.state === 'verify' && !factor.verified))
         throw failedPrecondition(`${LABEL[method]} codes are not set up for this account`);
-      await send(method, user);
+      await send(ctx, method, user);
       return { message: `A new verification code was sent by ${LABEL[method]}` };
     },
   };
