@@ -17,14 +17,29 @@ const accounts = {
       { email: 'octo@example.com', primary: true, verified: true },
     ] as { email: string; primary: boolean; verified: boolean }[],
   },
-  discord: { id: '80351110224678912', username: 'nelly', global_name: 'Nelly', email: 'nelly@example.com', verified: true, avatar: '8342729096ea3675442027381ff50dfe' },
+  discord: {
+    id: '80351110224678912',
+    username: 'nelly',
+    global_name: 'Nelly',
+    email: 'nelly@example.com',
+    verified: true,
+    avatar: '8342729096ea3675442027381ff50dfe',
+  },
   facebook: { id: '10158', name: 'Fay Book', first_name: 'Fay', last_name: 'Book', email: 'fay@example.com' },
-  twitter: { id: '2244994945', name: 'X Dev', username: 'XDevelopers', confirmed_email: 'xdev@example.com' as string | undefined },
+  twitter: {
+    id: '2244994945',
+    name: 'X Dev',
+    username: 'XDevelopers',
+    confirmed_email: 'xdev@example.com' as string | undefined,
+  },
   twitch: { id: '141981764', login: 'twitchdev', display_name: 'TwitchDev', email: 'twitchdev@example.com' },
 };
 
 const peers: Record<string, OAuthPeer> = {};
-const spec: Record<string, Omit<OAuthPeerOptions, 'clientId' | 'clientSecret'> & { endpoints: Record<string, string> }> = {
+const spec: Record<
+  string,
+  Omit<OAuthPeerOptions, 'clientId' | 'clientSecret'> & { endpoints: Record<string, string> }
+> = {
   github: {
     tokenAuth: 'post',
     endpoints: { user: '/user', emails: '/user/emails' },
@@ -53,7 +68,9 @@ const spec: Record<string, Omit<OAuthPeerOptions, 'clientId' | 'clientSecret'> &
       '/2/users/me': (req: ApiRequest) => {
         const { confirmed_email, ...rest } = accounts.twitter;
         const asked = req.url.searchParams.get('user.fields')?.split(',') ?? [];
-        return { data: { ...rest, ...(asked.includes('confirmed_email') && confirmed_email ? { confirmed_email } : {}) } };
+        return {
+          data: { ...rest, ...(asked.includes('confirmed_email') && confirmed_email ? { confirmed_email } : {}) },
+        };
       },
     },
   },

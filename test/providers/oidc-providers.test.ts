@@ -1,7 +1,9 @@
 /**
- * The OpenID Connect providers (Google, LinkedIn, Roblox, the generic one) log users in through
- * the real /oauth_login and /oauth_callback routes against one local node-oidc-provider issuer,
- * pointed at with each provider's `--<p>-issuer-url`.
+ * The OpenID Connect providers (Google, LinkedIn, Roblox, Microsoft, the generic one) log users
+ * in through the real /oauth_login and /oauth_callback routes against one local
+ * node-oidc-provider issuer, pointed at with each provider's `--<p>-issuer-url`. The issuer is
+ * tenant-shaped (`/<tenant id>/v2.0`, Microsoft's form): `--microsoft-tenant-id` admits that
+ * tenant's accounts, and a token naming another tenant is refused.
  */
 import t from 'tap';
 import { Browser, delivered, landing } from './helpers/browser.js';
@@ -9,11 +11,14 @@ import { startOidcIssuer } from './helpers/oidc-issuer.js';
 import { APP_CALLBACK, startLatchkey } from './helpers/latchkey.js';
 import { freePort } from '../helpers/ports.js';
 
-const PROVIDERS = ['google', 'linkedin', 'roblox', 'oidc'] as const;
+const PROVIDERS = ['google', 'linkedin', 'roblox', 'microsoft', 'oidc'] as const;
+const TENANT = '72f988bf-86f1-41af-91ab-2d7cd011db47';
+const OTHER_TENANT = '0b2f7d6c-1111-4a4a-8b8b-123456789abc';
 
 const port = await freePort();
 const base = `http://localhost:${port}`;
 const idp = await startOidcIssuer({
+  path: `/${TENANT}/v2.0`,
   clients: PROVIDERS.map((p) => ({
     client_id: `${p}-client`,
     client_secret: `${p}-secret-0123456789`,
@@ -29,6 +34,7 @@ for (const p of PROVIDERS) {
   flags[`${p}-issuer-url`] = idp.issuer;
 }
 flags['oidc-display-name'] = 'Company SSO';
+flags['microsoft-tenant-id'] = TENANT;
 const latchkey = await startLatchkey(flags);
 t.teardown(() => latchkey.close());
 
@@ -51,7 +57,14 @@ for (const provider of PROVIDERS) {
     const email = `${provider}-user@example.com`;
     idp.nextAccount = {
       sub: `${provider}-sub-1`,
-      claims: { email, email_verified: true, given_name: 'Ada', family_name: 'Lovelace', preferred_username: 'ada' },
+      claims: {
+        email,
+        email_verified: true,
+        given_name: 'Ada',
+        family_name: 'Lovelace',
+        preferred_username: 'ada',
+        tid: TENANT,
+      },
     };
     const browser = new Browser();
     const hops = await browser.follow(latchkey.loginUrl(provider, { state: 'xyz' }), APP_CALLBACK);
@@ -80,3 +93,16 @@ for (const provider of PROVIDERS) {
     t.equal(second.id, profile.id, 'a second login signs in to the same account');
   });
 }
+
+t.test('Microsoft: a token naming another tenant is refused and creates nothing', async (t) => {
+  idp.nextAccount = {
+    sub: 'ms-sub-2',
+    claims: { tid: OTHER_TENANT, email: 'eve@fabrikam.example', email_verified: true },
+  };
+  const params = delivered(landing(await new Browser().follow(latchkey.loginUrl('microsoft'), APP_CALLBACK)));
+  t.equal(params.get('error'), 'server_error');
+  t.match(params.get('error_description'), /tenant/);
+  t.notOk(params.get('access_token'));
+  const users = (await latchkey.admin('users', { query: 'eve@fabrikam.example' })) as { users: unknown[] };
+  t.equal(users.users.length, 0);
+});

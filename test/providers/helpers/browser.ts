@@ -61,11 +61,40 @@ export class Browser {
         options = {};
         continue;
       }
-      hops.push({ url: next, status: res.status, body: await res.text() });
+      const body = await res.text();
+      hops.push({ url: next, status: res.status, body });
+      const form = autoPostedForm(body);
+      if (res.status === 200 && form) {
+        // What a browser does with an auto-submitting page (OAuth 2.0 Form Post Response Mode).
+        next = new URL(form.action, next).toString();
+        options = {
+          method: 'POST',
+          headers: { 'content-type': 'application/x-www-form-urlencoded', origin: new URL(hops.at(-1)!.url).origin },
+          body: form.fields.toString(),
+        };
+        continue;
+      }
       return hops;
     }
     throw new Error(`more than ${limit} redirects from ${url}`);
   }
+}
+
+const unescape = (s: string) =>
+  s
+    .replace(/&#(\d+);/g, (_, n: string) => String.fromCharCode(Number(n)))
+    .replace(/&amp;/g, '&')
+    .replace(/&quot;/g, '"');
+
+/** The form of a page that posts itself on load, with its hidden fields. */
+function autoPostedForm(html: string): { action: string; fields: URLSearchParams } | undefined {
+  if (!/onload="document\.forms\[0\]\.submit\(\)"/.test(html)) return undefined;
+  const action = /<form method="post" action="([^"]*)"/.exec(html)?.[1];
+  if (action === undefined) return undefined;
+  const fields = new URLSearchParams();
+  for (const m of html.matchAll(/<input type="hidden" name="([^"]*)" value="([^"]*)">/g))
+    fields.set(unescape(m[1]), unescape(m[2]));
+  return { action: unescape(action), fields };
 }
 
 /** The last hop's Location, parsed: where the login ended. */

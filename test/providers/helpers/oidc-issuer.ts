@@ -92,7 +92,11 @@ export async function startOidcIssuer(options: {
       }
       return;
     }
-    if (prefix && req.url?.startsWith(prefix)) req.url = req.url.slice(prefix.length) || '/';
+    // Mounted below a path: the provider reads the mount point from originalUrl (as under Express).
+    if (prefix && req.url?.startsWith(prefix)) {
+      (req as typeof req & { originalUrl?: string }).originalUrl = req.url;
+      req.url = req.url.slice(prefix.length) || '/';
+    }
     handler(req, res);
   });
   return {
