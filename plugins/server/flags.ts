@@ -19,6 +19,18 @@ export const serverFlags: FlagDeclaration[] = [
     description: 'gRPC port; 0 disables the gRPC server (and with it the REST surface, SPEC.md "Transports").',
   },
   {
+    name: 'grpc-tls-cert',
+    type: 'string',
+    description:
+      'Certificate chain of the gRPC listener (PEM text or a file path); with --grpc-tls-key it serves TLS, otherwise plaintext.',
+  },
+  {
+    name: 'grpc-tls-key',
+    type: 'string',
+    secret: true,
+    description: 'Private key of --grpc-tls-cert (PEM text or a file path).',
+  },
+  {
     name: 'metrics-host',
     type: 'string',
     default: '127.0.0.1',

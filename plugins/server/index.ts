@@ -29,6 +29,12 @@ function checkPorts(config: Config): string | undefined {
   return undefined;
 }
 
+/** TLS needs both the certificate and its key; one alone is a mistake, not plaintext. */
+function checkGrpcTls(config: Config): string | undefined {
+  if (config.has('grpc-tls-cert') === config.has('grpc-tls-key')) return undefined;
+  return '--grpc-tls-cert and --grpc-tls-key must be given together';
+}
+
 export const serverPlugin = definePlugin({
   name: 'server',
   description: 'The process: listeners, database, memory store, CORS, proxies, GraphQL options.',
@@ -39,6 +45,7 @@ export const serverPlugin = definePlugin({
     (config.has('client-id') ? undefined : '--client-id is required') ??
     (config.has('client-secret') ? undefined : '--client-secret is required') ??
     checkPorts(config) ??
+    checkGrpcTls(config) ??
     checkTrustedProxies(config.list('trusted-proxies')),
 });
 

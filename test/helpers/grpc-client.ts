@@ -4,7 +4,7 @@
  * kernel's JSON shape (JSON-text fields parsed, wrappers removed) so it compares equal to REST's.
  * A failure rejects with an Error whose `code` is the kernel's ErrorCode and `message` the details.
  */
-import { Client, Metadata, credentials, type ServiceError as GrpcError } from '@grpc/grpc-js';
+import { Client, Metadata, credentials, type ChannelCredentials, type ServiceError as GrpcError } from '@grpc/grpc-js';
 import type { MethodDefinition } from '@grpc/proto-loader';
 import { codeFromGrpcStatus, type ErrorCode } from '../../core/errors.js';
 import type { CompiledOperation } from '../../core/operations.js';
@@ -44,11 +44,11 @@ function record(into: Record<string, string[]>, md: Metadata | undefined): void 
 export function grpcClient(
   address: string,
   ops: CompiledOperation[],
-  options: { deadlineMs?: number } = {},
+  options: { deadlineMs?: number; credentials?: ChannelCredentials } = {},
 ): GrpcTestClient {
   const model = buildProtoModel(ops);
   const definition = loadProtoText(renderProto(model));
-  const client = new Client(address, credentials.createInsecure());
+  const client = new Client(address, options.credentials ?? credentials.createInsecure());
   return {
     call(opName, input, metadata = {}) {
       const method = model.method(opName);

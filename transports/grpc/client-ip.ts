@@ -20,6 +20,15 @@ export function socketAddress(remote: string | undefined): string {
   return remote ? normalize(remote) : 'unknown';
 }
 
+/**
+ * The address in grpc-js's peer string (`address:port`, an IPv6 address unbracketed) without
+ * its port; `unknown` stays as it is.
+ */
+export function peerAddress(peer: string): string {
+  const colon = peer.lastIndexOf(':');
+  return socketAddress(colon > 0 && /^\d+$/.test(peer.slice(colon + 1)) ? peer.slice(0, colon) : peer);
+}
+
 function trusted(ip: string, proxies: readonly Cidr[]): boolean {
   if (!ipaddr.isValid(ip)) return false;
   const a = ipaddr.process(ip);

@@ -15,7 +15,7 @@
  * 3 and 4, absent from proto3) are refused.
  */
 import { isUtf8 } from 'node:buffer';
-import type { ProtoField, ProtoModel } from '../proto-model.js';
+import type { ProtoField, ProtoModel } from './proto-model.js';
 
 /** Why the bytes are not a message of the type; null when they are. */
 export function messageProblem(model: ProtoModel, messageName: string, bytes: Uint8Array): string | null {
