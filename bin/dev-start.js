@@ -1,8 +1,10 @@
 #!/usr/bin/env node
 // `npm start`: the development preset. SQLite file and secrets under ./data (secrets generated on
 // the first run, kept in data/dev-secrets.json and printed once), --url http://localhost:8080.
-// It only supplies flags: the latchkey binary still enforces every required one. Extra arguments
-// are passed through (npm start -- --log-level debug).
+// It serves the hosted login page (/app) and the GraphQL playground, and runs the compiled binary
+// (dist/, written by `npm run build`, which `npm start` runs first). It only supplies flags: the
+// binary still enforces every required one. Extra arguments are passed through
+// (npm start -- --log-level debug).
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -39,7 +41,7 @@ if (existsSync(secretsFile)) {
 }
 
 const args = [
-  join(root, 'bin', 'latchkey.js'),
+  join(root, 'dist', 'bin', 'latchkey.js'),
   '--env',
   'development',
   '--database-type',
@@ -67,6 +69,7 @@ const args = [
   '--app-cookie-secure',
   'false',
   '--enable-playground',
+  '--enable-login-page',
   ...process.argv.slice(2),
 ];
 const child = spawn(process.execPath, args, { stdio: 'inherit' });

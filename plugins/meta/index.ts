@@ -2,16 +2,14 @@
  * The `meta` operation (SPEC.md: GET /v1/meta returns Meta directly): feature flags and provider
  * availability, contributed by each plugin's `meta` function.
  */
-import { readFileSync } from 'node:fs';
 import type { TSchema } from '@sinclair/typebox';
 import { defineOperation } from '../../core/operations.js';
 import type { Kernel } from '../../core/kernel.js';
 import { definePlugin } from '../../core/plugin.js';
+import { packageInfo } from '../../core/package-info.js';
 import { CONTRACT_META_FLAGS, metaSchema } from './schema.js';
 
-const VERSION: string = (
-  JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }
-).version;
+const VERSION: string = packageInfo().version;
 
 const built = new WeakMap<Kernel, Record<string, unknown>>();
 

@@ -1,5 +1,5 @@
 /** The committed transports/openapi/openapi.json for the default distribution (`npm run generate`). */
-import { readFileSync } from 'node:fs';
+import { packageInfo } from '../../core/package-info.js';
 import { fileURLToPath } from 'node:url';
 import { defaultOperationTable } from '../default-build.js';
 import { buildOpenApi } from './openapi.js';
@@ -7,6 +7,5 @@ import { buildOpenApi } from './openapi.js';
 export const OPENAPI_FILE = fileURLToPath(new URL('./openapi.json', import.meta.url));
 
 export function renderOpenApi(): string {
-  const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
-  return `${JSON.stringify(buildOpenApi(defaultOperationTable(), pkg.version), null, 2)}\n`;
+  return `${JSON.stringify(buildOpenApi(defaultOperationTable(), packageInfo().version), null, 2)}\n`;
 }

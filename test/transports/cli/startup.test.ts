@@ -7,11 +7,12 @@ import { join } from 'node:path';
 import t from 'tap';
 import { freePort } from '../../helpers/ports.js';
 
-const BIN = new URL('../../../bin/latchkey.js', import.meta.url).pathname;
+// The binary's source, run through tsx like the rest of the suite (the package runs dist/bin/latchkey.js).
+const BIN = new URL('../../../bin/latchkey.ts', import.meta.url).pathname;
 
 function run(args: string[], waitFor?: RegExp): Promise<{ code: number | null; stderr: string; stdout: string }> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, [BIN, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, ['--import=tsx', BIN, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     const check = () => {
@@ -121,7 +122,7 @@ t.test('a valid command line starts and serves /v1/meta', async (t) => {
     '--host': '127.0.0.1',
     '--url': `http://localhost:${http}`,
   });
-  const child = spawn(process.execPath, [BIN, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, ['--import=tsx', BIN, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   child.stdout.on('data', (d) => (out += d));
   child.stderr.on('data', (d) => (out += d));
