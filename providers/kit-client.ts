@@ -1,6 +1,7 @@
 /**
  * The relying-party configuration of one provider, made with openid-client: by OpenID Connect
- * discovery from the issuer (its metadata, JWKS and `iss` then check every ID token), or from the
+ * discovery from the issuer (its metadata, JWKS and `iss` then check every ID token's signature,
+ * issuer, audience and nonce), or from the
  * configured endpoints for plain OAuth 2.0 providers. openid-client refuses plain http; its
  * documented `allowInsecureRequests` is applied only when the issuer or token endpoint is an http
  * URL on loopback (kit-flags.ts refuses http anywhere else at boot).
@@ -35,7 +36,10 @@ async function build(d: ProviderDescriptor, config: Config): Promise<ProviderCli
     const url = new URL(issuer);
     const configuration = await oidc.discovery(url, clientId, undefined, clientAuth(d, secret), {
       timeout: TIMEOUT_S,
-      ...(loopbackHttp(url) ? { execute: [oidc.allowInsecureRequests] } : {}),
+      // openid-client trusts an ID token from the token endpoint on TLS alone unless told
+      // otherwise (OIDC Core §3.1.3.7 allows it); its signature is checked against the issuer's
+      // JWKS here as well, so a token endpoint answer cannot stand in for the issuer's keys.
+      execute: [oidc.enableNonRepudiationChecks, ...(loopbackHttp(url) ? [oidc.allowInsecureRequests] : [])],
     });
     return { config: configuration, oidc: true };
   }
