@@ -25,9 +25,10 @@ export interface RawRoute {
   /**
    * The shape of refusals the framework makes before the handler runs (bad JSON, too large a
    * body, a wrong method or content type): `oauth` answers RFC 6749 §5.2's `{error,
-   * error_description}` where clients of the token endpoints read it; the default is REST's.
+   * error_description}` where clients of the token endpoints read it; `scim` answers RFC 7644
+   * §3.12's error schema as `application/scim+json`; the default is REST's.
    */
-  errors?: 'oauth';
+  errors?: 'oauth' | 'scim';
   handler: (req: RawRequest, ctx: RequestContext) => Promise<RawResponse>;
 }
 

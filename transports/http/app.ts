@@ -63,6 +63,7 @@ export async function mountKernel(app: FastifyInstance, { kernel, metrics, rateL
   });
   acceptFormsWhereDeclared(app, bodyLimit);
   acceptEmptyJson(app);
+  acceptScimJson(app);
   const credentialed = credentialedOriginsOf(kernel);
   const cors = corsPolicy({
     allowedOrigins: allowed,
@@ -94,6 +95,8 @@ export async function mountKernel(app: FastifyInstance, { kernel, metrics, rateL
         : clientErrorOf(err);
     if (client && client.status < 500 && oauthPaths.has(request.url.split('?', 1)[0]))
       return sendOAuthRefusal(reply, client.status, client.message);
+    const scimRoute = (request.routeOptions.config as { errors?: string } | undefined)?.errors === 'scim';
+    if (client && client.status < 500 && scimRoute) return sendScimRefusal(reply, client.status, client.message);
     if (err instanceof ServiceError) return sendError(reply, err);
     if (client) return reply.code(client.status).send({ code: client.code, message: client.message });
     kernel.logger.error({ err }, 'request failed');
@@ -156,6 +159,32 @@ function acceptEmptyJson(app: FastifyInstance): void {
       else done(err, value);
     });
   });
+}
+
+/**
+ * SCIM requests carry JSON as `application/scim+json` (RFC 7644 §3.1); it is parsed as JSON is.
+ * Routes that do not read a body ignore it.
+ */
+function acceptScimJson(app: FastifyInstance): void {
+  const parse = app.getDefaultJsonParser('error', 'error');
+  app.addContentTypeParser('application/scim+json', { parseAs: 'string' }, (req, body, done) =>
+    parse(req, String(body), done),
+  );
+}
+
+/** A refusal made before a SCIM route's handler ran, in RFC 7644 §3.12's error schema. */
+function sendScimRefusal(reply: FastifyReply, status: number, detail: string): FastifyReply {
+  return reply
+    .code(status)
+    .header('content-type', 'application/scim+json')
+    .send(
+      JSON.stringify({
+        schemas: ['urn:ietf:params:scim:api:messages:2.0:Error'],
+        status: String(status),
+        ...(status === 400 ? { scimType: 'invalidSyntax' } : {}),
+        detail,
+      }),
+    );
 }
 
 /** Whether the text is JSON that only the prototype-poisoning rule refuses (a refusal's cold path). */

@@ -29,6 +29,7 @@ t.test('an org admin reaches only its own organization', async (t) => {
   const bMember = await signUp(server, 'member@bravo.example');
   await admin(server, 'add_org_member', { org_id: b.orgId, user_id: bMember.userId, roles: ['member'] });
   await admin(server, 'add_verified_org_domain', { org_id: b.orgId, domain: 'bravo.example' });
+  await admin(server, 'create_scim_endpoint', { org_id: b.orgId });
   const outsider = await signUp(server, 'someone@elsewhere.example');
 
   const cases: Case[] = [
@@ -144,6 +145,7 @@ t.test('an org admin reaches only its own organization', async (t) => {
       domains.org_domains.map((d) => d.domain),
       ['bravo.example'],
     );
+    t.match(await admin(server, 'scim_endpoint', { org_id: b.orgId }), { org_id: b.orgId, enabled: true });
     const own = await rest(server, 'admin/organization', { id: a.orgId }, asA);
     t.equal(own.status, 200);
     t.equal(own.body.name, 'alpha');

@@ -1,0 +1,168 @@
+/**
+ * The `/scim/v2` routes (SPEC.md "SCIM 2.0"; RFC 7644 §3): each request runs the same steps —
+ * recognise the organization from the bearer token alone, run the resource handler, answer
+ * `application/scim+json`, turn refusals into RFC 7644 §3.12 errors. Bearer-only requests from
+ * identity providers carry no Origin and no cookies, so the routes are exempt from the CSRF rule.
+ */
+import type { RequestContext } from '../../../core/context.js';
+import type { RawRequest, RawResponse, RawRoute } from '../../../core/plugin.js';
+import type { ScimEndpoint } from '../endpoints.js';
+import type { Provisioning, ProvisionedUser } from '../provisioning.js';
+import { listOf, serviceProviderConfig, userResourceType, userSchema } from './discovery-documents.js';
+import { userNameOfFilter } from './filter.js';
+import { applyPatch, readPatchOperations } from './patch.js';
+import {
+  SCIM_JSON,
+  ScimError,
+  internalErrorResponse,
+  scimErrorResponse,
+  scimNotFound,
+  unauthorized,
+} from './scim-error.js';
+import { readScimUser } from './user-input.js';
+import { USER_SCHEMA, toScimUser } from './user-resource.js';
+
+/** What the routes need of the kernel they serve, found through the request's context. */
+export interface ScimRouteDeps {
+  provisioning(ctx: RequestContext): Provisioning;
+  authenticate(ctx: RequestContext, token: string | undefined): Promise<ScimEndpoint | null>;
+  baseUrl(ctx: RequestContext): string;
+}
+
+type Handler = (req: RawRequest, ctx: RequestContext, orgId: string) => Promise<RawResponse>;
+
+const answer = (status: number, body?: unknown, headers: Record<string, string> = {}): RawResponse => ({
+  status,
+  headers: { 'content-type': SCIM_JSON, 'cache-control': 'no-store', ...headers },
+  body: body === undefined ? '' : JSON.stringify(body),
+});
+
+/** The id segment of `/scim/v2/Users/<id>`. */
+function idOf(req: RawRequest): string {
+  const segment = req.path.slice(req.path.lastIndexOf('/') + 1);
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return '';
+  }
+}
+
+async function refused(err: unknown, ctx: RequestContext): Promise<RawResponse> {
+  const response = scimErrorResponse(err);
+  if (response) return response;
+  ctx.kernel.logger.error({ err }, 'scim request failed');
+  return internalErrorResponse();
+}
+
+export function scimRoutes(deps: ScimRouteDeps): RawRoute[] {
+  /** Authenticated resource route: the organization comes from the token, never from the request. */
+  const authed =
+    (handler: Handler) =>
+    async (req: RawRequest, ctx: RequestContext): Promise<RawResponse> => {
+      try {
+        const endpoint = await deps.authenticate(ctx, ctx.bearer());
+        if (!endpoint) throw unauthorized();
+        return await handler(req, ctx, endpoint.orgId);
+      } catch (err) {
+        return refused(err, ctx);
+      }
+    };
+  const open =
+    (document: (baseUrl: string) => unknown) =>
+    async (_req: RawRequest, ctx: RequestContext): Promise<RawResponse> =>
+      answer(200, document(deps.baseUrl(ctx)));
+
+  const resource = (ctx: RequestContext, p: ProvisionedUser, status = 200) =>
+    answer(status, toScimUser(p.user, p.link, deps.baseUrl(ctx)), {
+      location: `${deps.baseUrl(ctx)}/scim/v2/Users/${p.user.id}`,
+    });
+
+  const mustFind = async (ctx: RequestContext, orgId: string, req: RawRequest): Promise<ProvisionedUser> => {
+    const found = await deps.provisioning(ctx).find(orgId, idOf(req));
+    if (!found) throw scimNotFound('user not found');
+    return found;
+  };
+
+  const route = (method: RawRoute['method'], path: string, handler: RawRoute['handler']): RawRoute => ({
+    method,
+    path,
+    csrfExempt: true,
+    errors: 'scim',
+    handler,
+  });
+
+  const unknownPath = authed(async () => {
+    throw scimNotFound('no such SCIM endpoint');
+  });
+
+  return [
+    route(
+      'POST',
+      '/scim/v2/Users',
+      authed(async (req, ctx, orgId) => {
+        const body = req.body as Record<string, unknown> | undefined;
+        const schemas = body && typeof body === 'object' ? (body as { schemas?: unknown }).schemas : undefined;
+        if (!Array.isArray(schemas) || !schemas.includes(USER_SCHEMA)) {
+          throw new ScimError(400, `schemas must contain ${USER_SCHEMA}`, 'invalidSyntax');
+        }
+        return resource(ctx, await deps.provisioning(ctx).create(orgId, readScimUser(body)), 201);
+      }),
+    ),
+    route(
+      'GET',
+      '/scim/v2/Users',
+      authed(async (req, ctx, orgId) => {
+        const filter = req.query.filter;
+        if (filter === undefined) return answer(200, listOf([]));
+        if (typeof filter !== 'string') throw new ScimError(400, 'filter must be given once', 'invalidFilter');
+        const found = await deps.provisioning(ctx).findByUserName(orgId, userNameOfFilter(filter));
+        return answer(200, listOf(found ? [toScimUser(found.user, found.link, deps.baseUrl(ctx))] : []));
+      }),
+    ),
+    route(
+      'GET',
+      '/scim/v2/Users/:id',
+      authed(async (req, ctx, orgId) => resource(ctx, await mustFind(ctx, orgId, req))),
+    ),
+    route(
+      'PUT',
+      '/scim/v2/Users/:id',
+      authed(async (req, ctx, orgId) => {
+        const current = await mustFind(ctx, orgId, req);
+        return resource(ctx, await deps.provisioning(ctx).replace(current, readScimUser(req.body)));
+      }),
+    ),
+    route(
+      'PATCH',
+      '/scim/v2/Users/:id',
+      authed(async (req, ctx, orgId) => {
+        const operations = readPatchOperations(req.body);
+        const current = await mustFind(ctx, orgId, req);
+        const patched = applyPatch(toScimUser(current.user, current.link, deps.baseUrl(ctx)), operations);
+        return resource(ctx, await deps.provisioning(ctx).replace(current, readScimUser(patched)));
+      }),
+    ),
+    route(
+      'DELETE',
+      '/scim/v2/Users/:id',
+      authed(async (req, ctx, orgId) => {
+        await deps.provisioning(ctx).deactivate(await mustFind(ctx, orgId, req));
+        return { status: 204, headers: { 'cache-control': 'no-store' } };
+      }),
+    ),
+    route('GET', '/scim/v2/ServiceProviderConfig', open(serviceProviderConfig)),
+    route(
+      'GET',
+      '/scim/v2/ResourceTypes',
+      open((url) => listOf([userResourceType(url)])),
+    ),
+    route('GET', '/scim/v2/ResourceTypes/User', open(userResourceType)),
+    route(
+      'GET',
+      '/scim/v2/Schemas',
+      open((url) => listOf([userSchema(url)])),
+    ),
+    route('GET', `/scim/v2/Schemas/${USER_SCHEMA}`, open(userSchema)),
+    ...(['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const).map((m) => route(m, '/scim/v2/*', unknownPath)),
+  ];
+}
