@@ -2,9 +2,8 @@
  * What the numbers were measured on, printed under every bench table. The rows' ratios move with
  * the machine, not only with the code: on this project's 2-core VMs an AMD EPYC host (L3 32 MiB)
  * and an Intel Xeon host (L3 300 MiB shared) gave the same build's cold HS256 token rows 88-98%
- * of the bare route (session 24) and 62-67% (session 25; 66-80% in bench/profiling/cold-tokens.ts
- * runs the same day; part of that was a warm-up the bench timed, fixed since: accounts/index.ts
- * TOKEN_WARM_S), so a table is only comparable with one measured on the same kind of CPU.
+ * of the bare route on the AMD host and 62-67% on the Intel one (part of that a warm-up the bench
+ * no longer times: accounts/index.ts TOKEN_WARM_S), so a table is only comparable with one measured on the same kind of CPU.
  */
 import { readFileSync, readdirSync } from 'node:fs';
 import { cpus } from 'node:os';

@@ -3,8 +3,8 @@
  * (draft 2020-12, §6.3.1: the length of a string is its number of characters per RFC 8259), and as
  * the databases size their columns (PostgreSQL `varchar(n)` and MariaDB's utf8mb4 `varchar(n)`
  * count characters). TypeBox's compiled check compares JavaScript's `length`, UTF-16 code units,
- * so a character outside the Basic Multilingual Plane (most emoji, some CJK names) counted twice:
- * a 256-character bound refused a name of 129 emoji (review finding).
+ * so a character outside the Basic Multilingual Plane (most emoji, some CJK names) would count
+ * twice: a 256-character bound would refuse a name of 129 emoji.
  *
  * How: the schema an operation validates with is a copy in which every string's `maxLength: n`
  * becomes the format `max-characters:n`, checked by a function registered with TypeBox's

@@ -128,7 +128,7 @@ const BEARER_HEADER = /^Bearer\s+(\S+)\s*$/i;
  * after the token, is recognised with `indexOf`, which the engine runs as a fast memory search;
  * anything else goes through the pattern. Why: the pattern walks the token character by
  * character, ~0.8 µs for the 519 characters of an access token, ~2% of a bearer request's
- * server CPU in a profile (session 25); the fast path costs ~0.17 µs. The whitespace the fast
+ * server CPU in a profile; the fast path costs ~0.17 µs. The whitespace the fast
  * path looks for is every `\s` a Latin-1 header value can hold; a token holding a wider Unicode
  * space (which no HTTP header carries) is taken whole and then fails verification.
  */

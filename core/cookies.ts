@@ -33,7 +33,7 @@ const SAME_SITE = { lax: 'Lax', strict: 'Strict', none: 'None' } as const;
 /**
  * Values that encodeURIComponent leaves as they are: the sealed session cookies are base64url, and
  * checking that is cheaper than the encoder's own pass (~7k machine instructions a login for the
- * two cookies, callgrind-requests.ts OP=login, session 30).
+ * two cookies, bench/profiling/callgrind-requests.ts OP=login).
  */
 const UNRESERVED = /^[A-Za-z0-9_.~-]*$/;
 

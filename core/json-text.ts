@@ -1,8 +1,8 @@
 /**
  * JSON text carried inside a message (gRPC's JSON fields: `app_data`, claims), parsed with the
  * rules the HTTP body parser applies to every REST and GraphQL body (Fastify's secure parser):
- * a `__proto__` key, or a `constructor` key holding `prototype`, is refused, not stored (review
- * finding: gRPC stored what REST refused). Non-finite numbers are refused for every transport
+ * a `__proto__` key, or a `constructor` key holding `prototype`, is refused, not stored (gRPC
+ * must not store what REST refuses). Non-finite numbers are refused for every transport
  * by `stripNulls` (core/operations.ts).
  */
 export class JsonTextError extends Error {}

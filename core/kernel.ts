@@ -68,7 +68,7 @@ export class Kernel {
   static configProblems(plugins: readonly AnyPlugin[], config: Config): string[] {
     // A declared flag's choices hold for a Config built in code (embedding, tests) as they do
     // for the CLI (transports/cli/parse-args.ts, same wording): `--app-cookie-same-site Strict`
-    // given that way went out as `SameSite=undefined`, which browsers read as Lax (review finding).
+    // given that way would otherwise go out as `SameSite=undefined`, which browsers read as Lax.
     const choices = Kernel.flagsOf(plugins).flatMap((f) => {
       const value = config.raw(f.name);
       if (!f.choices || value === undefined || value === '' || (typeof value === 'string' && f.choices.includes(value)))

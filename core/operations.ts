@@ -127,8 +127,8 @@ function freeFormFields(input: TSchema | undefined): ReadonlySet<string> | undef
 
 /**
  * What an operation without input takes: nothing, or an empty object. A REST body is a flat JSON
- * object (SPEC.md "Endpoints") on every route alike: `logout` and `deactivate_account` ran on a
- * body of `[]`, `"x"` or unknown fields that every other route refuses (review finding).
+ * object on every route alike: `logout` and `deactivate_account` refuse a body of `[]`, `"x"` or
+ * unknown fields as every other route does.
  */
 const NO_INPUT = Type.Object({}, { additionalProperties: false });
 
@@ -153,19 +153,18 @@ const tooDeep = () =>
 
 /**
  * No text of any input may hold U+0000: PostgreSQL refuses it in text and JSON columns and in
- * query parameters, so it reached the database and came back a 500 (review finding), while
- * SQLite stored it. Refused for every operation and database alike, before any handler runs.
+ * query parameters (a 500 if it reached the database), while SQLite stores it. Refused for every operation and database alike, before any handler runs.
  */
 const NUL_CHARACTER = 'must not contain the NUL character (U+0000)';
-/** `1e400` parses as Infinity, which JSON cannot hold: stored, it came back as null (review finding). */
+/** `1e400` parses as Infinity, which JSON cannot hold: stored, it would come back as null. */
 const notFinite = () => new ServiceError('invalid_argument', 'invalid input: numbers must be finite');
 const LONE_SURROGATE = 'must be well-formed Unicode (it holds a lone surrogate)';
 
 /**
  * Text refused somewhere in the input, named by its whole path (`app_data.a.b`, `roles.2`, as the
  * schema's own errors are): each level it passes on the way out puts its key in front. Naming
- * only the innermost key (`invalid b:`) left the caller guessing which field was meant (review
- * finding). Built only for a refusal.
+ * only the innermost key (`invalid b:`) would leave the caller guessing which field was meant.
+ * Built only for a refusal.
  */
 class BadText extends ServiceError {
   constructor(
@@ -182,8 +181,8 @@ class BadText extends ServiceError {
 
 /**
  * Text every database and encoder takes as it is: no NUL (above), and no lone UTF-16 surrogate,
- * which JSON carries (`"\ud800"`) but UTF-8 cannot: it was stored as U+FFFD, so two different
- * passwords hashed alike and a name came back changed (review finding).
+ * which JSON carries (`"\ud800"`) but UTF-8 cannot: stored as U+FFFD, two different passwords
+ * would hash alike and a name would come back changed.
  */
 function checkText(s: string, field: string): void {
   if (s.includes('\0')) throw new BadText([printable(field)], NUL_CHARACTER);
@@ -201,8 +200,8 @@ type WellFormedText = string & { isWellFormed(): boolean; toWellFormed(): string
  * Null means "not given" on every transport (GraphQL clients send explicit nulls for unset
  * variables; proto3 has no null). Removing them here keeps one validation rule for all.
  * Except inside free-form JSON (`freeForm`: the input's top-level Map fields, such as
- * `app_data`), where a null is the caller's data: `{"a": null}` was stored as `{}` (review
- * finding). A free-form field that is itself null is still "not given".
+ * `app_data`), where a null is the caller's data: `{"a": null}` is stored as it is, not as `{}`.
+ * A free-form field that is itself null is still "not given".
  */
 export function stripNulls(value: unknown, depth = 0, freeForm?: ReadonlySet<string>, keepNulls = false): unknown {
   // Copy on write: most inputs carry no null at all, and then the very same value comes back
@@ -282,7 +281,7 @@ export function validateInput(op: CompiledOperation, raw: unknown): unknown {
   const where = first?.path ? first.path.replace(/^\//, '').replace(/\//g, '.') : '';
   // Only the format's own error is a length error: a missing or mistyped field has the same
   // schema (format included) in its error, and read as "expected string length less or equal
-  // to n" (review finding: `{}` at login answered that for the missing password).
+  // to n" (`{}` at login would answer that for the missing password).
   const limit = first?.type === ValueErrorType.StringFormat ? limitOfFormat(first.schema.format) : undefined;
   const choices = first?.type === ValueErrorType.Union ? literalChoices(first.schema) : undefined;
   const detail =

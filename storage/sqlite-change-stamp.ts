@@ -21,7 +21,7 @@
  * next look gives a new stamp and the entry is not used again, even when the read itself already
  * saw that commit.
  *
- * Two more rules, from a review:
+ * Two more rules:
  * - Writes of this process also count through `noteWrite`, which the writers call once their
  *   commit is done: what this process itself changed never depends on reading the file.
  * - Once the `-shm` file at the path has been replaced by another one (deleted and made anew,

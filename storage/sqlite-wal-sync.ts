@@ -6,7 +6,7 @@
  * Why: every login stores a session, and with the default `synchronous = FULL` each of those
  * commits ends in an `fsync` of the WAL. On this project's 2-core VMs that was the largest single
  * cost of a login besides the password hash: interleaved runs of this build and the one before
- * (session 20, 4 rounds of 6 s, wrk with 8 in flight) gave 82.3% of the hash ceiling with an
+ * (4 rounds of 6 s, wrk with 8 in flight) gave 82.3% of the hash ceiling with an
  * `fsync` per session against 87.6% without (a bare login route over the same hash workers:
  * 90.3%), the server's main thread 2.41-2.78 against 2.14-2.52 ms per login and its other
  * threads ~0.6 ms less. Handing each `fsync` to libuv's pool and answering after it (a group

@@ -96,7 +96,7 @@ async function bare(spec: Extract<ChildSpec, { kind: 'bare' }>): Promise<{ url: 
   // node:crypto's public-key verify (plugins/tokens/asymmetric-verify.ts), both synchronous, with
   // a key imported once. jose would hand each token to WebCrypto on libuv's pool, which costs far
   // more than an HMAC and about as much as an RSA verification: a reference slower than it need
-  // be (a bench review finding for HS256; for RS256 since session 15, when Latchkey moved off jose).
+  // be (HS256 and RS256 alike).
   const hmac =
     spec.alg === 'HS256' ? hmacJws('HS256', new TextEncoder().encode(spec.secret ?? ''), '', spec.issuer) : null;
   const rsa =

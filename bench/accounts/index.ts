@@ -1,5 +1,5 @@
 /**
- * Accounts section (issue 3): signup, login, `validate_jwt_token` and `profile` (bearer) through
+ * Accounts section: signup, login, `validate_jwt_token` and `profile` (bearer) through
  * the real server, beside references measured in the same run.
  *
  * How it is measured, and why (the machine has 2 cores shared with other work):
@@ -7,15 +7,14 @@
  *   Fastify verifier, the raw Argon2id loop and the better-auth peer. The load generators
  *   (autocannon, a fetch loop for signup, wrk or an undici loop for login) run outside the
  *   measured processes, for every HTTP party alike, so a subject and its
- *   reference share the machine with the same client in the same way. (An earlier version ran
- *   autocannon inside the server's process, which took event-loop time from CPU-bound servers
- *   and made the comparison depend on where the client happened to live.)
+ *   reference share the machine with the same client in the same way (a client inside the
+ *   server's process would take event-loop time from CPU-bound servers).
  * - validate_jwt_token and profile send the same token over and over, as a client does during
  *   its token's life. Latchkey keeps verified tokens from their second use (plugins/tokens/service.ts) and
  *   still looks the session up on every request; the bare route verifies the signature on every
  *   request. The "cold" rows (HS256) send a different token on every request, cycling through
  *   more distinct tokens than the cache holds, so both sides pay a full verification each time.
- *   (Since session 32 the server counts it: the cold rows' note gives the share of their token
+ *   (The server counts it: the cold rows' note gives the share of their token
  *   checks the cache answered, TokensService.verifiedCacheStats; ~0.2% is the fingerprint
  *   collisions of second-sighting.ts.)
  * - References: `profile` (GET, bearer header) is compared with a bare GET route reading the
@@ -24,12 +23,13 @@
  *   the note: a POST body costs the client and Node's HTTP parser more than a header).
  * - A subject and its reference are measured interleaved, BENCH_ROUNDS times (default 2) for
  *   BENCH_RUN_SECONDS (default 4) each (logins: BENCH_LOGIN_ROUNDS of BENCH_LOGIN_RUN_SECONDS,
- *   default 6 of 6 s since session 38, 5 of 6 s since session 36, 3 of 4 s before), and the mean
+ *   default 6 of 6 s), and the mean
  *   is reported, so a burst of background load lands on both sides. The token rows take more and
  *   shorter rounds (TOKEN_ROUNDS below). Every other round goes in reverse order (parties.ts
- *   interleaved, since session 38), so the defaults are even: a drift over the rounds then lands
+ *   interleaved), so the defaults are even: a drift over the rounds then lands
  *   on every run alike. Each row's note gives the machine's steal share while it ran (the CPU time
- *   the hypervisor gave other guests): 3-42% from one 2 s sample to the next on 2026-12-03.
+ *   the hypervisor gave other guests), which on a shared VM moves widely from one 2 s sample to the
+ *   next.
  * - The password-hash ceiling is the raw Argon2id verification with the production parameters
  *   (plugins/users/password.ts) in its own process, the best of three ways to run it: one hash
  *   per core in flight and 8 in flight (more than libuv's 4 pool threads), both through the
@@ -271,7 +271,7 @@ const LOGIN_ROUNDS = Number(process.env.BENCH_LOGIN_ROUNDS ?? 6);
 /** Seconds per login round: longer than the other rows' (the login rows were the noisiest at 4 s). */
 const LOGIN_RUN_S = Number(process.env.BENCH_LOGIN_RUN_SECONDS ?? 6);
 /**
- * Accounts the login rows take in turn, one per request (since session 36): a server's logins
+ * Accounts the login rows take in turn, one per request: a server's logins
  * come from many users, and the per-account password-check gate (users/hash-gate.ts) holds any
  * one account to 5 checks at once, so eight logins in flight on one account measure the gate, not
  * the login path. The one-account load is still shown, without a target.
@@ -294,33 +294,25 @@ const SECRET = 'bench-secret-bench-secret-bench-secret-0123';
 /**
  * The binary's own default memory store (`database`: sessions in the SQLite file), not the test
  * helper's in-process one, so every profile and validate_jwt_token reads its session from SQLite
- * as a default deployment does (a bench review found the rows labelled SQLite ran with sessions
- * in a Map).
+ * as a default deployment does (rows labelled SQLite must not run with sessions in a Map).
  */
 const BASE_FLAGS = { 'rate-limit-per-minute': 0, 'memory-store': 'database' };
 /**
- * Token rows: BENCH_TOKEN_ROUNDS interleaved rounds (default 6, 5 before session 38: even, for
- * the reversed rounds) of BENCH_TOKEN_RUN_SECONDS (3)
- * each. This VM's speed drifts within minutes: on 2026-11-29 the bare HS256 route alone cost 48,
- * 74, 66, 65, 49, then 86 µs of CPU per request in six 4 s runs a few seconds apart, and a full
- * bench run put Latchkey's cold HS256 rows at 61-66% of bare while the profiling aid
- * (bench/profiling/cold-tokens.ts) measured 83-99% the same hour. More, shorter rounds let a
- * drift fall on both sides of a comparison instead of on one (it had been 2 rounds of 4 s).
+ * Token rows: BENCH_TOKEN_ROUNDS interleaved rounds (default 6: even, for the reversed rounds) of
+ * BENCH_TOKEN_RUN_SECONDS (3) each. A shared VM's speed drifts within minutes (the bare HS256
+ * route alone can cost 48 to 86 µs of CPU per request in 4 s runs a few seconds apart); more,
+ * shorter rounds let a drift fall on both sides of a comparison instead of on one.
  */
 const TOKEN_ROUNDS = Number(process.env.BENCH_TOKEN_ROUNDS ?? 6);
 const TOKEN_RUN_S = Number(process.env.BENCH_TOKEN_RUN_SECONDS ?? 3);
 /**
  * Seconds of each token run's own traffic every party answers, untimed, before its timed rounds
- * (since session 25). Why: the one-token rows are answered from Latchkey's verified-token cache,
+ * Why: the one-token rows are answered from Latchkey's verified-token cache,
  * so its signature check first runs in the cold rows, cold, while the bare route has verified
- * every request of the one-token rows and is warm. On 2026-11-29, HS256, bench/profiling/
- * cold-tokens.ts with HOT=6 (the bench's order) and 3 s rounds: Latchkey's server CPU per cold
- * request went 87, 73, 64 µs (profile) and 134, 89, 84 µs (validate_jwt_token) over its first
- * three rounds while the bare routes' stayed within 54-62 and 69-97 µs; in a probe alternating
- * one-token and cold runs, Latchkey's cold profile cost 84-110 µs in its first 8 s of cold
- * traffic and 55-71 µs after 12 s of it, the bare route's 53-62 µs throughout. The bench had been
- * timing that warm-up (cold rows 62-67% of bare). A server verifies new tokens all day, so the
- * rows show the steady state, as the login rows do; both sides get the same warm-up.
+ * every request of the one-token rows and is warm (bench/profiling/cold-tokens.ts HOT=6 shows
+ * Latchkey's CPU per cold request falling over its first rounds while the bare route's stays
+ * flat). A server verifies new tokens all day, so the rows show the steady state, as the login
+ * rows do; both sides get the same warm-up.
  */
 const TOKEN_WARM_S = Number(process.env.BENCH_TOKEN_WARM_SECONDS ?? 10);
 /** More than the verified-token cache holds (VERIFIED_CACHE_MAX), so cycling through them always misses. */
@@ -485,7 +477,7 @@ async function tokenRows(alg: 'HS256' | 'RS256', server: Party, bare: Party, row
   // tokens outnumber the verified-token cache and each server's sequence goes on from run to run
   // (one position per server, shared by its two operations), so the cache, least recently used
   // first, never holds the next token: run after run, every request is a miss. (A sequence
-  // restarting at 0 each run found the previous run's tokens still cached: a review finding.)
+  // restarting at 0 each run would find the previous run's tokens still cached.)
   const many = await server.mint(COLD_TOKENS, 'tok@example.com');
   for (const t of [many[0], many[many.length - 1]]) {
     if (

@@ -176,8 +176,8 @@ function mean(results: LoadResult[]): LoadResult {
 
 /**
  * `run` with the CPU `party` spent per request during it: with the load generator on the same
- * cores, a rate ratio alone can hide a slower server behind a saturated client (a bench review
- * finding), so the token rows show both.
+ * cores, a rate ratio alone can hide a slower server behind a saturated client, so the token
+ * rows show both.
  */
 export async function withServerCpu(
   party: Pick<Party, 'pid'>,

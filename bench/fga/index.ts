@@ -22,7 +22,7 @@
  *   answers it over REST.
  *
  * The Latchkey server writes the responses finished in one event-loop turn together at its end
- * (transports/http/held-responses.ts, since session 16); the bare route writes each one as its
+ * (transports/http/held-responses.ts); the bare route writes each one as its
  * handler ends, as plain Fastify does. With the load generator on the same host that difference
  * is most of what moved the all-distinct row from ~40% to ~53% at 1M (plugins/fga/README.md).
  *
@@ -211,9 +211,8 @@ const roundsNote = (r: PairResult) =>
 /**
  * Every check distinct, so the server's check-answer cache never helps: each side draws from its
  * own never-ending sequence of distinct (user, document) pairs (`distinctChecks`), made as each
- * request is sent, so no run however fast repeats a check. (Before session 8 each connection
- * cycled through 1500 prepared bodies, which repeated, and were answered from the cache, above
- * 9,600 requests/s; and they covered a handful of documents: a review finding.)
+ * request is sent, so no run however fast repeats a check. (A fixed set of prepared bodies would
+ * repeat at high rates, be answered from the cache, and cover a handful of documents.)
  */
 async function pairDistinct(
   a: BenchChild<ServerInfo>,
@@ -243,8 +242,8 @@ const DISTINCT_WARM_UP = Number(process.env.BENCH_FGA_DISTINCT_WARM_UP ?? 100_00
  * builds on first use and keeps (a folder's frontier, a document's parsed parents: plugins/fga/
  * README.md). At 1M tuples there are 20,000 folders, and a server that has just started meets
  * most of them for the first time over its first ~60,000 checks: its rate climbed from ~65% to
- * its steady value over the first 20-30 s (session 14, bench/profiling/fga-server-cpu.ts), so a
- * fixed 3 s warm-up measured the start-up, not a running server. Warm-up is WARM_UP_S seconds
+ * its steady value over the first 20-30 s (bench/profiling/fga-server-cpu.ts), so a fixed 3 s
+ * warm-up would measure the start-up, not a running server. Warm-up is WARM_UP_S seconds
  * (its rate goes in the row's note: the cold start), then DISTINCT_WARM_UP checks in all, none
  * of them asked again later (every folder met ~5 times at 1M).
  */

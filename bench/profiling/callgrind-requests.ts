@@ -35,14 +35,13 @@
  *
  * Only the main thread is counted per request: V8's compiler and GC helper threads run at their
  * own pace and are reported as one total. A run lands in one of a few states, and only runs in
- * the same state compare (session 29, idle machine: one build gave 227.0k to 230.9k in the usual
- * state over four runs, when the tool still reused each of 3,000 tokens):
+ * the same state compare (on an idle machine one build gives 227.0k to 230.9k in the usual state
+ * over four runs):
  * - the usual one;
  * - ~+35k: V8's runtime paths for object shape transitions in the list
  *   (`Runtime_DefineKeyedOwnPropertyInLiteral` ~3.9k per request, `MigrateToMap`), from the start
  *   of the counted window or part of it: Node's `nextTick` building its tick objects through the
- *   runtime after full collections had freed their maps (session 39; since then one tick object
- *   is kept alive, transports/http/keep-tick-shape.ts, and a build with it should not land there);
+ *   runtime after full collections have freed their maps;
  * - ~+100k: `@libsql/.../index.node` in the list, session reads going to SQLite. Seen under
  *   valgrind only: natively the same rows read SQLite 0 times in ~440,000 session lookups.
  * Run on an otherwise idle machine (under load the warm-up did not reach V8's optimized code:

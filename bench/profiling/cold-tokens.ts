@@ -10,7 +10,7 @@
  * Environment: R rounds (default 3), S seconds per run (4), HOT seconds of one-token traffic to
  * each side first (default 0; the bench's order: Latchkey answers it from its cache, the bare
  * route verifies), WARM seconds of one untimed round before the timed ones (default 0; the bench
- * warms for 10 since session 25), LOGINS seconds of password logins (wrk, 8 in flight) that
+ * warms for 10), LOGINS seconds of password logins (wrk, 8 in flight) that
  * Latchkey answers first (default 0; the bench's HS256 server has served its login rows before its
  * token rows; LOGIN_ACCOUNTS=64 spreads them over 64 other accounts, as the bench does), SIGNUPS
  * seconds of the bench's signup loop (16 in flight, unique emails) before the logins and the
@@ -115,7 +115,7 @@ for (const server of servers) {
   }
   if (loginSeconds > 0) {
     // LOGIN_ACCOUNTS > 1: the logins go over that many other accounts in turn, as the bench's
-    // login row does since session 36 (its cold rows' user is not one of them).
+    // login row does (its cold rows' user is not one of them).
     const bodies =
       loginAccounts > 1
         ? await Promise.all(

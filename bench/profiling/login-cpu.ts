@@ -11,7 +11,7 @@
  * Environment: ROUNDS (default 3), RUN_S seconds per run (6), WARM_S seconds of logins each HTTP
  * party answers first (20; see the bench's header on warm-up), ACCOUNTS (64) accounts the logins
  * take in turn (1: all on one account, which the per-account hash gate holds to 5 at once), FLAGS="name=value,..." extra
- * Latchkey flags (`memory-store=process` took the SQLite session write away, session 24),
+ * Latchkey flags (`memory-store=process` takes the SQLite session write away),
  * BENCH_CPU_PROF=<dir> (every party writes a CPU profile; cpuprofile-summary.ts reads it),
  * AGAINST=<another checkout of Latchkey, with node_modules or a link to these> (that checkout's
  * server, with the same flags, takes the floor's place, labelled AGAINST, and the two servers
@@ -21,15 +21,15 @@
  *
  * How to read it: the ratio to the ceiling is what the machine time per login leaves. The hash
  * costs what the ceiling row shows; 90% of the ceiling needs everything else under a ninth of it
- * (session 24: ~1.0 ms for the floor, ~1.5 ms for Latchkey, against a hash of 10.5-12.8 ms).
+ * (for example ~1.0 ms for the floor, ~1.5 ms for Latchkey, against a hash of 10.5-12.8 ms).
  * Each round's line ends with context switches per login (/proc/<pid>/task/<tid>/status): how often
  * the main thread went to sleep (an event-loop wake-up each, roughly) and how often the other
- * threads (the hash workers above all) were pushed off their core (session 40: Latchkey's main
- * thread slept 1.2 times per login, the floor's 0.65, and both servers' workers were preempted
+ * threads (the hash workers above all) were pushed off their core (for example, Latchkey's main
+ * thread sleeping 1.2 times per login, the floor's 0.65, and both servers' workers preempted
  * ~3.8 times per login).
  * The closing lines give each party's means over the rounds; compare those, not single rounds: two
- * servers of the same build differed by up to 1 ms per login in their hash workers' CPU (session
- * 27, 6 s rounds), more than most changes to the event loop's part.
+ * servers of the same build can differ by up to 1 ms per login in their hash workers' CPU (6 s
+ * rounds), more than most changes to the event loop's part.
  * Needs wrk (Debian `wrk`).
  */
 import { readFileSync, readdirSync } from 'node:fs';

@@ -5,8 +5,8 @@
  *
  * A relation the model cannot answer (an object that is not `type:id`, a type or relation the
  * model does not define) is the caller's mistake and answers `invalid_argument`, as the same
- * question does in check_permissions: answering "not valid" made a typo look like a denial
- * (review finding). So does a check past the engine's limits (hops, time). Any other failure of
+ * question does in check_permissions: answering "not valid" would make a typo look like a
+ * denial. So does a check past the engine's limits (hops, time). Any other failure of
  * the engine fails closed.
  */
 import type { RequestContext } from '../../core/context.js';

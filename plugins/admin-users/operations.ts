@@ -121,8 +121,8 @@ export const adminUserOperations: AnyOperation[] = [
       // `before` is the user as the update found it under the user's lock. Judged against a copy
       // read earlier (the per-process cache, another server's write, or another admin's update
       // landing between that read and this write), a role this call took away could live on in
-      // a session granted it meanwhile (review findings; CONTRACT.md "Behaviour facts": tokens
-      // are stateful, so the ended session takes its tokens with it).
+      // a session granted it meanwhile (tokens are stateful, so the ended session takes its
+      // tokens with it).
       // A new address the admin did not mark verified is proven as update_profile's is: its
       // request is stored with it (plugins/users/email-verification.ts).
       const {
@@ -131,7 +131,7 @@ export const adminUserOperations: AnyOperation[] = [
         proofRequested,
       } = await users.update(current.id, patch, { proveNewEmail: ctx.kernel.config.bool('enable-email-verification') });
       // Changed roles must not live on in old sessions and tokens. The same set given again
-      // changes nothing, and signing the user out everywhere for it was a surprise (review finding).
+      // changes nothing: signing the user out everywhere for it would be a surprise.
       const rolesChanged =
         patch.roles !== undefined &&
         (patch.roles.length !== before.roles.length || patch.roles.some((r) => !before.roles.includes(r)));
@@ -176,10 +176,10 @@ export const adminUserOperations: AnyOperation[] = [
       const found = await mustFind(ctx, input.user_id);
       const { id } = found;
       // Revoking again ends any session that appeared since, but keeps the moment access was
-      // first revoked and tells the event bus nothing new (review finding: a second call
-      // rewrote the timestamp and sent the event again).
+      // first revoked and tells the event bus nothing new (a second call neither rewrites the
+      // timestamp nor sends the event again).
       // The check and the change are one step under the user's lock (users service): two
-      // concurrent revokes both saw access open and both sent the event (review finding).
+      // concurrent revokes cannot both see access open and both send the event.
       const { user: updated, changed } = await users.setAccess(id, Math.floor(Date.now() / 1000));
       await sessions.revokeAll(id);
       if (changed) ctx.kernel.events.emit('user.access_revoked', { user: users.toUserDto(updated) });

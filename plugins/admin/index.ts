@@ -44,7 +44,7 @@ export const adminPlugin = definePlugin({
     const headerAllowed = !ctx.config.bool('disable-admin-header-auth');
     // SPEC.md enforces only non-emptiness, so a longer secret starts; `_admin_login` takes at most
     // ADMIN_SECRET_LOGIN_MAX characters and can never match it (with the header refused, no admin
-    // could sign in at all: review finding), so the operator is told at startup.
+    // could sign in at all), so the operator is told at startup.
     if (adminSecret.length > ADMIN_SECRET_LOGIN_MAX) {
       ctx.logger.warn(
         { length: adminSecret.length, max: ADMIN_SECRET_LOGIN_MAX, headerAllowed },

@@ -73,8 +73,8 @@ export const adminOperations: AnyOperation[] = [
     kind: 'query',
     access: 'admin',
     description: 'Checks the admin session and issues a fresh `service-admin` cookie.',
-    // REST keeps SPEC.md's GET; GraphQL runs it from a POST only (a cross-site GET ended the
-    // admin's session: review finding).
+    // REST keeps the specified GET; GraphQL runs it from a POST only (a cross-site GET would end
+    // the admin's session).
     changesState: true,
     rest: { path: 'admin/session', method: 'GET' },
     output: MessageResponse,
@@ -100,7 +100,7 @@ export const adminOperations: AnyOperation[] = [
         default_roles: cfg.list('default-roles'),
         protected_roles: cfg.list('protected-roles'),
         // What /v1/meta says of MFA in this build: with no plugin offering a factor the service
-        // is not there, whatever --disable-mfa says (the two disagreed: review finding).
+        // is not there, whatever --disable-mfa says, so the two always agree.
         is_multi_factor_auth_service_enabled: ctx.kernel.metaValues().is_multi_factor_auth_enabled === true,
       };
     },

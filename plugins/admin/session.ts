@@ -37,15 +37,15 @@ export function secretMatcher(
 ): (given: string | undefined) => boolean {
   // A header value has no whitespace at either end (RFC 9110 §5.5; Node drops it on arrival),
   // yet a secret may have some: SPEC.md "Startup configuration" enforces only non-emptiness,
-  // and a secret read from a file keeps its newline. Such a secret never matched in the header
-  // (review finding), so a header is compared with the secret as a header can carry it, and a
+  // and a secret read from a file keeps its newline. Such a secret could never match in the
+  // header, so a header is compared with the secret as a header can carry it, and a
   // value handed over with edge whitespace still on it is trimmed the same way.
   const header = given === 'header';
   const want = Buffer.from(header ? withoutEdgeSpace(expected) : expected, 'utf8');
   if (want.length === 0) return () => false;
   // Node hands HTTP/1 and HTTP/2 header values over as one character per byte received
   // (latin1): the bytes a client sent for a non-ASCII secret are its UTF-8 encoding, so they
-  // are taken back as they came (review finding: such a secret never matched in the header).
+  // are taken back as they came (otherwise such a secret never matches in the header).
   const encoding: BufferEncoding = header ? 'latin1' : 'utf8';
   const scratch = Buffer.alloc(want.length);
   return (value) => {
@@ -65,8 +65,8 @@ export function secretMatches(expected: string, given: string | undefined): bool
 /**
  * What a session record holds: an HMAC of the admin secret keyed by the session's own token. A
  * session is valid only while it matches the secret in force, so changing `--admin-secret` ends
- * every admin session (they live in the memory store, the database by default, and outlived a
- * restart with a new secret: a review finding). The store sees neither the secret nor the
+ * every admin session (they live in the memory store, the database by default, and would
+ * otherwise outlive a restart with a new secret). The store sees neither the secret nor the
  * token (its key is the token's digest), so the record gives nothing to guess the secret from.
  */
 const bindingOf = (token: string, secret: string): string =>

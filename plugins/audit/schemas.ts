@@ -10,7 +10,7 @@ import {
   Type,
 } from '../../core/schema.js';
 
-/** Unix seconds: a larger bound was a 500 on PostgreSQL (review finding); this is year 275760. */
+/** Unix seconds: a larger bound is a 500 on PostgreSQL; this is year 275760. */
 const MAX_TIMESTAMP = 8_640_000_000_000;
 
 export const ListAuditLogRequest = InputObject('ListAuditLogRequest', {

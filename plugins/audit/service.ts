@@ -104,7 +104,7 @@ export function createAuditService(storage: Storage): AuditService {
         return { rows: rows as unknown as AuditLogRow[], total };
       }
       // MySQL and MariaDB compare ignoring case and trailing spaces: their matches are narrowed to
-      // exact ones here, before the page is cut, so pages and `total` agree (review finding).
+      // exact ones here, before the page is cut, so pages and `total` agree.
       const rows = (await em().find(AuditLogEntity, where as never, order)) as unknown as AuditLogRow[];
       const exact = rows.filter((r) => TEXT_FILTERS.every((k) => filter[k] === undefined || r[k] === filter[k]));
       return { rows: exact.slice(page.offset, page.offset + page.limit), total: exact.length };

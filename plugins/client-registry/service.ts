@@ -77,7 +77,7 @@ interface Cached {
   digest: string;
 }
 
-/** Control characters never occur in a client id; a NUL reached the SQL text and failed there (a 500: review finding). */
+/** Control characters never occur in a client id; a NUL would reach the SQL text and fail there (a 500). */
 const CONTROL = /[\u0000-\u001f\u007f]/;
 
 export function createClientRegistry(storage: Storage, config: Config): ClientRegistryService {
@@ -144,15 +144,15 @@ export function createClientRegistry(storage: Storage, config: Config): ClientRe
    * default) opens CORS to every origin, but it does not send tokens anywhere: with it, the
    * built-in client redirects only within the service's own site (the host of `--url`, or the
    * parent domain its `cookie_session_domain` uses), or from loopback to loopback when `--url` is
-   * one (development). Before, `*` let /authorize hand an implicit-flow token to any URL: a
-   * review found the account takeover that followed (RFC 9700 §4.1.3, RFC 6749 §10.15).
+   * one (development). A `*` would let /authorize hand an implicit-flow token to any URL, and an
+   * account takeover follows (RFC 9700 §4.1.3, RFC 6749 §10.15).
    */
   const site = ownSiteOf(config.string('url'));
   // The listed origins, normalised once (a trailing slash or a path in the flag is ignored).
   const listed = new Set(origins.filter((o) => o !== '*').flatMap((o) => urlOf(o)?.origin ?? []));
   const anyOrigin = origins.includes('*');
-  // Within the site, only web schemes, and never down from https: a service on https handed
-  // tokens to http://, ftp:// and ws:// URIs of its own site (review finding; RFC 9700 §2.1).
+  // Within the site, only web schemes, and never down from https: a service on https must not
+  // hand tokens to http://, ftp:// and ws:// URIs of its own site (RFC 9700 §2.1).
   const httpsService = urlOf(config.string('url') ?? '')?.protocol === 'https:';
   const siteScheme = (protocol: string): boolean => protocol === 'https:' || (protocol === 'http:' && !httpsService);
   const builtInAllows = (uri: string): boolean => {

@@ -36,7 +36,7 @@ const fga = (ctx: RequestContext): FgaApi => ctx.kernel.service('fga');
  * an explicit `user` is honoured for super-admins), so they authenticate here instead of through
  * one access level: session first, unless the call names a `user`, where the admin credentials,
  * when the request carries them too (an admin's browser holds both cookies), are the ones that
- * make it allowed (review finding: the session won and the call was refused).
+ * make it allowed (otherwise the session wins and the call is refused).
  */
 const ADMIN_FIRST: readonly Access[] = ['admin', 'session'];
 const SESSION_FIRST: readonly Access[] = ['session', 'admin'];
@@ -117,10 +117,9 @@ export const fgaOperations: AnyOperation[] = [
       if (who.denyAll) return { objects: [], permissions: [], truncated: false };
       const filter = { relation: input.relation, objectType: input.object_type };
       if (!who.agent) return service.listPermissions(who.user, filter);
-      // Delegation: only what both the user and the agent hold (SPEC.md "Agent delegation" 3).
-      // Both sides are listed up to DELEGATED_SCAN, then the shared part is capped (review
-      // finding: the user's side was cut at 1000 first, so what both held beyond it was never
-      // found, and the agent's side had no bound at all).
+      // Delegation: only what both the user and the agent hold. Both sides are listed up to
+      // DELEGATED_SCAN, then the shared part is capped (cutting the user's side at 1000 first
+      // would never find what both hold beyond it, and the agent's side needs a bound too).
       const mine = service.listPermissions(who.user, filter, DELEGATED_SCAN);
       const theirs = service.listPermissions(who.agent, filter, DELEGATED_SCAN);
       const agents = new Set(theirs.permissions.map((p) => `${p.object}#${p.relation}`));

@@ -150,7 +150,7 @@ export class FgaService {
   /**
    * A pull that starts after this call: what a writer needs once its transaction committed.
    * Joining a pull already in flight is not enough, as it may have read the log before the
-   * commit (review finding: a node missed its own write until the next tick, 2 in 58 writes).
+   * commit (a node would miss its own write until the next tick).
    */
   private async syncAfterWrite(): Promise<void> {
     if (this.syncing) await this.syncing.catch(() => undefined);
@@ -219,14 +219,13 @@ export class FgaService {
   }
 
   async installModel(dsl: string): Promise<StoredModel> {
-    // Its DSL is kept in a TEXT column (a larger model was a 500 on MariaDB; review finding).
+    // Its DSL is kept in a TEXT column (a larger model is a 500 on MariaDB).
     if (Buffer.byteLength(dsl) > MAX_TEXT_BYTES)
       throw new ServiceError('invalid_argument', `invalid model: at most ${MAX_TEXT_BYTES} bytes of UTF-8`);
     try {
       const compiled = CompiledModel.fromDsl('', dsl);
       // The language accepts a model without types (OpenFGA's syntax cases do), but OpenFGA's
-      // API refuses to write one: every check after it would fail on an undefined type (review
-      // finding: it was installed here).
+      // API refuses to write one: every check after it would fail on an undefined type.
       if (compiled.model.types.size === 0)
         throw new ModelError('the model defines no type: at least one is needed.', 0, 'no-types');
     } catch (err) {
@@ -319,7 +318,7 @@ export class FgaService {
   async checkRelations(subject: string, relations: readonly Permission[]): Promise<boolean> {
     if (relations.length === 0) return true;
     // A malformed question is the caller's mistake whether or not a model is written yet: with
-    // none, `doc1` answered "not valid" and, once one was, 400 (review finding).
+    // none, `doc1` gets the same 400 as once one is.
     for (const r of relations) {
       if (!parseObject(r.object))
         throw new ServiceError('invalid_argument', `invalid object '${r.object}': expected type:id`);
@@ -352,7 +351,7 @@ export class FgaService {
       );
     }
     const types = filter.objectType ? [filter.objectType] : [...model.types.keys()];
-    // A relation no type defines is a mistake in the request, not an empty answer (review finding).
+    // A relation no type defines is a mistake in the request, not an empty answer.
     const named = filter.relation;
     if (named && !filter.objectType && !types.some((type) => this.model.relation(type, named))) {
       throw new ServiceError(

@@ -30,8 +30,8 @@ const PROBE_ORIGIN = 'https://return-to.invalid';
  * Only a path on this service: the page must never become an open redirect. The value is
  * resolved the way a browser would resolve the Location header (WHATWG URL), and what is sent is
  * that resolution's path, query and fragment, never the raw text. A browser drops tabs and
- * newlines inside a URL and reads `\` as `/`, so `/<TAB>/evil.example` went to another site
- * while a check of the raw text saw a path (review finding); such characters, and any outside
+ * newlines inside a URL and reads `\` as `/`, so `/<TAB>/evil.example` goes to another site
+ * while a check of the raw text sees a path; such characters, and any outside
  * printable ASCII (also a 500 in the Location header), are refused outright.
  */
 export function safeReturn(value: unknown): string {

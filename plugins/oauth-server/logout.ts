@@ -8,7 +8,7 @@
  * out): a top-level navigation from another site (`Sec-Fetch-Site: cross-site`) without a hint
  * that would end a live session gets a page with one button, which posts the same parameters to
  * POST /logout from this origin. Any website could otherwise sign its visitors out by sending
- * them to /logout (review finding). Navigations from the service's own site or typed by the user,
+ * them to /logout. Navigations from the service's own site or typed by the user,
  * requests with a hint, and browsers that do not send the header log out at once, as before.
  */
 import type { RequestContext } from '../../core/context.js';
@@ -18,8 +18,8 @@ import { errorPage, esc } from './authorize/respond.js';
 
 /**
  * The client an `id_token_hint` names, only when it is an ID token this service signed (expired
- * ones count). It used to be read without checking the signature, so a forged hint chose the
- * client whose logout destinations applied (a review finding).
+ * ones count): read without checking the signature, a forged hint would choose the client
+ * whose logout destinations apply.
  */
 async function hintedClient(
   ctx: Parameters<RawRoute['handler']>[1],

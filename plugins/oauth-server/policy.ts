@@ -5,8 +5,8 @@ import { SUPPORTED_SCOPES } from './scopes.js';
 
 /**
  * The scopes granted: the requested ones (or the defaults), each allowed for the client. A
- * registered client may use its `allowed_scopes` and nothing else (an empty list allows nothing:
- * it used to allow every scope, a review finding); the built-in client the supported set.
+ * registered client may use its `allowed_scopes` and nothing else (an empty list allows
+ * nothing, not every scope); the built-in client the supported set.
  */
 export function grantScopes(client: OAuthClient, requested: string[], defaults: string[]): string[] {
   const asked = requested.length > 0 ? requested : defaults;

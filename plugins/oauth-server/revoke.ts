@@ -26,7 +26,7 @@ const handler: RawRoute['handler'] = async (req, ctx) => {
     const kernel = ctx.kernel;
     const tokens = kernel.service('tokens');
     // RFC 7009 §2.1: a hint only orders the search; a token not found under it is looked for as
-    // the other type (a refresh token sent with the access_token hint was left active: a review finding).
+    // the other type (a refresh token sent with the access_token hint is revoked too).
     const refresh = await tokens.validate(token, 'refresh_token');
     if (refresh) {
       if (callerClient && (refresh.session.clientId ?? kernel.config.string('client-id')) !== callerClient.clientId)
@@ -35,9 +35,9 @@ const handler: RawRoute['handler'] = async (req, ctx) => {
       return OK;
     }
     // A client that identified itself may revoke its own tokens whatever their audience (a
-    // revocation must not silently do nothing: review finding). Without a client, only a token
+    // revocation must not silently do nothing). Without a client, only a token
     // that is a credential here: one bound to another API must not let that API end the user's
-    // session (RFC 7009 §2.1; review finding).
+    // session (RFC 7009 §2.1).
     const access = await tokens.verifyAccessToken(token, { audiences: callerClient ? 'any' : 'own' });
     if (access) {
       if (callerClient && (access.session.clientId ?? kernel.config.string('client-id')) !== callerClient.clientId)

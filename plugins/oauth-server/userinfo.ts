@@ -23,7 +23,7 @@ const handler: RawRoute['handler'] = async (_req, ctx) => {
     if (!verified) throw new OAuthError('invalid_token', 'the access token is invalid, expired or revoked');
     // RFC 8707, RFC 9700 §2.3: a token issued for a resource (its `aud` names that resource, not
     // the client) is for that resource only; a resource server must not be able to replay it
-    // here (a review finding). And a client deactivated since the token was issued gets nothing.
+    // here. And a client deactivated since the token was issued gets nothing.
     const clientId = typeof verified.claims.client_id === 'string' ? verified.claims.client_id : undefined;
     const aud = Array.isArray(verified.claims.aud) ? verified.claims.aud : [verified.claims.aud];
     if (clientId === undefined || !aud.includes(clientId))

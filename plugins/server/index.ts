@@ -52,8 +52,8 @@ export const serverPlugin = definePlugin({
 /**
  * Every --trusted-proxies entry must be an IP address or CIDR range: HTTP (Fastify's proxy-addr)
  * also took names such as `loopback`, which the gRPC transport could not read, so one process
- * trusted different peers per transport and failed to start gRPC after HTTP was serving (a
- * review finding). Refused at startup instead.
+ * would trust different peers per transport and fail to start gRPC after HTTP was serving.
+ * Refused at startup instead.
  */
 function checkTrustedProxies(list: readonly string[]): string | undefined {
   for (const entry of list) {

@@ -27,9 +27,8 @@ const successorKey = (userId: string, sessionId: string) => `session-successor:$
 /**
  * How long the cookie of a rotated session still stands for the session that replaced it. Tabs
  * of one browser share the cookie and each calls `session` when it loads (the JavaScript SDK
- * does): before, the first call's rotation ended the session the others had just sent, and
- * they got 401s with the user still signed in (review finding: three tabs at once gave 401,
- * 200, 200). Long enough for tabs opened together, short enough that a cookie copied before a
+ * does): otherwise the first call's rotation ends the session the others have just sent, and
+ * they get 401s with the user still signed in (three tabs at once would get 401, 200, 200). Long enough for tabs opened together, short enough that a cookie copied before a
  * rotation is of no use after it. Access tokens of the old session are not carried over: they
  * end with it, as before.
  */
@@ -203,7 +202,7 @@ export function createSessionsService(config: Config, memory: MemoryStore, keys:
     get,
     // Both work on a copy read earlier in the request. A logout, an admin revoke or a family
     // revoke may have deleted the record since; writing the copy back would bring the session,
-    // and every token of it, back to life (review finding). So extend writes only over a live
+    // and every token of it, back to life. So extend writes only over a live
     // record, and rotate stores the new record first and then takes the old one away
     // atomically: if the old one was already gone, the new one is withdrawn. A revoke of every
     // session of the user that lands between the two deletes both.
@@ -239,8 +238,8 @@ export function createSessionsService(config: Config, memory: MemoryStore, keys:
         // Every session of the user ended after the old one began (a password change, an admin
         // revoke or role change): on Redis that deletion is a SCAN and may have passed the new
         // record's slot before it was stored, after which the old one was still there to take
-        // (review finding). The mark is written before the deletion starts, so one of the two
-        // always sees the other: the deletion finds the new record, or this finds the mark.
+        // too. The mark is written before the deletion starts, so one of the two always sees the
+        // other: the deletion finds the new record, or this finds the mark.
         // Not-after, not before: a session stored right after its own request ended the others
         // (update_profile's password change) is often born in the same millisecond as the mark.
         if (Number((await memory.get(endedKey(session.userId))) ?? 0) <= current.createdAt) return next;
@@ -282,8 +281,8 @@ export function createSessionsService(config: Config, memory: MemoryStore, keys:
       await memory.set(endedKey(userId), String(ended), ENDED_MARK_MS);
       // Dated to the mark: rotate ends a session begun before the last ending of them all (the
       // mark is shared by every node, so a rotation elsewhere reads it too). Written over a live
-      // record only, as extend does: a logout that got there first stands (review finding on
-      // extend: writing a copy back brought a logged-out session back to life).
+      // record only, as extend does: a logout that got there first stands (writing a copy back
+      // would bring a logged-out session back to life).
       const kept: SessionRecord = { ...current, createdAt: ended };
       const keptKey = key(userId, kept.id);
       const live = await memory.replace(keptKey, text(kept), Math.max(1, kept.expiresAt - Date.now()));

@@ -24,7 +24,7 @@ export interface SessionRecord {
    * The first session of the chain this one descends from by rotation (absent: the session's own
    * id). A refresh token belongs to this family, not to one id: `session` rotates the session a
    * refresh token was issued for, and the reuse of a spent token must still end its successor
-   * (RFC 9700 §4.14.2; review finding: it ended only the rotated-away id).
+   * (RFC 9700 §4.14.2), not only the rotated-away id.
    */
   family?: string;
   /**

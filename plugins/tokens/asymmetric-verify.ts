@@ -7,7 +7,7 @@
  * a job on libuv's pool and resolves a promise per token. For an RSA public-key operation
  * (~30 µs for 2048 bits, ~70 µs for 4096, measured on a 2-core VM) that hand-off costs the event
  * loop about as much as the operation itself (a cold RS256 validate_jwt_token cost the server
- * ~115-135 µs of CPU, ~40 µs of it on the pool; session 15). So the cheap cases run at once on
+ * ~115-135 µs of CPU, ~40 µs of it on the pool). So the cheap cases run at once on
  * the event loop: every RS* key, and ES256 (~70 µs). ES384 and ES512 cost 0.7 and 1.5 ms per
  * verification, too long to hold the loop: they go to libuv's pool through node:crypto's
  * callback form, still without WebCrypto's overhead.

@@ -12,8 +12,8 @@ import type { TokensService, VerifiedToken } from './types.js';
  * The session a principal was recognised by, kept on the principal itself, so the request's
  * handler need not look it up a second time (one memory-store round trip less per call on Redis).
  * Under a symbol of this module: not enumerable by key, not in any JSON. It lives as long as the
- * principal, i.e. the request. (Before session 25 a WeakMap keyed by the request context held it:
- * a WeakMap entry for every request's new object cost ~0.4 µs, ~1% of a bearer request's CPU.)
+ * principal, i.e. the request. (A WeakMap keyed by the request context would cost ~0.4 µs per
+ * request for the entry of its new object, ~1% of a bearer request's CPU.)
  */
 const SESSION = Symbol('latchkey.authenticated-session');
 type WithSession = Principal & { [SESSION]?: SessionRecord };

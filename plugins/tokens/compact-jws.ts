@@ -65,8 +65,7 @@ function parseObject(segment: string): Record<string, unknown> | null {
 /**
  * RFC 7519 §4.1: registered claims, with no clock tolerance (as the jose calls used none). `exp`
  * is optional in the RFC but required here: every token this server signs has one, and one
- * without it, were a key ever misused to sign such a thing, would never stop working (review
- * finding: it was accepted).
+ * without it, were a key ever misused to sign such a thing, would never stop working.
  */
 function claimsValid(p: Record<string, unknown>, issuer: string, now: number): boolean {
   if (issuer && p.iss !== issuer) return false;

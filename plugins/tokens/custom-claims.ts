@@ -20,7 +20,7 @@ export const SCRIPT_TIMEOUT_MS = 50;
 /**
  * The most JSON text of custom claims kept, in characters. A token travels in an HTTP header,
  * where proxies commonly stop at 8-16 KB; and a larger result, parsed by host code outside the
- * time limit, blocked the event loop for every login (review finding: a 256 MB result took 1.4 s).
+ * time limit, would block the event loop for every login (a 256 MB result takes 1.4 s).
  * A script can still block inside a single long built-in call (`'x'.repeat(2 ** 28)`), which V8
  * cannot interrupt: the operator's script is trusted code, kept from accidents, not from malice.
  */
@@ -28,8 +28,8 @@ export const MAX_CLAIMS_TEXT = 16_384;
 /**
  * The deepest nesting of custom claims kept. The host parses the script's text (V8's JSON.parse
  * accepts any depth) and later signs the token with JSON.stringify, which recurses: ~5,000
- * levels, well within MAX_CLAIMS_TEXT, threw RangeError there, so issue() failed and every login
- * with it (review finding; the text is whatever the script's own JSON.stringify, which it may
+ * levels, well within MAX_CLAIMS_TEXT, throw RangeError there, so issue() would fail and every
+ * login with it (the text is whatever the script's own JSON.stringify, which it may
  * replace, returned).
  */
 export const MAX_CLAIMS_DEPTH = 64;
@@ -111,23 +111,23 @@ export type ClaimsCustomizer = (
 
 /**
  * Globals taken from the script's context before it runs: each lets it leave a callback that V8
- * calls later on the main thread, outside the time limit (a FinalizationRegistry's cleanup ran
- * after a garbage collection and could hang the server for good: review finding; a WeakRef only
+ * calls later on the main thread, outside the time limit (a FinalizationRegistry's cleanup runs
+ * after a garbage collection and could hang the server for good; a WeakRef only
  * makes sense with it; `Atomics.waitAsync` schedules a callback too).
  */
 const SETUP = new Script(
   'delete globalThis.FinalizationRegistry; delete globalThis.WeakRef; delete globalThis.Atomics;' +
     // The names the host writes into the context after the source has run: plain data properties
-    // it cannot redefine, so no setter of the script's runs in host code (review finding: an
-    // accessor on `__fn` ran outside the limit).
+    // it cannot redefine, so no setter of the script's runs in host code (an accessor on `__fn`
+    // would run outside the limit).
     "for (const name of ['__fn', '__user', '__payload']) Object.defineProperty(globalThis, name, { value: undefined, writable: true, configurable: false });",
   { filename: 'custom-access-token-setup.js' },
 );
 
 /**
  * The script's source and the code that calls it are two compilations. Spliced into one text,
- * a source such as `0); } catch (e) {} throw x; try { (0` closed the wrapper's try block and
- * threw past it (review finding). Here the source is evaluated on its own, giving the function
+ * a source such as `0); } catch (e) {} throw x; try { (0` would close the wrapper's try block
+ * and throw past it. Here the source is evaluated on its own, giving the function
  * (anything else it does runs inside the same limit), and the fixed wrapper calls it inside its
  * own try/catch: a thrown value (say an object whose `message` getter loops) is never touched
  * outside the time limit. FAILED is no JSON text, so it cannot collide.

@@ -17,7 +17,7 @@
  *
  * Exactly the last `size`, no more: the accounts bench's cold rows (bench/accounts/index.ts)
  * cycle through more tokens than the cache and this ring hold, so that every request is a miss.
- * A memory that outlasts `size` breaks that. Session 28 tried a direct-mapped table of 65,536
+ * A memory that outlasts `size` breaks that. A direct-mapped table of 65,536
  * fingerprints (no Set): each cold token's mark survived the other 23,999 about 69% of the time,
  * so those tokens were cached at their next pass and answered from the cache at the one after
  * (an estimate from that rate; hits were not counted), and the "cold" rows jumped from 70% to
@@ -38,7 +38,7 @@ const FREE = -1;
  * new token, and the Set (an ordered hash table of 20,000 entries, ~0.5 MiB in the V8 heap) paid
  * a lookup, a delete and an insert per request, each through a bucket array and a chain entry
  * out of the CPU's caches: ~2% of the server's main-thread samples in a `perf` profile of cold
- * `profile` (session 32, an Intel Xeon VM; the HMAC check was ~5%). Here a lookup usually reads
+ * `profile` (an Intel Xeon VM; the HMAC check was ~5%). Here a lookup usually reads
  * one slot, at most one cache miss, and the insert lands in the slot the lookup stopped at.
  * A fingerprint is in the ring at most once (one seen is never added again), so the table holds
  * no counts: a fingerprint leaves when its one ring entry is overwritten.

@@ -182,8 +182,8 @@ export async function createTokensService({
    * Whether a token is for Latchkey's own API (/v1, /graphql, gRPC, /userinfo): its audience is
    * the client it was issued to (no resource was asked for) or Latchkey itself. A token bound by
    * RFC 8707 `resource` to another API is for that API only (RFC 9700 §2.3: a resource server
-   * that received it must not be able to replay it here; review finding), and an MCP-audience
-   * token is for /mcp only (SPEC.md "MCP" 2).
+   * that received it must not be able to replay it here), and an MCP-audience token is for /mcp
+   * only.
    */
   const ownAudience = (aud: string[], clientId: unknown): boolean => {
     if (aud.length === 0) return false;
@@ -255,9 +255,9 @@ export async function createTokensService({
    * Signature, algorithm, issuer and expiry. Synchronous when the answer is (a cached token, an
    * HMAC key): a bearer request's token check then adds no promise of its own to the request.
    * With the callers below written the same way (no async frame between the authenticator and
-   * the memory store), a cold bearer `profile` request cost the server's main thread 223.9k
-   * machine instructions against 229.3k before (bench/profiling/callgrind-requests.ts, session
-   * 29; the difference is V8's promise and microtask machinery). Never throws or rejects.
+   * the memory store), a cold bearer `profile` request costs the server's main thread 223.9k
+   * machine instructions against 229.3k with async frames (bench/profiling/callgrind-requests.ts;
+   * the difference is V8's promise and microtask machinery). Never throws or rejects.
    */
   const verifyJwtNow = (token: string): Promise<JWTPayload | null> | JWTPayload | null => {
     if (token.length > MAX_TOKEN_LENGTH) return null;
@@ -322,8 +322,8 @@ export async function createTokensService({
     // `access` may be the customizer's merge, a fresh object either way: signed as it is.
     let accessToken = await signOwn(access, ttl);
     let expiresAt = access.exp as number;
-    // Custom claims within MAX_CLAIMS_TEXT still made tokens longer than verifyJwt takes: the
-    // login succeeded with a token refused on every call (review finding). Such a script
+    // Custom claims within MAX_CLAIMS_TEXT can still make tokens longer than verifyJwt takes: the
+    // login would succeed with a token refused on every call. Such a script
     // contributes nothing, as one that fails does (custom-claims.ts).
     if (access !== own && accessToken.length > MAX_TOKEN_LENGTH) {
       logger.warn({ max: MAX_TOKEN_LENGTH }, 'custom access token claims make the token too long; issued without them');
@@ -493,8 +493,8 @@ export async function createTokensService({
       const scopes = options.scopes && options.scopes.length > 0 ? options.scopes : record.scopes;
       if (scopes.some((s) => !record.scopes.includes(s))) throw new ScopeExceedsGrantError();
       // The spent mark goes first: a replay arriving once the record is gone must find it, or it
-      // is refused without ending the family (review finding: between the consume and a mark
-      // written after it, a replay went unnoticed).
+      // is refused without ending the family (between the consume and a mark written after it, a
+      // replay would go unnoticed).
       await memory.set(spentKey(r.sub, r.jti), familyOf(record), REFRESH_TTL_SECONDS * 1000);
       // Atomic: of two concurrent uses only one gets the record; the other is a reuse.
       if ((await memory.consume(refreshKey(r.sub, r.jti))) === null) {

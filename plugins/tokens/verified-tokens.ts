@@ -6,7 +6,7 @@
  * Why not a Map keyed by the whole token: a bearer token arrives as a new string on every request,
  * and V8 hashes a string over its full length the first time it is used as a key. For the 519
  * characters of the bench's HS256 access token that lookup cost ~1.6 µs, against ~0.45 µs for the
- * tail and one comparison of the whole text (a micro-benchmark of 20,000 kept tokens, session 25);
+ * tail and one comparison of the whole text (a micro-benchmark of 20,000 kept tokens);
  * in a CPU profile of `profile` with a kept token the lookup was ~3% of the server's CPU.
  *
  * Why the tail: it is the end of the signature, random-looking for every algorithm. Two tokens

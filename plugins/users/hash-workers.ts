@@ -18,9 +18,8 @@
  * queued work back to back), and the event loop's own delay on a busy machine left the thread
  * idle. A second job waiting in the worker's port starts the moment the first one ends.
  *
- * Answers go back together when the worker is behind (in pairs since session 35, up to three
- * since session 37): a worker that finishes a hash while its next job is already waiting in its
- * port runs that one too, and so on up to REPLY_BATCH jobs, then posts their answers in one
+ * Answers go back together when the worker is behind (up to three at once): a worker that
+ * finishes a hash while its next job is already waiting in its port runs that one too, and so on up to REPLY_BATCH jobs, then posts their answers in one
  * message. A worker with nothing waiting answers at once, so an unloaded server adds no delay; a
  * loaded one answers the first login of a batch up to two hashes later (~10-40 ms), while its
  * request was queued behind other hashes anyway (at a given number in flight, more logins per
@@ -28,10 +27,10 @@
  * and after a hash (two 19 MiB Argon2id blocks streaming through the caches the event loop
  * shares) a wake-up finds its code and data cold. With cheap hashes a login costs
  * the main thread ~0.34 ms; with Argon2id beside it, ~1.5 ms (bench/profiling/login-cpu.ts,
- * 2-core AMD EPYC VM, session 35). Two logins per wake-up pay that once: in an A/B of 4
+ * 2-core AMD EPYC VM). Two logins per wake-up pay that once: in an A/B of 4
  * interleaved rounds the main thread's CPU per login went from 1.38 to 0.96 ms, the hash
  * threads' from 12.5 to 12.2 ms, and logins from 88.0% to 92.3% of the raw hash ceiling.
- * Since session 37, up to three answers per message: on a 2-core Intel Xeon VM (L3 480 MiB), in an
+ * Up to three answers per message rather than two: on a 2-core Intel Xeon VM (L3 480 MiB), in an
  * A/B of 6 interleaved rounds of 8 s (login-cpu.ts AGAINST, 64 accounts, 8 in flight), the main
  * thread cost 0.49 against 0.58 ms per login (lower in all 6 rounds) and logins reached 92.3%
  * against 91.6% of the raw hash ceiling. Four per message made it worse (88.7%): with 8 logins

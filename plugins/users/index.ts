@@ -54,8 +54,8 @@ export const usersPlugin = definePlugin<UsersService>({
         return `role "${r}" may only contain letters, digits, _ : . - (at most 64)`;
     }
     // A user may hold every allowed role at once, stored joined in one column: a set that does
-    // not fit would fail the admin's update with a database error (review finding: a 500 on
-    // PostgreSQL and MariaDB).
+    // not fit would fail the admin's update with a database error (a 500 on PostgreSQL and
+    // MariaDB).
     if ([...allowed].join(',').length > ROLES_COLUMN_LENGTH)
       return `--roles and --protected-roles together are longer than the ${ROLES_COLUMN_LENGTH} characters a user's roles are stored in (joined by commas)`;
     const stray = config.list('default-roles').find((r) => !allowed.has(r));

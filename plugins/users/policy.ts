@@ -28,7 +28,7 @@ export function normalizeEmail(email: string): string {
 /**
  * Digits with an optional leading `+`. `00` is the international prefix ITU-T E.164 recommends
  * (no national number starts with it), so `0049…` is stored as `+49…`: the same number in its
- * two common international spellings made two accounts (review finding). A number without `+`
+ * two common international spellings must not make two accounts. A number without `+`
  * or `00` is kept as given: whether it is national cannot be known without a region.
  */
 export function normalizePhone(phone: string): string {

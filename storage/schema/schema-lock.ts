@@ -2,7 +2,7 @@
  * Schema changes at boot, one process at a time. Two servers starting together against one new
  * PostgreSQL or MariaDB database both computed the same difference and both ran it: one of them
  * failed to start with "relation already exists" (or, dropping a stale unique rule, "does not
- * exist"): a review finding, 4 boots of 4 on both databases. Holding a database-wide lock while
+ * exist"), 4 boots of 4 on both databases. Holding a database-wide lock while
  * the schema is compared and changed makes the second process wait and then find nothing left to
  * do (a rolling deploy starts several nodes at once).
  *
@@ -54,7 +54,7 @@ export async function withSchemaLock<T>(orm: MikroORM, type: DatabaseType, work:
       await knex.raw('select pg_advisory_lock(?)', [POSTGRES_LOCK_KEY]).connection(conn);
     } else {
       // GET_LOCK names are server-wide: the database's name keeps boots of other databases on
-      // the same server from queueing behind this one (review finding). At most 64 characters.
+      // the same server from queueing behind this one. At most 64 characters.
       lockName = firstValue(
         await knex.raw(`select left(concat(?, database()), 64) as name`, [`${MYSQL_LOCK_NAME}:`]).connection(conn),
       ) as string;

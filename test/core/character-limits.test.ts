@@ -67,8 +67,8 @@ t.test('a missing or mistyped bounded field is named as such, not as too long', 
     });
     return [res.status, ((await res.json()) as { message?: string }).message];
   };
-  // Each of these once answered "expected string length less or equal to n": the bound's format
-  // is in the schema of every error of that field (review finding).
+  // None of these may answer "expected string length less or equal to n": the bound's format is
+  // in the schema of every error of that field.
   t.same(await login('{"email":"a@example.com"}'), [400, 'invalid password: expected required property']);
   t.same(await login('{}'), [400, 'invalid password: expected required property'], 'an empty object');
   t.same(await login('null'), [400, 'invalid password: expected required property'], 'a null body');

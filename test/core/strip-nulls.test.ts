@@ -45,7 +45,7 @@ t.test(
       code: 'invalid_argument',
       message: 'invalid app_data.a.0.b: must not contain the NUL character (U+0000)',
     });
-    // A lone UTF-16 surrogate has no UTF-8 form: it was stored as U+FFFD (review finding).
+    // A lone UTF-16 surrogate has no UTF-8 form: stored, it would become U+FFFD.
     t.throws(() => stripNulls({ password: 'Pass\ud800w0rd!' }), {
       code: 'invalid_argument',
       message: 'invalid password: must be well-formed Unicode (it holds a lone surrogate)',
@@ -63,7 +63,7 @@ t.test(
       '\ud83d\ude00',
       'a surrogate pair is one character, and fine',
     );
-    // 1e400 parses as Infinity; JSON cannot hold it, and it was stored as null (review finding).
+    // 1e400 parses as Infinity; JSON cannot hold it, and stored it would become null.
     t.throws(() => stripNulls({ app_data: { a: JSON.parse('1e400') } }), {
       code: 'invalid_argument',
       message: 'invalid input: numbers must be finite',

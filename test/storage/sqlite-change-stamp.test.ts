@@ -83,7 +83,7 @@ t.test('a -shm file deleted or made anew after it was read: cannot tell, for goo
   const stamp = new SqliteChangeStamp(path, 0);
   t.type(stamp.current(), 'number');
   // The same header bytes in a new file (another inode): this process's connection may still
-  // write the old, unlinked one, whose header nobody reads any more (review finding).
+  // write the old, unlinked one, whose header nobody reads any more.
   const { readFile, rename, unlink } = await import('node:fs/promises');
   const bytes = await readFile(`${path}-shm`);
   await writeFile(`${path}-shm.new`, bytes);

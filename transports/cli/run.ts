@@ -65,7 +65,7 @@ export async function runCli(
   } catch (err) {
     io.err(`latchkey could not start: ${(err as Error).message}`);
     // A listener that failed after HTTP was bound (gRPC, metrics) must not leave the process
-    // serving half the transports and reporting ready (a review finding).
+    // serving half the transports and reporting ready.
     await server?.close().catch(() => undefined);
     return 1;
   }

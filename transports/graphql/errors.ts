@@ -110,7 +110,7 @@ function withCodes(response: Formatted['response']): Formatted['response'] {
 
 /**
  * A document nested deeper than graphql-js' parser can recurse comes back from Mercurius as the
- * engine's own words, "Maximum call stack size exceeded" (review finding): said plainly instead.
+ * engine's own words, "Maximum call stack size exceeded": said plainly instead.
  */
 function plainly<E extends { message: string }>(e: E): E {
   return e.message === 'Maximum call stack size exceeded'

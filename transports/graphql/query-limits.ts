@@ -2,8 +2,8 @@
  * Bounds on what one GraphQL document may ask (DESIGN.md §5: bad input is a 4xx, never a stall).
  *
  * Without them, one anonymous request could alias an expensive field thousands of times: 5000
- * aliases of `__schema` blocked the event loop for 12 s and answered 74 MB, and 200 aliases of
- * `signup` made 200 accounts while the per-IP limit counted one request (review findings). Every
+ * aliases of `__schema` would block the event loop for 12 s and answer 74 MB, and 200 aliases of
+ * `signup` would make 200 accounts while the per-IP limit counted one request. Every
  * transport runs one operation per call; GraphQL stays close to that:
  * - at most MAX_ROOT_FIELDS fields at the root of a query, and one at the root of a mutation (a
  *   state change per request, so the per-IP limit counts state changes);

@@ -81,8 +81,7 @@ export function relaxOperationName(payload: unknown): void {
   if (typeof p.operationName !== 'string' || typeof p.query !== 'string' || p.operationName === '') return;
   const name = p.operationName.replace(/[^_0-9A-Za-z]/g, '');
   // A name longer than any real one goes to the parse below: a pattern built from 40,000
-  // letters is too large for the regex engine, which threw, and the request was a 500 (review
-  // finding).
+  // letters is too large for the regex engine, which would throw and make the request a 500.
   if (
     name === p.operationName &&
     name.length <= MAX_OPERATION_NAME &&

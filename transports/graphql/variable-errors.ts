@@ -2,8 +2,8 @@
  * One wording for variables of the wrong type. Mercurius compiles a query with graphql-jit on its
  * second use and, on that one request, skips graphql-js' check of the variables: graphql-jit's
  * own refusal came back instead, worded differently and naming a variable the document does not
- * have (`$password` for `$p`). The same request answered differently on its second try (review
- * finding). On that refusal only (a cold path), the variables are checked again with graphql-js,
+ * have (`$password` for `$p`), so the same request would answer differently on its second try.
+ * On that refusal only (a cold path), the variables are checked again with graphql-js,
  * whose errors every other request gets.
  */
 import { getOperationAST, GraphQLError, parse, type GraphQLSchema } from 'graphql';

@@ -2,8 +2,8 @@
  * A strict pass over a request message's bytes before protobufjs decodes it. protobufjs is
  * lenient where the protobuf encoding is not: a length-delimited field that claims more bytes
  * than are left is cut short instead of refused, and a string field's invalid UTF-8 becomes
- * U+FFFD. A truncated `given_name` was stored as the bytes that arrived, and a name with invalid
- * UTF-8 came back changed (review finding). The protobuf encoding makes both parse errors
+ * U+FFFD. A truncated `given_name` would be stored as the bytes that arrived, and a name with
+ * invalid UTF-8 would come back changed. The protobuf encoding makes both parse errors
  * (protobuf.dev "Encoding": a LEN record's payload is exactly its length; proto3 string fields
  * "must always contain UTF-8 encoded text").
  *

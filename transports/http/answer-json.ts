@@ -5,7 +5,7 @@
  *
  * Why: V8's JSON.stringify scans every character of every string for what needs escaping. A
  * login's answer is ~1.6 KB, ~1.3 KB of it the two JWTs, and its serialization was ~44k machine
- * instructions of the login's main thread (callgrind-requests.ts OP=login, session 31); a regular
+ * instructions of the login's main thread (bench/profiling/callgrind-requests.ts OP=login); a regular
  * expression over the same characters costs a fraction of that. Such characters never need
  * escaping in JSON (RFC 8259 §7), so the text is the one JSON.stringify would give.
  */

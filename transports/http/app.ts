@@ -35,7 +35,7 @@ export interface MountOptions {
   metrics?: HttpMetrics;
   /**
    * The per-IP limiter, shared with the gRPC server so that a client has one budget over every
-   * transport (SPEC.md "Limits"; gRPC had none: a review finding). Made here when not given
+   * transport, gRPC included. Made here when not given
    * (an embedding app mounts HTTP alone).
    */
   rateLimiter?: IpRateLimiter | null;
@@ -104,7 +104,7 @@ export async function mountKernel(app: FastifyInstance, { kernel, metrics, rateL
   });
   app.setNotFoundHandler((request, reply) => {
     // A method Fastify does not route at all (TRACE, PROPFIND, LOCK, ...) on a path that exists:
-    // SPEC.md "Errors/REST" makes a wrong method a 405, whichever it is (review finding).
+    // a wrong method is a 405, whichever it is.
     const path = request.url.split('?', 1)[0];
     const methods = methodsByPath.get(path);
     if (methods && methods.size > 0) {
@@ -147,7 +147,7 @@ function acceptEmptyJson(app: FastifyInstance): void {
     const text = String(body);
     parse(req, text, (err, value) => {
       // Fastify calls any refusal "not valid JSON"; a body that is JSON with a key that could
-      // pollute prototypes is told so instead (review finding; the gRPC codec says the same).
+      // pollute prototypes is told so instead (the gRPC codec says the same).
       if (err && isPoisonedJson(text))
         done(
           new ServiceError(
@@ -199,8 +199,8 @@ function isPoisonedJson(text: string): boolean {
 
 /**
  * Request bodies are read as they are sent: a body under a Content-Encoding (gzip, br, ...) is
- * refused with 415 (RFC 9110 §15.5.16), where it was parsed as it came, compressed bytes as text
- * (a `br` header on a plain body ran the call; a gzipped one was "not valid JSON"; review finding).
+ * refused with 415 (RFC 9110 §15.5.16), not parsed as it came, compressed bytes as text (a `br`
+ * header on a plain body would run the call; a gzipped one would be "not valid JSON").
  */
 const refuseEncodedBodies: RequestStep = (request, reply) => {
   const encoding = request.headers['content-encoding'];
@@ -216,7 +216,7 @@ const refuseEncodedBodies: RequestStep = (request, reply) => {
 
 /**
  * A refusal made before an OAuth endpoint's handler ran (malformed body, wrong method or type),
- * in RFC 6749 §5.2's shape its clients parse: they got REST's `{code, message}` (review finding).
+ * in RFC 6749 §5.2's shape its clients parse, not REST's `{code, message}`.
  */
 function sendOAuthRefusal(reply: FastifyReply, status: number, description: string): FastifyReply {
   return reply
@@ -228,7 +228,7 @@ function sendOAuthRefusal(reply: FastifyReply, status: number, description: stri
 /**
  * Form-encoded bodies only on the routes that declare them (`RawRoute.form`: the OAuth endpoints,
  * RFC 6749 §4.1.3, and the login page); everywhere else they are 415, as any other body that is
- * not JSON. REST and GraphQL took forms as if they were JSON objects (review finding). Checked in
+ * not JSON (REST and GraphQL would otherwise take forms as if they were JSON objects). Checked in
  * the parser, which runs only for such bodies: no cost for any other request. Repeated keys
  * become arrays, which the OAuth parameter reader refuses (RFC 6749 §3.1).
  */

@@ -1,6 +1,6 @@
 /**
  * Requests refused before any route sees them, answered in the REST envelope `{code, message}`
- * (SPEC.md "Errors/REST") instead of Node's and Fastify's own bodies (review finding):
+ * (SPEC.md "Errors/REST") instead of Node's and Fastify's own bodies:
  * - `clientErrorHandler`: Node's HTTP parser refused the bytes (smuggling shapes such as
  *   Transfer-Encoding with Content-Length, bad framing, headers too large) or the request took
  *   longer than the request timeout. The connection is closed after the answer, as Node does.
@@ -51,7 +51,7 @@ export function clientErrorHandler(err: NodeJS.ErrnoException, socket: Socket): 
     () => socket.destroy(),
   );
   // The answer written (or a peer that does not read it), the socket is closed for good: a peer
-  // keeping its half open must not hold it (review finding: the slowloris peer stayed connected).
+  // keeping its half open must not hold it (a slowloris peer would stay connected).
   setTimeout(() => socket.destroy(), 1000).unref();
 }
 

@@ -6,9 +6,9 @@
  * service's own scheme (schemeful same-site, as browsers now decide SameSite).
  *
  * Why: the session cookies are `SameSite=None` by default, so browsers attach them to requests
- * from any site. Before, `*` echoed every origin with `Access-Control-Allow-Credentials`, and any
- * website could `fetch('/v1/session', {credentials: 'include'})` and read a signed-in user's
- * tokens, or post a form that changed their profile (a review finding). A request from an origin
+ * from any site. Echoing every origin for `*` with `Access-Control-Allow-Credentials` would let any
+ * website `fetch('/v1/session', {credentials: 'include'})` and read a signed-in user's tokens, or
+ * post a form that changes their profile. A request from an origin
  * not trusted here is served as if it came without cookies, and sets none.
  */
 import { ownSite } from '../../core/own-site.js';

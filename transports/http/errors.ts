@@ -13,7 +13,7 @@ export function sendError(reply: FastifyReply, err: ServiceError, status = err.s
 /**
  * A refusal sent from a hook (CSRF, rate limit) before any transport's handler runs, in the
  * envelope of the transport the request was for: GraphQL clients read `errors[].extensions.code`
- * (CONTRACT.md) and found REST's `{code, message}` instead (review finding).
+ * and must not find REST's `{code, message}` instead.
  */
 export function sendRefusal(
   request: FastifyRequest,

@@ -4,7 +4,7 @@
  * onRequest hook instead of one hook each. Why: Fastify runs each hook through its hook runner
  * (a call through `next`, a check of what it was given), and these run on every request: with
  * three hooks merged, a cold HS256 validate_jwt_token took ~1.0k of ~251k main-thread
- * instructions less (bench/profiling/callgrind-requests.ts, session 39). A step answers the
+ * instructions less (bench/profiling/callgrind-requests.ts). A step answers the
  * request itself when it refuses it.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';

@@ -28,7 +28,7 @@ export function registerRest(app: FastifyInstance, kernel: Kernel, ops: readonly
       const tokens = op.def.tokenOutput === true && !constant;
       let serialized: string | undefined;
       // Explicit promises, not an async function: this runs for every REST call, and an async
-      // frame added its own promise and microtask to each (callgrind-requests.ts, session 30).
+      // frame adds its own promise and microtask to each (bench/profiling/callgrind-requests.ts).
       // What the first callback throws (nothing it calls throws in practice) reaches the route
       // handler's catch below, which hands it to Fastify's error handler.
       const answer = (request: FastifyRequest, reply: FastifyReply): Promise<void> => {

@@ -30,7 +30,7 @@ export interface CreateServerOptions {
 /**
  * A request, body included, must arrive within this time. Fastify turns Node's request timeout
  * off, and the headers timeout alone left a body trickled a byte at a time holding its
- * connection forever (slowloris on the body; review finding). Node checks open requests every
+ * connection forever (slowloris on the body). Node checks open requests every
  * REQUEST_TIMEOUT_CHECK_MS, so a slow one is cut between the timeout and one interval later.
  */
 export const REQUEST_TIMEOUT_MS = 30_000;

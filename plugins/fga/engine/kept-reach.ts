@@ -6,7 +6,7 @@
  *
  * Without it every uncached check walked the user's memberships again: on the bench data set at
  * 1M tuples the walk and its reverse-index probes were about a tenth of a REST check's server
- * time (session 15 profile), for an answer that changes only when a tuple it read changes.
+ * time (a CPU profile of bench/fga), for an answer that changes only when a tuple it read changes.
  *
  * What a walk read decides what forgets it (TupleIndex calls these on every add and remove):
  * - a tuple whose user is one plain user (`user:anne`, or an object such as `folder:x`) can

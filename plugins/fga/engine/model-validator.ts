@@ -221,8 +221,8 @@ function checkReferences(types: Map<string, TypeDef>, typeName: string, rel: Ast
  * loop alone is no entry point, so this is the least fixed point: a relation joins the set when
  * its rewrite holds with what the set already has, and each joining re-evaluates only the
  * relations that read it. Time is linear in the model's size times its fan-in, where a search
- * per relation along every path was exponential in shared sub-expressions (a review found a
- * 1 KB model of nested `a and b` levels blocking the event loop for seconds) and recursed once
+ * per relation along every path is exponential in shared sub-expressions (a 1 KB model of
+ * nested `a and b` levels would block the event loop for seconds) and recursed once
  * per hop of a chain (a stack overflow on long ones).
  */
 function relationsWithEntryPoints(types: Map<string, TypeDef>): Set<string> {

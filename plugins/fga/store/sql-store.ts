@@ -252,14 +252,14 @@ export class SqlFgaStore implements FgaStore {
       if (!/^[0-9a-f]{64}$/.test(cursor)) throw new ServiceError('invalid_argument', 'invalid continuation_token');
     }
     // Case-insensitive collations (MySQL, MariaDB) may match more than asked: only exact matches
-    // count, and rows are read on until the page is full or none are left (review finding: the
-    // near misses took the page's places, and pages came back short or empty with a token).
+    // count, and rows are read on until the page is full or none are left (otherwise the near
+    // misses take the page's places, and pages come back short or empty with a token).
     const tuples: Tuple[] = [];
     const em = this.em();
     const next = () => Buffer.from(cursor!).toString('base64url');
     // Batches of at least twice the page and 100 rows (near misses come in runs), and at most READ_SCAN rows
-    // looked at per call: past it, a short page and a token (review finding: with the batch
-    // shrinking to the places left, a page among thousands of near misses cost a query per row).
+    // looked at per call: past it, a short page and a token (with the batch shrinking to the
+    // places left, a page among thousands of near misses would cost a query per row).
     const batch = Math.min(READ_BATCH_MAX, Math.max(READ_BATCH_MIN, 2 * pageSize));
     let scanned = 0;
     for (;;) {

@@ -48,7 +48,7 @@ export const authorizationCodeGrant: GrantHandler = async ({ ctx, params, caller
   const readAt = Date.now();
   // From the database, not the per-process cache: an admin's revoke or role change made on
   // another server in the last seconds is not in this process's copy, and a confidential client
-  // redeems without the browser session that change ended (review finding).
+  // must not redeem without the browser session that change ended.
   const user = await ctx.kernel.service('users').findById(grant.userId, { fresh: true });
   if (!user || user.revokedTimestamp) throw invalidGrant('the user may no longer sign in');
   // The grant's roles were the browser session's when the code was issued; one taken from the

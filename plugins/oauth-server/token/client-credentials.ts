@@ -32,8 +32,8 @@ export const clientCredentialsGrant: GrantHandler = async ({ ctx, params, caller
   return {
     access_token: signed.token,
     token_type: 'Bearer',
-    // SPEC.md POST /oauth/token: the timestamp of expiry, i.e. the token's own `exp`; a clock
-    // read after signing could name a second past it (review finding).
+    // POST /oauth/token answers the timestamp of expiry, i.e. the token's own `exp`; a clock
+    // read after signing could name a second past it.
     expires_in: signed.expiresAt,
     scope: scopes.join(' '),
   };

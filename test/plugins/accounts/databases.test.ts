@@ -33,7 +33,7 @@ async function scenario(t: Test, kernel: Kernel): Promise<void> {
   for (const r of race)
     if (r.status === 'rejected') t.match(r.reason, { message: 'user with given email already exists' });
   // Two admins at once, one clearing the email and one the phone number: one of them must be
-  // refused, or the user is left with no way to sign in (review finding on PostgreSQL, MariaDB).
+  // refused, or the user is left with no way to sign in (on PostgreSQL and MariaDB too).
   const both = await signup(kernel, 'both@example.com', { phone_number: '+15550001234' });
   const clears = await Promise.allSettled([
     call(kernel, '_update_user', { id: both.user.id, email: '' }, { admin: true }),
@@ -51,7 +51,7 @@ async function scenario(t: Test, kernel: Kernel): Promise<void> {
   );
   t.ok(left.email || left.phone_number, 'the user keeps one way to sign in');
   // Two admins revoking, then deleting, one user at once: each change is reported once
-  // (review finding: both calls sent the event on PostgreSQL and MariaDB).
+  // (not by both calls, on PostgreSQL and MariaDB too).
   const events: string[] = [];
   for (const name of ['user.access_revoked', 'user.deleted'] as const)
     kernel.events.on(name, () => void events.push(name));
@@ -111,7 +111,7 @@ async function scenario(t: Test, kernel: Kernel): Promise<void> {
   const bare = await call<{ users: { id: string }[] }>(kernel, '_users', { query: 'jose' }, { admin: true });
   t.same(bare.users.map((u) => u.id).sort(), [jose.user.id, plain.user.id].sort(), 'jose is in both emails');
   // Every character of a query is literal: `_`, `%` and `\` are not wildcards, and the match is
-  // found by position in SQL (a `_` matched every row, loaded whole: review finding).
+  // found by position in SQL (a `_` must not match every row and load it whole).
   const odd = await signup(kernel, 'odd@example.com', { nickname: 'Per_Cent%Back\\slash' });
   for (const [query, ids] of [
     ['_', [odd.user.id]],
@@ -148,7 +148,7 @@ async function scenario(t: Test, kernel: Kernel): Promise<void> {
     t.same([r.users.map((u) => u.id), r.pagination.total], [ids, ids.length], `query ${JSON.stringify(query)}`);
   }
   // A newline joins the fields in the search text: a query holding one matches inside one field
-  // only, also with `_` in it (it loaded every row to filter: review finding).
+  // only, also with `_` in it, without loading every row to filter.
   const lined = await signup(kernel, 'lined@example.com', { nickname: 'Two_\nLines' });
   for (const [query, ids] of [
     ['o_\nli', [lined.user.id]],
@@ -177,7 +177,7 @@ async function scenario(t: Test, kernel: Kernel): Promise<void> {
     'Ångström does, whatever its case',
   );
   // MariaDB's collation ignores case and trailing spaces: an id that only looks like the user's
-  // found it there, and the revoke then ended sessions under the text given (review finding).
+  // finds it there, and the revoke must not then end sessions under the text given.
   for (const variant of [a.user.id.toUpperCase(), `${a.user.id} `]) {
     await t.rejects(
       call(kernel, '_revoke_access', { user_id: variant }, { admin: true }),

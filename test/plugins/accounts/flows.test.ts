@@ -51,7 +51,7 @@ t.test('duplicate email and phone, and concurrent signups of one email', async (
       message: 'user with given email already exists',
     },
   );
-  // `00` is the international prefix: the same number (review finding: two accounts).
+  // `00` is the international prefix: the same number, not a second account.
   for (const spelled of ['0015550001', '00 1 555-0001', '+1 (555) 0001']) {
     await t.rejects(
       call(kernel, 'signup', { phone_number: spelled, password: PASSWORD, confirm_password: PASSWORD }),
@@ -154,7 +154,7 @@ t.test('profile, session rotation, logout: stateful tokens', async (t) => {
   });
   t.equal(relations.is_valid, false, 'relations fail closed without FGA');
   // A session narrows its scopes, never widens them: no refresh token for a login without
-  // offline_access (review finding: a stolen access token became a 30-day refresh token).
+  // offline_access (a stolen access token must not become a 30-day refresh token).
   const short = await call<Auth>(kernel, 'login', { email: 'bob@example.com', password: PASSWORD });
   await t.rejects(
     call(kernel, 'session', { scope: ['openid', 'offline_access'] }, { bearer: short.access_token }),
@@ -370,7 +370,7 @@ t.test('admin: list, search, get, update, revoke/enable access with events, dele
   const revokedAt = (await call<{ revoked_timestamp?: number }>(kernel, '_user', { id: erin.user.id }, { admin: true }))
     .revoked_timestamp;
   t.ok(revokedAt);
-  // Revoking again keeps the first moment and sends no second event (review finding).
+  // Revoking again keeps the first moment and sends no second event.
   await kernel.events.drain();
   const before = events.length;
   await new Promise((r) => setTimeout(r, 1100));

@@ -127,8 +127,8 @@ t.test('an email with no account fails and locks like one: the 429 does not tell
 t.test(
   'every spelling of one identifier shares its count, known or not, and an account without a password locks too',
   async (t) => {
-    // Review finding: a known account counted all spellings together (its id) while an unknown
-    // address counted each spelling apart, so ' X@…' after five failures of 'x@…' told them apart.
+    // Counting all spellings of a known account together (its id) while an unknown address
+    // counted each spelling apart would let ' X@…' after five failures of 'x@…' tell them apart.
     const spellings = (email: string) => [email, ` ${email.toUpperCase()}`, `${email} `, email.toUpperCase(), email];
     await signup(kernel, 'spelled@example.com');
     for (const email of ['spelled@example.com', 'unspelled@example.com']) {
@@ -173,8 +173,8 @@ t.test(
 t.test(
   'a burst of guesses is answered alike for an unknown address and an account: five checked, the rest refused unhashed',
   async (t) => {
-    // Review finding: an unknown address hashed all twenty decoys while an account hashed five,
-    // and the burst's duration told them apart in every round.
+    // If an unknown address hashed all twenty decoys while an account hashed five, the burst's
+    // duration would tell them apart in every round.
     // A users service over the kernel's own storage and memory store whose hash threads count
     // the checks they run (real Argon2id, counted on the way in).
     const workers = createHashWorkers(2);
@@ -217,8 +217,8 @@ t.test(
 );
 
 t.test('a success clears failures counted while it was hashing, beside it', async (t) => {
-  // Review finding: four wrong guesses and the right one at once left the four standing (the
-  // success had read none before its hash), and one more wrong guess locked the account.
+  // Four wrong guesses and the right one at once: the success (which read none before its hash)
+  // must clear the four, or one more wrong guess locks the account.
   await signup(kernel, 'beside@example.com');
   const guesses = ['wrong-pass-1', 'wrong-pass-1', 'wrong-pass-1', 'wrong-pass-1', PASSWORD];
   const results = (await Promise.allSettled(guesses.map((p) => login('beside@example.com', p)))).map(outcome);

@@ -1,8 +1,8 @@
 /**
  * A login past the five checks already running for one identifier waits for them, and after
  * the wait (3 s) is answered "in progress" (429), the same for an unknown address as for an
- * account: answering the unknown address's 401 first made the busy answer tell accounts apart
- * (review finding, session 19). The test's clock passes the wait at the moment the sixth attempt
+ * account: answering the unknown address's 401 first would make the busy answer tell accounts
+ * apart. The test's clock passes the wait at the moment the sixth attempt
  * starts reading its failure count (it has taken its deadline by then), while the five hash.
  */
 import t from 'tap';

@@ -2,7 +2,7 @@
  * update_profile with a new password ends every other session of the user and keeps the caller's
  * (plugins/accounts/operations.ts). Made with an access token, the caller's session keeps its id,
  * so its tokens go on working: the operation answers a message and has no new tokens to give (an
- * app using the SDK was signed out by its own password change before session 27). Made with the
+ * app using the SDK is not signed out by its own password change). Made with the
  * session cookie, the session is renewed: a new id in a new cookie.
  */
 import t from 'tap';

@@ -1,7 +1,7 @@
 /**
  * A bearer `profile` is answered without a promise of its own when the authenticator's session
- * and the users service's cache both have what it needs (operations.ts, cachedCurrentUser; session
- * 30). That shortcut must never answer from a copy older than a write of this process, nor for a
+ * and the users service's cache both have what it needs (the accounts plugin's
+ * cachedCurrentUser). That shortcut must never answer from a copy older than a write of this process, nor for a
  * session that has ended or a user that is gone.
  */
 import t from 'tap';

@@ -1,9 +1,9 @@
 /**
  * A token an OAuth client got through /authorize acts for the user within that grant only: it
  * reads the profile (as /userinfo would), but it cannot mint the first-party app's tokens and
- * cookies through `session`, change the profile or close the account (review finding, session
- * 8: an `openid`-only third-party token turned into first-party tokens with any scope, a refresh
- * token and the browser's cookies).
+ * cookies through `session`, change the profile or close the account (an `openid`-only
+ * third-party token must not turn into first-party tokens with any scope, a refresh token and the
+ * browser's cookies).
  */
 import t from 'tap';
 import { accountsPlugin } from '../../../plugins/accounts/index.js';
@@ -118,11 +118,11 @@ t.test(
       return ((await res.json()) as { is_valid: boolean }).is_valid;
     };
     // A resource server that received this token must not be able to replay it against Latchkey
-    // as a credential (RFC 9700 §2.3; review finding: it read the profile).
+    // as a credential, for example to read the profile (RFC 9700 §2.3).
     const partner = await tokenFor('https://api.partner.example');
     t.equal(await profile(partner), 401, 'profile refused');
     // Asking about the token is another matter: validate_jwt_token, introspection and revocation
-    // concern the token whatever it is for (review finding on the first version of this rule).
+    // concern the token whatever it is for.
     t.equal(await validate(partner), true, 'validate_jwt_token: valid (a resource server asking about its token)');
     const form = (path: string, token: string) =>
       fetch(`${f.server.url}/oauth/${path}`, {
@@ -143,7 +143,7 @@ t.test(
     );
     t.equal(await validate(mcpToken), false, 'validate_jwt_token of an MCP-audience token: invalid (SPEC.md "MCP" 2)');
     // Without client authentication, a token bound to another API does not let that API end the
-    // user's session (RFC 7009 §2.1; review finding).
+    // user's session (RFC 7009 §2.1).
     const anonymous = await fetch(`${f.server.url}/oauth/revoke`, {
       method: 'POST',
       headers: { 'content-type': 'application/x-www-form-urlencoded' },

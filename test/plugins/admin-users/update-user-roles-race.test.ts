@@ -1,6 +1,5 @@
 /**
- * Two admins change one user's roles at once, and the user signs in between (review finding,
- * session 22): `update_user` must judge whether the roles changed against the roles the user held
+ * Two admins change one user's roles at once, and the user signs in between: `update_user` must judge whether the roles changed against the roles the user held
  * when its own write landed, not against the copy it read first. Otherwise the second admin's
  * "back to [user]" looked like no change next to its early read of [user], and the session granted
  * `editor` in between kept a role both admins had left the user without.
@@ -29,8 +28,8 @@ t.test(
       ['user', 'editor'],
     );
     // B's grant ended the user's sessions. A sign-in that read the user in that same millisecond is
-    // refused (sessions service, create's readAt), which failed this test once in CI (session 26):
-    // the login starts after it, as in test/plugins/sessions/ended-meanwhile.test.ts.
+    // refused (sessions service, create's readAt), which would fail this test now and then: the
+    // login starts after it, as in test/plugins/sessions/ended-meanwhile.test.ts.
     await new Promise((r) => setTimeout(r, 2));
     const login = await call<Auth>(k, 'login', { email: 'roles-race@example.com', password: PASSWORD });
     t.same(login.user.roles, ['user', 'editor'], 'signed in as editor');

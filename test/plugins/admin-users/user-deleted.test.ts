@@ -87,7 +87,7 @@ t.test('a verified access token stops working on the next request after logout (
   t.equal(bad.is_valid, false);
 });
 
-t.test('a sign-in racing delete_user leaves no session of the deleted user (review finding)', async (t) => {
+t.test('a sign-in racing delete_user leaves no session of the deleted user', async (t) => {
   const auth = await call<Auth>(kernel, 'signup', {
     email: 'race@example.com',
     password: PASSWORD,
@@ -124,7 +124,7 @@ t.test('a sign-in racing delete_user leaves no session of the deleted user (revi
   }
 });
 
-t.test('a hook that vetoes the deletion leaves the user whole, and a retry deletes it (review finding)', async (t) => {
+t.test('a hook that vetoes the deletion leaves the user whole, and a retry deletes it', async (t) => {
   const auth = await call<Auth>(kernel, 'signup', {
     email: 'veto@example.com',
     password: PASSWORD,

@@ -1,8 +1,8 @@
 /**
  * An admin users query holding a newline (matched field by field in memory, since the search
  * column joins the fields with newlines) loads only the rows that hold its longest newline-free
- * piece, not the whole table (plugins/users/service.ts `list`; review finding: with `_` or `%` in
- * it, the LIKE matched every row and all were loaded). Rows are counted as the database hands them
+ * piece, not the whole table (the users service's `list`: with `_` or `%` in it, a LIKE would
+ * match every row and load them all). Rows are counted as the database hands them
  * to the service.
  */
 import t from 'tap';

@@ -1,7 +1,7 @@
 /**
  * An admin session holds only while the admin secret it was opened with is in force: changing
  * `--admin-secret` ends every admin session, although they live in the memory store (the
- * database by default) and outlast a restart (review finding, session 8).
+ * database by default) and outlast a restart.
  */
 import t from 'tap';
 import { adminSessionValid, endAdminSession, startAdminSession } from '../../../plugins/admin/session.js';

@@ -103,7 +103,7 @@ t.test('only admins list audit records; bad filters are a 400', async (t) => {
     json: { code: 'invalid_argument', message: 'from_timestamp is after to_timestamp' },
   });
   t.equal((await post('/v1/admin/audit_logs', { from_timestamp: -1 })).status, 400, 'negative time');
-  // Past the database's integer range they were a 500 on PostgreSQL (review finding).
+  // Past the database's integer range they would be a 500 on PostgreSQL.
   for (const huge of [1e300, 9_223_372_036_854_775_807, 8_640_000_000_001])
     t.equal((await post('/v1/admin/audit_logs', { to_timestamp: huge })).status, 400, `time ${huge}`);
   t.equal((await post('/v1/admin/audit_logs', { action: 'x'.repeat(129) })).status, 400, 'oversized filter');

@@ -221,7 +221,7 @@ export async function semanticsSuite(t: Test, svc: FgaService): Promise<void> {
   await t.test(
     'a remembered answer too deep to reuse is evaluated afresh: a batch and a list answer as each check alone',
     async (t) => {
-      // Review finding: doc:1's `v` was true through `own`, but remembered as deep as its `deep`
+      // The trap: doc:1's `v` is true through `own`, but remembered as deep as its `deep`
       // branch went (19 hops), so doc:10's `pv` (nine parents up) refused it as too deep in a batch
       // and in list objects, while alone it was true.
       const dsl = `${GROUPS_MODEL}type doc
@@ -292,7 +292,7 @@ ${relations}
           'a computed relation over twenty userset hops reaches as far as the relation it names',
         );
       });
-      // A chain of 1400 overflowed the evaluator's stack: a 500 (review finding). Past 256 nested
+      // A chain of 1400 must not overflow the evaluator's stack (a 500). Past 256 nested
       // computed relations it is the same 400 as too many hops.
       const long = Array.from({ length: 1400 }, (_, i) => `    define c${i + 1}: c${i}`).join('\n');
       await withTuples(

@@ -1,7 +1,7 @@
 /**
  * Discovery advertises only what is built: dynamic registration and client id metadata documents
  * are not (their flags are placeholders), so their flags set on must not announce an endpoint that
- * answers 404 (review finding).
+ * answers 404.
  */
 import t from 'tap';
 import { Config } from '../../../core/config.js';

@@ -1,7 +1,7 @@
 /**
- * A session ended while another request of it is running stays ended (review finding, session
- * 8): a refresh or a `session` call read the record, a logout deleted it, and the first request
- * wrote its copy back, bringing the session and its old access token back to life. The user
+ * A session ended while another request of it is running stays ended: a refresh or a `session`
+ * call reads the record, a logout deletes it, and the first request must not write its copy
+ * back, bringing the session and its old access token back to life. The user
  * lookup inside each request is held open so the logout lands in that gap.
  */
 import t, { type Test } from 'tap';

@@ -1,6 +1,6 @@
 /**
  * Logout clears the browser's session cookies; the session those cookies name must end with them
- * (review finding): a logout authenticated by a bearer token of one session, sent by a browser
+ * too: a logout authenticated by a bearer token of one session, sent by a browser
  * whose cookies name another session of the same user, ended the token's session and cleared the
  * cookies, but left the cookies' session alive for the rest of its 24 hours, so a copy of the
  * cookie taken before the logout still worked after it. Other sessions of the user stay.

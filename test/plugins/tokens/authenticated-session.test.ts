@@ -1,7 +1,7 @@
 /**
  * The session the authenticator recognised a request by is handed to the operation (tokens
  * service `authenticatedSession`), so `profile` reads it from the memory store once, not twice
- * (one round trip less per call on Redis). Kept on the request's principal since session 25.
+ * (one round trip less per call on Redis). Kept on the request's principal.
  */
 import t from 'tap';
 import { bootAccounts, call, signup } from '../accounts/helpers.js';

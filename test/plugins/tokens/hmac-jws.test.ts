@@ -42,7 +42,7 @@ t.test('anything altered, expired, early, foreign or malformed is refused', asyn
   t.equal(jws.verify(`${h}.${b64({ sub: 'admin', iss: ISS, exp: now() + 60 })}.${s}`, now()), null, 'payload changed');
   t.equal(jws.verify(`${h}.${p}.${s.slice(0, -2)}AA`, now()), null, 'signature changed');
   t.equal(jws.verify(`${h}.${p}.`, now()), null, 'signature removed');
-  // Characters a lenient decoder skips: the same MAC under another text (review finding).
+  // Characters a lenient decoder skips: the same MAC under another text.
   t.equal(jws.verify(`${good}!!`, now()), null, 'junk after the signature');
   t.equal(jws.verify(`${good}=`, now()), null, 'padding after the signature');
   t.equal(jws.verify(`${h}.${p}.${s.slice(0, 10)} ${s.slice(10)}`, now()), null, 'a space inside the signature');

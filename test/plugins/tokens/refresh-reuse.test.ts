@@ -1,8 +1,8 @@
 /**
  * Reuse of a spent refresh token ends its family (RFC 9700 §4.14.2), including a replay that
  * lands while the legitimate refresh is between taking the token and issuing the next one
- * (review finding: the spent mark was written after the token was taken, and a replay in between
- * was refused without ending the family, leaving the refresh to succeed).
+ * (with the spent mark written after the token was taken, a replay in between would be refused
+ * without ending the family, leaving the refresh to succeed).
  */
 import t from 'tap';
 import type { MemoryStore } from '../../../core/memory-store.js';
@@ -69,8 +69,8 @@ t.test('revoking a refresh token ends its session; revoking it again says so', a
 });
 
 t.test('a replay ends the family after `session` has rotated it into a new session', async (t) => {
-  // Review finding: the spent mark named the session id, `session` moved the family to a new
-  // id, and the replay ended only the old one, leaving the holder of the rotated tokens signed in.
+  // A spent mark naming the session id would fail here: `session` moves the family to a new id,
+  // and the replay would end only the old one, leaving the holder of the rotated tokens signed in.
   const auth = await offlineLogin('rotated@example.com');
   const next = await tokens.refresh(auth.refresh_token!);
   const rotated = await call<Auth>(

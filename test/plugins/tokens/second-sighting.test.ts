@@ -32,7 +32,7 @@ t.test('the fingerprint is the four characters before the last one', async (t) =
 t.test("a cycle longer than the memory is never seen again (the accounts bench's cold rows rely on it)", async (t) => {
   // bench/accounts/index.ts cycles VERIFIED_CACHE_MAX + 4,000 tokens so that every request misses
   // the verified-token cache; a token that looks seen on its next pass gets cached and the
-  // "cold" rows turn warm (session 28: a direct-mapped table did that for ~69% of them).
+  // "cold" rows turn warm (a direct-mapped table did that for ~69% of them).
   const s = new SecondSighting(VERIFIED_CACHE_MAX);
   const cycle = Array.from(
     { length: VERIFIED_CACHE_MAX + 4_000 },

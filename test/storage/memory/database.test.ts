@@ -74,7 +74,7 @@ t.test("this process's own writes end its kept reads, even when the -shm file it
   t.equal(await memory.get('session:own'), null, 'a delete here is seen here at once');
   await memory.set('session:own', 'again', 60_000);
   t.equal(await memory.get('session:own'), 'again');
-  // The review's case: the -shm file unlinked under a running server (this process's connection
+  // The -shm file unlinked under a running server (this process's connection
   // keeps writing the old one, whose header nobody reads any more).
   const shm = `${String(sqlite.flags['database-url'])}-shm`;
   const { unlink, writeFile, readFile } = await import('node:fs/promises');

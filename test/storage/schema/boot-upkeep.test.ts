@@ -3,8 +3,8 @@
  * drop-unique.ts), on every reachable SQL database:
  * - indexes an operator added to our tables survive, while the stale unique rules SPEC.md
  *   Versioning 5 names (email, phone_number) go, expression indexes included;
- * - servers booting at once against one new database all start (review finding: one of two
- *   failed on PostgreSQL and MariaDB, fresh or upgrading).
+ * - servers booting at once against one new database all start (on PostgreSQL and MariaDB,
+ *   fresh or upgrading).
  */
 import t from 'tap';
 import type { AbstractSqlConnection } from '@mikro-orm/knex';

@@ -261,7 +261,7 @@ t.test('GraphQL under an embedding prefix', async (t) => {
       for (const [what, body] of bad) {
         // Three times: later runs go through Mercurius's caches and its graphql-jit compiled query.
         // The second is the one that compiles it, where graphql-jit worded a bad variable its own
-        // way (review finding): every round must say the very same thing.
+        // way: every round must say the very same thing.
         const messages: string[] = [];
         for (let round = 0; round < 3; round++) {
           const res = await post(app, body);

@@ -3,7 +3,7 @@
  * real server: alias and fragment bombs, too many root fields or mutations, deep nesting and
  * repeated introspection are refused with a 400 before anything runs; a tool's full introspection
  * query and ordinary operations still pass. Also: an absurdly long operationName is a 400, not a
- * 500 (review findings).
+ * 500.
  */
 import { getIntrospectionQuery } from 'graphql';
 import t from 'tap';

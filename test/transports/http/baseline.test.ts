@@ -393,7 +393,7 @@ t.test('rate limit per client IP; X-Forwarded-For only from trusted proxies', as
     { data: null, errors: [{ message: 'too many requests', extensions: { code: 'RESOURCE_EXHAUSTED' } }] },
     'GraphQL gets its own envelope',
   );
-  // One budget per client over every transport: gRPC had no limit at all (review finding).
+  // One budget per client over every transport, gRPC included.
   const grpc = grpcClient(s.grpcAddress, [...s.kernel.operations.values()]);
   t.teardown(() => grpc.close());
   const refused = (await grpc.call('meta').then(

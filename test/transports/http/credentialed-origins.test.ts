@@ -2,7 +2,7 @@
  * Which browser origins may use the caller's cookies (transports/http/credentialed-origins.ts).
  * With SPEC.md's default `--allowed-origins *` and `SameSite=None` session cookies, any website
  * could read a signed-in user's tokens with `fetch(..., {credentials: 'include'})`, or post a
- * form that changed their profile (review finding). Now another site's requests are served as if
+ * form that changed their profile. Another site's requests are served as if
  * they came without cookies, and set none.
  */
 import t from 'tap';

@@ -1,4 +1,4 @@
-/** Which bucket a request counts against (review finding: a bucket per IPv6 address or per forwarded port was no limit). */
+/** Which bucket a request counts against (a bucket per IPv6 address or per forwarded port would be no limit). */
 import t from 'tap';
 import { IpRateLimiter, rateLimitKey } from '../../../transports/http/rate-limit.js';
 

@@ -1,7 +1,6 @@
 /**
  * A client that sends its body slowly, or never finishes it, loses the connection once the
- * request timeout passes (transports/http/server.ts; slowloris on the body was unbounded: a
- * review finding). Black-box over a raw socket against the real server, with the timeout
+ * request timeout passes (transports/http/server.ts; slowloris on the body). Black-box over a raw socket against the real server, with the timeout
  * shortened to one second.
  */
 import { connect, type Socket } from 'node:net';
@@ -68,7 +67,7 @@ t.test('a peer that keeps its half open after the 408 still loses the socket', a
     );
     let answered = false;
     socket.on('data', () => (answered = true));
-    // Keeps writing after the answer: the server must not keep reading (review finding).
+    // Keeps writing after the answer: the server must not keep reading.
     const timer = setInterval(() => socket.writable && socket.write('x'), 100);
     socket.on('error', () => {});
     socket.once('close', () => {

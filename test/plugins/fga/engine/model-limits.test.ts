@@ -1,7 +1,7 @@
 /**
  * Models built to be expensive or odd are answered quickly and with a clear invalid_argument:
  * the entry-point rule is a fixed point (not a search per relation along every path), nesting
- * is bounded, and keywords are not names (review findings, session 8).
+ * is bounded, and keywords are not names.
  */
 import t from 'tap';
 import { ModelError } from '../../../../plugins/fga/engine/dsl-error.js';

@@ -3,7 +3,7 @@
  * fixed point: true exactly when a finite derivation exists, as OpenFGA's path-by-path cycle
  * detection answers too). The resolver remembers answers that assumed an open question false
  * (resolver.ts, `remember`); such an answer must not outlive any question it assumed, the inner
- * ones included. A scenario from the review that found it, then a property over random models
+ * ones included. A scenario that breaks that rule, then a property over random models
  * dense in cycles, checked alone and with one resolver shared by a batch in random order.
  */
 import t from 'tap';
@@ -257,8 +257,8 @@ t.test(
 t.test(
   'a model dense in cycles that reach the hop limit costs a few hundred evaluations, not one per path',
   async (t) => {
-    // Review finding: kept only while every question they assumed was open, remembered answers
-    // were thrown away as sibling questions closed, and this check ran for minutes; it costs ~360
+    // Kept only while every question they assumed was open, remembered answers would be thrown
+    // away as sibling questions closed, and this check ran for minutes; it costs ~360
     // evaluations now (~400 before the innermost rule).
     const model = CompiledModel.fromDsl(
       'm',

@@ -254,8 +254,8 @@ t.test('property: a shared resolver answers every question as a fresh one does, 
 t.test(
   'a lattice of usersets past the limit costs a few dozen evaluations, not 2^K: failures are remembered',
   async (t) => {
-    // Review finding: once every sibling went on past a depth error (OpenFGA's union), a failure
-    // that was not remembered cost 65,545 evaluations and a second for K=16, and contextual tuples
+    // With every sibling going on past a depth error (OpenFGA's union), a failure that is not
+    // remembered cost 65,545 evaluations and a second for K=16, and contextual tuples
     // alone could block the event loop for minutes.
     const model = CompiledModel.fromDsl(
       'm',
@@ -300,7 +300,7 @@ t.test(
 t.test(
   'the computed-nesting limit ends the check: a lattice under a 260-long computed chain costs a few hundred evaluations',
   async (t) => {
-    // Review finding: letting sibling branches go on past this (unremembered) error walked the
+    // Letting sibling branches go on past this (unremembered) error walked the
     // lattice once per path: 8.4 million evaluations and 27 s for 14 levels.
     const chain = Array.from({ length: 260 }, (_, i) => `    define c${i}: ${i + 1 < 260 ? `c${i + 1}` : 'u'}`).join(
       '\n',
