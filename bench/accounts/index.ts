@@ -32,218 +32,36 @@
  *   next.
  * - The password-hash ceiling is the raw Argon2id verification with the production parameters
  *   (plugins/users/password.ts) in its own process, the best of three ways to run it: one hash
- *   per core in flight and 8 in flight (more than libuv's 4 pool threads), both through the
- *   async call on libuv's pool, and one worker thread per core verifying back to back with no
- *   event loop between hashes (added in session 7, when the server's own hash threads went from
- *   4 to one per core and would otherwise have beaten a ceiling that pays a round trip per hash):
- *   the most logins/s this machine could do if a login cost nothing but its hash. (On a shared
- *   machine any of them can win: the OS shares CPU per thread.) The server hashes on worker threads of its own, one
- *   per core (plugins/users/hash-workers.ts; 4 before session 7, which cost ~5% of the login
- *   rate on 2 cores: hashes sharing a core evict each other's 19 MiB blocks), and additionally
- *   needs its event loop for HTTP, the user lookup, two JWT signatures and the cookie per login.
- *   Per-thread CPU from /proc under this load (2026-11-21, a 2-core machine where one hash costs
- *   ~21 ms): main thread ~1.7 ms per login (was ~2.8 ms before HMAC tokens moved off WebCrypto
- *   and the user lookup got a kept statement), V8's helper threads ~0.4 ms, the four hash
- *   workers ~20.7 ms. On 2026-11-22 (one hash ~10 ms of worker CPU, user+system), old and new
- *   server measured in turn with the same client: main thread 1.41-1.58 -> 1.19-1.32 ms per
- *   login (lookup without the pool's acquire, hash workers holding their next job, pooled random
- *   bytes, cookie options once), helpers ~0.2 ms. On 2026-11-22 (session 6), a slower machine of
- *   the same kind (one hash ~24 ms of worker CPU), logins from wrk for 15 s: main thread
- *   1.74-2.02 ms per login, all threads 26-28 ms; in the main thread's profile the response's
- *   socket writev alone was ~0.43 ms per login and the user lookup ~0.09 ms. Most of the main
- *   thread's time is the hashes'
- *   doing: with cheap hashes the same login costs it ~0.16 ms; with Argon2id on both cores its
- *   caches are cold at every wake-up. A bare Fastify route answering the same bytes after the
- *   same worker hash costs 0.65-0.86 ms there, so that much is HTTP and the hand-off, not
- *   Latchkey. That share, plus the client's CPU on the same two cores, is what keeps
- *   login below the ceiling. Session 16 (2026-11-27), per-thread CPU under wrk, 8 s runs: the
- *   session write's fsync is not it. With `PRAGMA synchronous` OFF the main thread cost
- *   1.26-1.54 ms per login, with FULL (the default) 1.26-1.52 ms, and the rate did not move
- *   beyond its run-to-run spread (75-93% of the ceiling in both). `perf record` of the main
- *   thread alone: a flat profile, no function above 4% (JIT code ~20%, V8 runtime, ICs and
- *   builtins ~40%, kernel ~19% of which the disk notify ~3%). Logins are driven by a closed loop, 8 in flight, counted like the
- *   ceiling (loginLoad): from wrk (native, its own process) when it is installed, else from a
- *   keep-alive undici Pool in this process. The client's CPU is not small: with the hashes
- *   running it was 1.6-2.3 ms per login through `fetch` (WHATWG streams and a Response per call),
- *   0.5-0.9 ms through `Pool.request` (per-thread CPU from /proc, 2026-11-22), and a minimal
- *   native client costs a few hundredths of that; it runs on the same two cores as the server's
- *   hashes. A client on another machine would cost the server nothing, so the cheapest client
- *   keeps the row closest to what the server itself costs; the peer's sign-ins use the same
- *   client, and the row's note names it.
+ *   per core in flight and 8 in flight, both through the async call on libuv's pool, and one
+ *   worker thread per core verifying back to back with no event loop between hashes (the server
+ *   hashes on worker threads of its own, one per core, so a ceiling that paid a round trip per
+ *   hash could be beaten): the most logins/s this machine can do if a login cost nothing but its
+ *   hash. Besides its hashes a login needs the server's event loop for HTTP, the user lookup, two
+ *   JWT signatures, the session write and the cookie; that share, plus the client's CPU on the
+ *   same cores, keeps login below the ceiling.
+ * - Logins are driven by a closed loop, 8 in flight, counted like the ceiling (loginLoad): from
+ *   wrk (native, its own process) when it is installed, else from a keep-alive undici Pool in this
+ *   process. The client's CPU is not small (0.5-0.9 ms per login through `Pool.request`, more
+ *   through `fetch`) and runs on the same cores as the hashes, so the cheapest client keeps the
+ *   row closest to what the server itself costs; the peer's sign-ins use the same client, and the
+ *   row's note names it.
  * - The peer is better-auth (npm, email and password on SQLite, defaults: scrypt N=16384 r=16
  *   p=1, i.e. 32 MiB per hash), installed on first use in bench/peers/better-auth. Its raw scrypt
  *   cost is measured as well, so the table shows what each side pays per login.
- * The login floor (since session 17): a plain Fastify route in its own process that verifies the
- * same password on the server's own hash workers, writes per turn as Latchkey does and does
- * nothing else (child.ts, bareLogin). It shows what the machine leaves any Node server with this
- * hash pool, measured in the same rounds as the login row. Session 17 (2026-11-27, a slower day:
- * ceiling 120-150/s), per-thread CPU from /proc under wrk, 6 s runs: Latchkey's main thread
- * 2.2-2.8 ms per login, V8's helpers 0.3-0.45 ms, its hash workers within noise of the ceiling's
- * own hash cost; the floor's main thread 0.8-1.1 ms, 91-93% of the ceiling (87% without write
- * batching). With a no-op hash the same login costs Latchkey's main thread ~0.5 ms (profiler on)
- * and most of its wall time is the session insert's fsync. Tried, none moved the login ratio beyond
- * its spread (A/B interleaved with the ceiling, 2-5 rounds a side): `PRAGMA synchronous = NORMAL`
- * (81.1% vs 80.8% over 5 rounds), hash workers at nice 10, hash answers held to wake the event
- * loop once per pair, 8 accounts instead of one, `--max-semi-space-size=1`. Each verification
- * maps @node-rs/argon2's 19 MiB block afresh (~265 page faults per hash with transparent huge
- * pages, ~4,865 without), in the ceiling and the server alike.
- * Session 24 (2026-11-29, one hash 10.5-12.8 ms of machine time), machine CPU from /proc/stat and
- * per-thread CPU under wrk, 6 s rounds: everything but the hash cost the floor ~1.0 ms per login
- * and Latchkey ~1.5 ms (90% of the ceiling needs under ~1.3 ms); wrk and the kernel's loopback
- * work ~0.35 ms of it for both. Main thread: Latchkey 1.10-1.50 ms, the floor 0.51-0.75 ms; with
- * `--memory-store process` (no SQLite session write) Latchkey's was 1.05-1.20 ms. Its profile
- * under load: the response's writev 16-19% (the floor pays the same), the session insert 15-18%,
- * token signing 7-10%, the cookie seal 3-5%, the rest spread thin.
- * Session 25 (2026-11-29) ran on an Intel Xeon VM (L2 2 MiB per core, L3 300 MiB shared) where
- * session 24 had an AMD EPYC one, and the table moved with the machine, not the code: the same
- * build (a1be29e and 0a8752e, A/B with bench/profiling/cold-tokens.ts) gave the cold HS256 rows
- * 62-67% of bare where session 24 had 88-98%, the bare routes costing ~50-60 µs of server CPU per
- * request against Latchkey's ~80-100 (much of that gap turned out to be the bench timing
- * Latchkey's warm-up on that machine: see TOKEN_WARM_S). Run to run the same route's CPU per
- * request moved by up to 60% within minutes on that VM, so only interleaved rounds compare. The login floor was 90-97%
- * of the ceiling there, Latchkey's login 79-85%.
- * Session 26 (2026-11-29) was on an AMD EPYC VM again (L2 1 MiB per core, L3 32 MiB shared).
- * Four runs of this section in one afternoon, no server code change between them: login 92%, 87%,
- * 84%, 84% of the ceiling (the floor 99%, 97%, 91%, 88%); cold HS256 validate_jwt_token 78%, 82%,
- * 84%, 88% and profile 85%, 85%, 88%, 89%; cold RS256 112-127% (the third run, and the A/Bs below,
- * had two to six idle bench servers of an earlier probe left on the machine). Per-thread CPU under wrk, Latchkey and the floor in 4
- * interleaved rounds of 8 s: the gap is the main thread alone. Latchkey's cost 1.22 ms per login
- * against the floor's 0.49, and every other thread (hash workers, V8's helpers) 10.99 against
- * 11.00 ms: the hashes cost the same in both (~265 page faults per hash in both). Latchkey's
- * rate was 94% of the floor's. (Runs made one after the other rather than interleaved had shown
- * the workers ~0.5 ms dearer in Latchkey: drift, not a cost.) The SQLite session write is ~0.3
- * ms of the main thread's: with `--memory-store process` it cost 0.92 against the floor's 0.49
- * ms, and in an A/B of the two stores 0.81 against 1.10 ms, the rate 2% more. Of that write,
- * in a tight loop on this machine (libsql, WAL, 20,000 inserts of a session row): ~50 µs per
- * insert with the two `PRAGMA synchronous` switches around it (sqlite-wal-sync.ts), ~40 µs
- * without them; the table made WITHOUT ROWID (one B-tree fewer to write) was no cheaper (52-65
- * µs). Tried, no effect
- * beyond the noise: `--max-semi-space-size=1`
- * (rates +3% in one A/B of 6 rounds, +1% in the next), and the 10 ms timer of prom-client's
- * event-loop-delay monitor wakes the main thread ~0.3 times per login (2.21 against 1.92 wakes
- * per login with it at 1 s), and without those wakes its CPU per login was the same (1.081
- * against 1.083 ms, 4 interleaved rounds). The token rows' Latchkey server serves the login rows
- * first; a server with 40 s of logins behind it verified cold tokens no slower than a fresh one
- * (two servers in interleaved cold rounds, 6 of 3 s: median 60 against 67 µs per validate_jwt_token,
- * 54 against 55 µs per profile; cold-tokens.ts LOGINS= runs the bench's order).
- * Session 27 (2026-11-29, an AMD EPYC VM of family 26, Zen 5, 2 cores): two runs gave login 85%
- * and 77% of the ceiling (the floor 90%, 88%), cold HS256 validate_jwt_token 76%, 86% and profile
- * 79%, 92%, cold RS256 88-100%. One Argon2id verification costs ~15 ms of CPU there, ~4 ms of it in
- * the kernel: @node-rs/argon2 maps its 19 MiB afresh for every hash (mmap, MADV_HUGEPAGE, munmap,
- * seen with strace), in the ceiling and the server alike; with transparent huge pages refused to
- * the process (prctl PR_SET_THP_DISABLE) one hash cost 81 ms, so the hash's price hangs on the
- * kernel finding huge pages. Per-thread CPU per login (bench/profiling/login-cpu.ts): Latchkey's
- * main thread 2.0-2.3 ms against the floor's 1.0, its hash workers 15.2-16.0 against the floor's
- * 14.9, V8's helpers 0.17. The main thread's CPU per login was no lower with one login in flight
- * (an idle core beside it) than with eight: 2.03 against 1.84 ms. So it is not the hash workers
- * crowding its core but its caches, cold after every wait for a hash; what shrinks it is touching
- * less per login, not doing less at once. No effect: `--use-largepages=on` (main thread 2.10
- * against 2.13 ms over 4 interleaved rounds); leaving out the login's three memory-store reads
- * (the failure count twice, the sessions-ended mark) in a scratch build: 1.97 against 2.05 ms.
- * Two servers of one build differed by up to 1 ms per login in their hash workers' CPU (A/A, 4
- * rounds), so a rate difference under ~6% between two servers is not a finding. A copy of this
- * section without the signup and login part gave the cold HS256 rows 92% and 97% between the two
- * full runs.
- * Session 28 (2026-12-01, an Intel Xeon VM: L2 2 MiB per core, one Argon2id verification ~8 ms,
- * 1.1 ms of it in the kernel): two full runs of the same build gave login 88% and 88% of the
- * ceiling (the floor 92%, 93%), cold HS256 validate_jwt_token 63% and 79% and profile 64% and
- * 83%, cold RS256 102-105%, 8.7-8.9x the peer. Between the two runs the one-token rows moved as
- * much as the cold ones (Latchkey's profile 31 against 22 µs of server CPU per request, the bare
- * route's 30 and 32): the whole server was slower in the first run, not its verification. Per
- * thread under wrk (login-cpu.ts, 3 rounds): Latchkey's main thread 0.74 ms per login against
- * the floor's 0.30, 89.3% of the ceiling (90% needed 0.02 ms less of machine time per login that
- * day). In cold-tokens.ts runs with the bench's signups, logins and one-token traffic first
- * (SIGNUPS=4 LOGINS=30 HOT=15), the cold HS256 rows were 78-85% (profile) and 73-80%
- * (validate_jwt_token), no lower than without them. /proc per process during a cold profile run:
- * Latchkey 27.7 µs user and 7.2 µs system per request at 99% of a core, the bare route 17.5 and
- * 4.9; `perf` shows both profiles flat, Latchkey's extra spread over V8's builtins (ICs, promise
- * and microtask machinery, JSON) and its own code.
- * Session 29 (2026-12-01, the same Intel Xeon VM type as session 28, noisier: the bare GET route
- * cost 31-53 µs of server CPU per request from round to round, against 24-26 the day before):
- * cold-tokens.ts put the cold HS256 rows at 63-74% of bare. bench/profiling/callgrind-requests.ts
- * counts instructions instead: the cold `profile` request cost Latchkey's main thread 228.8k and
- * the bare route's 167.2k (73%); the largest single difference is the response headers (~11k:
- * Node's name and value checks, lower-casing), the rest spread thin. Scratch builds showed the
- * scope's hooks and headers cost ~4 µs over a bare route in the same process (one run of 10
- * interleaved rounds), and Latchkey's HTTP features added to the bare route in its own process
- * ~1 µs (4 rounds); such A/Bs moved by several µs from run to run that day. The
- * bearer path without async frames (667a666) took 229.3k to 223.9k instructions.
- * Session 31 (2026-12-02, AMD EPYC VM, 2 cores): one full run before and one after the default
- * headers moved into the standalone server's response class (transports/http/
- * default-headers-response.ts): cold HS256 validate_jwt_token 71% -> 93% of bare, profile 83% ->
- * 99%, cold RS256 107-118% -> 112%, login 85% -> 86% of the ceiling (the floor 94%, 91%), 7.7x ->
- * 8.3x the peer. By instructions (callgrind-requests.ts, the same day) the cold HS256 rows went
- * from 77-78% to 84% of bare; cold-tokens.ts put both rows at 90-104% (server CPU) that day before
- * the change, so the rates of one run move with the VM by more than the change.
- * Session 32 (2026-12-02, an Intel Xeon VM, 2 cores, L2 2 MiB per core): three full runs. Before
- * the second-sighting memory left its `Set` (d6f0a90's server code): cold HS256 validate_jwt_token
- * 68%, profile 70% of bare, login 90% of the ceiling (the floor 95%), 9.2x the peer. After it
- * (d7d1a0a, then cbd522d with the cache counted): validate_jwt_token 88%, 81%, profile 96%, 86%,
- * cold RS256 107-118%, login 84%, 84% (the floor 93%, 93%), 8.5x and 8.7x the peer. The cache
- * answered 0.23% of the cold rows' token checks (2,967 of 1,276,178), as the fingerprint
- * collisions predict. The change itself, in cold-tokens.ts with both servers interleaved (4
- * rounds): 30.0 against 31.3 µs of server CPU per cold profile, 36.7 against 38.7 per cold
- * validate_jwt_token; the login rows did not change with it (its 90% and 84% are the same code).
- * login-cpu.ts that day: Latchkey's main thread 0.81 ms per login against the floor's 0.36, the
- * hash workers 8.97 ms in both, 88.7% against 93.3% of the ceiling. A fourth full run with the
- * longer login warm-up (68ac203, below): login 86% (the floor 94%), cold HS256 validate_jwt_token
- * 76% and profile 74% (the bare GET route at 26 µs of server CPU per request that run, 31 in the
- * two before; Latchkey's 36 in both), cold RS256 109-115%, 8.5x the peer.
- * Session 33 (2026-12-02, an AMD EPYC VM, 2 cores, L2 1 MiB per core, L3 32 MiB shared, slower
- * than session 32's Intel VM: one hash ~14 ms of worker CPU): three full runs of the same server
- * code (48ef9d8's) over two and a half hours. Login 91%, 86% and 82% of the ceiling (the floor
- * 97%, 96%, 93%; the ceiling itself 133, 148 and 165/s), cold HS256 validate_jwt_token 93%, 85%,
- * 91% and profile 88%, 91%, 93%, cold RS256 112-127%, 8.5x, 7.8x and 8.5x the peer. login-cpu.ts (3 rounds of 8 s after 60 s of logins): Latchkey's
- * main thread 1.56 ms per login against the floor's 0.71, the hash workers 14.0 against 14.2, the
- * ceiling moving between 137 and 159/s from round to round. Where the main thread's extra goes
- * (perf, strace) is in bench/profiling/README.md: spread thin, ~27 system calls per login of which
- * SQLite's are ~19.
- * Session 34 (2026-12-02, an Intel Xeon VM, 2 cores, L2 2 MiB per core, L3 105 MiB; one hash ~20
- * ms of machine time, the ceiling 126/s): one full run with the password-check gate waking its
- * waiters one at a time (plugins/users/hash-gate.ts): login 88% of the ceiling (the floor 93%,
- * Latchkey 95% of the floor), 6.9x the peer; cold HS256 validate_jwt_token 71% and profile 73%
- * (server CPU 103 and 86 µs per request against the bare routes' 73 and 62), cold RS256 92-97%.
- * cold-tokens.ts on the same machine just after (4 rounds of 4 s, a fresh server): cold profile
- * 79.1 against 63.6 µs per request (80%), validate_jwt_token 91.0 against 72.8 (80%).
- * Session 35 (2026-12-02, an AMD EPYC VM, 2 cores, L2 1 MiB per core, L3 32 MiB shared; one hash
- * ~13 ms of machine time). Before (864d0c1): one full run gave login 81% of the ceiling (the
- * floor 89%, Latchkey 91% of the floor), 7.9x the peer, cold HS256 86% and 86%, cold RS256
- * 120-129%; login-cpu.ts 85.0% (the floor 93.3%), main thread 1.51 ms per login. The same logins
- * with a cheap hash cost that main thread 0.34 ms: after each Argon2id hash the event loop wakes
- * to cold caches. Then the hash workers began answering in pairs when behind (plugins/users/
- * hash-workers.ts: two logins per wake-up). login-cpu.ts AGAINST 864d0c1 (4 rounds): main
- * thread 0.96 against 1.38 ms, 92.3% against 88.0% of the ceiling; alone (4 rounds): 91.3% (the
- * floor, which uses the same workers, 95.4%), main thread 0.88 ms. One full run after it: login
- * 79% (the floor 90%, the ceiling 159/s against 154 before), p99 114 against 132 ms, 8.0x the
- * peer, cold HS256 102% and 110%, cold RS256 96-102%; a second full run 20 minutes later: login
- * 89% (the floor 94%, Latchkey 94% of the floor), p99 99 ms, 9.0x the peer, cold HS256 89% and
- * 100%, cold RS256 115-136%. The full run's login row (3 rounds of 4 s)
- * and the profiling tool's (4 rounds of 8 s) disagree by more than the change, as in sessions
- * 26-34; the per-thread CPU is the steadier reading.
- * Session 36 (2026-12-03, an AMD EPYC VM, 2 cores, L2 1 MiB per core, L3 32 MiB shared; the
- * ceiling 173-176/s): the login rows now take 64 accounts in turn (LOGIN_ACCOUNTS; all on one
- * account, the gate held 3 of the 8 waiting and the machine sat ~1% idle) and 5 rounds of 6 s.
- * Two full runs of the same code: login 88% and 92% of the ceiling (the floor 97% and 97%,
- * Latchkey 91% and 95% of the floor), the one-account row 87% and 92%, p99 125 and 107 ms, 8.9x
- * and 8.8x the peer; cold HS256 validate_jwt_token 91% and 97%, profile 90% and 113%; cold RS256
- * 129% and 124-136%. Per thread (bench/profiling/README.md, session 36) the gap to the floor is
- * the main thread (0.87 against 0.35 ms per login) and the hash workers running slower beside
- * it (12.13 against 11.65 ms).
- * Warm-up (since session 17): before the timed login rounds the floor, Latchkey and the peer each
- * answer BENCH_LOGIN_WARM_SECONDS (default 60 since session 32, 20 before) of logins. At ~100 logins/s the login path takes
- * tens of seconds to reach V8's optimizing tier: in a probe (2 s of warm-up, then three 6 s
- * rounds) Latchkey's main thread cost 2.52, 2.33, then 2.02 ms per login and V8's helper threads
- * (the optimizing compiler) 0.3-0.4 ms; after 40 s of warm-up the helpers cost 0.08-0.14 ms and the
- * main thread 2.08-2.25 ms, and the login ratio went from 80.6% to 83.4%. A server runs far longer
- * than that, so the rows show the steady state; the raw hash is native code and needs none.
- * Session 32 found 20 s short of it (login-cpu.ts, 10 s of warm-up, then six rounds of 10 s, ~230
- * logins/s): Latchkey's main thread cost 0.70, 0.68, 0.66, 0.63, 0.63, 0.64 ms per login and the
- * floor's 0.31, 0.24, 0.22, 0.22, 0.21, 0.23, flat only after ~50 s; two runs of 20 and 90 s of
- * warm-up gave Latchkey 86.0% and 90.3% of the ceiling, the floor 93.3% and 95.1% (the ceiling
- * itself moved 5% between them). Hence 60 s, for every login party alike.
- * Latchkey writes the responses finished in one event-loop turn together at its end
- * (transports/http/held-responses.ts, since session 16); the bare routes write each as its
- * handler ends, as plain Fastify does.
+ * - The login floor: a plain Fastify route in its own process that verifies the same password on
+ *   the server's own hash workers, writes per turn as Latchkey does and does nothing else
+ *   (child.ts, bareLogin). It shows what the machine leaves any Node server with this hash pool,
+ *   measured in the same rounds as the login row.
+ * - Warm-up: before the timed login rounds the floor, Latchkey and the peer each answer
+ *   BENCH_LOGIN_WARM_SECONDS (default 60) of logins. At ~100-200 logins/s the login path takes
+ *   tens of seconds to reach V8's optimizing tier (the main thread's CPU per login falls for ~50 s
+ *   before it is flat), and a server runs far longer than that, so the rows show the steady
+ *   state; the raw hash is native code and needs none.
+ * - Latchkey writes the responses finished in one event-loop turn together at its end
+ *   (transports/http/held-responses.ts); the bare routes write each as its handler ends, as plain
+ *   Fastify does.
+ * Measured results and what each fast path buys: docs/performance.md; per-thread CPU and
+ * instruction counts: bench/profiling/.
  * Targets: validate_jwt_token and profile >= 80% of the bare verify route with the same algorithm;
  * login >= 90% of the hash ceiling and >= 5x the peer's sign-in rate.
  * CPU profiles of every child: BENCH_CPU_PROF=<dir> (node --cpu-prof).
