@@ -14,6 +14,7 @@ import { metaPlugin } from './meta/index.js';
 import { emailPlugins } from './email/plugins.js';
 import { emailPlugins } from './email/plugins.js';
 import { emailPlugins } from './email/plugins.js';
+import { emailPlugins } from './email/plugins.js';
 import { mfaPlugins } from './mfa/plugins.js';
 import { placeholderPlugins } from './placeholders/index.js';
 import { serverPlugin } from './server/index.js';
@@ -56,6 +57,7 @@ export const defaultPlugins: AnyPlugin[] = [
   ...oauthPlugins,
   ...authorizationPlugins,
   ...auditPlugins,
+  ...emailPlugins,
   ...emailPlugins,
   ...emailPlugins,
   ...emailPlugins,

@@ -97,10 +97,34 @@ export interface RenderedMail {
   text: string;
 }
 
-/** Refuses, as `invalid_argument`, a template that does not compile (checked at write time). */
+/** Template features that need something registered beside the template (they fail at send time). */
+const UNSUPPORTED = new Set(['PartialStatement', 'PartialBlockStatement', 'Decorator', 'DecoratorBlock']);
+
+interface AstNode {
+  type: string;
+  body?: AstNode[];
+  program?: AstNode | null;
+  inverse?: AstNode | null;
+}
+
+function refuseUnsupported(node: AstNode | null | undefined): void {
+  if (!node) return;
+  if (UNSUPPORTED.has(node.type)) throw new Error('partials and decorators are not supported');
+  for (const child of node.body ?? []) refuseUnsupported(child);
+  refuseUnsupported(node.program);
+  refuseUnsupported(node.inverse);
+}
+
+/**
+ * Refuses, as `invalid_argument`, a template that does not compile, uses partials or decorators
+ * (nothing registers them: they would fail at send time), or fails to render without values
+ * (checked at write time, so a stored template always renders).
+ */
 export function checkTemplate(field: string, source: string): void {
   try {
     engine.precompile(source, COMPILE_OPTIONS);
+    refuseUnsupported(engine.parse(source) as unknown as AstNode);
+    engine.compile(source, COMPILE_OPTIONS)({});
   } catch (err) {
     const reason = String((err as Error).message ?? err)
       .split('\n')[0]
