@@ -11,12 +11,22 @@ export interface PageOptions {
   error?: string;
   email?: string;
   signupEnabled: boolean;
+  /** One link per enabled social provider (social-links.ts). */
+  socialLinks?: { label: string; href: string }[];
 }
 
 const STYLE =
   'body{font-family:system-ui,sans-serif;background:#f5f5f7;margin:0}main{max-width:360px;margin:10vh auto;background:#fff;padding:2rem;border-radius:12px;box-shadow:0 2px 12px #0001}' +
   'label{display:block;margin:.8rem 0 .2rem}input{width:100%;padding:.55rem;box-sizing:border-box;border:1px solid #ccc;border-radius:6px}' +
   'button{margin-top:1.2rem;width:100%;padding:.65rem;border:0;border-radius:6px;background:#1f4fd1;color:#fff;font-size:1rem}.error{color:#b00020}';
+
+const socialButtons = (o: PageOptions): string =>
+  (o.socialLinks ?? [])
+    .map(
+      (l) =>
+        `<p><a class="social" style="display:block;text-align:center;padding:.6rem;border:1px solid #ccc;border-radius:6px;color:#222;text-decoration:none" href="${esc(l.href)}">Continue with ${esc(l.label)}</a></p>`,
+    )
+    .join('');
 
 export function renderPage(o: PageOptions): string {
   const hidden = `<input type="hidden" name="return_to" value="${esc(o.returnTo)}">`;
@@ -31,7 +41,7 @@ export function renderPage(o: PageOptions): string {
       `<label for="given_name">First name</label><input id="given_name" name="given_name" autocomplete="given-name">` +
       `<label for="password">Password</label><input id="password" name="password" type="password" autocomplete="new-password" required>` +
       `<label for="confirm_password">Confirm password</label><input id="confirm_password" name="confirm_password" type="password" autocomplete="new-password" required>` +
-      `<button type="submit">Sign up</button></form><p><a href="${esc(q('login'))}">I already have an account</a></p>`;
+      `<button type="submit">Sign up</button></form>${socialButtons(o)}<p><a href="${esc(q('login'))}">I already have an account</a></p>`;
   } else if (o.view === 'email-first') {
     body =
       `<h1>Sign in</h1>${error}<form method="post" action="/app/discover">${hidden}` +
@@ -44,6 +54,7 @@ export function renderPage(o: PageOptions): string {
       `<label for="email">Email</label><input id="email" name="email" type="email" autocomplete="username" required value="${esc(o.email ?? '')}">` +
       `<label for="password">Password</label><input id="password" name="password" type="password" autocomplete="current-password" required>` +
       `<button type="submit">Sign in</button></form>` +
+      socialButtons(o) +
       (o.signupEnabled ? `<p><a href="${esc(q('signup'))}">Create an account</a></p>` : '');
   } else {
     body = `<h1>You are signed in</h1><p><a href="/logout">Sign out</a></p>`;

@@ -8,6 +8,7 @@ import type { RequestContext } from '../../core/context.js';
 import { ServiceError } from '../../core/errors.js';
 import type { RawRequest, RawResponse, RawRoute } from '../../core/plugin.js';
 import { renderPage, type PageOptions } from './html.js';
+import { socialLinks } from './social-links.js';
 
 // No form-action directive: Chromium applies it to the redirects after the POST (on to the client).
 /**
@@ -69,6 +70,7 @@ function page(
       organization: cfg.string('organization-name', 'Latchkey'),
       ...(logo ? { logo } : {}),
       signupEnabled: cfg.bool('enable-signup', true),
+      socialLinks: socialLinks(ctx, o.returnTo),
     }),
   };
 }

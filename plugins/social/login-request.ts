@@ -23,8 +23,11 @@ async function targetAllowed(ctx: RequestContext, uri: string): Promise<boolean>
     return false;
   }
   if (url.protocol !== 'https:' && url.protocol !== 'http:') return false;
+  // The service's own pages (the hosted login page, the /authorize request that sent the user
+  // there) are always a target: they read the session cookie, and no token travels in their URL.
+  if (url.origin === new URL(ctx.kernel.config.string('url', 'http://localhost')).origin) return true;
   const registry = ctx.kernel.hasService('client-registry') ? ctx.kernel.service('client-registry') : undefined;
-  if (!registry) return url.origin === new URL(ctx.kernel.config.string('url', 'http://localhost')).origin;
+  if (!registry) return false;
   const builtIn = await registry.findByClientId(ctx.kernel.config.string('client-id') ?? '');
   return builtIn !== null && registry.redirectAllowed(builtIn, uri);
 }
