@@ -22,6 +22,7 @@ t.test('SCIM provisioning', async (t) => {
   server.kernel.events.on('*', (e) => void (e.name.startsWith('user.') && events.push(e)));
   const contoso = await admin(server, 'create_organization', { name: 'contoso' });
   const globex = await admin(server, 'create_organization', { name: 'globex' });
+  const contosoId = contoso.id as string;
   await admin(server, 'add_verified_org_domain', { org_id: contoso.id, domain: 'contoso.example' });
   const created = (await admin(server, 'create_scim_endpoint', { org_id: contoso.id })) as {
     scim_endpoint: { id: string; org_id: string; enabled: boolean };
@@ -35,7 +36,7 @@ t.test('SCIM provisioning', async (t) => {
     t.match(created.scim_endpoint, { org_id: contoso.id, enabled: true });
     const read = await admin(server, 'scim_endpoint', { org_id: contoso.id });
     t.notOk('token' in read);
-    const row = (await server.kernel.storage.em().findOne(ScimEndpointEntity, { orgId: contoso.id })) as {
+    const row = (await server.kernel.storage.em().findOne(ScimEndpointEntity, { orgId: contosoId })) as {
       tokenDigest: string;
     };
     t.notOk(row.tokenDigest.includes(contosoToken.split('.')[1]), 'only a digest is stored');
@@ -414,11 +415,11 @@ t.test('SCIM provisioning', async (t) => {
   });
 
   t.test('deleting the organization removes its endpoint and SCIM records; users stay', async (t) => {
-    const members = await server.kernel.storage.em().count(ScimUserEntity, { orgId: contoso.id });
+    const members = await server.kernel.storage.em().count(ScimUserEntity, { orgId: contosoId });
     t.ok(members > 0);
     await admin(server, 'delete_organization', { id: contoso.id });
     t.equal((await scim(server, contosoToken, 'GET', '/Users')).status, 401);
-    t.equal(await server.kernel.storage.em().count(ScimUserEntity, { orgId: contoso.id }), 0);
+    t.equal(await server.kernel.storage.em().count(ScimUserEntity, { orgId: contosoId }), 0);
     t.ok(await admin(server, 'user', { id: alexId }));
   });
 });
