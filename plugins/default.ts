@@ -7,13 +7,11 @@ import { accountsPlugin } from './accounts/index.js';
 import { adminPlugin } from './admin/index.js';
 import { adminUsersPlugin } from './admin-users/index.js';
 import { auditPlugin } from './audit/index.js';
+import { webhooksPlugin } from './webhooks/index.js';
 import { fgaPlugin } from './fga/index.js';
 import { healthPlugin } from './health/index.js';
 import { keysPlugin } from './keys/index.js';
 import { metaPlugin } from './meta/index.js';
-import { emailPlugins } from './email/plugins.js';
-import { emailPlugins } from './email/plugins.js';
-import { emailPlugins } from './email/plugins.js';
 import { emailPlugins } from './email/plugins.js';
 import { mfaPlugins } from './mfa/plugins.js';
 import { placeholderPlugins } from './placeholders/index.js';
@@ -57,9 +55,7 @@ export const defaultPlugins: AnyPlugin[] = [
   ...oauthPlugins,
   ...authorizationPlugins,
   ...auditPlugins,
-  ...emailPlugins,
-  ...emailPlugins,
-  ...emailPlugins,
+  webhooksPlugin,
   ...emailPlugins,
   ...mfaPlugins,
   ...socialPlugins,

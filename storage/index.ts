@@ -11,3 +11,4 @@ export { DatabaseMemoryStore } from './memory/database.js';
 export { RedisMemoryStore, parseRedisUrl } from './memory/redis.js';
 export { dropStaleUniqueConstraints, uniqueRules, type UniqueRule } from './schema/drop-unique.js';
 export { syncSchema, pendingSchemaSql } from './schema/sync.js';
+export { claimRows, updateLeased, type ClaimOptions, type LeasedRow } from './claim-rows.js';

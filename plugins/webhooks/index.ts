@@ -1,0 +1,65 @@
+/**
+ * The `webhooks` plugin (SPEC.md "Events", CONTRACT.md): admins register endpoints per event; an
+ * event any enabled plugin declares (its `events`) is written to a durable outbox and delivered,
+ * signed, by a worker that retries with backoff and gives up after a bounded number of attempts,
+ * each attempt in the webhook log (docs/webhooks.md). `createWebhooksPlugin` takes the delivery
+ * timing; the default distribution uses `webhooksPlugin`.
+ */
+import { definePlugin, type PluginDefinition } from '../../core/plugin.js';
+import { WebhookDeliveryEntity, WebhookEntity, WebhookLogEntity } from './entities.js';
+import { webhookOperations } from './operations.js';
+import { createWebhooksService, type WebhooksService } from './service.js';
+import { createDeliveryWorker, type DeliveryTiming } from './worker.js';
+
+export type { WebhooksService, WebhookInput } from './service.js';
+export type { DeliveryTiming } from './worker.js';
+export type { DeliveryRow, DeliveryState, WebhookLogRow, WebhookRow } from './entities.js';
+export { deliveryBody, signature, SIGNATURE_HEADER, DELIVERY_ID_HEADER } from './delivery-body.js';
+
+export const DEFAULT_DELIVERY_TIMING: DeliveryTiming = {
+  timeoutMs: 10_000,
+  maxAttempts: 6,
+  baseDelayMs: 2_000,
+  maxDelayMs: 10 * 60_000,
+  pollMs: 1_000,
+  batch: 20,
+  responseExcerptChars: 1_000,
+};
+
+export interface WebhooksPluginOptions {
+  timing?: Partial<DeliveryTiming>;
+}
+
+export function createWebhooksPlugin(options: WebhooksPluginOptions = {}): PluginDefinition<WebhooksService> {
+  const timing: DeliveryTiming = { ...DEFAULT_DELIVERY_TIMING, ...options.timing };
+  return definePlugin<WebhooksService>({
+    name: 'webhooks',
+    description: 'Webhooks: signed deliveries of the declared events through a durable outbox, with retries and logs.',
+    dependsOn: ['outbound'],
+    entities: [WebhookEntity, WebhookDeliveryEntity, WebhookLogEntity],
+    operations: webhookOperations,
+    setup: (ctx) => {
+      const events = new Set(ctx.definitions.flatMap((p) => p.events ?? []));
+      const clientSecret = () => ctx.config.string('client-secret') ?? '';
+      const outbound = ctx.service('outbound');
+      const worker = createDeliveryWorker({ storage: ctx.storage, outbound, clientSecret, logger: ctx.logger, timing });
+      const service = createWebhooksService({
+        storage: ctx.storage,
+        outbound,
+        events,
+        clientSecret,
+        timeoutMs: timing.timeoutMs,
+        responseExcerptChars: timing.responseExcerptChars,
+        worker,
+      });
+      // The emitters commit their change and then emit: the outbox row is written right after
+      // (docs/webhooks.md); code holding a transaction may call `enqueue` with its EntityManager.
+      for (const name of events) ctx.events.on(name, (event) => service.enqueue(name, event.payload).then(() => {}));
+      ctx.hooks.on('kernel.ready', () => worker.start());
+      ctx.onClose(() => worker.stop());
+      return service;
+    },
+  });
+}
+
+export const webhooksPlugin = createWebhooksPlugin();

@@ -1,0 +1,200 @@
+/**
+ * The delivery worker: claims due outbox rows (storage/claim-rows.ts: one node at a time per
+ * row), makes one attempt per claimed row through the guarded client, and in one transaction
+ * writes the attempt to the webhook log and the row's next state: delivered, pending again after
+ * a backoff, or failed for good (the give-up state) after the last attempt or a final answer. It
+ * polls, and is also woken at once when this process enqueues. Rows left by a stopped or killed
+ * process are taken again once their lease runs out, so a restart resumes pending deliveries.
+ */
+import { randomUUID } from 'node:crypto';
+import type { Logger } from '../../core/logger.js';
+import type { Storage } from '../../core/storage.js';
+import { claimRows, newId, updateLeased } from '../../storage/index.js';
+import { findOutboundError, type OutboundErrorCode, type OutboundService } from '../outbound/index.js';
+import { DELIVERY_ID_HEADER, SIGNATURE_HEADER, signature } from './delivery-body.js';
+import {
+  WebhookDeliveryEntity,
+  WebhookEntity,
+  WebhookLogEntity,
+  type DeliveryRow,
+  type DeliveryState,
+  type WebhookRow,
+} from './entities.js';
+import { backoffMs, isRetryable, type RetryPolicy } from './retry-policy.js';
+
+export interface DeliveryTiming extends RetryPolicy {
+  /** Deadline of one attempt (connect, answer and body). */
+  timeoutMs: number;
+  /** How often the outbox is looked at when nothing woke the worker. */
+  pollMs: number;
+  /** How many rows one look claims. */
+  batch: number;
+  /** How much of an answer the log keeps. */
+  responseExcerptChars: number;
+}
+
+export interface WorkerOptions {
+  storage: Storage;
+  outbound: OutboundService;
+  clientSecret: () => string;
+  logger: Logger;
+  timing: DeliveryTiming;
+}
+
+export interface DeliveryWorker {
+  start(): void;
+  /** Looks at the outbox now (after an enqueue). */
+  wake(): void;
+  /** Waits until nothing is due or in flight (tests). */
+  idle(): Promise<void>;
+  stop(): Promise<void>;
+}
+
+/** Answers are read up to this many bytes; the log keeps `responseExcerptChars` of them. */
+const MAX_ANSWER_BYTES = 64 * 1024;
+
+export function createDeliveryWorker(o: WorkerOptions): DeliveryWorker {
+  const owner = randomUUID();
+  const { timing } = o;
+  // A lease outlives the attempt it covers by far: a node whose attempt is still running keeps
+  // its row, and another node takes it only after a crash.
+  const leaseMs = timing.timeoutMs * 2 + 30_000;
+  let timer: NodeJS.Timeout | undefined;
+  let stopped = true;
+  let running: Promise<void> | undefined;
+  let again = false;
+
+  async function attempt(row: DeliveryRow): Promise<void> {
+    const em = o.storage.em();
+    const webhook = (await em.findOne(WebhookEntity, { id: row.webhookId } as never)) as WebhookRow | null;
+    const now = Date.now();
+    if (!webhook || !webhook.enabled) {
+      await updateLeased(em, WebhookDeliveryEntity, row, {
+        state: 'cancelled',
+        lastError: webhook ? 'the webhook is disabled' : 'the webhook was deleted',
+        leaseUntil: null,
+        leaseOwner: null,
+        updatedAt: now,
+      });
+      return;
+    }
+    const extra = webhook.headers ? (JSON.parse(webhook.headers) as Record<string, string>) : {};
+    let status = 0;
+    let excerpt: string;
+    let error: OutboundErrorCode | undefined;
+    try {
+      const answer = await o.outbound.fetch(webhook.endpoint, {
+        method: 'POST',
+        headers: {
+          ...extra,
+          'content-type': 'application/json',
+          [SIGNATURE_HEADER]: signature(row.body, o.clientSecret()),
+          [DELIVERY_ID_HEADER]: row.id,
+        },
+        body: row.body,
+        timeoutMs: timing.timeoutMs,
+        maxBytes: MAX_ANSWER_BYTES,
+      });
+      status = answer.status;
+      excerpt = answer.body.slice(0, timing.responseExcerptChars);
+    } catch (err) {
+      const outbound = findOutboundError(err);
+      error = outbound?.code ?? 'network';
+      excerpt = `${error}: ${outbound?.message ?? 'the request failed'}`.slice(0, timing.responseExcerptChars);
+    }
+    const attempts = row.attempts + 1;
+    const delivered = status >= 200 && status < 300;
+    const retry = !delivered && isRetryable(status, error) && attempts < timing.maxAttempts;
+    const state: DeliveryState = delivered ? 'delivered' : retry ? 'pending' : 'failed';
+    const done = Date.now();
+    await o.storage.em().transactional(async (tx) => {
+      const held = await updateLeased(tx, WebhookDeliveryEntity, row, {
+        state,
+        attempts,
+        nextAttemptAt: retry ? done + backoffMs(timing, attempts) : row.nextAttemptAt,
+        lastError: delivered ? null : excerpt.slice(0, 512),
+        leaseUntil: null,
+        leaseOwner: null,
+        updatedAt: done,
+      });
+      if (!held) o.logger.warn({ delivery: row.id }, 'webhooks: a delivery lease ran out during its attempt');
+      // The attempt happened either way, so it is logged either way.
+      tx.create(WebhookLogEntity, {
+        id: newId(),
+        webhookId: row.webhookId,
+        deliveryId: row.id,
+        attempt: attempts,
+        httpStatus: status,
+        response: excerpt,
+        request: row.body,
+        createdAt: Math.floor(done / 1000),
+        updatedAt: Math.floor(done / 1000),
+      } as never);
+    });
+    if (state === 'failed') {
+      o.logger.warn(
+        { delivery: row.id, webhook: row.webhookId, attempts, status, error },
+        'webhooks: delivery gave up',
+      );
+    }
+  }
+
+  async function drainDue(): Promise<void> {
+    for (;;) {
+      again = false;
+      const rows = await claimRows<DeliveryRow>(o.storage, WebhookDeliveryEntity, {
+        due: { state: 'pending', nextAttemptAt: { $lte: Date.now() } },
+        orderBy: { nextAttemptAt: 'asc' },
+        limit: timing.batch,
+        owner,
+        leaseMs,
+      });
+      await Promise.all(
+        rows.map((row) =>
+          attempt(row).catch((err: unknown) => o.logger.error({ err, delivery: row.id }, 'webhooks: attempt failed')),
+        ),
+      );
+      if (stopped || (rows.length < timing.batch && !again)) return;
+    }
+  }
+
+  function run(): Promise<void> {
+    if (running) {
+      again = true;
+      return running;
+    }
+    running = drainDue()
+      .catch((err: unknown) => o.logger.error({ err }, 'webhooks: the outbox could not be read'))
+      .finally(() => {
+        running = undefined;
+        schedule();
+      });
+    return running;
+  }
+
+  function schedule(): void {
+    if (stopped) return;
+    clearTimeout(timer);
+    timer = setTimeout(() => void run(), timing.pollMs);
+    timer.unref();
+  }
+
+  return {
+    start() {
+      if (!stopped) return;
+      stopped = false;
+      void run();
+    },
+    wake() {
+      if (!stopped) void run();
+    },
+    async idle() {
+      while (running) await running;
+    },
+    async stop() {
+      stopped = true;
+      clearTimeout(timer);
+      while (running) await running;
+    },
+  };
+}
