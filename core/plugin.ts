@@ -29,6 +29,13 @@ export interface RawRoute {
    * §3.12's error schema as `application/scim+json`; the default is REST's.
    */
   errors?: 'oauth' | 'scim';
+  /**
+   * A per-client-IP bucket of the route's own, separate from the global limiter (SPEC.md
+   * "Limits": org discovery, dynamic registration): at most `max` requests per `timeWindow`
+   * (milliseconds, or a text such as '1 minute'). Over it the request is a 429 with Retry-After.
+   * Shared by every node when --redis-url is set. Without it the route counts in the global limit.
+   */
+  rateLimit?: { max: number; timeWindow: number | string };
   handler: (req: RawRequest, ctx: RequestContext) => Promise<RawResponse>;
 }
 

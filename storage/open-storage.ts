@@ -14,7 +14,6 @@ import { WalSync } from './sqlite-wal-sync.js';
 import { memoryEntryEntity } from './entities/memory-entry.js';
 import { syncSchema } from './schema/sync.js';
 import { redact, resolveDatabaseSettings, type DatabaseSettings } from './settings.js';
-import { releaseOrmAsyncContextsWhenIdle } from './orm-async-context.js';
 
 const PING_TIMEOUT_MS = 2_000;
 
@@ -70,7 +69,6 @@ class MikroStorage implements Storage {
 }
 
 export const openStorage: StorageOpener = async (config: Config, entities: EntityDefinition[]) => {
-  releaseOrmAsyncContextsWhenIdle();
   const settings = resolveDatabaseSettings(config);
   if (settings.folder) await mkdir(settings.folder, { recursive: true });
   const { orm, wal } = await connect(settings, [...entities, memoryEntryEntity(settings.type)]);
@@ -100,7 +98,6 @@ async function connect(
       allowGlobalContext: false,
       // Quiet unless debugging: MikroORM logs through the server's logger only when asked.
       debug: settings.debug,
-      // eslint-disable-next-line no-console
       logger: settings.debug ? (message: string) => console.error(message) : () => {},
     });
   } catch (err) {

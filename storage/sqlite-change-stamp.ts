@@ -1,7 +1,9 @@
 /**
- * Has a SQLite database file changed since an earlier look? Answered for two system calls
- * instead of a query, so that hot reads (the session behind every bearer token) can be kept in
- * process and still never outlive a commit, whichever process made it.
+ * Has a SQLite database file changed since an earlier look? Only SQLite's documented WAL-index
+ * format is read (https://www.sqlite.org/walformat.html): the header's `iVersion`, `iChange` and
+ * `isInit` fields and its two copies; nothing of SQLite's or a driver's internals. Answered for
+ * two system calls instead of a query, so that hot reads (the session behind every bearer token)
+ * can be kept in process and still never outlive a commit, whichever process made it.
  *
  * How: in WAL mode (storage/open-storage.ts turns it on for files) every commit, by any
  * connection of any process, rewrites the wal-index header at the start of the `-shm` file
@@ -47,7 +49,8 @@
  *
  * Own writes (`beforeOwnWrite`/`afterOwnWrite`): a single autocommit statement of this process
  * that writes one key need not make every kept read stale. SQLite adds one to the header's
- * change counter (`iChange`, bytes 8-11) at every commit (wal.c, sqlite3WalFrames). So when the
+ * change counter (`iChange`, bytes 8-11) at every commit (walformat.html, "The WAL-Index
+ * Header": "incremented with each transaction"). So when the
  * header just before the statement is the one last looked at (nothing committed since), and just
  * after it the counter is exactly one more (or the header is unchanged when the statement changed
  * no row), that commit was the only one: only its key is stale. The listeners (the memory

@@ -6,16 +6,11 @@
  * statement to compile on every call; for a one-row read the compile was most of the cost
  * (~80 µs of ~130 µs measured in process, against ~30 µs with a kept statement). Here the SQL
  * text is fixed, the values are bound, and the statement is compiled once per connection. The
- * connection is borrowed from and returned to the ORM's own pool for each call, so a
- * transaction holding it is waited for, as for any other query. Only the libsql driver
- * (`sqlite`, `libsql`) takes this path; other databases run the same SQL through MikroORM.
- *
- * When the pool's connection is idle (nothing holds it, nobody waits for it), the statement runs
- * on it directly, without the pool's acquire and release: libsql statements are synchronous, so
- * no other code can take the connection between the check and the end of the statement, and a
- * transaction always holds its connection through the pool until commit or rollback. Under a
- * login load the acquire/release pair (tarn's promises and its acquire-timeout timer) cost about
- * as much main-thread time as the SQLite read itself.
+ * connection is borrowed from and returned to the ORM's own pool for each call (the knex
+ * client's `acquireConnection`/`releaseConnection`, the pair knex's own runner calls; the pool's
+ * internals are never read), so a transaction holding it is waited for, as for any other query.
+ * Only the libsql driver (`sqlite`, `libsql`) takes this path; other databases run the same SQL
+ * through MikroORM.
  */
 import type { MikroORM } from '@mikro-orm/core';
 import type { StatementMethod, StatementOptions, StatementRunner } from '../core/storage.js';
@@ -32,26 +27,6 @@ interface LibsqlConnection {
 interface KnexClient {
   acquireConnection(): Promise<LibsqlConnection>;
   releaseConnection(connection: LibsqlConnection): Promise<void>;
-  /** knex's tarn pool; absent once the ORM is closed. */
-  pool?: TarnPool;
-}
-/** The parts of tarn's Pool (knex's pool) read here; `free` is its list of idle resources. */
-interface TarnPool {
-  numUsed(): number;
-  numPendingAcquires(): number;
-  numPendingCreates(): number;
-  free?: unknown;
-}
-
-/** The pool's only connection when it is idle: free, not held, and not waited for. */
-function idleConnection(pool: TarnPool | undefined): LibsqlConnection | undefined {
-  if (!pool || pool.numUsed() !== 0 || pool.numPendingAcquires() !== 0 || pool.numPendingCreates() !== 0)
-    return undefined;
-  const free = pool.free;
-  if (!Array.isArray(free) || free.length !== 1) return undefined;
-  const db = (free[0] as { resource?: unknown } | undefined)?.resource as LibsqlConnection | undefined;
-  // Anything else (another tarn version's layout) takes the pool's own path.
-  return db && typeof db.prepare === 'function' ? db : undefined;
 }
 
 /** `PRAGMA synchronous` around a relaxed write (sqlite-wal-sync.ts); FULL is SQLite's default and every other write's. */
@@ -124,8 +99,6 @@ export function statementRunner(orm: MikroORM, usesLibsql: boolean, walSync?: Wa
     async run(sql, params, method, options) {
       const exec = pick(options);
       const client = connection().getKnex().client;
-      const idle = idleConnection(client.pool);
-      if (idle) return exec(idle, sql, params, method) as never;
       const db = await client.acquireConnection();
       try {
         return exec(db, sql, params, method) as never;

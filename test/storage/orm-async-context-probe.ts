@@ -15,6 +15,8 @@ const promiseHooksOn = async (): Promise<boolean> => {
 };
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
+const nodeRun = AsyncLocalStorage.prototype.run;
+const nodeEnterWith = AsyncLocalStorage.prototype.enterWith;
 const out: Record<string, unknown> = { before: await promiseHooksOn() };
 const storage = await openStorage(new Config(JSON.parse(process.argv[2] ?? '{}') as Record<string, string>), []);
 try {
@@ -68,6 +70,8 @@ try {
   out.otherStorageAfterRun = await new Promise((resolve) =>
     als.run(7, () => setTimeout(() => resolve(als.getStore()), 5)),
   );
+  out.prototypeUntouched =
+    AsyncLocalStorage.prototype.run === nodeRun && AsyncLocalStorage.prototype.enterWith === nodeEnterWith;
 } finally {
   await storage.close();
 }

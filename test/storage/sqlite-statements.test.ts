@@ -69,47 +69,51 @@ t.test('on SQLite a statement is compiled once per connection and reused', async
   t.strictSame(prepared, ['select ? as n'], 'one compile for six calls');
 });
 
-t.test('on SQLite an idle connection is used in place; one held by a transaction is waited for', async (t) => {
-  const sqlite = targets.find((d) => d.name === 'sqlite');
-  if (!sqlite) throw new Error('SQLite is always available');
-  const storage = await openStorage(new Config({ ...sqlite.flags }), []);
-  t.teardown(() => storage.close());
-  const conn = storage.orm.em.getConnection();
-  await conn.execute('create table lk_idle_probe (k varchar(20) primary key, v varchar(20))');
-  const client = (conn as unknown as { getKnex(): { client: { acquireConnection(): Promise<unknown> } } }).getKnex()
-    .client;
-  const original = client.acquireConnection.bind(client);
-  let acquired = 0;
-  client.acquireConnection = () => {
-    acquired++;
-    return original();
-  };
-  const byKey = 'select v from lk_idle_probe where k = ?';
-  for (let i = 0; i < 5; i++) await storage.statements.run(byKey, ['none'], 'get');
-  t.equal(acquired, 0, 'no trip through the pool while nothing holds the connection');
+t.test(
+  'on SQLite each statement borrows the connection from the pool; one held by a transaction is waited for',
+  async (t) => {
+    const sqlite = targets.find((d) => d.name === 'sqlite');
+    if (!sqlite) throw new Error('SQLite is always available');
+    const storage = await openStorage(new Config({ ...sqlite.flags }), []);
+    t.teardown(() => storage.close());
+    const conn = storage.orm.em.getConnection();
+    await conn.execute('create table lk_idle_probe (k varchar(20) primary key, v varchar(20))');
+    const client = (conn as unknown as { getKnex(): { client: { acquireConnection(): Promise<unknown> } } }).getKnex()
+      .client;
+    const original = client.acquireConnection.bind(client);
+    let acquired = 0;
+    client.acquireConnection = () => {
+      acquired++;
+      return original();
+    };
+    const byKey = 'select v from lk_idle_probe where k = ?';
+    for (let i = 0; i < 5; i++) await storage.statements.run(byKey, ['none'], 'get');
+    t.equal(acquired, 5, 'each statement takes the connection through the pool');
+    acquired = 0;
 
-  // A transaction holds the only connection: the statement must wait for its end, and then sees
-  // the committed row (never a half-written one from inside the transaction).
-  let open!: () => void;
-  const gate = new Promise<void>((resolve) => (open = resolve));
-  const em = storage.em();
-  const trx = em.transactional(async (tem) => {
-    await tem
-      .getConnection()
-      .execute("insert into lk_idle_probe (k, v) values ('t', 'committed')", [], 'run', tem.getTransactionContext());
-    await gate;
-  });
-  await new Promise((resolve) => setTimeout(resolve, 20));
-  let answered = false;
-  const read = storage.statements.run(byKey, ['t'], 'get').then((row) => {
-    answered = true;
-    return row;
-  });
-  await new Promise((resolve) => setTimeout(resolve, 50));
-  t.equal(answered, false, 'waits while the transaction holds the connection');
-  open();
-  await trx;
-  t.equal((await read)?.v, 'committed');
-  t.equal(acquired, 2, 'the transaction and the waiting statement each took it from the pool');
-  await conn.execute('drop table lk_idle_probe');
-});
+    // A transaction holds the only connection: the statement must wait for its end, and then sees
+    // the committed row (never a half-written one from inside the transaction).
+    let open!: () => void;
+    const gate = new Promise<void>((resolve) => (open = resolve));
+    const em = storage.em();
+    const trx = em.transactional(async (tem) => {
+      await tem
+        .getConnection()
+        .execute("insert into lk_idle_probe (k, v) values ('t', 'committed')", [], 'run', tem.getTransactionContext());
+      await gate;
+    });
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    let answered = false;
+    const read = storage.statements.run(byKey, ['t'], 'get').then((row) => {
+      answered = true;
+      return row;
+    });
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    t.equal(answered, false, 'waits while the transaction holds the connection');
+    open();
+    await trx;
+    t.equal((await read)?.v, 'committed');
+    t.equal(acquired, 2, 'the transaction and the waiting statement each took it from the pool');
+    await conn.execute('drop table lk_idle_probe');
+  },
+);

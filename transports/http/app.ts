@@ -12,14 +12,14 @@ import { registerGraphql } from '../graphql/register.js';
 import { addCsrfCheck } from './csrf.js';
 import { clientErrorOf, sendError, sendRefusal } from './errors.js';
 import type { HttpMetrics } from './metrics.js';
-import { rateLimitStep, rateLimiterOf, type IpRateLimiter } from './rate-limit.js';
+import { rateLimiterOf, registerRateLimit, type IpRateLimiter } from './rate-limit.js';
 import { addRequestSteps, type RequestStep } from './request-steps.js';
 import { registerRawRoutes } from './raw-routes.js';
 import { registerRest, sendMethodNotAllowed } from './rest.js';
+import { registerApiReference } from './reference-pages/api-reference.js';
 import { corsPolicy, originAllowList, registerPreflightRoute } from './cors.js';
 import { credentialedOriginsOf } from './credentialed-origins.js';
 import { httpsOnlyOf, responseHeadersStep } from './security-headers.js';
-import { keepTickObjectShape } from './keep-tick-shape.js';
 
 /** Request headers browsers may send cross-origin (CONTRACT.md "Transport rules"). */
 export const CORS_HEADERS = [
@@ -42,8 +42,6 @@ export interface MountOptions {
 }
 
 export async function mountKernel(app: FastifyInstance, { kernel, metrics, rateLimiter }: MountOptions): Promise<void> {
-  // Node's five nextTick calls per request stay on V8's inline path (keep-tick-shape.ts).
-  keepTickObjectShape();
   const config = kernel.config;
   const allowed = config.list('allowed-origins');
   const bodyLimit = config.number('body-limit', 1_048_576);
@@ -74,17 +72,18 @@ export async function mountKernel(app: FastifyInstance, { kernel, metrics, rateL
   });
   const limiter = rateLimiter === undefined ? rateLimiterOf(kernel) : rateLimiter;
   // In this order: the start stamp first, so a refusal is timed too; the headers before the
-  // refusals, which carry them.
+  // refusals, which carry them. The rate limit runs after these steps (a route hook of
+  // @fastify/rate-limit, registered before any route of the scope).
   const steps: (RequestStep | undefined)[] = [
     metrics?.instrument(app),
     responseHeadersStep(httpsOnlyOf(config), cors),
-    limiter ? rateLimitStep(limiter) : undefined,
     refuseEncodedBodies,
   ];
   addRequestSteps(
     app,
     steps.filter((step) => step !== undefined),
   );
+  await registerRateLimit(app, kernel, { limiter });
   registerPreflightRoute(app, cors);
   addCsrfCheck(app, originAllowList(allowed).any, credentialed);
 
@@ -123,7 +122,10 @@ export async function mountKernel(app: FastifyInstance, { kernel, metrics, rateL
 
   const ops = [...kernel.operations.values()];
   // SPEC.md "Transports": REST is mounted only when the gRPC server is enabled.
-  if (config.number('grpc-port', 9091) !== 0) registerRest(app, kernel, ops);
+  if (config.number('grpc-port', 9091) !== 0) {
+    registerRest(app, kernel, ops);
+    await registerApiReference(app, ops);
+  }
   registerRawRoutes(app, kernel);
   await registerGraphql(app, kernel, ops);
 }

@@ -4,7 +4,6 @@
  */
 import Fastify, { type FastifyInstance, type FastifyRequest, type onSendHookHandler } from 'fastify';
 import { Registry, collectDefaultMetrics } from 'prom-client';
-import { EventLoopDelay } from './event-loop-delay.js';
 import type { RequestStep } from './request-steps.js';
 import { RequestSeriesSet, type RequestSeries } from './request-series.js';
 
@@ -17,39 +16,17 @@ const secondsSince = (request: FastifyRequest): number => {
   return started > 0 ? (performance.now() - started) / 1000 : 0;
 };
 
-/**
- * How often the event-loop delay histogram samples (prom-client's `eventLoopMonitoringPrecision`,
- * behind the `nodejs_eventloop_lag_{min,max,mean,stddev,p50,p90,p99}_seconds` gauges). Its default
- * is 10 ms: a timer that wakes the event loop 100 times a second, busy or idle. Under a login
- * load the extra wake-ups split the work the loop would have done in one turn into more turns,
- * each starting with its code and data out of the caches the password hashes stream through:
- * bench/profiling/login-cpu.ts AGAINST a build with this at 100 ms, 6 interleaved rounds of 6 s
- * (2-core AMD EPYC VM, session 40): the main thread slept 0.80 against 1.22 times and cost 0.67
- * against 0.81 ms per login, and logins reached 92.3% against 89.8% of the raw hash ceiling.
- * At 100 ms a 15 s scrape interval still holds ~150 samples; each one is as exact as before
- * (the delay of a timer's firing, in nanoseconds), there are fewer of them. The gauges are
- * event-loop-delay.ts's, which subtract the interval (prom-client's report it).
- */
-export const EVENT_LOOP_SAMPLE_MS = 100;
-
-/**
- * prom-client's own delay histogram cannot be left out of its defaults; at the longest interval
- * Node takes (2^31 - 1 ms, ~25 days) its timer never fires. Its gauges are replaced.
- */
-const PROM_CLIENT_SAMPLE_MS = 2 ** 31 - 1;
-
 export class HttpMetrics {
-  /** Process metrics (prom-client's defaults). */
+  /**
+   * Process metrics: prom-client's defaults, as prom-client documents them (the
+   * `nodejs_eventloop_lag_*` gauges included, from its own histogram at its default precision).
+   */
   readonly registry = new Registry();
   /** The HTTP request counter and duration histogram. */
   readonly requests = new RequestSeriesSet();
 
-  private readonly eventLoopDelay: EventLoopDelay | undefined;
-
   constructor(defaultMetrics: boolean) {
-    if (!defaultMetrics) return;
-    collectDefaultMetrics({ register: this.registry, eventLoopMonitoringPrecision: PROM_CLIENT_SAMPLE_MS });
-    this.eventLoopDelay = new EventLoopDelay(this.registry, EVENT_LOOP_SAMPLE_MS);
+    if (defaultMetrics) collectDefaultMetrics({ register: this.registry });
   }
 
   /**
@@ -83,7 +60,6 @@ export class HttpMetrics {
 
   /** The Prometheus text of every metric. */
   async render(): Promise<string> {
-    this.eventLoopDelay?.update();
     return (await this.registry.metrics()) + '\n' + this.requests.render();
   }
 

@@ -11,7 +11,13 @@ export function registerRawRoutes(app: FastifyInstance, kernel: Kernel): void {
     app.route({
       method: route.method,
       url: route.path,
-      config: { csrfExempt: route.csrfExempt === true, errors: route.errors, form: route.form === true },
+      config: {
+        csrfExempt: route.csrfExempt === true,
+        errors: route.errors,
+        form: route.form === true,
+        // A bucket of the route's own instead of the global limiter's (transports/http/rate-limit.ts).
+        ...(route.rateLimit ? { rateLimit: { max: route.rateLimit.max, timeWindow: route.rateLimit.timeWindow } } : {}),
+      },
       handler: async (request, reply) => {
         const ctx = contextFromRequest(kernel, request, 'http');
         try {

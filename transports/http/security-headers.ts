@@ -1,16 +1,14 @@
 /**
  * The headers every response carries (DESIGN.md §5): the security headers and `vary: Origin`
  * (the defaults), and the CORS answer for the caller's Origin (cors.ts), set in one step of the
- * onRequest hook (request-steps.ts). The standalone server's responses write the defaults themselves
- * (default-headers-response.ts); the hook adds them to every other response (an embedding app's,
- * `inject`'s). One precomputed object and a callback hook: this runs on every request. Pages that
+ * onRequest hook (request-steps.ts). One precomputed object and a callback hook: this runs on
+ * every request. Pages that
  * need scripts or framing set their own Content-Security-Policy and X-Frame-Options, which
  * replace these defaults.
  */
 import type { FastifyReply } from 'fastify';
 import type { Config } from '../../core/config.js';
 import type { CorsPolicy } from './cors.js';
-import { defaultBlockOf, fullBlockOf, omitDefault, sendNoStore } from './default-headers-response.js';
 import type { RequestStep } from './request-steps.js';
 
 /** HSTS only where the server is reached over TLS (`--url`, the only source of the host: DESIGN.md §5). */
@@ -36,10 +34,8 @@ export const defaultHeaders = (httpsOnly: boolean): Record<string, string> => ({
 
 export function responseHeadersStep(httpsOnly: boolean, cors: CorsPolicy): RequestStep {
   const always = defaultHeaders(httpsOnly);
-  const block = fullBlockOf(always);
   return (request, reply) => {
-    // A response that writes these very lines itself needs no copy of them.
-    if (defaultBlockOf(reply.raw) !== block) reply.headers(always);
+    reply.headers(always);
     const allowed = cors.allowOrigin(request.headers.origin);
     if (allowed !== null) {
       reply.header('access-control-allow-origin', allowed.origin);
@@ -49,13 +45,12 @@ export function responseHeadersStep(httpsOnly: boolean, cors: CorsPolicy): Reque
   };
 }
 
-/** Takes the default header `name` (lower-case) away from this reply, however the defaults are sent. */
+/** Takes the default header `name` (lower-case) away from this reply. */
 export function removeDefaultHeader(reply: FastifyReply, name: string): void {
   reply.removeHeader(name);
-  omitDefault(reply.raw, name);
 }
 
-/** `Cache-Control: no-store` on this reply (RFC 9111 §5.2.2.5), written from a line checked once where the response can. */
+/** `Cache-Control: no-store` on this reply (RFC 9111 §5.2.2.5). */
 export function noStore(reply: FastifyReply): void {
-  if (!sendNoStore(reply.raw)) reply.header('cache-control', 'no-store');
+  reply.header('cache-control', 'no-store');
 }

@@ -12,11 +12,9 @@ import { openMemoryStore, openStorage } from '../../storage/index.js';
 import { startGrpcServer } from '../grpc/server.js';
 import { mountKernel } from './app.js';
 import { clientErrorHandler, frameworkErrors } from './client-errors.js';
-import { defaultHeadersResponse } from './default-headers-response.js';
 import { holdResponsesPerTurn } from './held-responses.js';
 import { HttpMetrics } from './metrics.js';
 import { rateLimiterOf } from './rate-limit.js';
-import { defaultHeaders, httpsOnlyOf } from './security-headers.js';
 
 export interface CreateServerOptions {
   plugins: readonly AnyPlugin[];
@@ -62,16 +60,12 @@ export async function createServer(options: CreateServerOptions): Promise<Latchk
   const level = config.string('log-level', 'info');
   const requestTimeout = options.requestTimeoutMs ?? REQUEST_TIMEOUT_MS;
   const loggerOptions = options.logger ?? (level === 'silent' ? false : { level });
-  // Responses that write the default headers themselves (the hook in security-headers.ts then
-  // leaves them out); null on a Node without the internals it needs, and the hook adds them.
-  const ServerResponse = defaultHeadersResponse(defaultHeaders(httpsOnlyOf(config)));
   const app = Fastify({
     requestTimeout,
     http: {
       requestTimeout,
       headersTimeout: Math.min(60_000, requestTimeout),
       connectionsCheckingInterval: Math.min(REQUEST_TIMEOUT_CHECK_MS, requestTimeout),
-      ...(ServerResponse ? { ServerResponse } : {}),
     },
     logger: loggerOptions,
     trustProxy: trustProxy(config),
