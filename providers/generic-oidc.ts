@@ -8,6 +8,7 @@ import { oidcProfile } from './oidc-profile.js';
 
 export const genericOidcProvider = defineProvider({
   name: 'oidc',
+  title: 'Generic OpenID Connect',
   label: (config) => config.string('oidc-display-name') || 'Single sign-on',
   issuer: (config) => config.string('oidc-issuer-url') ?? '',
   scopes: ['openid', 'email', 'profile'],

@@ -15,7 +15,7 @@ export const issuerFlag = (name: string): string => `${name}-issuer-url`;
 export const endpointFlag = (name: string, key: string): string => `${name}-${key}-url`;
 
 export function providerFlags(d: ProviderDescriptor): FlagDeclaration[] {
-  const label = typeof d.label === 'string' ? d.label : d.name;
+  const label = d.title ?? (typeof d.label === 'string' ? d.label : d.name);
   const flags: FlagDeclaration[] = [
     { name: clientIdFlag(d.name), type: 'string', description: `${label} OAuth client id.` },
     {
@@ -35,7 +35,7 @@ export function providerFlags(d: ProviderDescriptor): FlagDeclaration[] {
       name: issuerFlag(d.name),
       type: 'string',
       ...(typeof d.issuer === 'string' ? { default: d.issuer } : {}),
-      description: `${label} OpenID Connect issuer (discovery, keys and the ID token's iss); point it at a self-hosted or test issuer.`,
+      description: `${label} issuer URL (OpenID Connect discovery, keys and the ID token's iss); point it at a self-hosted or test issuer.`,
     });
   }
   for (const [key, url] of Object.entries(d.endpoints ?? {})) {

@@ -26,6 +26,8 @@ export interface ProfileInput {
 export interface ProviderDescriptor {
   /** kebab-case; the path segment of /oauth_login/{name}, the flag prefix, the Meta field's name. */
   name: string;
+  /** What `--help` calls the provider when its label depends on the configuration. */
+  title?: string;
   /** The name on the hosted page's button (a function sees the configuration: the generic provider's). */
   label: string | ((config: Config) => string);
   /**

@@ -42,7 +42,7 @@ export function defineProvider(d: ProviderDescriptor): PluginDefinition<void> {
   };
   return definePlugin<void>({
     name: d.name,
-    description: `${typeof d.label === 'string' ? d.label : d.name} sign-in: /oauth_login/${d.name} and /oauth_callback/${d.name}; on when the client id and secret are set.`,
+    description: `${d.title ?? (typeof d.label === 'string' ? d.label : d.name)} sign-in: /oauth_login/${d.name} and /oauth_callback/${d.name}; on when the client id and secret are set.`,
     dependsOn: ['social'],
     flags: providerFlags(d),
     enabled: (config) => providerConfigured(d, config),
