@@ -11,14 +11,23 @@ export interface PageOptions {
   error?: string;
   email?: string;
   signupEnabled: boolean;
+  /** Links under the sign-in form to the mail-based forms (account-forms.ts). */
+  accountLinks?: { label: string; href: string }[];
   /** One link per enabled social provider (social-links.ts). */
   socialLinks?: { label: string; href: string }[];
+  /** Passkeys are on (the webauthn plugin): sign in with one, add one when signed in. */
+  passkeys?: boolean;
+  /** A status line (e.g. after a passkey was added). */
+  notice?: string;
 }
 
 const STYLE =
   'body{font-family:system-ui,sans-serif;background:#f5f5f7;margin:0}main{max-width:360px;margin:10vh auto;background:#fff;padding:2rem;border-radius:12px;box-shadow:0 2px 12px #0001}' +
   'label{display:block;margin:.8rem 0 .2rem}input{width:100%;padding:.55rem;box-sizing:border-box;border:1px solid #ccc;border-radius:6px}' +
   'button{margin-top:1.2rem;width:100%;padding:.65rem;border:0;border-radius:6px;background:#1f4fd1;color:#fff;font-size:1rem}.error{color:#b00020}';
+
+/** The pages' style, shared by the MFA screens (mfa-html.ts). */
+export const PAGE_STYLE = `${STYLE}button.link{background:none;color:#1f4fd1;margin-top:.4rem}`;
 
 const socialButtons = (o: PageOptions): string =>
   (o.socialLinks ?? [])
@@ -55,10 +64,17 @@ export function renderPage(o: PageOptions): string {
       `<label for="password">Password</label><input id="password" name="password" type="password" autocomplete="current-password" required>` +
       `<button type="submit">Sign in</button></form>` +
       socialButtons(o) +
+      (o.passkeys
+        ? `<button type="button" id="passkey-login" data-return-to="${esc(o.returnTo)}">Sign in with a passkey</button>`
+        : '') +
+      (o.accountLinks ?? []).map((l) => `<p><a href="${esc(l.href)}">${esc(l.label)}</a></p>`).join('') +
       (o.signupEnabled ? `<p><a href="${esc(q('signup'))}">Create an account</a></p>` : '');
   } else {
-    body = `<h1>You are signed in</h1><p><a href="/logout">Sign out</a></p>`;
+    body =
+      `<h1>You are signed in</h1>${o.notice ? `<p id="notice" role="status">${esc(o.notice)}</p>` : ''}` +
+      (o.passkeys ? `<button type="button" id="passkey-register" data-return-to="/app">Add a passkey</button>` : '') +
+      `<p><a href="/logout">Sign out</a></p>`;
   }
   const logo = o.logo ? `<img src="${esc(o.logo)}" alt="" height="40">` : '';
-  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1"><title>${esc(o.organization)}</title><style>${STYLE}</style></head><body><main>${logo}<p>${esc(o.organization)}</p>${body}</main></body></html>`;
+  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1"><title>${esc(o.organization)}</title><style>${STYLE}</style>${o.passkeys && (o.view === 'login' || o.view === 'signed-in') ? '<script src="/app/passkey.js" defer></script>' : ''}</head><body><main>${logo}<p>${esc(o.organization)}</p>${body}</main></body></html>`;
 }

@@ -3,6 +3,8 @@
  * `--enable-login-page`). /authorize sends users here and they come back to the same request.
  */
 import { definePlugin } from '../../core/plugin.js';
+import { mfaPageRoutes } from './mfa-routes.js';
+import { accountFormRoutes } from './account-forms.js';
 import { loginPageRoutes } from './routes.js';
 
 export const loginPagePlugin = definePlugin({
@@ -11,5 +13,5 @@ export const loginPagePlugin = definePlugin({
   dependsOn: ['sessions', 'accounts'],
   flags: [{ name: 'enable-login-page', type: 'boolean', default: false, description: 'Hosted login page at /app.' }],
   enabled: (config) => config.bool('enable-login-page'),
-  routes: loginPageRoutes,
+  routes: [...loginPageRoutes, ...mfaPageRoutes, ...accountFormRoutes],
 });

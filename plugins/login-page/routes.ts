@@ -7,7 +7,9 @@
 import type { RequestContext } from '../../core/context.js';
 import { ServiceError } from '../../core/errors.js';
 import type { RawRequest, RawResponse, RawRoute } from '../../core/plugin.js';
+import { mfaLocation, type WithheldAuth } from './mfa-routes.js';
 import { renderPage, type PageOptions } from './html.js';
+import { accountLinks } from './account-forms.js';
 import { socialLinks } from './social-links.js';
 
 // No form-action directive: Chromium applies it to the redirects after the POST (on to the client).
@@ -20,7 +22,9 @@ import { socialLinks } from './social-links.js';
 const HTML = {
   'content-type': 'text/html; charset=utf-8',
   'cache-control': 'no-store',
-  'content-security-policy': "default-src 'none'; style-src 'unsafe-inline'; img-src https: data:",
+  // script-src and connect-src 'self': the passkey buttons' script (passkey-script.ts) and its calls.
+  'content-security-policy':
+    "default-src 'none'; style-src 'unsafe-inline'; img-src https: data:; script-src 'self'; connect-src 'self'",
   'referrer-policy': 'same-origin',
 };
 
@@ -70,7 +74,9 @@ function page(
       organization: cfg.string('organization-name', 'Latchkey'),
       ...(logo ? { logo } : {}),
       signupEnabled: cfg.bool('enable-signup', true),
+      accountLinks: accountLinks(ctx, o.returnTo),
       socialLinks: socialLinks(ctx, o.returnTo),
+      passkeys: ctx.kernel.operations.has('webauthn_login_options'),
     }),
   };
 }
@@ -86,11 +92,11 @@ async function submit(req: RawRequest, ctx: RequestContext, operation: 'login' |
     if (given) input.given_name = given;
   }
   try {
-    const result = (await ctx.kernel.invoke(operation, ctx, input)) as {
-      access_token?: string | null;
-      should_show_email_otp_screen?: boolean;
-      should_show_totp_screen?: boolean;
-    };
+    const result = (await ctx.kernel.invoke(operation, ctx, input)) as WithheldAuth & { user?: unknown };
+    // A withheld sign-in (the MFA gate) goes on to its screen; a signup waiting for its email
+    // to be proven has no mfa cookie and says so.
+    if (!result.access_token && ctx.setCookies.some((c) => c.name === 'mfa'))
+      return { status: 303, headers: { location: mfaLocation(ctx, result, returnTo), 'cache-control': 'no-store' } };
     if (!result.access_token) {
       return page(ctx, 401, {
         view: 'login',
@@ -151,7 +157,12 @@ export const loginPageRoutes: RawRoute[] = [
       const signup = req.query.screen_hint === 'signup' && ctx.kernel.config.bool('enable-signup', true);
       if (!signup && req.query.return_to === undefined) {
         const session = await ctx.kernel.service('sessions').fromRequest(ctx);
-        if (session) return page(ctx, 200, { view: 'signed-in', returnTo });
+        if (session)
+          return page(ctx, 200, {
+            view: 'signed-in',
+            returnTo,
+            ...(req.query.passkey === 'added' ? { notice: 'Passkey added.' } : {}),
+          });
       }
       // With discovery on, the login starts with the email alone (SPEC.md "GET /api/v1/org-discovery").
       const emailFirst = !signup && req.query.screen_hint !== 'password' && ctx.kernel.hasService('org-discovery');

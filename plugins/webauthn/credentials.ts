@@ -33,11 +33,9 @@ const toCredential = (r: WebauthnCredentialRow): StoredCredential => ({
 export function createCredentialStore(storage: Storage) {
   return {
     async list(userId: string): Promise<StoredCredential[]> {
-      const rows = (await storage
-        .em()
-        .find(WebauthnCredentialEntity, { userId } as never, {
-          orderBy: { createdAt: 'asc' } as never,
-        })) as WebauthnCredentialRow[];
+      const rows = (await storage.em().find(WebauthnCredentialEntity, { userId } as never, {
+        orderBy: { createdAt: 'asc' } as never,
+      })) as WebauthnCredentialRow[];
       return rows.map(toCredential);
     },
     async byCredentialId(credentialId: string): Promise<StoredCredential | null> {
