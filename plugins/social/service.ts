@@ -92,7 +92,11 @@ export function createSocialService(ids: SocialIdentities): SocialService {
       } else if (result.access_token) {
         ctx.kernel.events.emit('user.login', { user: dto, auth_recipe: provider });
       }
-      if (ownOrigin(ctx, request.redirectUri)) return redirectWith(request.redirectUri, 'none', {});
+      if (ownOrigin(ctx, request.redirectUri)) {
+        // Withheld by a gate: the service's own page is told which screen comes next.
+        if (!result.access_token) return redirectWith(request.redirectUri, 'query', tokenParams(result, request.state));
+        return redirectWith(request.redirectUri, 'none', {});
+      }
       return redirectWith(request.redirectUri, request.responseMode, tokenParams(result, request.state));
     },
   };

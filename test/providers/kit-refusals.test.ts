@@ -4,6 +4,7 @@
  * audience, issuer, nonce or signature, an unverified email that matches an existing account,
  * the provider's error answer, a redirect target outside the allow list, a revoked user, and a
  * new user when signup is off. Each ends in an error page or an error redirect and creates nothing.
+ * Last, the sign-in gates (MFA) apply to a social login as to any other.
  * The generic OpenID Connect provider runs against a local issuer whose answers can be bent.
  */
 import t from 'tap';
@@ -204,4 +205,20 @@ t.test('with --enable-signup false a new user is refused', async (t) => {
   t.equal(params.get('error'), 'access_denied');
   t.equal(params.get('error_description'), 'signup is disabled for this instance');
   t.equal(await userCount(closed), 0);
+});
+
+t.test('the sign-in gates apply: under --enforce-mfa the login is withheld with the gate flags', async (t) => {
+  const gated = await startLatchkey(flagsFor({ 'enforce-mfa': true }));
+  t.teardown(() => gated.close());
+  account('gated@example.com');
+  const browser = new Browser();
+  const hops = await browser.follow(gated.loginUrl('oidc'), APP_CALLBACK);
+  const params = delivered(landing(hops));
+  t.notOk(params.get('access_token'), 'no tokens before the second factor');
+  t.equal(params.get('state'), 'app-state');
+  t.ok(
+    [...params.keys()].some((k) => k.startsWith('should_') && params.get(k) === 'true'),
+    `a gate flag says what comes next: ${params.toString()}`,
+  );
+  t.ok(browser.cookiesOf(gated.url).has('mfa'), 'the gate kept the attempt in its cookie');
 });

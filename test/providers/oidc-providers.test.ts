@@ -10,6 +10,8 @@ import { Browser, delivered, landing } from './helpers/browser.js';
 import { startOidcIssuer } from './helpers/oidc-issuer.js';
 import { APP_CALLBACK, startLatchkey } from './helpers/latchkey.js';
 import { freePort } from '../helpers/ports.js';
+import { Kernel } from '../../core/kernel.js';
+import { defaultPlugins } from '../../plugins/default.js';
 
 const PROVIDERS = ['google', 'linkedin', 'roblox', 'microsoft', 'oidc'] as const;
 const TENANT = '72f988bf-86f1-41af-91ab-2d7cd011db47';
@@ -51,6 +53,32 @@ async function profileOf(accessToken: string | null): Promise<Record<string, unk
   const res = await fetch(`${latchkey.url}/v1/profile`, { headers: { authorization: `Bearer ${accessToken}` } });
   return (await res.json()) as Record<string, unknown>;
 }
+
+t.test('the providers declare the flags SPEC.md names; the placeholder group is gone', async (t) => {
+  const flags = new Map(Kernel.flagsOf(defaultPlugins).map((f) => [f.name, f]));
+  const ten = [
+    'google',
+    'github',
+    'facebook',
+    'linkedin',
+    'apple',
+    'discord',
+    'twitter',
+    'microsoft',
+    'twitch',
+    'roblox',
+  ];
+  for (const p of ten) {
+    t.ok(flags.has(`${p}-client-id`), `--${p}-client-id`);
+    t.equal(flags.get(`${p}-client-secret`)?.secret, true, `--${p}-client-secret is secret`);
+    t.ok(flags.has(`${p}-scopes`), `--${p}-scopes`);
+  }
+  t.equal(flags.get('microsoft-tenant-id')?.default, 'common');
+  t.notOk(
+    defaultPlugins.some((p) => p.name === 'planned-social'),
+    'no placeholder plugin declares them any more',
+  );
+});
 
 for (const provider of PROVIDERS) {
   t.test(`${provider}: a new user signs up, then logs in again to the same account`, async (t) => {
