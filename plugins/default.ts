@@ -13,6 +13,7 @@ import { healthPlugin } from './health/index.js';
 import { keysPlugin } from './keys/index.js';
 import { metaPlugin } from './meta/index.js';
 import { emailPlugins } from './email/plugins.js';
+import { emailPlugins } from './email/plugins.js';
 import { mfaPlugins } from './mfa/plugins.js';
 import { placeholderPlugins } from './placeholders/index.js';
 import { serverPlugin } from './server/index.js';
@@ -55,6 +56,7 @@ export const defaultPlugins: AnyPlugin[] = [
   ...oauthPlugins,
   ...authorizationPlugins,
   ...auditPlugins,
+  ...emailPlugins,
   webhooksPlugin,
   ...emailPlugins,
   ...mfaPlugins,

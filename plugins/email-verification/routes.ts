@@ -14,10 +14,21 @@ import { redeemToken } from './verify.js';
 
 const NO_STORE = { 'cache-control': 'no-store' };
 
-async function target(ctx: RequestContext, ...candidates: (string | null | undefined)[]): Promise<string | undefined> {
-  for (const c of candidates) if (c && (await redirectAllowed(ctx, c))) return c;
+/** The hosted page's landing for links (plugins/login-page account-forms.ts). */
+const HOSTED_LANDING = '/app/verified';
+
+/**
+ * Where the browser goes: the first candidate the built-in client may redirect to, else the
+ * hosted landing when `--enable-login-page` is on (`hosted`: it is told no tokens in its URL,
+ * the session cookie is enough there), else nowhere (the answer is JSON).
+ */
+async function target(
+  ctx: RequestContext,
+  ...candidates: (string | null | undefined)[]
+): Promise<{ url: string; hosted: boolean } | undefined> {
+  for (const c of candidates) if (c && (await redirectAllowed(ctx, c))) return { url: c, hosted: false };
   if (ctx.kernel.config.bool('enable-login-page')) {
-    return `${ctx.kernel.config.string('url', '').replace(/\/+$/, '')}/app`;
+    return { url: `${ctx.kernel.config.string('url', '').replace(/\/+$/, '')}${HOSTED_LANDING}`, hosted: true };
   }
   return undefined;
 }
@@ -45,7 +56,7 @@ export const verificationRoutes: RawRoute[] = [
         if (!(err instanceof ServiceError) || err.status.http >= 500) throw err;
         const to = await target(ctx, asked);
         if (!to) return error(err);
-        const location = withQuery(to, {
+        const location = withQuery(to.url, {
           error: err.code === 'invalid_argument' ? 'invalid_token' : err.code,
           error_description: err.message,
           state,
@@ -55,8 +66,8 @@ export const verificationRoutes: RawRoute[] = [
       const { result } = redeemed;
       const to = await target(ctx, asked, redeemed.redirectUri);
       if (!to) return { status: 200, headers: NO_STORE, body: result };
-      const location = withQuery(to, {
-        ...(result.access_token
+      const location = withQuery(to.url, {
+        ...(result.access_token && !to.hosted
           ? {
               access_token: result.access_token,
               token_type: 'bearer',

@@ -11,6 +11,8 @@ export interface PageOptions {
   error?: string;
   email?: string;
   signupEnabled: boolean;
+  /** Links under the sign-in form to the mail-based forms (account-forms.ts). */
+  accountLinks?: { label: string; href: string }[];
   /** One link per enabled social provider (social-links.ts). */
   socialLinks?: { label: string; href: string }[];
   /** Passkeys are on (the webauthn plugin): sign in with one, add one when signed in. */
@@ -65,6 +67,7 @@ export function renderPage(o: PageOptions): string {
       (o.passkeys
         ? `<button type="button" id="passkey-login" data-return-to="${esc(o.returnTo)}">Sign in with a passkey</button>`
         : '') +
+      (o.accountLinks ?? []).map((l) => `<p><a href="${esc(l.href)}">${esc(l.label)}</a></p>`).join('') +
       (o.signupEnabled ? `<p><a href="${esc(q('signup'))}">Create an account</a></p>` : '');
   } else {
     body =

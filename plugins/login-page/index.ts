@@ -4,6 +4,7 @@
  */
 import { definePlugin } from '../../core/plugin.js';
 import { mfaPageRoutes } from './mfa-routes.js';
+import { accountFormRoutes } from './account-forms.js';
 import { loginPageRoutes } from './routes.js';
 
 export const loginPagePlugin = definePlugin({
@@ -12,5 +13,5 @@ export const loginPagePlugin = definePlugin({
   dependsOn: ['sessions', 'accounts'],
   flags: [{ name: 'enable-login-page', type: 'boolean', default: false, description: 'Hosted login page at /app.' }],
   enabled: (config) => config.bool('enable-login-page'),
-  routes: [...loginPageRoutes, ...mfaPageRoutes],
+  routes: [...loginPageRoutes, ...mfaPageRoutes, ...accountFormRoutes],
 });

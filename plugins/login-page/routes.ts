@@ -9,6 +9,7 @@ import { ServiceError } from '../../core/errors.js';
 import type { RawRequest, RawResponse, RawRoute } from '../../core/plugin.js';
 import { mfaLocation, type WithheldAuth } from './mfa-routes.js';
 import { renderPage, type PageOptions } from './html.js';
+import { accountLinks } from './account-forms.js';
 import { socialLinks } from './social-links.js';
 
 // No form-action directive: Chromium applies it to the redirects after the POST (on to the client).
@@ -73,6 +74,7 @@ function page(
       organization: cfg.string('organization-name', 'Latchkey'),
       ...(logo ? { logo } : {}),
       signupEnabled: cfg.bool('enable-signup', true),
+      accountLinks: accountLinks(ctx, o.returnTo),
       socialLinks: socialLinks(ctx, o.returnTo),
       passkeys: ctx.kernel.operations.has('webauthn_login_options'),
     }),
