@@ -13,7 +13,6 @@ import { healthPlugin } from './health/index.js';
 import { keysPlugin } from './keys/index.js';
 import { metaPlugin } from './meta/index.js';
 import { emailPlugins } from './email/plugins.js';
-import { emailPlugins } from './email/plugins.js';
 import { mfaPlugins } from './mfa/plugins.js';
 import { placeholderPlugins } from './placeholders/index.js';
 import { serverPlugin } from './server/index.js';
@@ -56,7 +55,6 @@ export const defaultPlugins: AnyPlugin[] = [
   ...oauthPlugins,
   ...authorizationPlugins,
   ...auditPlugins,
-  ...emailPlugins,
   webhooksPlugin,
   ...emailPlugins,
   ...mfaPlugins,

@@ -9,18 +9,6 @@ import { accountOperations } from './operations.js';
 export { AuthResponse } from './schemas.js';
 export { VERIFICATION_SENT } from './verification.js';
 
-export { AuthResponse } from './schemas.js';
-export { VERIFICATION_SENT } from './verification.js';
-
-export { AuthResponse } from './schemas.js';
-export { VERIFICATION_SENT } from './verification.js';
-
-export { AuthResponse } from './schemas.js';
-export { VERIFICATION_SENT } from './verification.js';
-
-export { AuthResponse } from './schemas.js';
-export { VERIFICATION_SENT } from './verification.js';
-
 export const accountsPlugin = definePlugin({
   name: 'accounts',
   description: 'Password signup and login, sessions, profile and token validation operations.',
