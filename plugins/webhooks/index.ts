@@ -24,6 +24,7 @@ export const DEFAULT_DELIVERY_TIMING: DeliveryTiming = {
   pollMs: 1_000,
   batch: 20,
   responseExcerptChars: 1_000,
+  leaseMarginMs: 30_000,
 };
 
 export interface WebhooksPluginOptions {

@@ -31,6 +31,8 @@ export interface DeliveryTiming extends RetryPolicy {
   batch: number;
   /** How much of an answer the log keeps. */
   responseExcerptChars: number;
+  /** How long a claim outlives its attempt's deadline before another node may take the row. */
+  leaseMarginMs: number;
 }
 
 export interface WorkerOptions {
@@ -58,7 +60,7 @@ export function createDeliveryWorker(o: WorkerOptions): DeliveryWorker {
   const { timing } = o;
   // A lease outlives the attempt it covers by far: a node whose attempt is still running keeps
   // its row, and another node takes it only after a crash.
-  const leaseMs = timing.timeoutMs * 2 + 30_000;
+  const leaseMs = timing.timeoutMs * 2 + timing.leaseMarginMs;
   let timer: NodeJS.Timeout | undefined;
   let stopped = true;
   let running: Promise<void> | undefined;

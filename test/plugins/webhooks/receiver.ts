@@ -89,4 +89,5 @@ export const FAST_TIMING = {
   pollMs: 25,
   batch: 10,
   responseExcerptChars: 200,
+  leaseMarginMs: 400,
 };

@@ -1,0 +1,102 @@
+/**
+ * Claiming queued rows (storage/claim-rows.ts) on every SQL database: several claimers racing
+ * over the same rows each get a disjoint share and together all of them; a claimed row is not
+ * claimed again while its lease holds and is claimable once it runs out; an update fenced by a
+ * lease that ran out and was taken by another claimer changes nothing.
+ */
+import { defineEntity } from '@mikro-orm/core';
+import t from 'tap';
+import { Config } from '../../core/config.js';
+import { claimRows, openStorage, updateLeased, type LeasedRow } from '../../storage/index.js';
+import { databaseTargets } from '../helpers/databases.js';
+
+const QueueEntity = defineEntity({
+  name: 'ClaimTestRow',
+  tableName: 'claim_test_rows',
+  properties: (p) => ({
+    id: p.string().primary().fieldName('_id').length(64),
+    state: p.string().length(16),
+    dueAt: p.bigint('number').fieldName('due_at'),
+    leaseUntil: p.bigint('number').fieldName('lease_until').nullable(),
+    leaseOwner: p.string().fieldName('lease_owner').length(64).nullable(),
+  }),
+});
+
+interface Row extends LeasedRow {
+  state: string;
+  dueAt: number;
+}
+
+const targets = await databaseTargets({ sqlOnly: true });
+t.teardown(() => Promise.all(targets.map((d) => d.dispose())));
+
+for (const target of targets) {
+  t.test(`${target.name}: racing claimers share the rows without overlap`, async (t) => {
+    const storage = await openStorage(new Config(target.flags), [QueueEntity]);
+    t.teardown(() => storage.close());
+    const em = storage.em();
+    const now = Date.now();
+    for (let i = 0; i < 60; i++) {
+      em.create(QueueEntity, {
+        id: `row-${String(i).padStart(2, '0')}`,
+        state: 'pending',
+        dueAt: now - i,
+        leaseUntil: null,
+        leaseOwner: null,
+      } as never);
+    }
+    em.create(QueueEntity, {
+      id: 'not-due',
+      state: 'pending',
+      dueAt: now + 60_000,
+      leaseUntil: null,
+      leaseOwner: null,
+    } as never);
+    await em.flush();
+    const due = { state: 'pending', dueAt: { $lte: now } };
+    const byOwner = new Map<string, string[]>();
+    await Promise.all(
+      ['a', 'b', 'c', 'd'].map(async (owner) => {
+        const mine: string[] = [];
+        for (;;) {
+          const rows = await claimRows<Row>(storage, QueueEntity, {
+            due,
+            orderBy: { dueAt: 'asc' },
+            limit: 4,
+            owner,
+            leaseMs: 60_000,
+            now,
+          });
+          if (rows.length === 0) break;
+          mine.push(...rows.map((r) => r.id));
+        }
+        byOwner.set(owner, mine);
+      }),
+    );
+    const all = [...byOwner.values()].flat();
+    t.equal(all.length, 60, 'every due row claimed');
+    t.equal(new Set(all).size, 60, 'none by two claimers');
+    t.notOk(all.includes('not-due'), 'a row not yet due is left');
+
+    const later = now + 120_000;
+    const [again] = await claimRows<Row>(storage, QueueEntity, {
+      due,
+      orderBy: { dueAt: 'asc' },
+      limit: 1,
+      owner: 'e',
+      leaseMs: 1000,
+      now: later,
+    });
+    t.ok(again, 'a row whose lease ran out is claimable again');
+    const stale = {
+      id: again.id,
+      leaseUntil: now + 60_000,
+      leaseOwner: [...byOwner].find(([, ids]) => ids.includes(again.id))![0],
+    };
+    t.notOk(
+      await updateLeased(storage.em(), QueueEntity, stale, { state: 'done' }),
+      'the old claimer can no longer update it',
+    );
+    t.ok(await updateLeased(storage.em(), QueueEntity, again, { state: 'done' }), 'the new claimer can');
+  });
+}
