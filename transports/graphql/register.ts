@@ -22,6 +22,7 @@ import { formatGraphqlErrors } from './errors.js';
 import { queryLimitsRule } from './query-limits.js';
 import { anyScalar, int64Scalar, mapScalar } from './scalars.js';
 import { buildSdl } from './sdl.js';
+import { registerPlayground } from '../http/reference-pages/playground.js';
 
 /** Mercurius compiles a query with graphql-jit once it has been seen this many times. */
 const JIT_AFTER = 1;
@@ -129,13 +130,16 @@ export async function registerGraphql(app: FastifyInstance, kernel: Kernel, ops:
     ...(kernel.config.bool('enable-graphql-introspection', true) ? [] : [NoSchemaIntrospectionCustomRule]),
   ];
   const playground = kernel.config.bool('enable-playground', false);
+  if (playground) registerPlayground(app);
   void app.register(async function graphqlScope(scope) {
     await scope.register(mercurius, {
       schema: sdl,
       resolvers: graphqlResolvers(kernel, ops),
       path: '/graphql',
       jit: JIT_AFTER,
-      graphiql: playground,
+      // Mercurius's GraphiQL loads React from a CDN, which the service's policy blocks: the
+      // playground is served from this server's own assets instead (http/reference-pages/playground.ts).
+      graphiql: false,
       validationRules,
       errorFormatter: formatGraphqlErrors,
       additionalRouteOptions: { preValidation: prepareRequest },
