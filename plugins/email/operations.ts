@@ -52,6 +52,11 @@ export const emailOperations: AnyOperation[] = [
     description: 'Adds the template of an event (one per event); a template that does not compile is refused.',
     input: AddEmailTemplateRequest,
     output: MessageResponse,
+    audit: {
+      action: 'email_template.create',
+      resourceType: 'email_template',
+      resourceId: ({ input }) => input.event_name,
+    },
     handler: async (ctx, input) => {
       await of(ctx).templates.add(input);
       return { message: 'Email template added successfully' };
@@ -64,6 +69,7 @@ export const emailOperations: AnyOperation[] = [
     description: 'Updates an email template; a template that does not compile is refused.',
     input: UpdateEmailTemplateRequest,
     output: MessageResponse,
+    audit: { action: 'email_template.update', resourceType: 'email_template', resourceId: ({ input }) => input.id },
     handler: async (ctx, input) => {
       const { id, ...fields } = input;
       await of(ctx).templates.update(id, fields);
@@ -77,6 +83,7 @@ export const emailOperations: AnyOperation[] = [
     description: "Deletes an email template; the event's default template applies again.",
     input: DeleteEmailTemplateRequest,
     output: MessageResponse,
+    audit: { action: 'email_template.delete', resourceType: 'email_template', resourceId: ({ input }) => input.id },
     handler: async (ctx, input) => {
       await of(ctx).templates.remove(input.id);
       return { message: 'Email template deleted successfully' };
@@ -89,6 +96,7 @@ export const emailOperations: AnyOperation[] = [
     description: 'Lists the email templates, newest first.',
     input: PaginatedRequest,
     output: EmailTemplates,
+    audit: { action: 'email_template.list', resourceType: 'email_template' },
     graphql: { required: false },
     handler: async (ctx, input) => {
       const page = pageOf(input?.pagination);
@@ -103,6 +111,7 @@ export const emailOperations: AnyOperation[] = [
     description: 'Lists queued, sent and failed mail, newest first (never the message bodies).',
     input: ListEmailOutboxRequest,
     output: EmailOutbox,
+    audit: { action: 'email.list', resourceType: 'email' },
     graphql: { required: false },
     handler: async (ctx, input) => {
       const page = pageOf(input?.pagination);
@@ -134,6 +143,7 @@ export const emailOperations: AnyOperation[] = [
     description: 'Queues a failed mail again.',
     input: RetryEmailRequest,
     output: MessageResponse,
+    audit: { action: 'email.retry', resourceType: 'email', resourceId: ({ input }) => input.id },
     handler: async (ctx, input) => {
       if (!(await of(ctx).outbox.retry(input.id))) throw notFound('no failed email with this id');
       return { message: 'Email queued again' };

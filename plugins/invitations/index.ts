@@ -37,6 +37,7 @@ export const invitationsPlugin = definePlugin({
       description: 'Creates accounts for new addresses and mails each an invitation link to set a password.',
       input: InviteMemberRequest,
       output: InviteMembersResponse,
+      audit: { action: 'user.invite', resourceType: 'user', metadata: ({ input }) => ({ count: input.emails.length }) },
       handler: async (ctx, input) => {
         const users = ctx.kernel.service('users');
         const email = ctx.kernel.service('email');

@@ -58,6 +58,12 @@ export function orgDomainOperations(limitPerMinute: number): AnyOperation[] {
       description: 'Starts a DNS TXT challenge for a domain; publish record_value at record_name, then verify.',
       input: OrgDomainRequest,
       output: OrgDomainChallenge,
+      audit: {
+        action: 'org_domain.request',
+        resourceType: 'org_domain',
+        resourceId: ({ input }) => input.domain,
+        metadata: ({ input }) => ({ org_id: input.org_id }),
+      },
       handler: async (ctx, input) => {
         await orgs(ctx).requireAdministered(ctx.principal, input.org_id);
         await countOrgAttempt(ctx.kernel.memory, 'request', input.org_id, limitPerMinute);
@@ -72,6 +78,12 @@ export function orgDomainOperations(limitPerMinute: number): AnyOperation[] {
       description: 'Looks up the challenge TXT record; an exact match verifies the domain for the organization.',
       input: OrgDomainRequest,
       output: OrgDomain,
+      audit: {
+        action: 'org_domain.verify',
+        resourceType: 'org_domain',
+        resourceId: ({ input }) => input.domain,
+        metadata: ({ input }) => ({ org_id: input.org_id, method: 'dns_txt' }),
+      },
       handler: async (ctx, input) => {
         await orgs(ctx).requireAdministered(ctx.principal, input.org_id);
         await countOrgAttempt(ctx.kernel.memory, 'verify', input.org_id, limitPerMinute);
@@ -87,6 +99,12 @@ export function orgDomainOperations(limitPerMinute: number): AnyOperation[] {
       description: 'Records a domain as verified without DNS (trusted assertion; super-admin only).',
       input: OrgDomainRequest,
       output: OrgDomain,
+      audit: {
+        action: 'org_domain.verify',
+        resourceType: 'org_domain',
+        resourceId: ({ input }) => input.domain,
+        metadata: ({ input }) => ({ org_id: input.org_id, method: 'trusted_assert' }),
+      },
       handler: async (ctx, input) => {
         // SPEC.md "Named application errors": an org admin's trusted assertion is rejected.
         if (ctx.principal?.kind !== 'admin') throw new ServiceError('permission_denied', 'super-admin only');
@@ -103,6 +121,7 @@ export function orgDomainOperations(limitPerMinute: number): AnyOperation[] {
       description: 'Removes a verified domain (only the routing hint: members and access stay).',
       input: DeleteOrgDomainRequest,
       output: MessageResponse,
+      audit: { action: 'org_domain.delete', resourceType: 'org_domain', resourceId: ({ input }) => input.domain },
       handler: async (ctx, input) => {
         const domain = domains(ctx).normalize(input.domain);
         if (!domain) throw invalidArgument('invalid domain');
@@ -127,6 +146,7 @@ export function orgDomainOperations(limitPerMinute: number): AnyOperation[] {
       description: "An organization's verified domains, a page at a time.",
       input: ListOrgDomainsRequest,
       output: OrgDomains,
+      audit: { action: 'org_domain.list', resourceType: 'organization', resourceId: ({ input }) => input.org_id },
       rest: { method: 'POST' },
       handler: async (ctx, input) => {
         await orgs(ctx).requireAdministered(ctx.principal, input.org_id);

@@ -46,6 +46,7 @@ export const organizationOperations: AnyOperation[] = [
     description: 'Creates an organization (super-admin only); `name` is its unique slug.',
     input: CreateOrganizationRequest,
     output: Organization,
+    audit: { action: 'organization.create', resourceType: 'organization', resourceId: ({ output }) => output?.id },
     handler: async (ctx, input) => {
       const created = await orgs(ctx).create(input);
       ctx.kernel.events.emit('organization.created', { ...actorOf(ctx), organization: organizationView(created) });
@@ -59,6 +60,7 @@ export const organizationOperations: AnyOperation[] = [
     description: "Changes an organization's name (slug), display name or enabled state.",
     input: UpdateOrganizationRequest,
     output: Organization,
+    audit: { action: 'organization.update', resourceType: 'organization', resourceId: ({ input }) => input.id },
     handler: async (ctx, input) => {
       await orgs(ctx).requireAdministered(ctx.principal, input.id);
       const updated = await orgs(ctx).update(input.id, input);
@@ -74,6 +76,7 @@ export const organizationOperations: AnyOperation[] = [
       'Deletes an organization with its members, domains, SSO connections and SCIM endpoint, in one transaction (super-admin only).',
     input: OrganizationRequest,
     output: MessageResponse,
+    audit: { action: 'organization.delete', resourceType: 'organization', resourceId: ({ input }) => input.id },
     handler: async (ctx, input) => {
       await orgs(ctx).remove(input.id);
       ctx.kernel.events.emit('organization.deleted', { ...actorOf(ctx), organization_id: input.id });
@@ -87,6 +90,7 @@ export const organizationOperations: AnyOperation[] = [
     description: 'One organization.',
     input: OrganizationRequest,
     output: Organization,
+    audit: { action: 'organization.read', resourceType: 'organization', resourceId: ({ input }) => input.id },
     handler: async (ctx, input) => organizationView(await orgs(ctx).requireAdministered(ctx.principal, input.id)),
   }),
   defineOperation({
@@ -96,6 +100,7 @@ export const organizationOperations: AnyOperation[] = [
     description: 'Organizations, a page at a time (super-admin only).',
     input: ListOrganizationsRequest,
     output: Organizations,
+    audit: { action: 'organization.list', resourceType: 'organization' },
     graphql: { required: false },
     rest: { method: 'POST' },
     handler: async (ctx, input) => {
@@ -111,6 +116,12 @@ export const organizationOperations: AnyOperation[] = [
     description: 'Adds a user to an organization with org roles, or sets the roles of a member.',
     input: AddOrgMemberRequest,
     output: OrgMember,
+    audit: {
+      action: 'org_member.add',
+      resourceType: 'organization',
+      resourceId: ({ input }) => input.org_id,
+      metadata: ({ input }) => ({ user_id: input.user_id }),
+    },
     handler: async (ctx, input) => {
       await orgs(ctx).requireAdministered(ctx.principal, input.org_id);
       const user = input.user_id.length <= 64 ? await users(ctx).findById(input.user_id) : null;
@@ -132,6 +143,12 @@ export const organizationOperations: AnyOperation[] = [
     description: 'Removes a user from an organization (the user account stays).',
     input: RemoveOrgMemberRequest,
     output: MessageResponse,
+    audit: {
+      action: 'org_member.remove',
+      resourceType: 'organization',
+      resourceId: ({ input }) => input.org_id,
+      metadata: ({ input }) => ({ user_id: input.user_id }),
+    },
     handler: async (ctx, input) => {
       await orgs(ctx).requireAdministered(ctx.principal, input.org_id);
       if (!(await orgs(ctx).removeMember(input.org_id, input.user_id))) throw memberNotFound();
@@ -150,6 +167,7 @@ export const organizationOperations: AnyOperation[] = [
     description: 'Members of an organization with their org roles, a page at a time.',
     input: ListOrgMembersRequest,
     output: OrgMembers,
+    audit: { action: 'org_member.list', resourceType: 'organization', resourceId: ({ input }) => input.org_id },
     rest: { method: 'POST' },
     handler: async (ctx, input) => {
       await orgs(ctx).requireAdministered(ctx.principal, input.org_id);
@@ -167,6 +185,7 @@ export const organizationOperations: AnyOperation[] = [
       "A user's organizations with their org roles; an org admin sees only the organizations it administers.",
     input: UserOrganizationsRequest,
     output: UserOrganizations,
+    audit: { action: 'organization.list_of_user', resourceType: 'user', resourceId: ({ input }) => input.user_id },
     rest: { method: 'POST' },
     handler: async (ctx, input) => {
       const service = orgs(ctx);

@@ -28,6 +28,7 @@ export const scimOperations: AnyOperation[] = [
     description: "Creates the organization's SCIM endpoint; the answer carries its bearer token, shown this once.",
     input: ScimEndpointRequest,
     output: CreateScimEndpointResponse,
+    audit: { action: 'scim_endpoint.create', resourceType: 'scim_endpoint', resourceId: ({ input }) => input.org_id },
     tokenOutput: true,
     handler: async (ctx, input) => {
       await administered(ctx, input.org_id);
@@ -42,6 +43,11 @@ export const scimOperations: AnyOperation[] = [
     description: 'Replaces the SCIM token; the old one stops working at once. The new one is shown this once.',
     input: ScimEndpointRequest,
     output: CreateScimEndpointResponse,
+    audit: {
+      action: 'scim_endpoint.token_rotate',
+      resourceType: 'scim_endpoint',
+      resourceId: ({ input }) => input.org_id,
+    },
     tokenOutput: true,
     handler: async (ctx, input) => {
       await administered(ctx, input.org_id);
@@ -56,6 +62,7 @@ export const scimOperations: AnyOperation[] = [
     description: "Deletes the organization's SCIM endpoint; its token stops working (provisioned users stay).",
     input: ScimEndpointRequest,
     output: MessageResponse,
+    audit: { action: 'scim_endpoint.delete', resourceType: 'scim_endpoint', resourceId: ({ input }) => input.org_id },
     handler: async (ctx, input) => {
       await administered(ctx, input.org_id);
       await endpoints(ctx).remove(input.org_id);
@@ -69,6 +76,7 @@ export const scimOperations: AnyOperation[] = [
     description: "The organization's SCIM endpoint (never its token).",
     input: ScimEndpointRequest,
     output: ScimEndpoint,
+    audit: { action: 'scim_endpoint.read', resourceType: 'scim_endpoint', resourceId: ({ input }) => input.org_id },
     rest: { method: 'POST' },
     handler: async (ctx, input) => {
       await administered(ctx, input.org_id);
