@@ -73,7 +73,7 @@ t.test(
 
     await t.test('the API reference shows the /v1/login operation', async (t) => {
       const { page, problems, elsewhere } = await openPage();
-      await page.goto(`${server.url}/reference/`);
+      await page.goto(`${server.url}/reference`);
       const login = page.locator('.opblock-summary-path', { hasText: /^\/v1\/login$/ }).first();
       await login.waitFor({ timeout: 30_000 });
       t.equal((await login.innerText()).trim(), '/v1/login');

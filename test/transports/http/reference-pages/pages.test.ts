@@ -27,7 +27,7 @@ t.test('GET /openapi.json answers the OpenAPI document of the REST operations', 
 });
 
 t.test('the API reference page and its assets are served here, under their own policy', async (t) => {
-  const page = await get('/reference/');
+  const page = await get('/reference');
   t.equal(page.status, 200);
   const html = await page.text();
   t.match(html, /swagger-ui/);
