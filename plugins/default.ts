@@ -55,6 +55,7 @@ export const defaultPlugins: AnyPlugin[] = [
   ...oauthPlugins,
   ...authorizationPlugins,
   ...auditPlugins,
+  ...emailPlugins,
   webhooksPlugin,
   ...emailPlugins,
   ...mfaPlugins,
