@@ -55,7 +55,6 @@ export const defaultPlugins: AnyPlugin[] = [
   ...oauthPlugins,
   ...authorizationPlugins,
   ...auditPlugins,
-  ...emailPlugins,
   webhooksPlugin,
   ...emailPlugins,
   ...mfaPlugins,
