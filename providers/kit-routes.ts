@@ -77,12 +77,25 @@ async function begin(d: ProviderDescriptor, clientOf: ClientOf, req: RawRequest,
   return { status: 302, headers: { location, 'cache-control': 'no-store' } };
 }
 
+/** The profile fields' limits (plugins/users/schemas.ts `profileInput`, the user table's columns). */
+const FIELD_LIMITS = { givenName: 256, familyName: 256, nickname: 256, preferredUsername: 256, picture: 2048 } as const;
+
+/**
+ * The mapping's answer, checked: a usable subject and email; profile fields that are not strings
+ * within the user record's limits are left out (a provider's odd display name must not fail the login).
+ */
 function checkProfile(p: SocialProfile): SocialProfile {
   if (typeof p.subject !== 'string' || p.subject.length === 0 || p.subject.length > 255)
     throw new ProviderError('missing_subject', "the provider's answer has no usable user id");
-  if (p.email !== undefined && typeof p.email !== 'string')
+  if (p.email !== undefined && (typeof p.email !== 'string' || p.email.length > 320))
     throw new ProviderError('bad_email', "the provider's answer has an unusable email");
-  return { ...p, emailVerified: p.email !== undefined && p.emailVerified === true };
+  const out: SocialProfile = { subject: p.subject, emailVerified: p.email !== undefined && p.emailVerified === true };
+  if (p.email !== undefined) out.email = p.email;
+  for (const [field, max] of Object.entries(FIELD_LIMITS) as [keyof typeof FIELD_LIMITS, number][]) {
+    const v = p[field];
+    if (typeof v === 'string' && v.length > 0 && v.length <= max) out[field] = v;
+  }
+  return out;
 }
 
 /** The code exchange, the ID token's checks and the profile (openid-client, then the provider's mapping). */

@@ -3,6 +3,7 @@
  * login (accounts.ts, then the sign-in service, then the redirect back to the application).
  */
 import type { RequestContext } from '../../core/context.js';
+import { ServiceError } from '../../core/errors.js';
 import type { RawResponse } from '../../core/plugin.js';
 import type { AuthResult } from '../sign-in/index.js';
 import { AccountRefusal, resolveAccount } from './accounts.js';
@@ -71,20 +72,24 @@ export function createSocialService(ids: SocialIdentities): SocialService {
     errorPage,
     async complete(ctx, provider, profile, request) {
       let account;
+      let result: AuthResult;
       try {
         account = await resolveAccount(ctx, ids, provider, profile, request);
+        result = await ctx.kernel.service('sign-in').complete(ctx, {
+          user: account.user,
+          method: provider,
+          roles: account.roles,
+          scopes: request.scopes,
+          amr: FEDERATED_AMR,
+          message: account.created ? 'Signed up successfully.' : 'Logged in successfully',
+        });
       } catch (err) {
         if (err instanceof AccountRefusal) return fail(request, err.error, err.description);
+        // A refusal of the user service or a gate (a profile field it will not store, a locked
+        // factor) goes back to the application like any other; nothing was written before it.
+        if (err instanceof ServiceError && err.status.http < 500) return fail(request, 'access_denied', err.message);
         throw err;
       }
-      const result = await ctx.kernel.service('sign-in').complete(ctx, {
-        user: account.user,
-        method: provider,
-        roles: account.roles,
-        scopes: request.scopes,
-        amr: FEDERATED_AMR,
-        message: account.created ? 'Signed up successfully.' : 'Logged in successfully',
-      });
       const dto = result.user ?? ctx.kernel.service('users').toUserDto(account.user);
       if (account.created) {
         ctx.kernel.events.emit('user.created', { user: dto, auth_recipe: provider });

@@ -126,7 +126,7 @@ t.test('GitHub: the verified primary email names the account; a second login fin
 });
 
 t.test('GitHub: an unverified primary email is not used', async (t) => {
-  accounts.github.user = { ...accounts.github.user, id: 777, login: 'unverified' };
+  accounts.github.user = { ...accounts.github.user, id: 777, login: 'unverified', name: 'x'.repeat(5000) };
   accounts.github.emails = [
     { email: 'someone-else@example.com', primary: true, verified: false },
     { email: 'secondary@example.com', primary: false, verified: true },
@@ -134,6 +134,7 @@ t.test('GitHub: an unverified primary email is not used', async (t) => {
   const profile = await profileOf(await login('github'));
   t.notOk(profile.email, 'neither the unverified primary nor a secondary address becomes the email');
   t.equal(profile.nickname, 'unverified');
+  t.notOk(profile.given_name, 'a name longer than the user record holds is left out, and the login succeeds');
 });
 
 t.test('Discord: a verified email is taken as verified', async (t) => {

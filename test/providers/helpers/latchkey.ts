@@ -42,12 +42,6 @@ export async function startLatchkey(flags: Record<string, FlagValue | undefined>
   };
 }
 
-/** The user with this email, through the admin API (null when there is none). */
-export async function userByEmail(l: Latchkey, email: string): Promise<Record<string, unknown> | null> {
-  const res = (await l.admin('users', { query: email })) as { users?: Record<string, unknown>[] };
-  return res.users?.find((u) => u.email === email) ?? null;
-}
-
 /** Every user, through the admin API. */
 export async function allUsers(l: Latchkey): Promise<Record<string, unknown>[]> {
   const res = (await l.admin('users', { pagination: { limit: 100 } })) as { users?: Record<string, unknown>[] };
