@@ -7,6 +7,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import t, { type Test } from 'tap';
+import { WebauthnCredentialEntity } from '../../../plugins/webauthn/entities.js';
 import { databaseText } from '../../helpers/database-text.js';
 import { startTestServer } from '../../helpers/server.js';
 import { TRANSPORTS, TransportClient } from '../mfa/transports.js';
@@ -110,6 +111,28 @@ t.test('passkey ceremonies', { skip: chromiumMissing }, async (t) => {
       t.ok(signedIn.access_token, 'a passkey signs in without a password');
       await refusedUnchanged(t, 'a replayed assertion', () =>
         anon.call('webauthn_login_verify', { credential: asserted }),
+      );
+
+      // A signature counter that does not move forward (a cloned authenticator, WebAuthn §6.1.1).
+      const [stored] = await va.credentials();
+      const em = server.kernel.storage.em();
+      await em.nativeUpdate(
+        WebauthnCredentialEntity,
+        { userId: signedUp.user!.id } as never,
+        {
+          counter: stored.signCount + 1000,
+        } as never,
+      );
+      const cloned = await va.get((await anon.ok<{ options: string }>('webauthn_login_options', { email })).options);
+      await refusedUnchanged(t, 'a counter behind the stored one', () =>
+        anon.call('webauthn_login_verify', { credential: cloned }),
+      );
+      await em.nativeUpdate(
+        WebauthnCredentialEntity,
+        { userId: signedUp.user!.id } as never,
+        {
+          counter: stored.signCount,
+        } as never,
       );
 
       // Usernameless: no email, the discoverable credential names its user.
