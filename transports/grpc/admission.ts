@@ -16,9 +16,12 @@ import {
 } from '@grpc/grpc-js';
 import { clientIp, peerAddress, type Cidr } from './client-ip.js';
 
-/** The limiter the HTTP transport counts with: the seconds until the client may try again, or 0. */
+/**
+ * The limiter the HTTP transport counts with: the seconds until the client may try again, or 0;
+ * a limiter in a shared store may answer later.
+ */
 export interface CallRateLimiter {
-  hit(key: string): number;
+  hit(key: string): number | Promise<number>;
 }
 
 export interface AdmissionOptions {
@@ -48,12 +51,22 @@ export function admissionInterceptor(options: AdmissionOptions): ServerIntercept
         }
         next({
           onReceiveMetadata(metadata, forward) {
-            const retry = limiter ? limiter.hit(keyOf(callerIp(call, metadata, proxies))) : 0;
-            if (retry === 0) return forward(metadata);
-            stopTimer();
-            const trailers = new Metadata();
-            trailers.set('retry-after', String(retry));
-            call.sendStatus({ code: grpcStatus.RESOURCE_EXHAUSTED, details: 'too many requests', metadata: trailers });
+            if (!limiter) return forward(metadata);
+            const answer = (retry: number) => {
+              if (retry === 0) return forward(metadata);
+              stopTimer();
+              const trailers = new Metadata();
+              trailers.set('retry-after', String(retry));
+              call.sendStatus({
+                code: grpcStatus.RESOURCE_EXHAUSTED,
+                details: 'too many requests',
+                metadata: trailers,
+              });
+            };
+            const retry = limiter.hit(keyOf(callerIp(call, metadata, proxies)));
+            if (typeof retry === 'number') return answer(retry);
+            // A store that cannot answer lets the call through: the limit protects, it does not gate.
+            retry.then(answer, () => answer(0));
           },
           onReceiveHalfClose(forward) {
             stopTimer();
