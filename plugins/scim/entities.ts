@@ -61,3 +61,33 @@ export const ScimUserEntity = defineEntity({
     updatedAt: p.bigint('number').fieldName('updated_at'),
   }),
 });
+
+/**
+ * A provisioned group (beyond SPEC.md, which builds no Groups): its name and externalId here, its
+ * members as FGA tuples `user:<id> member group:<id>` (groups.ts), so provisioned groups drive
+ * permission checks. `displayNameKey` is the lowercase name, unique per organization.
+ */
+export interface ScimGroupRow {
+  id: string;
+  orgId: string;
+  displayName: string;
+  displayNameKey: string;
+  externalId: string | null;
+  createdAt: number;
+  updatedAt: number;
+}
+
+export const ScimGroupEntity = defineEntity({
+  name: 'LatchkeyScimGroup',
+  tableName: 'latchkey_scim_groups',
+  uniques: [{ properties: ['orgId', 'displayNameKey'] }],
+  properties: (p) => ({
+    id: p.string().primary().length(64),
+    orgId: p.string().length(64).fieldName('org_id').index(),
+    displayName: p.string().length(256).fieldName('display_name'),
+    displayNameKey: p.string().length(256).fieldName('display_name_key'),
+    externalId: p.string().length(256).nullable().fieldName('external_id'),
+    createdAt: p.bigint('number').fieldName('created_at'),
+    updatedAt: p.bigint('number').fieldName('updated_at'),
+  }),
+});

@@ -6,7 +6,8 @@
 import type { RequestContext } from '../../core/context.js';
 import { definePlugin } from '../../core/plugin.js';
 import { createScimEndpoints, type ScimEndpoints } from './endpoints.js';
-import { ScimEndpointEntity, ScimUserEntity } from './entities.js';
+import { ScimEndpointEntity, ScimGroupEntity, ScimUserEntity, type ScimGroupRow } from './entities.js';
+import { createGroups, type Groups } from './groups.js';
 import { scimRoutes } from './http/routes.js';
 import { scimOperations } from './operations.js';
 import {
@@ -19,11 +20,14 @@ import {
 
 export type { ScimEndpoints, ScimEndpoint } from './endpoints.js';
 export type { Provisioning, ProvisionedUser } from './provisioning.js';
+export type { Groups, ProvisionedGroup } from './groups.js';
 export { USER_PROVISIONED, USER_DEPROVISIONED, USER_SCIM_UPDATED } from './provisioning.js';
 
 export interface ScimService {
   readonly endpoints: ScimEndpoints;
   readonly provisioning: Provisioning;
+  /** Provisioned groups, their members as FGA tuples (beyond SPEC.md). */
+  readonly groups: Groups;
 }
 
 declare module '../../core/services.js' {
@@ -38,11 +42,12 @@ export const scimPlugin = definePlugin<ScimService>({
   name: 'scim',
   description: 'Inbound SCIM 2.0 provisioning per organization at /scim/v2 (bearer token per organization).',
   dependsOn: ['organizations', 'users', 'sessions'],
-  entities: [ScimEndpointEntity, ScimUserEntity],
+  entities: [ScimEndpointEntity, ScimUserEntity, ScimGroupEntity],
   operations: scimOperations,
   events: [USER_PROVISIONED, USER_DEPROVISIONED, USER_SCIM_UPDATED],
   routes: scimRoutes({
     provisioning: (ctx) => scim(ctx).provisioning,
+    groups: (ctx) => scim(ctx).groups,
     authenticate: (ctx, token) => scim(ctx).endpoints.authenticate(token),
     baseUrl: (ctx) => (ctx.kernel.config.string('url') ?? '').replace(/\/+$/, ''),
   }),
@@ -56,14 +61,32 @@ export const scimPlugin = definePlugin<ScimService>({
       organizations: ctx.service('organizations'),
       domains: () => ctx.optionalService('org-domains'),
     });
-    // The organization's endpoint and SCIM attributes go with it, in its deletion's transaction.
+    const groups = createGroups(ctx.storage, () => ctx.optionalService('fga'));
+    // The organization's endpoint, SCIM attributes and groups go with it, in its deletion's
+    // transaction. The groups' tuples live in the FGA store, outside that transaction (on SQLite
+    // the same file, whose one writer the transaction holds): they are removed once the
+    // deletion has committed, on its `organization.deleted` event.
+    const deletedGroups = new Map<string, string[]>();
     ctx.hooks.on('organization.deleting', async ({ organization, em }) => {
+      const rows = (await em.find(ScimGroupEntity, { orgId: organization.id })) as ScimGroupRow[];
+      if (rows.length > 0)
+        deletedGroups.set(
+          organization.id,
+          rows.map((r) => r.id),
+        );
+      await em.nativeDelete(ScimGroupEntity, { orgId: organization.id });
       await em.nativeDelete(ScimEndpointEntity, { orgId: organization.id });
       await em.nativeDelete(ScimUserEntity, { orgId: organization.id });
+    });
+    ctx.events.on('organization.deleted', async (event) => {
+      const orgId = String(event.payload.organization_id);
+      const ids = deletedGroups.get(orgId);
+      deletedGroups.delete(orgId);
+      if (ids) await groups.forgetMembers(ids);
     });
     ctx.hooks.on('user.deleted', async ({ user }) => {
       await ctx.storage.em().nativeDelete(ScimUserEntity, { userId: user.id });
     });
-    return { endpoints, provisioning };
+    return { endpoints, provisioning, groups };
   },
 });

@@ -3,6 +3,7 @@
  * supports (PATCH yes; filter only `userName eq`; no bulk, sort, ETags or password changes),
  * the User resource type and its schema.
  */
+import { GROUP_SCHEMA } from './group-resource.js';
 import { USER_SCHEMA } from './user-resource.js';
 
 const SP_CONFIG_SCHEMA = 'urn:ietf:params:scim:schemas:core:2.0:ServiceProviderConfig';
@@ -85,3 +86,33 @@ export const listOf = (resources: unknown[]) => ({
   itemsPerPage: resources.length,
   Resources: resources,
 });
+
+export function groupResourceType(baseUrl: string) {
+  return {
+    schemas: [RESOURCE_TYPE_SCHEMA],
+    id: 'Group',
+    name: 'Group',
+    endpoint: '/Groups',
+    description: 'Group; members are FGA tuples user:<id> member group:<id>',
+    schema: GROUP_SCHEMA,
+    meta: { resourceType: 'ResourceType', location: `${baseUrl}/scim/v2/ResourceTypes/Group` },
+  };
+}
+
+export function groupSchema(baseUrl: string) {
+  return {
+    schemas: [SCHEMA_SCHEMA],
+    id: GROUP_SCHEMA,
+    name: 'Group',
+    description: 'Group',
+    attributes: [
+      attr('displayName', 'string', { required: true, uniqueness: 'server' }),
+      attr('externalId', 'string', { caseExact: true }),
+      attr('members', 'complex', {
+        multiValued: true,
+        subAttributes: [attr('value', 'string', { mutability: 'immutable' }), attr('$ref', 'reference')],
+      }),
+    ],
+    meta: { resourceType: 'Schema', location: `${baseUrl}/scim/v2/Schemas/${GROUP_SCHEMA}` },
+  };
+}

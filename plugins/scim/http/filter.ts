@@ -7,6 +7,15 @@ import { parse } from 'scim2-parse-filter';
 import { badRequest } from './scim-error.js';
 
 export function userNameOfFilter(filter: string): string {
+  return equalityValue(filter, /^(urn:ietf:params:scim:schemas:core:2\.0:User:)?userName$/i, 'userName');
+}
+
+/** Groups (beyond SPEC.md): `displayName eq "<value>"`, the providers' probe for an existing group. */
+export function displayNameOfFilter(filter: string): string {
+  return equalityValue(filter, /^(urn:ietf:params:scim:schemas:core:2\.0:Group:)?displayName$/i, 'displayName');
+}
+
+function equalityValue(filter: string, attribute: RegExp, name: string): string {
   if (filter.length > 1024) throw badRequest('invalidFilter', 'the filter is too long');
   let parsed: ReturnType<typeof parse>;
   try {
@@ -17,11 +26,11 @@ export function userNameOfFilter(filter: string): string {
   if (
     parsed.op === 'eq' &&
     'attrPath' in parsed &&
-    /^(urn:ietf:params:scim:schemas:core:2\.0:User:)?userName$/i.test(parsed.attrPath) &&
+    attribute.test(parsed.attrPath) &&
     'compValue' in parsed &&
     typeof parsed.compValue === 'string'
   ) {
     return parsed.compValue;
   }
-  throw badRequest('invalidFilter', 'only the filter userName eq "<value>" is supported');
+  throw badRequest('invalidFilter', `only the filter ${name} eq "<value>" is supported`);
 }

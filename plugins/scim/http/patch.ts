@@ -7,7 +7,7 @@
  * scim-patch resolves with the SCIM filter grammar.
  */
 import { ScimError as PatchLibraryError, scimPatch, type ScimPatchOperation, type ScimResource } from 'scim-patch';
-import { PATCH_SCHEMA, type ScimUserResource } from './user-resource.js';
+import { PATCH_SCHEMA } from './user-resource.js';
 import { badRequest } from './scim-error.js';
 import { attribute } from './user-input.js';
 
@@ -41,6 +41,16 @@ export function readPatchOperations(body: unknown): ScimPatchOperation[] {
     const value = attribute(raw, 'value');
     if (kind === 'remove') {
       if (typeof path !== 'string') throw badRequest('noTarget', `Operations[${i}]: remove needs a path`);
+      // Entra ID names the members to remove in the value ([{ value: id }]); each becomes a
+      // value-path filter on its `value`, as Okta sends it (`members[value eq "id"]`).
+      if (hasValue && Array.isArray(value) && /^[A-Za-z$][\w$-]*$/.test(path)) {
+        return value.map((item, j) => {
+          const id = isObject(item) ? attribute(item, 'value') : undefined;
+          if (typeof id !== 'string')
+            throw badRequest('invalidValue', `Operations[${i}].value[${j}].value must be a string`);
+          return { op: 'remove', path: `${path}[value eq ${JSON.stringify(id)}]` };
+        });
+      }
       return [{ op: 'remove', path }];
     }
     if (!hasValue) throw badRequest('invalidValue', `Operations[${i}]: ${kind} needs a value`);
@@ -54,7 +64,7 @@ export function readPatchOperations(body: unknown): ScimPatchOperation[] {
 }
 
 /** The resource with the operations applied; the input is left unchanged. */
-export function applyPatch(resource: ScimUserResource, operations: ScimPatchOperation[]): Record<string, unknown> {
+export function applyPatch(resource: object, operations: ScimPatchOperation[]): Record<string, unknown> {
   // scim-patch types `meta` times as Date; it never reads them, and the ISO strings stay as they are.
   const document = structuredClone(resource) as unknown as ScimResource;
   try {

@@ -7,9 +7,18 @@
 import type { RequestContext } from '../../../core/context.js';
 import type { RawRequest, RawResponse, RawRoute } from '../../../core/plugin.js';
 import type { ScimEndpoint } from '../endpoints.js';
+import type { Groups, ProvisionedGroup } from '../groups.js';
 import type { Provisioning, ProvisionedUser } from '../provisioning.js';
-import { listOf, serviceProviderConfig, userResourceType, userSchema } from './discovery-documents.js';
-import { userNameOfFilter } from './filter.js';
+import { GROUP_SCHEMA, readScimGroup, toScimGroup } from './group-resource.js';
+import {
+  groupResourceType,
+  groupSchema,
+  listOf,
+  serviceProviderConfig,
+  userResourceType,
+  userSchema,
+} from './discovery-documents.js';
+import { displayNameOfFilter, userNameOfFilter } from './filter.js';
 import { applyPatch, readPatchOperations } from './patch.js';
 import {
   SCIM_JSON,
@@ -25,6 +34,7 @@ import { USER_SCHEMA, toScimUser } from './user-resource.js';
 /** What the routes need of the kernel they serve, found through the request's context. */
 export interface ScimRouteDeps {
   provisioning(ctx: RequestContext): Provisioning;
+  groups(ctx: RequestContext): Groups;
   authenticate(ctx: RequestContext, token: string | undefined): Promise<ScimEndpoint | null>;
   baseUrl(ctx: RequestContext): string;
 }
@@ -91,6 +101,73 @@ export function scimRoutes(deps: ScimRouteDeps): RawRoute[] {
     handler,
   });
 
+  const groupResource = (ctx: RequestContext, g: ProvisionedGroup, status = 200) =>
+    answer(status, toScimGroup(g, deps.baseUrl(ctx)), { location: `${deps.baseUrl(ctx)}/scim/v2/Groups/${g.row.id}` });
+
+  const mustFindGroup = async (ctx: RequestContext, orgId: string, req: RawRequest): Promise<ProvisionedGroup> => {
+    const found = await deps.groups(ctx).find(orgId, idOf(req));
+    if (!found) throw scimNotFound('group not found');
+    return found;
+  };
+
+  const groupRoutes: RawRoute[] = [
+    route(
+      'POST',
+      '/scim/v2/Groups',
+      authed(async (req, ctx, orgId) => {
+        const schemas = (req.body as { schemas?: unknown } | null | undefined)?.schemas;
+        if (!Array.isArray(schemas) || !schemas.includes(GROUP_SCHEMA)) {
+          throw new ScimError(400, `schemas must contain ${GROUP_SCHEMA}`, 'invalidSyntax');
+        }
+        return groupResource(ctx, await deps.groups(ctx).create(orgId, readScimGroup(req.body)), 201);
+      }),
+    ),
+    route(
+      'GET',
+      '/scim/v2/Groups',
+      authed(async (req, ctx, orgId) => {
+        const filter = req.query.filter;
+        if (filter !== undefined && typeof filter !== 'string') {
+          throw new ScimError(400, 'filter must be given once', 'invalidFilter');
+        }
+        const name = filter === undefined ? undefined : displayNameOfFilter(filter);
+        const found = await deps.groups(ctx).list(orgId, name);
+        return answer(200, listOf(found.map((g) => toScimGroup(g, deps.baseUrl(ctx)))));
+      }),
+    ),
+    route(
+      'GET',
+      '/scim/v2/Groups/:id',
+      authed(async (req, ctx, orgId) => groupResource(ctx, await mustFindGroup(ctx, orgId, req))),
+    ),
+    route(
+      'PUT',
+      '/scim/v2/Groups/:id',
+      authed(async (req, ctx, orgId) => {
+        const current = await mustFindGroup(ctx, orgId, req);
+        return groupResource(ctx, await deps.groups(ctx).replace(current, readScimGroup(req.body)));
+      }),
+    ),
+    route(
+      'PATCH',
+      '/scim/v2/Groups/:id',
+      authed(async (req, ctx, orgId) => {
+        const operations = readPatchOperations(req.body);
+        const current = await mustFindGroup(ctx, orgId, req);
+        const patched = applyPatch(toScimGroup(current, deps.baseUrl(ctx)), operations);
+        return groupResource(ctx, await deps.groups(ctx).replace(current, readScimGroup(patched)));
+      }),
+    ),
+    route(
+      'DELETE',
+      '/scim/v2/Groups/:id',
+      authed(async (req, ctx, orgId) => {
+        await deps.groups(ctx).remove(await mustFindGroup(ctx, orgId, req));
+        return { status: 204, headers: { 'cache-control': 'no-store' } };
+      }),
+    ),
+  ];
+
   const unknownPath = authed(async () => {
     throw scimNotFound('no such SCIM endpoint');
   });
@@ -151,18 +228,25 @@ export function scimRoutes(deps: ScimRouteDeps): RawRoute[] {
       }),
     ),
     route('GET', '/scim/v2/ServiceProviderConfig', open(serviceProviderConfig)),
+    ...groupRoutes,
     route(
       'GET',
       '/scim/v2/ResourceTypes',
-      open((url) => listOf([userResourceType(url)])),
+      open((url) => listOf([userResourceType(url), groupResourceType(url)])),
     ),
     route('GET', '/scim/v2/ResourceTypes/User', open(userResourceType)),
+    route('GET', '/scim/v2/ResourceTypes/Group', open(groupResourceType)),
     route(
       'GET',
       '/scim/v2/Schemas',
-      open((url) => listOf([userSchema(url)])),
+      open((url) => listOf([userSchema(url), groupSchema(url)])),
     ),
-    route('GET', `/scim/v2/Schemas/${USER_SCHEMA}`, open(userSchema)),
+    route('GET', '/scim/v2/Schemas/:id', async (req, ctx) => {
+      // One route for both: a colon in a route path would start a parameter (the URNs hold several).
+      const id = idOf(req);
+      const document = id === USER_SCHEMA ? userSchema : id === GROUP_SCHEMA ? groupSchema : undefined;
+      return document ? answer(200, document(deps.baseUrl(ctx))) : refused(scimNotFound('no such schema'), ctx);
+    }),
     ...(['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const).map((m) => route(m, '/scim/v2/*', unknownPath)),
   ];
 }

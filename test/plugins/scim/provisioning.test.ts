@@ -341,7 +341,8 @@ t.test('SCIM provisioning', async (t) => {
       ['GET', `/Users?filter=${encodeURIComponent('userName eq')}`, undefined],
       ['GET', `/Users?filter=${encodeURIComponent('userName eq "a" or userName eq "b"')}`, undefined],
       ['GET', `/Users?filter=a&filter=b`, undefined],
-      ['GET', '/Groups', undefined],
+      ['GET', '/Teams', undefined],
+      ['POST', '/Groups', { schemas: [USER], displayName: 'no group schema' }],
       ['POST', '/Bulk', {}],
       ['PATCH', `/Users/${kimId}`, { Operations: [{ op: 'replace', path: 'active', value: false }] }],
       ['PATCH', `/Users/${kimId}`, { schemas: [PATCH_OP] }],
@@ -394,10 +395,14 @@ t.test('SCIM provisioning', async (t) => {
     const config = await scim(server, null, 'GET', '/ServiceProviderConfig');
     t.match(config.body, { patch: { supported: true }, bulk: { supported: false }, filter: { supported: true } });
     const types = await scim(server, null, 'GET', '/ResourceTypes');
-    t.match(types.body, { totalResults: 1, Resources: [{ id: 'User', endpoint: '/Users', schema: USER }] });
+    t.match(types.body, {
+      totalResults: 2,
+      Resources: [{ id: 'User', endpoint: '/Users', schema: USER }, { id: 'Group' }],
+    });
     const schemas = await scim(server, null, 'GET', '/Schemas');
     t.match(schemas.body, { Resources: [{ id: USER }] });
     t.match((await scim(server, null, 'GET', `/Schemas/${USER}`)).body, { id: USER });
+    t.equal((await scim(server, null, 'GET', '/Schemas/urn:example:unknown')).status, 404);
   });
 
   t.test('the provisioning events', async (t) => {
