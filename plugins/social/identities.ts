@@ -1,4 +1,5 @@
 /** The provider-subject links of users (entities.ts), removed with their user. */
+import { createHash } from 'node:crypto';
 import type { Storage } from '../../core/storage.js';
 import { newId } from '../../storage/ids.js';
 import { SocialIdentityEntity, type SocialIdentityRow } from './entities.js';
@@ -12,7 +13,8 @@ export interface SocialIdentities {
   removeUser(userId: string): Promise<void>;
 }
 
-const keyOf = (provider: string, subject: string): string => `${provider}:${subject}`;
+const keyOf = (provider: string, subject: string): string =>
+  createHash('sha256').update(`${provider}\n${subject}`).digest('hex');
 
 export function socialIdentities(storage: Storage): SocialIdentities {
   return {
@@ -28,6 +30,7 @@ export function socialIdentities(storage: Storage): SocialIdentities {
         id: newId(),
         providerSubject: keyOf(provider, subject),
         provider,
+        subject,
         userId,
         createdAt: Date.now(),
       } satisfies SocialIdentityRow);
