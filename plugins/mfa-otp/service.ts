@@ -93,6 +93,7 @@ export function createOtpFactors(deps: {
       if (!factor || (pending?.state === 'verify' && !factor.verified))
         throw failedPrecondition(`${LABEL[method]} codes are not set up for this account`);
       await send(ctx, method, user);
+      if (pending) await mfa.renew(ctx, pending);
       return { message: `A new verification code was sent by ${LABEL[method]}` };
     },
   };

@@ -29,6 +29,8 @@ function cookieOptions(config: Config, maxAge: number): CookieOptions {
 export interface PendingStore {
   open(ctx: RequestContext, attempt: SignInAttempt, state: PendingState): Promise<PendingSignIn>;
   read(ctx: RequestContext): Promise<PendingSignIn | null>;
+  /** Gives the pending sign-in and its cookie a fresh lifetime (SPEC.md: `resend_otp` sets the `mfa` cookie). */
+  renew(ctx: RequestContext, pending: PendingSignIn): Promise<void>;
   /** Takes the pending sign-in out of the store: of two concurrent completions one gets it. */
   take(pending: PendingSignIn): Promise<boolean>;
   clearCookie(ctx: RequestContext): void;
@@ -61,6 +63,14 @@ export function createPendingStore(memory: MemoryStore, config: Config): Pending
       if (!text) return null;
       const pending = JSON.parse(text) as PendingSignIn;
       return pending.expiresAt > Date.now() ? pending : null;
+    },
+    async renew(ctx, pending) {
+      const cookie = ctx.cookie(MFA_COOKIE);
+      if (!cookie || keyOf(cookie) !== pending.key) return;
+      const renewed: PendingSignIn = { ...pending, expiresAt: Date.now() + PENDING_TTL_MS };
+      // Only while it is still there: a sign-in completed meanwhile stays completed.
+      if (await memory.replace(pending.key, JSON.stringify(renewed), PENDING_TTL_MS))
+        ctx.setCookie(MFA_COOKIE, cookie, cookieOptions(config, PENDING_TTL_MS / 1000));
     },
     async take(pending) {
       return (await memory.consume(pending.key)) !== null;

@@ -77,6 +77,7 @@ export function createMfaService({ config, storage, memory, events, users, signI
     pending: (ctx) => pendingStore.read(ctx),
     liveUser,
     checkHint,
+    renew: (ctx, pending) => pendingStore.renew(ctx, pending),
     async discard(ctx, pending) {
       pendingStore.clearCookie(ctx);
       return pendingStore.take(pending);

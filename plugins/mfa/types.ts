@@ -119,6 +119,8 @@ export interface MfaService {
   liveUser(id: string): Promise<UserRecord>;
   /** Refuses an `email` / `phone_number` that is not the user's own. */
   checkHint(user: UserRecord, hint: OtpHint): void;
+  /** Gives a pending sign-in and its `mfa` cookie a fresh lifetime (a code was sent again). */
+  renew(ctx: RequestContext, pending: PendingSignIn): Promise<void>;
   /** Ends a pending sign-in without a session (lock_mfa); false when it was already used. */
   discard(ctx: RequestContext, pending: PendingSignIn): Promise<boolean>;
   /** The gate's answer for a user; exported for the hosted page and tests. */

@@ -55,7 +55,12 @@ for (const kind of TRANSPORTS) {
     t.ok(anon.cookie('mfa'), 'the mfa cookie');
     const first = await nextCode(email);
 
+    const cookieBefore = anon.cookie('mfa');
     t.match(await anon.ok('resend_otp', {}), { message: /new verification code/ });
+    t.ok(
+      anon.lastSetCookies.some((c) => c.startsWith(`mfa=${cookieBefore};`) && /Max-Age=600/.test(c)),
+      'resend_otp sets the mfa cookie again, renewed',
+    );
     const second = await nextCode(email);
     if (first !== second) {
       const stale = await anon.call('verify_otp', { otp: first });

@@ -45,6 +45,8 @@ function graphqlType(schema: TSchema, required: boolean): string {
 
 export class TransportClient {
   readonly jar = new Map<string, string>();
+  /** The Set-Cookie lines of the last call. */
+  lastSetCookies: string[] = [];
   private grpc: GrpcTestClient | undefined;
 
   constructor(
@@ -70,6 +72,7 @@ export class TransportClient {
   }
 
   private remember(setCookies: string[]): void {
+    this.lastSetCookies = setCookies;
     for (const line of setCookies) {
       const [pair, ...attrs] = line.split(';');
       const eq = pair.indexOf('=');
