@@ -23,6 +23,11 @@ export interface AuditedCall<I = unknown, O = unknown> {
   readonly output: O | undefined;
   /** The refusal; undefined when the call succeeded. */
   readonly error: ServiceError | undefined;
+  /**
+   * Who called: the principal of the access check, or for a public operation the session the
+   * caller presented, if any (such handlers authenticate themselves, after the access check).
+   */
+  readonly caller: Principal | undefined;
 }
 
 export interface AuditDeclaration<I = unknown, O = unknown> {
@@ -97,7 +102,7 @@ export function auditRecordOf(
     action: declaration.action,
     resourceType: declaration.resourceType,
     resourceId: declaration.resourceId?.(call) ?? '',
-    actor: declaration.actor?.(call) ?? actorOfPrincipal(call.ctx.principal),
+    actor: declaration.actor?.(call) ?? actorOfPrincipal(call.caller),
     ip: call.ctx.ip,
     userAgent: call.ctx.header('user-agent'),
     outcome: call.error ? 'failure' : 'success',

@@ -3,7 +3,7 @@
  * memory store, and owns the operation table every transport projects (DESIGN.md §2-3).
  * It holds no module-level state, so two kernels can live in one process (embedding).
  */
-import { auditRecordOf } from './audit.js';
+import { auditRecordOf, type AuditRecord } from './audit.js';
 import type { Config, FlagDeclaration } from './config.js';
 import type { Principal, RequestContext } from './context.js';
 import { ServiceError, toServiceError } from './errors.js';
@@ -266,12 +266,13 @@ export class Kernel {
   private audited(op: CompiledOperation, ctx: RequestContext, input: unknown, run: Promise<unknown>): Promise<unknown> {
     const declaration = op.def.audit!;
     const record = async (output: unknown, error: ServiceError | undefined): Promise<void> => {
-      const entry = auditRecordOf(op.def.name, declaration, { ctx, input, output, error });
-      if (!entry) return;
+      let entry: AuditRecord | undefined;
       try {
-        await this.hooks.run('audit.record', entry);
+        const caller = ctx.principal ?? (op.def.access === 'public' ? await this.sessionCaller(ctx, input) : undefined);
+        entry = auditRecordOf(op.def.name, declaration, { ctx, input, output, error, caller });
+        if (entry) await this.hooks.run('audit.record', entry);
       } catch (err) {
-        this.logger.error({ err, audit: entry }, 'audit: the record could not be written');
+        this.logger.error({ err, operation: op.def.name, audit: entry }, 'audit: the record could not be written');
       }
     };
     return run.then(
@@ -285,6 +286,15 @@ export class Kernel {
         throw err;
       },
     );
+  }
+
+  /** The session a public operation's caller presented, for its audit record's actor; undefined if none. */
+  private async sessionCaller(ctx: RequestContext, input: unknown): Promise<Principal | undefined> {
+    try {
+      return (await this.authenticate('session', ctx, input)) ?? undefined;
+    } catch {
+      return undefined;
+    }
   }
 
   async close(): Promise<void> {

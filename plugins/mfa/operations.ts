@@ -20,6 +20,13 @@ export const mfaOperations: AnyOperation[] = [
       'Proves the second factor of a pending sign-in (the `mfa` cookie) with an email or SMS code, or a TOTP code (`is_totp`); also completes a factor set up while signed in.',
     input: VerifyOTPRequest,
     output: AuthResponse,
+    audit: {
+      action: 'user.mfa_verify',
+      resourceType: 'user',
+      failures: true,
+      resourceId: ({ output }) => output?.user?.id,
+      actor: ({ output }) => (output?.user ? { kind: 'user', id: output.user.id } : undefined),
+    },
     tokenOutput: true,
     handler: async (ctx, input) => {
       const service = mfa(ctx);

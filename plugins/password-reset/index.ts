@@ -55,6 +55,7 @@ export const passwordResetPlugin = definePlugin<PasswordResetService>({
       description: 'Sets a new password with a mailed token; ends every session and refresh token of the user.',
       input: ResetPasswordRequest,
       output: MessageResponse,
+      audit: { action: 'user.password_reset', resourceType: 'user', failures: true },
       handler: resetPassword,
     }),
   ],

@@ -12,6 +12,12 @@ export const totpOperations: AnyOperation[] = [
       'Starts TOTP setup for the signed-in caller or a pending first-time MFA offer: the secret, a QR PNG data URL and recovery codes; finished by verify_otp with is_totp.',
     input: OtpMfaSetupRequest,
     output: AuthResponse,
+    audit: {
+      action: 'mfa.enroll',
+      resourceType: 'user',
+      resourceId: ({ caller, output }) => caller?.userId ?? output?.user?.id,
+      metadata: () => ({ method: 'totp' }),
+    },
     graphql: { required: false },
     handler: async (ctx, input) => {
       const { user } = await ctx.kernel.service('mfa').enrollee(ctx, input ?? {});

@@ -44,6 +44,12 @@ export const webauthnOperations: AnyOperation[] = [
       'Stores the created passkey; on the MFA-cookie path issues the withheld tokens, otherwise access_token is null.',
     input: WebauthnRegistrationVerifyRequest,
     output: AuthResponse,
+    audit: {
+      action: 'mfa.enroll',
+      resourceType: 'user',
+      resourceId: ({ caller, output }) => caller?.userId ?? output?.user?.id,
+      metadata: () => ({ method: 'webauthn' }),
+    },
     tokenOutput: true,
     handler: (ctx, input) => webauthn(ctx).registrationVerify(ctx, input),
   }),
@@ -64,6 +70,14 @@ export const webauthnOperations: AnyOperation[] = [
     description: 'Checks a signed passkey assertion: finishes a pending MFA sign-in, or signs in without a password.',
     input: WebauthnLoginVerifyRequest,
     output: AuthResponse,
+    audit: {
+      action: 'user.login',
+      resourceType: 'user',
+      failures: true,
+      resourceId: ({ output }) => output?.user?.id,
+      actor: ({ output }) => (output?.user ? { kind: 'user', id: output.user.id } : undefined),
+      metadata: () => ({ method: 'webauthn' }),
+    },
     tokenOutput: true,
     handler: (ctx, input) => webauthn(ctx).loginVerify(ctx, input),
   }),
@@ -92,6 +106,12 @@ export const webauthnOperations: AnyOperation[] = [
     description: "Deletes one of the caller's own passkeys by id (another user's is not found).",
     input: WebauthnDeleteCredentialRequest,
     output: MessageResponse,
+    audit: {
+      action: 'mfa.remove',
+      resourceType: 'webauthn_credential',
+      resourceId: ({ input }) => input.id,
+      metadata: () => ({ method: 'webauthn' }),
+    },
     graphql: { arg: 'flat' },
     handler: async (ctx, input) => {
       const userId = callerId(ctx);

@@ -31,8 +31,11 @@ export const loginOperation = defineOperation({
       output?.user
         ? { kind: 'user', id: output.user.id, ...(output.user.email ? { email: output.user.email } : {}) }
         : undefined,
+    // A login whose tokens a gate withheld (MFA) is recorded as not completed; verify_otp records the rest.
     metadata: ({ input, output }) =>
-      output ? { method: 'password' } : { method: 'password', identifier: input.email ?? input.phone_number },
+      output
+        ? { method: 'password', ...(output.access_token ? {} : { completed: false }) }
+        : { method: 'password', identifier: input.email ?? input.phone_number },
   },
   tokenOutput: true,
   handler: async (ctx, input) => {

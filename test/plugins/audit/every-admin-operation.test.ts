@@ -41,7 +41,7 @@ interface Call {
   /** The id of the resource acted on ('' for a list or a whole store). */
   resource?: () => string;
   /** Remembers ids of what the call made, or makes what the call needs (before: runs first). */
-  keep?: (answer: Record<string, unknown>) => void | Promise<void>;
+  keep?: (answer: Record<string, unknown>) => unknown;
   before?: () => Promise<void>;
 }
 

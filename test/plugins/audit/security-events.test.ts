@@ -1,6 +1,7 @@
 /**
  * Security events in the audit log (docs/audit.md): login success and failure, logout, password
- * change, token revocation, account deactivation and a failed admin login, each with its actor,
+ * change, a refused password reset, MFA enrollment, token revocation, account deactivation and a
+ * failed admin login, each with its actor,
  * resource, client address and user agent, and never the password or token it carried. A
  * plugin's `auditEvents` are recorded from the domain events it emits, with secrets stripped.
  */
@@ -90,6 +91,35 @@ t.test('login success and failure, logout, password change, revocation, deactiva
     200,
   );
   t.match(await rowsOf('user.deactivate'), [{ actorId: userId, resourceId: userId }]);
+
+  const reset = await post('/v1/reset_password', {
+    token: 'not-a-reset-token',
+    password: 'Third-pass3',
+    confirm_password: 'Third-pass3',
+  });
+  t.ok(reset.status >= 400 && reset.status < 500, 'a bad reset token is refused');
+  const [resetFailure] = await rowsOf('user.password_reset');
+  t.match(resetFailure, { actorType: 'anonymous', resourceType: 'user' });
+  t.match(JSON.parse(resetFailure.metadata ?? '{}'), { outcome: 'failure' });
+
+  const enrolling = await post('/v1/signup', {
+    email: 'mfa@example.com',
+    password: PASSWORD,
+    confirm_password: PASSWORD,
+  });
+  const enrollerId = (enrolling.json.user as { id: string }).id;
+  const setup = await post(
+    '/v1/totp_mfa_setup',
+    {},
+    { authorization: `Bearer ${enrolling.json.access_token as string}` },
+  );
+  t.equal(setup.status, 200, JSON.stringify(setup.json).slice(0, 200));
+  t.match(await rowsOf('mfa.enroll'), [{ actorId: enrollerId, resourceId: enrollerId }]);
+  t.same(JSON.parse((await rowsOf('mfa.enroll'))[0].metadata ?? '{}'), { method: 'totp', operation: 'totp_mfa_setup' });
+  t.notOk(
+    JSON.stringify(await rowsOf('mfa.enroll')).includes(String(setup.json.authenticator_secret)),
+    'not the TOTP secret',
+  );
 
   const adminFailed = await post('/v1/admin/login', { admin_secret: 'not-the-secret' });
   t.equal(adminFailed.status, 401);
