@@ -1,8 +1,9 @@
 /**
  * Which account a proven provider identity signs in to, as a pipeline of named steps:
  * the account already linked to the provider's subject; else an account with the same email,
- * linked only when the provider attests the email as verified (no takeover through an
- * unverified address); else a new account when `--enable-signup` allows it.
+ * linked only when the provider attests the email as verified and the account has verified it
+ * too (no takeover through an unverified address on either side); else a new account when
+ * `--enable-signup` allows it.
  */
 import type { RequestContext } from '../../core/context.js';
 import { ServiceError } from '../../core/errors.js';
@@ -66,13 +67,18 @@ async function userWithSameEmail(
       'an account with this email already exists and the provider does not attest the email as verified; sign in to that account first',
     );
   if (existing.revokedTimestamp !== null) return existing;
+  // Both sides must have proven the address: an account whose email was never verified may have
+  // been opened by someone else in the owner's name (a password or a provider identity waiting
+  // for them), and linking would let that credential into the owner's account.
+  if (existing.emailVerifiedAt === null)
+    throw new AccountRefusal(
+      'access_denied',
+      'an account with this email exists but its email was never verified; verify it from that account first',
+    );
   if (!(await ids.link(provider, profile.subject, existing.id)))
     throw new AccountRefusal('access_denied', 'this provider account is already linked to another user');
-  const { after } = await users.update(existing.id, {
-    ...(existing.signupMethods.includes(provider) ? {} : { signup_methods: [...existing.signupMethods, provider] }),
-    ...(existing.emailVerifiedAt === null ? { email_verified: true } : {}),
-  });
-  return after;
+  if (existing.signupMethods.includes(provider)) return existing;
+  return (await users.update(existing.id, { signup_methods: [...existing.signupMethods, provider] })).after;
 }
 
 async function newUser(

@@ -115,8 +115,15 @@ t.test('an unverified email matching an existing account does not sign in to it'
   t.equal(owner.signup_methods, 'basic_auth', 'the account was not linked');
 
   account('owner@example.com', true);
+  const unproven = delivered(landing(await new Browser().follow(latchkey.loginUrl('oidc'), APP_CALLBACK)));
+  t.equal(unproven.get('error'), 'access_denied', 'nor does a verified one while the account never verified it');
+  t.match(unproven.get('error_description'), /its email was never verified/);
+  t.equal(await userCount(), before);
+
+  await latchkey.admin('update_user', { id: owner.id, email_verified: true });
+  account('owner@example.com', true);
   const linked = delivered(landing(await new Browser().follow(latchkey.loginUrl('oidc'), APP_CALLBACK)));
-  t.ok(linked.get('access_token'), 'a verified email links the account');
+  t.ok(linked.get('access_token'), 'a verified email links an account that verified it too');
   const after = (await latchkey.admin('user', { email: 'owner@example.com' })) as Record<string, unknown>;
   t.equal(after.signup_methods, 'basic_auth,oidc', 'signup_methods records the provider');
 });
