@@ -12,6 +12,7 @@
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify';
 import { buildSchema, NoSchemaIntrospectionCustomRule, parse, Kind, type ValidationRule } from 'graphql';
+import cookie from '@fastify/cookie';
 import mercurius, { type IResolvers, type MercuriusContext } from 'mercurius';
 import type { Kernel } from '../../core/kernel.js';
 import { ServiceError } from '../../core/errors.js';
@@ -132,6 +133,8 @@ export async function registerGraphql(app: FastifyInstance, kernel: Kernel, ops:
   const playground = kernel.config.bool('enable-playground', false);
   if (playground) registerPlayground(app);
   void app.register(async function graphqlScope(scope) {
+    // Cookies through @fastify/cookie (transports/http/context.ts), also when GraphQL is mounted alone.
+    if (!scope.hasReplyDecorator('setCookie')) await scope.register(cookie);
     await scope.register(mercurius, {
       schema: sdl,
       resolvers: graphqlResolvers(kernel, ops),

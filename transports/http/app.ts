@@ -5,6 +5,7 @@
  * host app's own routes and error handler are untouched (embedding, DESIGN.md §2).
  */
 import { parse as parseQueryString } from 'node:querystring';
+import cookie from '@fastify/cookie';
 import type { FastifyError, FastifyInstance, FastifyReply } from 'fastify';
 import { ServiceError } from '../../core/errors.js';
 import type { Kernel } from '../../core/kernel.js';
@@ -17,9 +18,9 @@ import { addRequestSteps, type RequestStep } from './request-steps.js';
 import { registerRawRoutes } from './raw-routes.js';
 import { registerRest, sendMethodNotAllowed } from './rest.js';
 import { registerApiReference } from './reference-pages/api-reference.js';
-import { corsPolicy, originAllowList, registerPreflightRoute } from './cors.js';
+import { originAllowList, refuseNonPreflightOptions, registerCors } from './cors.js';
 import { credentialedOriginsOf } from './credentialed-origins.js';
-import { httpsOnlyOf, responseHeadersStep } from './security-headers.js';
+import { httpsOnlyOf, registerSecurityHeaders } from './security-headers.js';
 
 /** Request headers browsers may send cross-origin (CONTRACT.md "Transport rules"). */
 export const CORS_HEADERS = [
@@ -63,28 +64,24 @@ export async function mountKernel(app: FastifyInstance, { kernel, metrics, rateL
   acceptEmptyJson(app);
   acceptScimJson(app);
   const credentialed = credentialedOriginsOf(kernel);
-  const cors = corsPolicy({
+  const limiter = rateLimiter === undefined ? rateLimiterOf(kernel) : rateLimiter;
+  // The scope's onRequest hooks, in this order: the start stamp first, so a refusal is timed too;
+  // the security headers (helmet) before the refusals, which carry them; CORS; then, per route,
+  // the rate limit (registered before any route of the scope) and the CSRF check.
+  const stamp = metrics?.instrument(app);
+  if (stamp) addRequestSteps(app, [stamp]);
+  await registerSecurityHeaders(app, httpsOnlyOf(config));
+  addRequestSteps(app, [refuseNonPreflightOptions, refuseEncodedBodies]);
+  await registerCors(app, {
     allowedOrigins: allowed,
     allowedHeaders: CORS_HEADERS,
     methods: ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'],
     maxAgeSeconds: 600,
     credentialed,
   });
-  const limiter = rateLimiter === undefined ? rateLimiterOf(kernel) : rateLimiter;
-  // In this order: the start stamp first, so a refusal is timed too; the headers before the
-  // refusals, which carry them. The rate limit runs after these steps (a route hook of
-  // @fastify/rate-limit, registered before any route of the scope).
-  const steps: (RequestStep | undefined)[] = [
-    metrics?.instrument(app),
-    responseHeadersStep(httpsOnlyOf(config), cors),
-    refuseEncodedBodies,
-  ];
-  addRequestSteps(
-    app,
-    steps.filter((step) => step !== undefined),
-  );
   await registerRateLimit(app, kernel, { limiter });
-  registerPreflightRoute(app, cors);
+  // Cookies read and set through @fastify/cookie (context.ts).
+  await app.register(cookie);
   addCsrfCheck(app, originAllowList(allowed).any, credentialed);
 
   app.setErrorHandler((err: FastifyError, request, reply) => {

@@ -2,9 +2,9 @@
  * Builds the kernel's RequestContext from a Fastify request and applies its effects to the reply.
  * REST, GraphQL, raw routes and MCP all go through these two functions.
  */
+import type { CookieSerializeOptions } from '@fastify/cookie';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { RequestContext, type TransportName } from '../../core/context.js';
-import { serializeSetCookie } from '../../core/cookies.js';
+import { RequestContext, type CookieOptions, type TransportName } from '../../core/context.js';
 import type { Kernel } from '../../core/kernel.js';
 import { credentialedOriginsOf } from './credentialed-origins.js';
 
@@ -27,8 +27,9 @@ export function contextFromRequest(kernel: Kernel, request: FastifyRequest, tran
     transport,
     // request.ip honours X-Forwarded-For only from --trusted-proxies (Fastify trustProxy).
     ip: request.ip,
-    // Cookies are parsed from the header by the context itself, only when an operation reads one.
     headers: headersOf(request),
+    // Parsed by @fastify/cookie (its onRequest hook in the kernel's scope, cookies.ts).
+    ...(request.cookies ? { cookies: request.cookies } : {}),
     // A browser origin that may not use the caller's cookies gets none read and none set
     // (credentialed-origins.ts): no cross-site request forgery and no cross-site token reads.
     cookiesHonoured: credentialedOriginsOf(kernel).trusts(
@@ -38,7 +39,21 @@ export function contextFromRequest(kernel: Kernel, request: FastifyRequest, tran
   });
 }
 
+/** A cookie effect's attributes as @fastify/cookie takes them; a cleared cookie also expires in 1970 for old agents. */
+function serializeOptions(o: CookieOptions): CookieSerializeOptions {
+  const cleared = o.maxAge !== undefined && o.maxAge <= 0;
+  return {
+    path: o.path ?? '/',
+    httpOnly: o.httpOnly ?? true,
+    ...(o.domain ? { domain: o.domain } : {}),
+    ...(o.secure ? { secure: true } : {}),
+    ...(o.sameSite ? { sameSite: o.sameSite } : {}),
+    ...(o.maxAge !== undefined ? { maxAge: Math.max(0, Math.floor(o.maxAge)) } : {}),
+    ...(cleared ? { expires: new Date(0) } : {}),
+  };
+}
+
 export function applyEffects(ctx: RequestContext, reply: FastifyReply): void {
-  if (ctx.setCookies.length > 0) reply.header('set-cookie', ctx.setCookies.map(serializeSetCookie));
+  for (const c of ctx.setCookies) reply.setCookie(c.name, c.value, serializeOptions(c.options));
   for (const [k, v] of Object.entries(ctx.responseHeaders)) reply.header(k, v);
 }

@@ -1,13 +1,18 @@
 /**
  * CORS (Fetch standard, "CORS protocol"; SPEC.md --allowed-origins; CONTRACT.md "Transport
- * rules" for the request headers). A literal `*` is never sent: `--allowed-origins *` (or an empty
- * list) reflects the caller's origin, and a list reflects only its members. Credentials (the SDK
- * sends cookies) are allowed only to origins that credentialed-origins.ts trusts: listed ones, the
- * service's own, and with `*` those of the service's own site. The answer depends on the Origin
- * header, hence `Vary: Origin` on every response.
+ * rules" for the request headers) through @fastify/cors, whose `delegator` decides per request.
+ * A literal `*` is never sent: `--allowed-origins *` (or an empty list) reflects the caller's
+ * origin, and a list reflects only its members. Credentials (the SDK sends cookies) are allowed
+ * only to origins that credentialed-origins.ts trusts: listed ones, the service's own, and with
+ * `*` those of the service's own site. The answer depends on the Origin header, hence
+ * `Vary: Origin` on every response (the plugin adds it for a delegated policy).
  */
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import cors, { type FastifyCorsOptions } from '@fastify/cors';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { ServiceError } from '../../core/errors.js';
 import type { CredentialedOrigins } from './credentialed-origins.js';
+import { sendRefusal } from './errors.js';
+import type { RequestStep } from './request-steps.js';
 
 export interface CorsOptions {
   /** --allowed-origins; empty or containing `*` means any origin. */
@@ -28,13 +33,6 @@ export interface CorsAnswer {
   credentials: boolean;
 }
 
-export interface CorsPolicy {
-  /** The CORS answer for this Origin header, or null (not allowed / none / opaque). */
-  allowOrigin(origin: string | undefined): CorsAnswer | null;
-  /** Answers a preflight (an OPTIONS request naming Access-Control-Request-Method). */
-  preflight(request: FastifyRequest, reply: FastifyReply): FastifyReply;
-}
-
 /** --allowed-origins as CORS, CSRF and credentials read it: empty or `*` is any origin; entries compare without a trailing slash. */
 export interface OriginAllowList {
   readonly any: boolean;
@@ -50,36 +48,60 @@ export function originAllowList(allowed: readonly string[]): OriginAllowList {
   return { any, allows: (origin) => any || listed.has(origin), lists: (origin) => listed.has(origin) };
 }
 
-export function corsPolicy(options: CorsOptions): CorsPolicy {
+/** The CORS answer for this Origin header, or null (not allowed / none / opaque). */
+export function corsAnswer(options: CorsOptions): (origin: string | undefined) => CorsAnswer | null {
   const origins = originAllowList(options.allowedOrigins);
-  const preflightHeaders = {
-    'access-control-allow-methods': options.methods.join(', '),
-    'access-control-allow-headers': options.allowedHeaders.join(', '),
-    'access-control-max-age': String(options.maxAgeSeconds),
-  };
-  return {
-    allowOrigin(origin) {
-      // An opaque origin (`null`: sandboxed frames of any site, cross-site redirects) gets no CORS
-      // answer: reflecting `null` would serve every sandboxed page alike, and the service's own
-      // pages never need CORS for their same-origin requests.
-      if (!origin || origin === 'null' || !origins.allows(origin)) return null;
-      return { origin, credentials: options.credentialed.trusts(origin) };
-    },
-    preflight(request, reply) {
-      if (!request.headers.origin || !request.headers['access-control-request-method']) {
-        // The REST error envelope, as for any other bad request (SPEC.md "Errors").
-        return reply.code(400).send({
-          code: 'invalid_argument',
-          message: 'not a CORS preflight: Origin and Access-Control-Request-Method are required',
-        });
-      }
-      // Safari waits for a body on a 204 without an explicit zero length.
-      return reply.code(204).headers(preflightHeaders).header('content-length', '0').send();
-    },
+  return (origin) => {
+    // An opaque origin (`null`: sandboxed frames of any site, cross-site redirects) gets no CORS
+    // answer: reflecting `null` would serve every sandboxed page alike, and the service's own
+    // pages never need CORS for their same-origin requests.
+    if (!origin || origin === 'null' || !origins.allows(origin)) return null;
+    return { origin, credentials: options.credentialed.trusts(origin) };
   };
 }
 
-/** The preflight answer for every path (OPTIONS is not an operation method anywhere). */
-export function registerPreflightRoute(app: FastifyInstance, policy: CorsPolicy): void {
-  app.options('*', (request, reply) => policy.preflight(request, reply));
+/**
+ * Registers @fastify/cors in the scope with a delegator that applies the rules above; it answers
+ * preflights (204, `Content-Length: 0`, which Safari waits for without) on its own OPTIONS route.
+ */
+export async function registerCors(app: FastifyInstance, options: CorsOptions): Promise<void> {
+  const answerFor = corsAnswer(options);
+  const shared = {
+    methods: [...options.methods],
+    allowedHeaders: [...options.allowedHeaders],
+    maxAge: options.maxAgeSeconds,
+  };
+  const refused = { ...shared, origin: false, credentials: false } satisfies FastifyCorsOptions;
+  // One options object per distinct answer: the delegator runs on every request.
+  const byOrigin = new Map<string, FastifyCorsOptions>();
+  await app.register(cors, {
+    delegator: (request: FastifyRequest, callback) => {
+      const answer = answerFor(request.headers.origin);
+      if (answer === null) return callback(null, refused);
+      const key = `${answer.credentials ? 1 : 0}${answer.origin}`;
+      let delegated = byOrigin.get(key);
+      if (!delegated) {
+        delegated = { ...shared, origin: answer.origin, credentials: answer.credentials };
+        if (byOrigin.size >= 256) byOrigin.clear();
+        byOrigin.set(key, delegated);
+      }
+      callback(null, delegated);
+    },
+  });
 }
+
+/**
+ * An OPTIONS request that is not a preflight is a 400 in the REST error envelope (SPEC.md
+ * "Errors"), as any other bad request; @fastify/cors answers it in plain text (`strictPreflight`),
+ * or not at all when the Origin is missing, hence this step before the plugin's hook.
+ */
+export const refuseNonPreflightOptions: RequestStep = (request, reply) => {
+  if (request.method !== 'OPTIONS' || (request.headers.origin && request.headers['access-control-request-method']))
+    return true;
+  sendRefusal(
+    request,
+    reply,
+    new ServiceError('invalid_argument', 'not a CORS preflight: Origin and Access-Control-Request-Method are required'),
+  );
+  return false;
+};
