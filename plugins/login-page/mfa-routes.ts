@@ -50,6 +50,25 @@ export function screensOf(ctx: RequestContext, r: WithheldAuth): MfaScreen[] {
   return setup;
 }
 
+/**
+ * The gate's flags a redirect carried in its query (a social or SSO callback coming back to the
+ * hosted page with a withheld sign-in), or undefined when there are none.
+ */
+export function flagsFromQuery(query: Record<string, string | undefined>): WithheldAuth | undefined {
+  const names = [
+    'should_show_email_otp_screen',
+    'should_show_mobile_otp_screen',
+    'should_show_totp_screen',
+    'should_offer_webauthn_mfa_verify',
+    'should_offer_webauthn_mfa_setup',
+    'should_offer_email_otp_mfa_setup',
+    'should_offer_sms_otp_mfa_setup',
+  ] as const;
+  const flags: WithheldAuth = {};
+  for (const n of names) if (query[n] === 'true') flags[n] = true;
+  return Object.keys(flags).length > 0 ? flags : undefined;
+}
+
 /** Where the browser goes after a withheld login: the MFA screen for it. */
 export function mfaLocation(ctx: RequestContext, r: WithheldAuth, returnTo: string): string {
   return `/app/mfa?${new URLSearchParams({ return_to: returnTo, s: screensOf(ctx, r).join(',') })}`;

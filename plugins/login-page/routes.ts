@@ -7,7 +7,7 @@
 import type { RequestContext } from '../../core/context.js';
 import { ServiceError } from '../../core/errors.js';
 import type { RawRequest, RawResponse, RawRoute } from '../../core/plugin.js';
-import { mfaLocation, type WithheldAuth } from './mfa-routes.js';
+import { flagsFromQuery, mfaLocation, type WithheldAuth } from './mfa-routes.js';
 import { renderPage, type PageOptions } from './html.js';
 import { accountLinks } from './account-forms.js';
 import { socialLinks } from './social-links.js';
@@ -154,6 +154,13 @@ export const loginPageRoutes: RawRoute[] = [
     path: '/app',
     handler: async (req, ctx) => {
       const returnTo = safeReturn(req.query.return_to);
+      // A sign-in withheld by the MFA gate (a social or SSO callback) goes on to its screen.
+      const withheld = ctx.cookie('mfa') ? flagsFromQuery(req.query) : undefined;
+      if (withheld)
+        return {
+          status: 303,
+          headers: { location: mfaLocation(ctx, withheld, returnTo), 'cache-control': 'no-store' },
+        };
       const signup = req.query.screen_hint === 'signup' && ctx.kernel.config.bool('enable-signup', true);
       if (!signup && req.query.return_to === undefined) {
         const session = await ctx.kernel.service('sessions').fromRequest(ctx);
