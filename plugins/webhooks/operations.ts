@@ -147,8 +147,9 @@ export const webhookOperations: AnyOperation[] = [
     audit: {
       action: 'webhook.test_endpoint',
       resourceType: 'webhook_endpoint',
+      // Without its query: a URL may carry a key there, and the log never holds secrets.
       metadata: ({ input, output }) => ({
-        endpoint: input.endpoint,
+        endpoint: input.endpoint.split(/[?#]/)[0],
         event_name: input.event_name,
         ...(output ? { http_status: output.http_status } : {}),
       }),
