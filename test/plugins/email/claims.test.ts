@@ -1,13 +1,14 @@
 /**
  * Two outbox workers on one database (two nodes) each claim rows with the conditional lease
  * update, on every SQL database reachable here: every queued mail reaches the SMTP server
- * exactly once.
+ * exactly once; a row a dead node held is sent once its lease runs out.
  */
 import t from 'tap';
 import { databaseTargets } from '../../helpers/databases.js';
 import { bootTestKernel } from '../../helpers/kernel.js';
 import { Config } from '../../../core/config.js';
 import { emailPlugin } from '../../../plugins/email/index.js';
+import { MailOutboxEntity } from '../../../plugins/email/entities.js';
 import { createOutbox } from '../../../plugins/email/outbox.js';
 import { createMailTransport } from '../../../plugins/email/transport.js';
 import { startSmtpSink } from './smtp-sink.js';
@@ -53,3 +54,31 @@ for (const target of await databaseTargets({ sqlOnly: true })) {
     t.equal(sent[0] + sent[1], MAILS);
   });
 }
+
+t.test('a row held by a node that died is sent once its lease runs out', async (t) => {
+  const sink = await startSmtpSink();
+  const tk = await bootTestKernel({ plugins: [emailPlugin] });
+  t.teardown(async () => {
+    await tk.close();
+    await sink.close();
+  });
+  const config = new Config({ 'smtp-host': '127.0.0.1', 'smtp-port': sink.port, url: 'http://localhost' });
+  const worker = createOutbox({
+    storage: tk.kernel.storage,
+    transport: createMailTransport(config),
+    logger: tk.kernel.logger,
+    maxAttempts: 3,
+    retryDelayMs: 50,
+  });
+  await worker.add('forgot_password', { to: 'held@example.com', subject: 'held', html: '<p>x</p>', text: 'x' });
+  // What a node that crashed while sending leaves behind: the row with its live lease.
+  const em = tk.kernel.storage.em();
+  await em.nativeUpdate(MailOutboxEntity, {} as never, { leaseUntil: Date.now() + 60_000 } as never);
+  worker.start();
+  await new Promise((r) => setTimeout(r, 1500));
+  t.equal(sink.messages.length, 0, 'not sent while another node holds it');
+  await em.nativeUpdate(MailOutboxEntity, {} as never, { leaseUntil: Date.now() - 1 } as never);
+  await sink.next('held@example.com', 5000);
+  await worker.stop();
+  t.equal(sink.messages.length, 1);
+});
