@@ -23,12 +23,20 @@ import { organizationPlugins } from './organizations/plugins.js';
 import { outboundPlugin } from './outbound/index.js';
 import { sessionsPlugin } from './sessions/index.js';
 import { signInPlugin } from './sign-in/index.js';
+import { smsPlugin } from './sms/index.js';
 import { socialPlugins } from '../providers/index.js';
 import { tokensPlugin } from './tokens/index.js';
 import { usersPlugin } from './users/index.js';
 
 /** The plugins every build needs: the process, keys, admin authentication, health and meta. */
-export const basePlugins: AnyPlugin[] = [serverPlugin, keysPlugin, adminPlugin, healthPlugin, metaPlugin, outboundPlugin];
+export const basePlugins: AnyPlugin[] = [
+  serverPlugin,
+  keysPlugin,
+  adminPlugin,
+  healthPlugin,
+  metaPlugin,
+  outboundPlugin,
+];
 
 /** Accounts: users, sessions, tokens, password login and admin user management. */
 export const accountPlugins: AnyPlugin[] = [
@@ -57,6 +65,7 @@ export const defaultPlugins: AnyPlugin[] = [
   ...auditPlugins,
   webhooksPlugin,
   ...emailPlugins,
+  smsPlugin,
   ...mfaPlugins,
   ...socialPlugins,
   ...organizationPlugins,

@@ -21,13 +21,7 @@ const bool = (name: string, description: string, def = false): FlagDeclaration =
 });
 
 const groups: Record<string, FlagDeclaration[]> = {
-  sms: [
-    bool('enable-phone-verification', 'Require phone verification.'),
-    str('sms-account-sid', 'SMS gateway account sid.'),
-    str('sms-api-key', 'SMS gateway API key.', { secret: true }),
-    str('sms-api-secret', 'SMS gateway API secret.', { secret: true }),
-    str('sms-sender', 'SMS sender number or name.'),
-  ],
+  'phone-verification': [bool('enable-phone-verification', 'Require phone verification.')],
   mcp: [bool('mcp-enabled', 'Remote MCP server at /mcp.')],
   'client-registration': [
     bool('enable-client-id-metadata-document', 'Accept https client ids that point at a client metadata document.'),

@@ -1,0 +1,63 @@
+/** The SMS gateway flags (SPEC.md "SMS gateway flags") and the gateway's base URL. */
+import type { Config, FlagDeclaration } from '../../core/config.js';
+
+export const TWILIO_API_BASE = 'https://api.twilio.com';
+
+export const smsFlags: FlagDeclaration[] = [
+  { name: 'sms-account-sid', type: 'string', description: 'SMS gateway account sid.' },
+  { name: 'sms-api-key', type: 'string', secret: true, description: 'SMS gateway API key (the user of HTTP Basic).' },
+  {
+    name: 'sms-api-secret',
+    type: 'string',
+    secret: true,
+    description: 'SMS gateway API secret (the password of HTTP Basic).',
+  },
+  { name: 'sms-sender', type: 'string', description: 'SMS sender number or name.' },
+  {
+    name: 'sms-gateway-url',
+    type: 'string',
+    default: TWILIO_API_BASE,
+    description:
+      'Base URL of the Twilio-compatible gateway API; messages are posted to {base}/2010-04-01/Accounts/{sid}/Messages.json through the guarded outbound client (a gateway on a private network needs --outbound-allow-cidrs).',
+  },
+];
+
+export interface GatewaySettings {
+  base: URL;
+  accountSid: string;
+  apiKey: string;
+  apiSecret: string;
+  sender: string;
+}
+
+const REQUIRED = ['sms-account-sid', 'sms-api-key', 'sms-api-secret', 'sms-sender'] as const;
+
+/** The gateway settings when every SMS flag is set, null when none is. */
+export function gatewaySettings(config: Config): GatewaySettings | null {
+  const values = REQUIRED.map((name) => config.string(name, ''));
+  if (values.every((v) => v === '')) return null;
+  const [accountSid, apiKey, apiSecret, sender] = values as [string, string, string, string];
+  return { base: new URL(config.string('sms-gateway-url', TWILIO_API_BASE)), accountSid, apiKey, apiSecret, sender };
+}
+
+/** Startup refusals: a partial gateway configuration, or a gateway URL that is not absolute http(s). */
+export function smsConfigProblem(config: Config): string | undefined {
+  const set = REQUIRED.filter((name) => config.string(name, '') !== '');
+  if (set.length > 0 && set.length < REQUIRED.length) {
+    const missing = REQUIRED.filter((name) => !set.includes(name)).map((n) => `--${n}`);
+    return `The SMS gateway needs ${missing.join(', ')} as well.`;
+  }
+  const base = config.string('sms-gateway-url', TWILIO_API_BASE);
+  let url: URL;
+  try {
+    url = new URL(base);
+  } catch {
+    return '--sms-gateway-url must be an absolute http(s) URL.';
+  }
+  if (url.protocol !== 'https:' && url.protocol !== 'http:')
+    return '--sms-gateway-url must be an absolute http(s) URL.';
+  if (!/^[A-Za-z0-9]{1,64}$/.test(config.string('sms-account-sid', 'x') || 'x')) {
+    return '--sms-account-sid must be letters and digits only.';
+  }
+  return undefined;
+}

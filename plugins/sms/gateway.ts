@@ -1,0 +1,54 @@
+/**
+ * One text through a Twilio-compatible Messages API: `POST {base}/2010-04-01/Accounts/{sid}/Messages.json`
+ * with a form body `To`, `From`, `Body` and HTTP Basic credentials (Twilio's REST API; API key and
+ * secret as user and password). The request goes through the guarded outbound client, so the
+ * gateway's address is checked and pinned like any other outbound call.
+ */
+import { ServiceError } from '../../core/errors.js';
+import type { Logger } from '../../core/logger.js';
+import type { OutboundService } from '../outbound/index.js';
+import type { GatewaySettings } from './flags.js';
+
+export const SEND_TIMEOUT_MS = 10_000;
+
+/** The gateway could not take the message; the caller's request fails with 503 and nothing stays half done. */
+const unavailable = () => new ServiceError('unavailable', 'the SMS gateway is not available, try again later');
+
+export function messagesUrl(settings: GatewaySettings): string {
+  const base = settings.base.href.replace(/\/+$/, '');
+  return `${base}/2010-04-01/Accounts/${encodeURIComponent(settings.accountSid)}/Messages.json`;
+}
+
+export async function postMessage(
+  outbound: OutboundService,
+  settings: GatewaySettings,
+  logger: Logger,
+  to: string,
+  body: string,
+): Promise<void> {
+  const form = new URLSearchParams({ To: to, From: settings.sender, Body: body });
+  const basic = Buffer.from(`${settings.apiKey}:${settings.apiSecret}`).toString('base64');
+  let status: number;
+  try {
+    const res = await outbound.fetch(messagesUrl(settings), {
+      method: 'POST',
+      headers: {
+        authorization: `Basic ${basic}`,
+        'content-type': 'application/x-www-form-urlencoded',
+        accept: 'application/json',
+      },
+      body: form.toString(),
+      timeoutMs: SEND_TIMEOUT_MS,
+      maxBytes: 64 * 1024,
+    });
+    status = res.status;
+  } catch (err) {
+    // The reason (refused address, timeout, reset) is logged; the number and the text are not.
+    logger.warn({ err: (err as Error).message }, 'SMS gateway unreachable');
+    throw unavailable();
+  }
+  if (status < 200 || status >= 300) {
+    logger.warn({ status }, 'SMS gateway refused the message');
+    throw unavailable();
+  }
+}
