@@ -42,7 +42,7 @@ export function anyFactorOn(config: import('../../core/config.js').Config): bool
 export const mfaPlugin = definePlugin<MfaService>({
   name: 'mfa',
   description: 'The MFA sign-in gate, pending MFA sign-ins, verify_otp, skip_mfa_setup and lock_mfa.',
-  dependsOn: ['users', 'sessions', 'sign-in', 'accounts'],
+  dependsOn: ['users', 'sign-in'],
   flags: [
     {
       name: 'enforce-mfa',
