@@ -5,9 +5,40 @@
  * redirects a test can follow.
  */
 import { generateKeyPairSync } from 'node:crypto';
-import { createServer, type Server } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import Provider, { type Configuration } from 'oidc-provider';
+
+/** The part of node-oidc-provider's API used here (the package ships no type declarations). */
+interface KoaContextWithOIDC {
+  oidc: { client?: { clientId: string }; session?: { accountId?: string }; provider: Provider };
+}
+interface Grant {
+  addOIDCScope(scope: string): void;
+  save(): Promise<string>;
+}
+type Configuration = Record<string, unknown> & {
+  findAccount: (
+    ctx: KoaContextWithOIDC,
+    id: string,
+  ) => Promise<{ accountId: string; claims: () => Promise<Record<string, unknown>> }>;
+  loadExistingGrant: (ctx: KoaContextWithOIDC) => Promise<Grant | undefined>;
+};
+interface Provider {
+  Grant: new (init: { clientId: string; accountId: string }) => Grant;
+  callback(): (req: IncomingMessage, res: ServerResponse) => void;
+  interactionFinished(
+    req: IncomingMessage,
+    res: ServerResponse,
+    result: Record<string, unknown>,
+    options?: { mergeWithLastSubmission?: boolean },
+  ): Promise<void>;
+}
+type ProviderClass = new (issuer: string, configuration: Configuration) => Provider;
+
+// Imported by a computed name: the declarations above describe it, whatever else in the project
+// declares the module for its own use (bench/oauth does).
+const OIDC_PROVIDER = 'oidc-provider';
+const { default: ProviderImpl } = (await import(OIDC_PROVIDER)) as { default: ProviderClass };
 
 export interface TestAccount {
   sub: string;
@@ -70,7 +101,7 @@ export async function startOidcIssuer(options: {
       return grant;
     },
   };
-  const provider = new Provider(issuer, configuration);
+  const provider = new ProviderImpl(issuer, configuration);
   const handler = provider.callback();
   const prefix = options.path ?? '';
   server.on('request', async (req, res) => {
