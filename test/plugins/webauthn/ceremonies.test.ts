@@ -187,6 +187,24 @@ t.test('passkey ceremonies', { skip: chromiumMissing }, async (t) => {
       const afterDelete = await anon.ok<{ options: string }>('webauthn_login_options', {});
       const stale = await va.get(afterDelete.options);
       await refusedUnchanged(t, 'a deleted passkey', () => anon.call('webauthn_login_verify', { credential: stale }));
+
+      // The MFA-cookie path: a first-time offer answered with a passkey issues the withheld tokens.
+      const offered = new TransportClient(kind, server);
+      t.teardown(() => offered.close());
+      const first = await offered.ok<Auth>('signup', {
+        email: `offered-${kind}@example.com`,
+        password: PASSWORD,
+        confirm_password: PASSWORD,
+        is_multi_factor_auth_enabled: true,
+      });
+      t.notOk(first.access_token, 'offer: tokens withheld');
+      const offerOptions = await offered.ok<{ options: string }>('webauthn_registration_options', {});
+      const viaCookie = await offered.ok<Auth>('webauthn_registration_verify', {
+        credential: await va.create(offerOptions.options),
+      });
+      t.ok(viaCookie.access_token, 'the passkey set up on the MFA-cookie path issues the withheld token');
+      t.same(viaCookie.user?.enrolled_mfa_methods, ['webauthn']);
+      t.notOk(offered.cookie('mfa'), 'the mfa cookie is cleared');
     });
   }
 });
