@@ -32,7 +32,7 @@ export function createOrgDiscoveryPlugin(options: OrgDiscoveryOptions = {}) {
     ],
     enabled: (config) => config.bool('enable-org-discovery'),
     meta: (config) => ({ is_org_discovery_enabled: config.bool('enable-org-discovery') }),
-    routes: discoveryRoutes(),
+    routes: discoveryRoutes(options.limitPerMinute ?? DEFAULT_DISCOVERY_LIMIT_PER_MINUTE),
     setup: (ctx) =>
       createOrgDiscoveryService(
         ctx.service('org-domains'),

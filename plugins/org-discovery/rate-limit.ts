@@ -1,7 +1,8 @@
 /**
- * Discovery's own per-IP bucket (SPEC.md "Limits": separate from the global limiter): fixed
- * one-minute windows in the memory store, keyed by the client IP as resolved through
- * --trusted-proxies, an IPv6 client by its /64 (the block one subscriber holds).
+ * The per-IP bucket of discovery through the hosted login page (the email-first form; the GET
+ * route has the transport's per-route limit): fixed one-minute windows in the memory store, keyed
+ * by the client IP as resolved through --trusted-proxies, an IPv6 client by its /64 (the block
+ * one subscriber holds).
  */
 import ipaddr from 'ipaddr.js';
 import { ServiceError } from '../../core/errors.js';

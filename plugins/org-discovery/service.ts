@@ -15,7 +15,8 @@ import { emailDomain } from './email-domain.js';
 export interface OrgDiscoveryService {
   /**
    * `invalid_argument` ("invalid email") for a malformed address, with no detail. With `ip`, the
-   * call counts against that client's discovery bucket first (`resource_exhausted` beyond it).
+   * call counts against that client's bucket first (`resource_exhausted` beyond it): the hosted
+   * login page's email-first step, whose form posts the route's limit does not see.
    */
   discover(email: unknown, ip?: string): Promise<{ connection: DiscoveredConnection | null }>;
 }

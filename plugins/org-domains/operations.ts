@@ -61,7 +61,7 @@ export function orgDomainOperations(limitPerMinute: number): AnyOperation[] {
       audit: {
         action: 'org_domain.request',
         resourceType: 'org_domain',
-        resourceId: ({ input }) => input.domain,
+        resourceId: ({ input, output }) => output?.domain ?? input.domain,
         metadata: ({ input }) => ({ org_id: input.org_id }),
       },
       handler: async (ctx, input) => {
@@ -81,8 +81,10 @@ export function orgDomainOperations(limitPerMinute: number): AnyOperation[] {
       audit: {
         action: 'org_domain.verify',
         resourceType: 'org_domain',
-        resourceId: ({ input }) => input.domain,
+        resourceId: ({ input, output }) => output?.domain ?? input.domain,
         metadata: ({ input }) => ({ org_id: input.org_id, method: 'dns_txt' }),
+        // A failed verification is a security event too (a domain claim that did not hold).
+        failures: true,
       },
       handler: async (ctx, input) => {
         await orgs(ctx).requireAdministered(ctx.principal, input.org_id);
@@ -102,7 +104,7 @@ export function orgDomainOperations(limitPerMinute: number): AnyOperation[] {
       audit: {
         action: 'org_domain.verify',
         resourceType: 'org_domain',
-        resourceId: ({ input }) => input.domain,
+        resourceId: ({ input, output }) => output?.domain ?? input.domain,
         metadata: ({ input }) => ({ org_id: input.org_id, method: 'trusted_assert' }),
       },
       handler: async (ctx, input) => {

@@ -3,6 +3,7 @@
  * "Authentication/SCIM"): the admin operations of SCIM endpoints and the `/scim/v2` routes,
  * where the organization is the one the bearer token belongs to.
  */
+import type { AuditEventDeclaration } from '../../core/audit.js';
 import type { RequestContext } from '../../core/context.js';
 import { definePlugin } from '../../core/plugin.js';
 import { createScimEndpoints, type ScimEndpoints } from './endpoints.js';
@@ -38,6 +39,14 @@ declare module '../../core/services.js' {
 
 const scim = (ctx: RequestContext) => ctx.kernel.service('scim');
 
+/** The audit record of a provisioning event: the user acted on, by which organization's token. */
+const scimAudit = (action: string): AuditEventDeclaration => ({
+  action,
+  resourceType: 'user',
+  resourceId: (p) => String((p.user as { id?: unknown } | undefined)?.id ?? ''),
+  metadata: (p) => ({ org_id: p.org_id }),
+});
+
 export const scimPlugin = definePlugin<ScimService>({
   name: 'scim',
   description: 'Inbound SCIM 2.0 provisioning per organization at /scim/v2 (bearer token per organization).',
@@ -45,6 +54,12 @@ export const scimPlugin = definePlugin<ScimService>({
   entities: [ScimEndpointEntity, ScimUserEntity, ScimGroupEntity],
   operations: scimOperations,
   events: [USER_PROVISIONED, USER_DEPROVISIONED, USER_SCIM_UPDATED],
+  // SCIM changes are security events performed by raw routes, not operations (docs/audit.md).
+  auditEvents: {
+    [USER_PROVISIONED]: scimAudit('user.scim_provision'),
+    [USER_DEPROVISIONED]: scimAudit('user.scim_deprovision'),
+    [USER_SCIM_UPDATED]: scimAudit('user.scim_update'),
+  },
   routes: scimRoutes({
     provisioning: (ctx) => scim(ctx).provisioning,
     groups: (ctx) => scim(ctx).groups,

@@ -25,19 +25,25 @@ export const USER_PROVISIONED = 'user.provisioned';
 export const USER_DEPROVISIONED = 'user.deprovisioned';
 export const USER_SCIM_UPDATED = 'user.scim_updated';
 
+/** Where a provisioning request came from, for the events (and so the audit log). */
+export interface RequestSource {
+  ip: string;
+  userAgent?: string;
+}
+
 export interface ProvisionedUser {
   user: UserRecord;
   link: ScimUserRow;
 }
 
 export interface Provisioning {
-  create(orgId: string, fields: ScimUserFields): Promise<ProvisionedUser>;
+  create(orgId: string, fields: ScimUserFields, from?: RequestSource): Promise<ProvisionedUser>;
   /** The organization's user, or null (another organization's user is null too). */
   find(orgId: string, userId: string): Promise<ProvisionedUser | null>;
   findByUserName(orgId: string, userName: string): Promise<ProvisionedUser | null>;
   /** Sets every kept attribute to `fields` (PUT, and a PATCH's result). */
-  replace(current: ProvisionedUser, fields: ScimUserFields): Promise<ProvisionedUser>;
-  deactivate(current: ProvisionedUser): Promise<ProvisionedUser>;
+  replace(current: ProvisionedUser, fields: ScimUserFields, from?: RequestSource): Promise<ProvisionedUser>;
+  deactivate(current: ProvisionedUser, from?: RequestSource): Promise<ProvisionedUser>;
 }
 
 export interface ProvisioningDeps {
@@ -84,11 +90,17 @@ export function createProvisioning(deps: ProvisioningDeps): Provisioning {
     return result;
   }
 
-  const emit = (name: string, orgId: string, user: UserRecord) =>
-    events.emit(name, { org_id: orgId, actor: `scim:${orgId}`, actor_kind: 'scim', user: users.toUserDto(user) });
+  const emit = (name: string, orgId: string, user: UserRecord, from: RequestSource | undefined) =>
+    events.emit(name, {
+      org_id: orgId,
+      actor: `scim:${orgId}`,
+      actor_kind: 'scim',
+      ...(from ? { ip: from.ip, user_agent: from.userAgent ?? '' } : {}),
+      user: users.toUserDto(user),
+    });
 
   const provisioning: Provisioning = {
-    async create(orgId, fields) {
+    async create(orgId, fields, from) {
       const email = await emailFor(fields, null);
       const userName = fields.userName ?? email;
       if (await linkOf({ orgId, userNameKey: userName.toLowerCase() })) throw userNameTaken();
@@ -121,7 +133,7 @@ export function createProvisioning(deps: ProvisioningDeps): Provisioning {
         if (err instanceof UniqueConstraintViolationException) throw userNameTaken();
         throw err;
       }
-      emit(USER_PROVISIONED, orgId, user);
+      emit(USER_PROVISIONED, orgId, user, from);
       return { user, link };
     },
 
@@ -139,7 +151,7 @@ export function createProvisioning(deps: ProvisioningDeps): Provisioning {
       return link ? provisioning.find(orgId, link.userId) : null;
     },
 
-    async replace(current, fields) {
+    async replace(current, fields, from) {
       const { user, link } = current;
       const email = await emailFor(fields, user.id);
       const userName = fields.userName ?? link.userName;
@@ -168,13 +180,13 @@ export function createProvisioning(deps: ProvisioningDeps): Provisioning {
         throw err;
       }
       const { user: final, changed } = await setActive(after, fields.active);
-      emit(changed && !fields.active ? USER_DEPROVISIONED : USER_SCIM_UPDATED, link.orgId, final);
+      emit(changed && !fields.active ? USER_DEPROVISIONED : USER_SCIM_UPDATED, link.orgId, final, from);
       return { user: final, link: row };
     },
 
-    async deactivate(current) {
+    async deactivate(current, from) {
       const { user, changed } = await setActive(current.user, false);
-      if (changed) emit(USER_DEPROVISIONED, current.link.orgId, user);
+      if (changed) emit(USER_DEPROVISIONED, current.link.orgId, user, from);
       return { user, link: current.link };
     },
   };

@@ -8,7 +8,7 @@ import type { RequestContext } from '../../../core/context.js';
 import type { RawRequest, RawResponse, RawRoute } from '../../../core/plugin.js';
 import type { ScimEndpoint } from '../endpoints.js';
 import type { Groups, ProvisionedGroup } from '../groups.js';
-import type { Provisioning, ProvisionedUser } from '../provisioning.js';
+import type { Provisioning, ProvisionedUser, RequestSource } from '../provisioning.js';
 import { GROUP_SCHEMA, readScimGroup, toScimGroup } from './group-resource.js';
 import {
   groupResourceType,
@@ -56,6 +56,8 @@ function idOf(req: RawRequest): string {
     return '';
   }
 }
+
+const sourceOf = (ctx: RequestContext): RequestSource => ({ ip: ctx.ip, userAgent: ctx.header('user-agent') ?? '' });
 
 async function refused(err: unknown, ctx: RequestContext): Promise<RawResponse> {
   const response = scimErrorResponse(err);
@@ -182,7 +184,7 @@ export function scimRoutes(deps: ScimRouteDeps): RawRoute[] {
         if (!Array.isArray(schemas) || !schemas.includes(USER_SCHEMA)) {
           throw new ScimError(400, `schemas must contain ${USER_SCHEMA}`, 'invalidSyntax');
         }
-        return resource(ctx, await deps.provisioning(ctx).create(orgId, readScimUser(body)), 201);
+        return resource(ctx, await deps.provisioning(ctx).create(orgId, readScimUser(body), sourceOf(ctx)), 201);
       }),
     ),
     route(
@@ -206,7 +208,7 @@ export function scimRoutes(deps: ScimRouteDeps): RawRoute[] {
       '/scim/v2/Users/:id',
       authed(async (req, ctx, orgId) => {
         const current = await mustFind(ctx, orgId, req);
-        return resource(ctx, await deps.provisioning(ctx).replace(current, readScimUser(req.body)));
+        return resource(ctx, await deps.provisioning(ctx).replace(current, readScimUser(req.body), sourceOf(ctx)));
       }),
     ),
     route(
@@ -216,14 +218,14 @@ export function scimRoutes(deps: ScimRouteDeps): RawRoute[] {
         const operations = readPatchOperations(req.body);
         const current = await mustFind(ctx, orgId, req);
         const patched = applyPatch(toScimUser(current.user, current.link, deps.baseUrl(ctx)), operations);
-        return resource(ctx, await deps.provisioning(ctx).replace(current, readScimUser(patched)));
+        return resource(ctx, await deps.provisioning(ctx).replace(current, readScimUser(patched), sourceOf(ctx)));
       }),
     ),
     route(
       'DELETE',
       '/scim/v2/Users/:id',
       authed(async (req, ctx, orgId) => {
-        await deps.provisioning(ctx).deactivate(await mustFind(ctx, orgId, req));
+        await deps.provisioning(ctx).deactivate(await mustFind(ctx, orgId, req), sourceOf(ctx));
         return { status: 204, headers: { 'cache-control': 'no-store' } };
       }),
     ),
