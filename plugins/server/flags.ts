@@ -16,7 +16,7 @@ export const serverFlags: FlagDeclaration[] = [
     name: 'grpc-port',
     type: 'number',
     default: 9091,
-    description: 'gRPC port; 0 disables the gRPC server (and with it the REST surface, SPEC.md "Transports").',
+    description: 'gRPC port; 0 disables the gRPC server (and with it the REST surface under /v1).',
   },
   {
     name: 'grpc-tls-cert',
