@@ -75,7 +75,8 @@ export const loginOperation = defineOperation({
       message: 'Logged in successfully',
       readAt,
     });
-    emit(ctx, 'user.login', { user: result.user, auth_recipe: method });
+    // A login the MFA gate withheld is not one yet: the step that finishes it sends the event.
+    if (result.access_token) emit(ctx, 'user.login', { user: result.user, auth_recipe: method });
     return result;
   },
 });

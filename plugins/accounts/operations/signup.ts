@@ -60,8 +60,10 @@ export const signupOperation = defineOperation({
       amr: ['pwd'],
       message: 'Signed up successfully.',
     });
-    emit(ctx, 'user.created', { user: result.user, auth_recipe: method });
-    emit(ctx, 'user.signup', { user: result.user, auth_recipe: method });
+    // The account exists even when the MFA gate withheld the tokens (then the answer has no user).
+    const dto = result.user ?? users.toUserDto(user);
+    emit(ctx, 'user.created', { user: dto, auth_recipe: method });
+    emit(ctx, 'user.signup', { user: dto, auth_recipe: method });
     return result;
   },
 });

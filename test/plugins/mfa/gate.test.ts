@@ -97,6 +97,12 @@ for (const kind of TRANSPORTS) {
     const c = new TransportClient(kind, enforced);
     t.teardown(() => c.close());
     const email = `enroll-${kind}@example.com`;
+    const events: { name: string; user?: { email?: string } }[] = [];
+    const off = enforced.kernel.events.on('*', (e) => {
+      const user = (e.payload as { user?: { email?: string } }).user;
+      if (user?.email === email || user === undefined) events.push({ name: e.name, ...(user ? { user } : {}) });
+    });
+    t.teardown(off);
     const first = await c.ok<Auth>('signup', { email, password: PASSWORD, confirm_password: PASSWORD });
     t.notOk(first.access_token, 'enroll: no token, even at signup');
     t.ok(c.cookie('mfa'), 'enroll: the mfa cookie');
@@ -109,5 +115,16 @@ for (const kind of TRANSPORTS) {
     });
     t.ok(done.access_token, 'a verified factor issues the withheld token');
     t.same(done.user?.enrolled_mfa_methods, ['totp']);
+    await enforced.kernel.events.drain();
+    const named = events.filter((e) => ['user.created', 'user.signup', 'user.login'].includes(e.name));
+    t.same(
+      named.map((e) => [e.name, e.user?.email]),
+      [
+        ['user.created', email],
+        ['user.signup', email],
+        ['user.login', email],
+      ],
+      'the withheld signup names its user; the one login event comes when the sign-in completes',
+    );
   });
 }
