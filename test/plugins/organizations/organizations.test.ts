@@ -1,5 +1,5 @@
 /**
- * Organizations and members (SPEC.md "Organizations"): create, read, list, update, delete;
+ * Organizations and members: create, read, list, update, delete;
  * members with org roles (adding again sets the roles); a user's organizations; bad input is a
  * clear 4xx with nothing written; deletion cascades in one transaction, so a listener that fails
  * leaves everything in place; deleting a user removes its memberships.
