@@ -1,5 +1,5 @@
 /**
- * The two routes every provider serves (SPEC.md "OAuth / OIDC"): `GET /oauth_login/{provider}`
+ * The two routes every provider serves: `GET /oauth_login/{provider}`
  * sends the browser to the provider, `GET|POST /oauth_callback/{provider}` takes its answer.
  * The callback is a pipeline of named checks; the account, the sign-in gates and the redirect
  * back are the social service's.

@@ -22,9 +22,11 @@ export interface PendingLogin {
 const keyOf = (state: string): string => `social:state:${state}`;
 
 function cookieOptions(ctx: RequestContext, provider: string, formPost: boolean) {
-  const https = ctx.kernel.config.string('url', '').startsWith('https:');
+  const url = new URL(ctx.kernel.config.string('url') ?? 'http://localhost');
+  const https = url.protocol === 'https:';
   return {
-    path: `/oauth_callback/${provider}`,
+    // Under `--url`'s path too: an embedded service (`https://host/auth`) serves /auth/oauth_callback.
+    path: `${url.pathname.replace(/\/+$/, '')}/oauth_callback/${provider}`,
     maxAge: STATE_TTL_MS / 1000,
     httpOnly: true,
     secure: https,
