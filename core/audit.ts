@@ -47,7 +47,7 @@ export interface AuditDeclaration<I = unknown, O = unknown> {
   when?: (call: AuditedCall<I, O>) => boolean;
   /**
    * The handler writes its own record through the audit service (FGA reset writes it before it
-   * deletes anything, SPEC.md "Audit"); the kernel then writes none. The declaration still names
+   * deletes anything); the kernel then writes none. The declaration still names
    * the action and resource, which the handler must use.
    */
   recordedByHandler?: boolean;

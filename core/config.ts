@@ -1,5 +1,5 @@
 /**
- * Flag declarations and the parsed configuration. Plugins own their flags (DESIGN.md §2); the CLI
+ * Flag declarations and the parsed configuration. Plugins own their flags; the CLI
  * parses argv against the union of declarations and `--help` is generated from them.
  */
 export type FlagType = 'string' | 'boolean' | 'number' | 'list';

@@ -1,5 +1,5 @@
 /**
- * The request context (DESIGN.md §3): who is calling, from where, with which cookies, and the
+ * The request context: who is calling, from where, with which cookies, and the
  * effects (cookies to set or clear, headers) the operation wants applied. Each transport builds one
  * per call and applies the effects in its own way (Set-Cookie over HTTP, metadata over gRPC).
  */

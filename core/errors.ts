@@ -1,6 +1,6 @@
 /**
  * One error type for every layer. Codes are the gRPC status tokens SPEC.md uses in the REST
- * envelope (`{code, message}`); `errorStatus` maps each to HTTP, GraphQL and gRPC (DESIGN.md §3).
+ * envelope (`{code, message}`); `errorStatus` maps each to HTTP, GraphQL and gRPC.
  */
 export const ERROR_CODES = [
   'invalid_argument',
@@ -20,7 +20,7 @@ export type ErrorCode = (typeof ERROR_CODES)[number];
 
 export interface ErrorStatus {
   http: number;
-  /** UPPER_SNAKE token for GraphQL `extensions.code` (CONTRACT.md "Transport rules"). */
+  /** UPPER_SNAKE token for GraphQL `extensions.code`. */
   graphql: string;
   /** Numeric gRPC status (grpc/status.proto). */
   grpc: number;
@@ -78,7 +78,7 @@ export const failedPrecondition = (message: string): ServiceError => new Service
 
 /**
  * Turns anything thrown into a ServiceError that is safe to show a client: internal errors keep
- * their detail for the log only (DESIGN.md §3, no stack traces or SQL to clients).
+ * their detail for the log only (no stack traces or SQL to clients).
  */
 export function toServiceError(err: unknown): ServiceError {
   if (err instanceof ServiceError) return err;

@@ -1,5 +1,5 @@
 /**
- * The memory store (DESIGN.md §4): short-lived state with TTLs and atomic consume/increment.
+ * The memory store: short-lived state with TTLs and atomic consume/increment.
  * Sessions, OTPs, magic links, OAuth state, DNS challenges, rate-limit and lockout counters.
  * Backends live in storage/memory/: Redis (shared by every node), the main database (durable),
  * and in-process (tests and single-node speed). All pass test/storage/memory/shared-suite.ts.

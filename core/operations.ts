@@ -1,5 +1,5 @@
 /**
- * Operations: every API call declared once (DESIGN.md §3). The transports are projections of the
+ * Operations: every API call declared once. The transports are projections of the
  * operation table; `invokeOperation` is the single pipeline they all call:
  *   normalize input -> validate -> check access -> handler -> output.
  */
@@ -17,7 +17,7 @@ export type OperationKind = 'query' | 'mutation';
 
 export interface GraphqlProjection {
   /**
-   * How the input reaches the root field: `params` (the default, CONTRACT.md), `param`
+   * How the input reaches the root field: `params` (the default), `param`
    * (`_revoke_access(param:)`), or `flat` (each input field a plain argument).
    */
   arg?: 'params' | 'param' | 'flat';
@@ -32,7 +32,7 @@ export interface RestProjection {
 }
 
 export interface OperationDefinition<I extends TSchema | undefined = TSchema | undefined, O extends TSchema = TSchema> {
-  /** The GraphQL root field; admin operations start with `_` (SPEC.md "Transports"). */
+  /** The GraphQL root field; admin operations start with `_`. */
   name: string;
   kind: OperationKind;
   access: Access;
@@ -54,7 +54,7 @@ export interface OperationDefinition<I extends TSchema | undefined = TSchema | u
    * (transports/http/answer-json.ts). The text parses to the same value.
    */
   tokenOutput?: boolean;
-  /** Offered as an MCP tool (SPEC.md "MCP server"). */
+  /** Offered as an MCP tool. */
   mcp?: boolean;
   /**
    * A query by its contract (CONTRACT.md names `session` one) that changes state: rotates the
@@ -62,7 +62,7 @@ export interface OperationDefinition<I extends TSchema | undefined = TSchema | u
    * GET a cross-site `<img src=/graphql?query={session{...}}>` would rotate the victim's session.
    */
   changesState?: boolean;
-  /** Deprecated operations stay in the schema and always fail (SPEC.md Versioning 7). */
+  /** Deprecated operations stay in the schema and always fail. */
   deprecated?: boolean;
   /**
    * The audited action this operation performs (docs/audit.md): every admin operation declares

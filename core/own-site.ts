@@ -1,7 +1,7 @@
 /**
  * The service's own site: the hosts that belong to the deployment named by `--url`. Three
  * decisions rest on it, and they must agree:
- * - the domain-scoped session cookie (`cookie_session_domain`, SPEC.md "Authentication") goes to
+ * - the domain-scoped session cookie (`cookie_session_domain`) goes to
  *   the parent domain of `--url`'s host;
  * - the built-in client may redirect tokens within that site when `--allowed-origins` is `*`;
  * - with `--allowed-origins *`, a browser origin of that site may call with its cookies

@@ -1,5 +1,5 @@
 /**
- * The plugin contract (DESIGN.md §2). A plugin is a plain object; `definePlugin` only checks its
+ * The plugin contract. A plugin is a plain object; `definePlugin` only checks its
  * shape and keeps the types.
  */
 import type { AuditEventDeclaration } from './audit.js';

@@ -1,5 +1,5 @@
 /**
- * Orders plugins by their declared dependencies (DESIGN.md §2). Missing or disabled dependencies
+ * Orders plugins by their declared dependencies. Missing or disabled dependencies
  * and cycles are boot errors whose message names the plugins involved.
  */
 import type { Config } from './config.js';

@@ -1,6 +1,6 @@
 /**
  * Schema building blocks for operation inputs and outputs. Every schema is TypeBox (JSON Schema);
- * the transports derive GraphQL SDL, .proto and OpenAPI from them (DESIGN.md §3), so the few
+ * the transports derive GraphQL SDL, .proto and OpenAPI from them, so the few
  * conventions here matter:
  * - an object schema that becomes a named type carries `$id` (the CONTRACT.md type name);
  * - `Int64` is an integer the GraphQL projection calls `Int64` (a JSON number);

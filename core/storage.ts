@@ -64,7 +64,7 @@ export const MAX_TEXT_BYTES = 65_535;
 
 export interface Storage {
   readonly type: DatabaseType;
-  /** True for the SQL family (drives FGA availability, SPEC.md "Startup configuration"). */
+  /** True for the SQL family (drives FGA availability). */
   readonly isSql: boolean;
   readonly orm: MikroORM;
   /** A fresh EntityManager fork for one unit of work. */

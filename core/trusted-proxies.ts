@@ -1,5 +1,5 @@
 /**
- * `--trusted-proxies` (SPEC.md): networks whose `X-Forwarded-For` is believed, as CIDR blocks or
+ * `--trusted-proxies`: networks whose `X-Forwarded-For` is believed, as CIDR blocks or
  * single addresses. Parsed here, in the kernel, so that the flag's check (plugins/server) and every
  * transport that reads client addresses (HTTP through Fastify's trustProxy, gRPC through
  * transports/grpc/client-ip.ts) read the flag alike. Throws on an entry that is not an address.

@@ -54,7 +54,7 @@ export const oauthPlugins: AnyPlugin[] = [clientRegistryPlugin, oauthServerPlugi
 /** Fine-grained authorization (OpenFGA models and tuples). */
 export const authorizationPlugins: AnyPlugin[] = [fgaPlugin];
 
-/** The audit log: audited actions (SPEC.md "Audit") recorded and listed for admins. */
+/** The audit log: audited actions recorded and listed for admins. */
 export const auditPlugins: AnyPlugin[] = [auditPlugin];
 
 export const defaultPlugins: AnyPlugin[] = [

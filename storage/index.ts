@@ -1,5 +1,5 @@
 /**
- * The storage layer (DESIGN.md §4): `openStorage` and `openMemoryStore` are what the kernel is
+ * The storage layer: `openStorage` and `openMemoryStore` are what the kernel is
  * booted with; `newId` and `dropStaleUniqueConstraints` are shared helpers for plugins.
  */
 export { openStorage } from './open-storage.js';

@@ -1,5 +1,5 @@
 /**
- * Opens the main database (DESIGN.md §4): picks the MikroORM driver for `--database-type`,
+ * Opens the main database: picks the MikroORM driver for `--database-type`,
  * registers the plugins' entities plus the storage's own, and brings the schema up to date
  * without dropping anything that may hold user data.
  */

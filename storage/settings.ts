@@ -1,5 +1,5 @@
 /**
- * Reads the database flags (declared by the server plugin, SPEC.md "Startup configuration") into
+ * Reads the database flags (declared by the server plugin) into
  * one resolved description of where the data lives. Bad combinations are refused here with a
  * message that names the flag, before any connection is tried.
  */

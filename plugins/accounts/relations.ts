@@ -44,7 +44,7 @@ async function checkRelations(
   wanted: readonly RelationQuery[],
 ): Promise<boolean> {
   if (!ctx.kernel.hasService('fga')) return false;
-  // Looked up by name: the FGA plugin is optional and not imported (DESIGN.md §1).
+  // Looked up by name: the FGA plugin is optional and not imported.
   const fga = ctx.kernel.service('fga' as never) as unknown as FgaRelationChecker;
   try {
     return await fga.checkRelations(subject, wanted);

@@ -1,4 +1,4 @@
-/** Input and output types of the account operations (CONTRACT.md names, `$id` = type name). */
+/** Input and output types of the account operations. */
 import {
   Bool,
   InputObject,

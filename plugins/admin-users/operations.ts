@@ -1,5 +1,5 @@
 /**
- * Admin user management (SPEC.md "Admin API"): list with case-insensitive search, read, update,
+ * Admin user management: list with case-insensitive search, read, update,
  * delete by id, revoke and enable access. Revoking ends every session at once, so the user's
  * access tokens fail on their next use (stateful tokens).
  */

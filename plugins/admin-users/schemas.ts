@@ -1,4 +1,4 @@
-/** Admin user management types (CONTRACT.md "Input types/Admin"). */
+/** Admin user management types. */
 import {
   InputObject,
   Int64,
@@ -40,7 +40,7 @@ export const UpdateAccessRequest = InputObject('UpdateAccessRequest', { user_id:
 
 export const Users = OutputObject('Users', { pagination: Pagination, users: Type.Array(UserSchema) });
 
-/** `_verification_requests` takes `{ pagination }` only (SPEC.md Admin API). */
+/** `_verification_requests` takes `{ pagination }` only. */
 export const ListVerificationRequestsRequest = InputObject('PaginatedRequest', {
   pagination: Type.Optional(PaginationRequest),
 });

@@ -1,6 +1,6 @@
 /**
  * Mutations removed in v2 stay in the schema and always fail with SPEC.md's exact texts
- * (SPEC.md "Named application errors", Versioning 7).
+ * (Versioning 7).
  */
 import { ServiceError } from '../../core/errors.js';
 import { defineOperation, type AnyOperation } from '../../core/operations.js';

@@ -1,5 +1,5 @@
 /**
- * Super-admin sessions (SPEC.md "Authentication/Super-admin"): `POST /v1/admin/login` exchanges the
+ * Super-admin sessions: `POST /v1/admin/login` exchanges the
  * admin secret for an opaque `service-admin` cookie backed by the memory store, so logout ends it
  * everywhere. The cookie never contains the secret.
  */

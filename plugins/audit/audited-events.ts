@@ -1,7 +1,7 @@
 /**
  * Domain events the audit log records through `AuditService.record`, for actions whose operation
  * writes its record itself (`recordedByHandler`, core/audit.ts): FGA reset writes it before it
- * deletes anything (SPEC.md "Audit"). Every other audited action is declared by the plugin that
+ * deletes anything. Every other audited action is declared by the plugin that
  * performs it (an operation's `audit`, a plugin's `auditEvents`; docs/audit.md).
  */
 import type { AuditEventDeclaration } from '../../core/audit.js';

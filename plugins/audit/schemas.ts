@@ -1,4 +1,4 @@
-/** Request and answer of the admin audit log list (SPEC.md Admin API, CONTRACT.md `AuditLog`). */
+/** Request and answer of the admin audit log list (CONTRACT.md `AuditLog`). */
 import {
   InputObject,
   Int64,

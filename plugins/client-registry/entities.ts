@@ -1,6 +1,6 @@
 /**
- * The registered OAuth client (SPEC.md "Client registry"): machine identities and relying
- * parties. The secret is never stored, only its digest (DESIGN.md §5).
+ * The registered OAuth client: machine identities and relying
+ * parties. The secret is never stored, only its digest.
  */
 import { defineEntity } from '@mikro-orm/core';
 

@@ -11,7 +11,7 @@ export type { ClientRegistryService, OAuthClient } from './service.js';
 
 declare module '../../core/hooks.js' {
   interface HookPayloads {
-    /** After a client is deleted (trusted issuers cascade on it, SPEC.md "Client registry"). */
+    /** After a client is deleted (trusted issuers cascade on it). */
     'client.deleted': { id: string };
   }
 }

@@ -1,5 +1,5 @@
 /**
- * Admin operations of the client registry (SPEC.md "Client registry"): the secret leaves the
+ * Admin operations of the client registry: the secret leaves the
  * server only in the answers of `_create_client` and `_rotate_client_secret`.
  */
 import type { RequestContext } from '../../core/context.js';

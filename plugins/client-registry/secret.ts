@@ -2,7 +2,7 @@
  * Client secrets. They are 256-bit random values generated here, so a fast digest is as strong as
  * a slow password hash against guessing (there is no dictionary to walk), and it keeps
  * client_credentials issuance cheap. Only the digest is stored; comparison is constant-time
- * (DESIGN.md §5).
+ *.
  */
 import { hash, randomBytes, timingSafeEqual } from 'node:crypto';
 

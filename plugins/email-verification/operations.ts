@@ -1,4 +1,4 @@
-/** `verify_email` and `resend_verify_email` (SPEC.md "Endpoints", CONTRACT.md). */
+/** `verify_email` and `resend_verify_email`. */
 import { failedPrecondition, invalidArgument } from '../../core/errors.js';
 import { defineOperation, type AnyOperation } from '../../core/operations.js';
 import { MessageResponse } from '../../core/schema.js';

@@ -1,4 +1,4 @@
-/** Input types of the email verification operations (CONTRACT.md names). */
+/** Input types of the email verification operations. */
 import { InputObject, OptStr, Str } from '../../core/schema.js';
 
 export const VerifyEmailRequest = InputObject('VerifyEmailRequest', {

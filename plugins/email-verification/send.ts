@@ -1,9 +1,9 @@
-/** The verification mail: a link to `GET /verify_email` with the token (SPEC.md "Endpoints"). */
+/** The verification mail: a link to `GET /verify_email` with the token. */
 import type { EmailEvent, EmailService } from '../email/index.js';
 import type { UsersService, VerificationRecord } from '../users/index.js';
 
 export interface MailDeps {
-  /** `--url`: the only source of links (DESIGN.md §5). */
+  /** `--url`: the only source of links. */
   url: string;
   users: UsersService;
   email: EmailService;

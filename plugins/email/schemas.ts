@@ -1,4 +1,4 @@
-/** Input and output types of the email admin operations (CONTRACT.md names, `$id` = type name). */
+/** Input and output types of the email admin operations. */
 import {
   InputObject,
   Int64,
@@ -29,7 +29,7 @@ export const UpdateEmailTemplateRequest = InputObject('UpdateEmailTemplateReques
 
 export const DeleteEmailTemplateRequest = InputObject('DeleteEmailTemplateRequest', { id: Str({ max: 64, min: 1 }) });
 
-/** `_email_templates` takes `{ pagination }` (SPEC.md Admin API), as `_verification_requests` does. */
+/** `_email_templates` takes `{ pagination }`, as `_verification_requests` does. */
 export const PaginatedRequest = InputObject('PaginatedRequest', { pagination: Type.Optional(PaginationRequest) });
 
 const optStr = () => Type.Optional(Type.String());

@@ -1,6 +1,6 @@
 /**
  * What the `fga` service offers other plugins and the operations. When FGA is not available
- * (SPEC.md "Startup configuration") the service still exists with `enabled: false`: every call
+ * the service still exists with `enabled: false`: every call
  * fails with `failed_precondition`, and `checkRelations` answers false (fail closed).
  */
 import { ServiceError } from '../../core/errors.js';

@@ -1,5 +1,5 @@
 /**
- * Where FGA data lives (SPEC.md "Startup configuration"): with `--fga-store` a store of its own
+ * Where FGA data lives: with `--fga-store` a store of its own
  * (`memory`, or a SQL database at `--fga-store-url` opened through storage/); otherwise the main
  * database when it is SQLite, PostgreSQL, MySQL or MariaDB; otherwise nowhere (FGA is off).
  */

@@ -1,5 +1,5 @@
 /**
- * FGA operations (SPEC.md "check_permissions", "list_permissions", admin `fga/*`; GraphQL names
+ * FGA operations ("list_permissions", admin `fga/*`; GraphQL names
  * from CONTRACT.md). Handlers only translate between wire shapes and the `fga` service.
  */
 import type { Principal, RequestContext } from '../../core/context.js';

@@ -1,5 +1,5 @@
 /**
- * Liveness and readiness (SPEC.md "OAuth / OIDC and operational endpoints"): `/healthz` answers
+ * Liveness and readiness: `/healthz` answers
  * from a database ping; `/readyz` also turns not-ready while the server shuts down.
  */
 import { definePlugin } from '../../core/plugin.js';

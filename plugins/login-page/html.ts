@@ -5,7 +5,7 @@ export const esc = (s: string): string =>
 export interface PageOptions {
   organization: string;
   logo?: string;
-  /** `email-first`: home realm discovery's first step (SPEC.md "GET /api/v1/org-discovery"). */
+  /** `email-first`: home realm discovery's first step. */
   view: 'login' | 'signup' | 'signed-in' | 'email-first';
   returnTo: string;
   error?: string;

@@ -1,5 +1,5 @@
 /**
- * The login-page plugin: the hosted sign-in and sign-up page at /app (SPEC.md, enabled with
+ * The login-page plugin: the hosted sign-in and sign-up page at /app (enabled with
  * `--enable-login-page`). /authorize sends users here and they come back to the same request.
  */
 import { definePlugin } from '../../core/plugin.js';

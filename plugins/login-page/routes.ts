@@ -119,7 +119,7 @@ async function submit(req: RawRequest, ctx: RequestContext, operation: 'login' |
  * The email-first step: a match redirects to the connection's `login_url` (a path of this
  * service) with the original `redirect_uri` and `state` appended; anything else, an error of
  * discovery included, shows the normal login with the email filled in. Discovery never blocks a
- * login (SPEC.md "GET /api/v1/org-discovery").
+ * login.
  */
 async function discover(req: RawRequest, ctx: RequestContext): Promise<RawResponse> {
   const returnTo = safeReturn(field(req.body, 'return_to'));
@@ -171,7 +171,7 @@ export const loginPageRoutes: RawRoute[] = [
             ...(req.query.passkey === 'added' ? { notice: 'Passkey added.' } : {}),
           });
       }
-      // With discovery on, the login starts with the email alone (SPEC.md "GET /api/v1/org-discovery").
+      // With discovery on, the login starts with the email alone.
       const emailFirst = !signup && req.query.screen_hint !== 'password' && ctx.kernel.hasService('org-discovery');
       return page(ctx, 200, { view: signup ? 'signup' : emailFirst ? 'email-first' : 'login', returnTo });
     },

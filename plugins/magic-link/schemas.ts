@@ -1,4 +1,4 @@
-/** `MagicLinkLoginRequest` (CONTRACT.md). */
+/** `MagicLinkLoginRequest`. */
 import { InputObject, OptStr, OptStrList, Str } from '../../core/schema.js';
 
 export const MagicLinkLoginRequest = InputObject('MagicLinkLoginRequest', {

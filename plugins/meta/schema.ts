@@ -1,4 +1,4 @@
-/** The Meta type (CONTRACT.md "Output types"): every field exists in every build, false when unused. */
+/** The Meta type: every field exists in every build, false when unused. */
 import type { TSchema } from '@sinclair/typebox';
 import { Bool, OutputObject, Type } from '../../core/schema.js';
 

@@ -1,4 +1,4 @@
-/** `email_otp_mfa_setup`, `sms_otp_mfa_setup` and `resend_otp` (SPEC.md "Endpoints"). */
+/** `email_otp_mfa_setup`, `sms_otp_mfa_setup` and `resend_otp`. */
 import type { RequestContext } from '../../core/context.js';
 import { defineOperation, type AnyOperation } from '../../core/operations.js';
 import { MessageResponse } from '../../core/schema.js';

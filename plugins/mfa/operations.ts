@@ -1,5 +1,5 @@
 /**
- * The MFA operations every factor shares (SPEC.md "Endpoints"): `verify_otp` (email or SMS code,
+ * The MFA operations every factor shares: `verify_otp` (email or SMS code,
  * or TOTP with `is_totp`), `skip_mfa_setup` and `lock_mfa`.
  */
 import type { RequestContext } from '../../core/context.js';

@@ -1,4 +1,4 @@
-/** Inputs of the MFA operations (CONTRACT.md "Input types"). */
+/** Inputs of the MFA operations. */
 import { InputObject, OptBool, OptStr, Str } from '../../core/schema.js';
 
 const email = () => OptStr({ max: 320 });

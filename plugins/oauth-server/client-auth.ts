@@ -76,7 +76,7 @@ export async function identifyClient(
   return { client, authenticated: false, method: 'none' };
 }
 
-/** Inactive clients get no tokens (SPEC.md "Client registry"). */
+/** Inactive clients get no tokens. */
 export function requireActive(caller: ClientCaller): void {
   if (!caller.client.isActive) throw invalidClient('client is inactive');
 }

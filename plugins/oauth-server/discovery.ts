@@ -1,6 +1,6 @@
 /**
  * The discovery document (OpenID Connect Discovery 1.0 §3, RFC 8414 §2). Both well-known paths
- * serve the identical document (SPEC.md "OAuth / OIDC and operational endpoints").
+ * serve the identical document.
  */
 import type { Config } from '../../core/config.js';
 import type { RawRoute } from '../../core/plugin.js';

@@ -1,5 +1,5 @@
 /**
- * Flags of the OAuth server (SPEC.md "Startup configuration"; moved from the placeholders).
+ * Flags of the OAuth server (moved from the placeholders).
  * Dynamic registration and client id metadata documents are not built: their flags stay with the
  * placeholders (`planned-client-registration`), and discovery does not advertise them.
  */

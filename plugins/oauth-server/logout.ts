@@ -1,5 +1,5 @@
 /**
- * GET /logout (SPEC.md; OIDC RP-Initiated Logout 1.0 §2-3): ends the browser session, then goes
+ * GET /logout (OIDC RP-Initiated Logout 1.0 §2-3): ends the browser session, then goes
  * to `post_logout_redirect_uri` (or SPEC.md's `redirect_uri`) only when that destination is
  * registered for the client named by `client_id` or `id_token_hint` (the built-in client: an
  * allowed origin). `state` is echoed. Otherwise a plain signed-out page (no open redirect).

@@ -1,6 +1,6 @@
 /**
  * Reading protocol parameters. RFC 6749 §3.1 and §3.2: parameters must not repeat, and empty
- * values count as absent. Bodies may be form-encoded or JSON (CONTRACT.md "Transport rules").
+ * values count as absent. Bodies may be form-encoded or JSON.
  */
 import { invalidRequest } from './errors.js';
 

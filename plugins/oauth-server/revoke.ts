@@ -1,6 +1,6 @@
 /**
  * /oauth/revoke (RFC 7009; SPEC.md: body `refresh_token`, answer `{message}`). The token may come
- * as `token` (RFC 7009 §2.1) or `refresh_token` (SPEC.md). Unknown and already revoked tokens
+ * as `token` (RFC 7009 §2.1) or `refresh_token`. Unknown and already revoked tokens
  * answer 200 (§2.2): the client cannot learn anything, and revocation is idempotent. A client
  * that presents a secret must present the right one.
  */
@@ -42,7 +42,7 @@ const handler: RawRoute['handler'] = async (req, ctx) => {
     if (access) {
       if (callerClient && (access.session.clientId ?? kernel.config.string('client-id')) !== callerClient.clientId)
         return OK;
-      // Access tokens are stateful: ending the session they name revokes them (CONTRACT.md).
+      // Access tokens are stateful: ending the session they name revokes them.
       await kernel.service('sessions').revoke(access.userId, access.session.id);
       return OK;
     }

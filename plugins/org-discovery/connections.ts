@@ -4,7 +4,7 @@
  * answers `connection: null` (SPEC.md: indistinguishable from no match).
  *
  * Precedence is decided here, not by the provider: an active SAML connection wins over an active
- * OIDC one (SPEC.md "GET /api/v1/org-discovery").
+ * OIDC one.
  */
 export interface DiscoveredConnection {
   /** `saml` or `oidc`. */

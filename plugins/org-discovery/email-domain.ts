@@ -2,7 +2,7 @@
  * The domain of an email address for discovery, through the same normalization domain writes use
  * (org-domains normalizeDomain), or null when the address is malformed. Only the shape of an
  * address is checked: discovery answers one uniform 400 for anything malformed and tells nothing
- * about why (SPEC.md "GET /api/v1/org-discovery").
+ * about why.
  */
 import { normalizeDomain } from '../org-domains/index.js';
 

@@ -1,5 +1,5 @@
 /**
- * The org-discovery plugin: home realm discovery (SPEC.md "GET /api/v1/org-discovery"), on with
+ * The org-discovery plugin: home realm discovery, on with
  * `--enable-org-discovery`, and Meta's `is_org_discovery_enabled`. The hosted login page asks the
  * `org-discovery` service for the email-first step.
  */

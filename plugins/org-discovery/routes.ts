@@ -1,5 +1,5 @@
 /**
- * `GET /api/v1/org-discovery?email=` (SPEC.md): public, its own per-IP bucket (the transport's
+ * `GET /api/v1/org-discovery?email=`: public, its own per-IP bucket (the transport's
  * per-route limit, RawRoute.rateLimit, separate from the global limiter), one uniform 400 for a
  * malformed address. The route exists only when `--enable-org-discovery` is on, so it is a 404
  * otherwise.

@@ -1,5 +1,5 @@
 /**
- * Home realm discovery (SPEC.md "GET /api/v1/org-discovery"): an email's domain, normalized as
+ * Home realm discovery: an email's domain, normalized as
  * domain writes are, to the verified domain's organization, to its preferred active SSO
  * connection. The answer never names the organization; a verified domain without a connection,
  * a disabled organization and no match all answer `connection: null`.

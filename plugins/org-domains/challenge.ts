@@ -1,5 +1,5 @@
 /**
- * The DNS challenge (SPEC.md "Organization domain operations"): a TXT record at
+ * The DNS challenge: a TXT record at
  * `_service-challenge.<domain>` whose value is `service-domain-verification=<token>`, the token
  * 32 random bytes in base32 (RFC 4648 §6, no padding). Pending challenges live in the memory
  * store for about 24 hours and are not rows: a pending challenge never affects routing.

@@ -1,5 +1,5 @@
 /**
- * Verified organization domains (SPEC.md "Organization domain records"): the normalized domain is
+ * Verified organization domains: the normalized domain is
  * the primary key, so one domain belongs to exactly one organization, enforced by the database
  * atomically. `method` is how it was verified (`dns_txt` or `trusted_assert`).
  */

@@ -1,5 +1,5 @@
 /**
- * Domain normalization and guards (SPEC.md "Organization domain operations"): IDNA/UTS-46 to
+ * Domain normalization and guards: IDNA/UTS-46 to
  * lowercase punycode, no scheme, path, port or wildcard; no bare TLD, no public suffix (ICANN or
  * private section of the Public Suffix List, via tldts), no consumer mail provider. Writes and
  * lookups (discovery) call the same function, so a stored domain and an email's domain compare

@@ -1,5 +1,5 @@
 /**
- * Organization domain operations (SPEC.md "Organization domain operations"). Org-scoped: the
+ * Organization domain operations. Org-scoped: the
  * super-admin, or the organization's org admin; `_add_verified_org_domain` is the super-admin's
  * alone. A domain or organization the caller does not administer is refused exactly as a missing
  * one. Verification is audited with its method (`dns_txt` or `trusted_assert`), never the token.
@@ -36,7 +36,7 @@ export function domainView(r: OrgDomainRecord) {
   };
 }
 
-/** The audit record of a verification (SPEC.md "Events"): who, from where, which domain and how. */
+/** The audit record of a verification: who, from where, which domain and how. */
 function verified(ctx: RequestContext, record: OrgDomainRecord, method: VerificationMethod): void {
   ctx.kernel.events.emit(ORG_DOMAIN_VERIFIED, {
     actor: ctx.principal?.subject ?? 'unknown',

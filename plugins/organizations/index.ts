@@ -1,6 +1,6 @@
 /**
- * The organizations plugin: organizations, members and org roles (SPEC.md "Organizations"), the
- * org admin caller (`service:org_admin` members, SPEC.md "Authentication/Super-admin"), and the
+ * The organizations plugin: organizations, members and org roles, the
+ * org admin caller (`service:org_admin` members), and the
  * `organizations` service other organization plugins build on.
  *
  * Deleting an organization runs the `organization.deleting` hook inside the deletion's

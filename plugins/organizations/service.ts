@@ -13,7 +13,7 @@ import { newId } from '../../storage/ids.js';
 import { OrgMemberEntity, OrganizationEntity, type OrgMemberRow, type OrganizationRow } from './entities.js';
 import { checkDisplayName, checkRoles, checkSlug } from './validation.js';
 
-/** The membership role that administers an organization (SPEC.md "Authentication/Super-admin"). */
+/** The membership role that administers an organization. */
 export const ORG_ADMIN_ROLE = 'service:org_admin';
 /** Roles of a member added without any. */
 export const DEFAULT_MEMBER_ROLES = ['member'];

@@ -1,5 +1,5 @@
 /**
- * The guarded outbound client (DESIGN.md §5, docs/outbound.md): every fetch of a URL that a user
+ * The guarded outbound client (docs/outbound.md): every fetch of a URL that a user
  * or admin supplied (webhook endpoints, client metadata documents, remote JWKS) goes through it.
  * Steps: the URL must be absolute http(s); an IP-literal host is checked before anything else;
  * the connection is made by an undici Agent whose connector checks and pins the resolved address

@@ -1,6 +1,6 @@
 /**
  * The `outbound` plugin: the guarded HTTP client every plugin uses for URLs that users or admins
- * supply (DESIGN.md §5; docs/outbound.md). `--outbound-allow-cidrs` lists the networks it may
+ * supply (docs/outbound.md). `--outbound-allow-cidrs` lists the networks it may
  * reach beyond the public internet.
  */
 import { definePlugin } from '../../core/plugin.js';

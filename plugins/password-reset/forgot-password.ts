@@ -1,5 +1,5 @@
 /**
- * `forgot_password` (SPEC.md "Endpoints"): mails a reset link to the address when it has an
+ * `forgot_password`: mails a reset link to the address when it has an
  * account, and answers the same words, in the same time, when it has none (no enumeration). The
  * time is evened out by a floor: every call answers no sooner than FLOOR_MS after it started,
  * which is well above what the work for a known address takes (a lookup, a token, a template and

@@ -1,4 +1,4 @@
-/** Password reset types (CONTRACT.md names). */
+/** Password reset types. */
 import { InputObject, OptStr, OutputObject, Str, Type } from '../../core/schema.js';
 
 export const ForgotPasswordRequest = InputObject('ForgotPasswordRequest', {

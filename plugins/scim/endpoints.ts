@@ -1,5 +1,5 @@
 /**
- * SCIM endpoints per organization (SPEC.md "SCIM endpoints"): create (token shown once), rotate
+ * SCIM endpoints per organization: create (token shown once), rotate
  * (the old token ends at once), delete, read; and recognising the organization from a token.
  */
 import { UniqueConstraintViolationException } from '@mikro-orm/core';

@@ -1,5 +1,5 @@
 /**
- * SCIM records (SPEC.md "SCIM 2.0", "Authentication/SCIM"): one endpoint per organization with
+ * SCIM records ("Authentication/SCIM"): one endpoint per organization with
  * its bearer token's digest (never the token), and per provisioned user the SCIM attributes the
  * user record does not hold (userName, externalId, the emails list as sent), keyed by user id.
  * `userNameKey` is the lowercase userName: unique per organization (RFC 7643 §4.1.1 userName is

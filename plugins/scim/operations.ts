@@ -1,5 +1,5 @@
 /**
- * SCIM endpoint operations (SPEC.md "SCIM endpoints"), keyed by `org_id` and org-scoped (the
+ * SCIM endpoint operations, keyed by `org_id` and org-scoped (the
  * super-admin, or the organization's org admin; another organization is "not found" whether it
  * exists or not). The token leaves the server only in the answers of create and rotate.
  */

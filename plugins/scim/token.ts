@@ -1,5 +1,5 @@
 /**
- * SCIM bearer tokens (SPEC.md "Authentication/SCIM"): `scim_<endpoint id>.<secret>`, the secret
+ * SCIM bearer tokens: `scim_<endpoint id>.<secret>`, the secret
  * 256 random bits. Only the secret's digest is stored; a token is found by its endpoint id and
  * its secret compared in constant time, so a wrong token costs the same whatever part is wrong.
  */

@@ -1,6 +1,6 @@
 /**
- * `--url` rules (SPEC.md "Startup configuration"): an absolute http(s) URL with a host and no user
- * info. It is the only source of the issuer and of links (DESIGN.md §5).
+ * `--url` rules: an absolute http(s) URL with a host and no user
+ * info. It is the only source of the issuer and of links.
  */
 export function checkBaseUrl(value: string | undefined): string | undefined {
   if (!value) return '--url is required: the absolute http(s) base URL of this service (e.g. https://auth.example.com)';

@@ -1,5 +1,5 @@
 /**
- * The app session cookies (SPEC.md "Authentication"): `cookie_session` (host-scoped) and
+ * The app session cookies: `cookie_session` (host-scoped) and
  * `cookie_session_domain` (scoped to the parent domain of `--url`, so sibling apps share the
  * login). Both are HTTP-only and carry the same opaque value: the session's ids sealed with
  * AES-256-GCM by the `keys` service, never readable or forgeable by the client.

@@ -48,7 +48,7 @@ export interface NewSession {
   authTime?: number;
   clientId?: string;
   data?: Record<string, string>;
-  /** Default: 24 hours (CONTRACT.md). */
+  /** Default: 24 hours. */
   ttlMs?: number;
   /**
    * When the caller read the user this session is for (Date.now()). A revocation of every

@@ -1,4 +1,4 @@
-/** The SMS gateway flags (SPEC.md "SMS gateway flags") and the gateway's base URL. */
+/** The SMS gateway flags and the gateway's base URL. */
 import type { Config, FlagDeclaration } from '../../core/config.js';
 
 export const TWILIO_API_BASE = 'https://api.twilio.com';

@@ -19,7 +19,7 @@ export interface SocialProfile {
   picture?: string;
 }
 
-/** A validated `GET /oauth_login/{provider}` request (SPEC.md "OAuth / OIDC"). */
+/** A validated `GET /oauth_login/{provider}` request. */
 export interface LoginRequest {
   /** The target, already allowed by the same rule as /authorize's built-in client. */
   redirectUri: string;

@@ -1,5 +1,5 @@
 /**
- * The 'session' authenticator (SPEC.md "Authentication/User and API callers"): a bearer access
+ * The 'session' authenticator: a bearer access
  * token, else the app session cookie. Either way the session must still exist.
  */
 import type { Principal, RequestContext } from '../../core/context.js';

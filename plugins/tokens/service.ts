@@ -73,7 +73,7 @@ function halfHash(value: string, alg: string): string {
   return h.subarray(0, h.length / 2).toString('base64url');
 }
 
-/** The MCP resource audience `{scheme+host of --url}/mcp` (SPEC.md "Authentication/MCP" 2). */
+/** The MCP resource audience `{scheme+host of --url}/mcp`. */
 /** Latchkey's own resource identifiers besides `--url` itself: its origin, with and without the slash. */
 function baseResources(url: string): string[] {
   const u = new URL(url);

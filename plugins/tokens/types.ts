@@ -66,7 +66,7 @@ export interface VerifyOptions {
    * Which audiences pass when no `audience` is named:
    * - `own` (default): the token is a credential for Latchkey's own API, so its audience is the
    *   client it was issued to, `--url` or its origin; a token bound by RFC 8707 `resource` to
-   *   another API, or to `{url}/mcp`, is refused (RFC 9700 §2.3; SPEC.md "MCP" 2);
+   *   another API, or to `{url}/mcp`, is refused (RFC 9700 §2.3);
    * - `not-mcp`: any but `{url}/mcp` (validate_jwt_token: a resource server asking about a token
    *   bound to it);
    * - `any`: introspection and revocation, which concern the token whatever it is for.

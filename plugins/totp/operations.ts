@@ -1,4 +1,4 @@
-/** `totp_mfa_setup` (SPEC.md): a secret, its QR image and recovery codes; nothing is sent. */
+/** `totp_mfa_setup`: a secret, its QR image and recovery codes; nothing is sent. */
 import { defineOperation, type AnyOperation } from '../../core/operations.js';
 import { AuthResponse } from '../accounts/index.js';
 import { OtpMfaSetupRequest } from '../mfa/index.js';

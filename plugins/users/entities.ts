@@ -1,6 +1,6 @@
 /**
  * The user table. Email and phone carry plain (non-unique) indexes for lookups: uniqueness is the
- * application's job (SPEC.md Versioning 5), so one rule holds on every database type.
+ * application's job, so one rule holds on every database type.
  * Times are Unix seconds; lists are comma-joined text and `app_data` JSON text, which read the
  * same on every driver.
  */

@@ -1,5 +1,5 @@
 /**
- * Input rules for users (CONTRACT.md "Behaviour facts"): passwords 6 to 36 characters, and with
+ * Input rules for users: passwords 6 to 36 characters, and with
  * `--enable-strong-password` an upper-case letter, a lower-case letter, a digit and a symbol.
  * Emails are stored lowercase; phone numbers as digits with an optional leading `+` (E.164-like).
  */

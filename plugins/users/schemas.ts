@@ -1,4 +1,4 @@
-/** The User type (CONTRACT.md "Output types"), shared by every plugin that returns users. */
+/** The User type, shared by every plugin that returns users. */
 import { Bool, Id, Int64, JsonMap, OptStr, OutputObject, Type } from '../../core/schema.js';
 
 const optStr = () => Type.Optional(Type.String());

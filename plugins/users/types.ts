@@ -1,7 +1,7 @@
 /**
  * The `users` service (declared into core/services.ts): the user records every login method
  * shares. Email and phone are optional and unique when present, enforced here rather than by the
- * database (SPEC.md Versioning 5), with the exact error `user with given email already exists`.
+ * database, with the exact error `user with given email already exists`.
  */
 import type { Static } from '@sinclair/typebox';
 import type { UserSchema } from './schemas.js';
@@ -159,7 +159,7 @@ export interface UsersService {
   /** Throws `invalid_argument` when the password breaks the policy (6-36, strong when enabled). */
   checkPasswordPolicy(password: string): void;
   hashPassword(password: string): Promise<string>;
-  /** The User type of the API (CONTRACT.md). */
+  /** The User type of the API. */
   toUserDto(user: UserRecord): UserDto;
   /** Normalizes an email (trim, lowercase); `invalid_argument` when malformed. */
   normalizeEmail(email: string): string;

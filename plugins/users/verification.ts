@@ -3,7 +3,7 @@
  * address, e.g. `basic_auth_signup` when `--enable-email-verification` is on. Only a SHA-256
  * digest of the token is stored, so a database read never yields a usable link; the plain token
  * leaves once, in the event the email plugin consumes to send the mail. They belong to the
- * user's email, and `delete_user` removes them with the user (SPEC.md Admin API).
+ * user's email, and `delete_user` removes them with the user.
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { defineEntity } from '@mikro-orm/core';

@@ -1,4 +1,4 @@
-/** The passkey operations (SPEC.md "Endpoints", CONTRACT.md: plain arguments where it says so). */
+/** The passkey operations (CONTRACT.md: plain arguments where it says so). */
 import type { RequestContext } from '../../core/context.js';
 import { notFound, unauthenticated } from '../../core/errors.js';
 import { defineOperation, type AnyOperation } from '../../core/operations.js';

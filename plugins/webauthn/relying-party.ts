@@ -1,4 +1,4 @@
-/** The relying party of every ceremony: RP ID and origin come from `--url` only (DESIGN.md §5), never from request headers. */
+/** The relying party of every ceremony: RP ID and origin come from `--url` only, never from request headers. */
 import type { Config } from '../../core/config.js';
 
 export interface RelyingParty {

@@ -1,5 +1,5 @@
 /**
- * Reading what the browser sent: the credential is opaque JSON text (CONTRACT.md); its shape is
+ * Reading what the browser sent: the credential is opaque JSON text; its shape is
  * checked before a library sees it, and the challenge is read from `clientDataJSON` to find the
  * ceremony it answers. Anything malformed is an `invalid_argument`.
  */

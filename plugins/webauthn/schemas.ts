@@ -1,4 +1,4 @@
-/** Inputs and outputs of the passkey operations (CONTRACT.md names). */
+/** Inputs and outputs of the passkey operations. */
 import { Id, InputObject, Int64, OptStr, OutputObject, Str, Type } from '../../core/schema.js';
 
 /** The credential JSON of a ceremony: attestation objects of some authenticators run to several kilobytes. */

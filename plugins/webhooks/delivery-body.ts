@@ -1,5 +1,5 @@
 /**
- * The delivery request (CONTRACT.md): a JSON body `{webhook_id, event_name, event_description,
+ * The delivery request: a JSON body `{webhook_id, event_name, event_description,
  * user, auth_recipe?}` and its signature, the hex HMAC-SHA256 of the raw body keyed by the client
  * secret, in `X-Service-Signature`. The body is rendered once, stored in the outbox and sent as
  * stored on every attempt, so each attempt carries the same bytes and signature.

@@ -1,5 +1,5 @@
 /**
- * The `webhooks` plugin (SPEC.md "Events", CONTRACT.md): admins register endpoints per event; an
+ * The `webhooks` plugin: admins register endpoints per event; an
  * event any enabled plugin declares (its `events`) is written to a durable outbox and delivered,
  * signed, by a worker that retries with backoff and gives up after a bounded number of attempts,
  * each attempt in the webhook log (docs/webhooks.md). `createWebhooksPlugin` takes the delivery

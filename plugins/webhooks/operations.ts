@@ -1,5 +1,5 @@
 /**
- * The webhook admin operations (SPEC.md Admin API and "Events"; CONTRACT.md names): add, update,
+ * The webhook admin operations (SPEC.md Admin API and "Events"): add, update,
  * delete, one, list, delivery logs by webhook, and a test delivery to any endpoint.
  */
 import type { RequestContext } from '../../core/context.js';
@@ -21,7 +21,7 @@ import {
 
 const webhooks = (ctx: RequestContext) => ctx.kernel.service('webhooks');
 
-/** `add_webhook` answers only a message (SPEC.md); the audit record reads the new id from here. */
+/** `add_webhook` answers only a message; the audit record reads the new id from here. */
 const CREATED = 'webhooks.created';
 
 const webhookDto = (r: WebhookRow) => ({

@@ -1,4 +1,4 @@
-/** Requests and answers of the webhook admin operations (CONTRACT.md names and fields; SPEC.md "Events"). */
+/** Requests and answers of the webhook admin operations (CONTRACT.md names and fields). */
 import {
   Bool,
   InputObject,

@@ -1,5 +1,5 @@
 /**
- * Webhooks (SPEC.md "Events", CONTRACT.md): registered endpoints per event, the outbox that an
+ * Webhooks: registered endpoints per event, the outbox that an
  * emitted event is written to (one row per enabled webhook of that event), the delivery log, and
  * the simulated delivery of `test_endpoint`. Endpoints are reached only through the guarded
  * outbound client.

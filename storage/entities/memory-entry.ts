@@ -1,5 +1,5 @@
 /**
- * The core entity behind the database memory store (DESIGN.md §4): one row per key, with the
+ * The core entity behind the database memory store: one row per key, with the
  * value as text and the expiry as Unix milliseconds (a plain number compares the same way on
  * every database and needs no time-zone handling).
  */

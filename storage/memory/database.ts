@@ -1,5 +1,5 @@
 /**
- * The database memory store (DESIGN.md §4): one table (`latchkey_memory`: key primary key,
+ * The database memory store: one table (`latchkey_memory`: key primary key,
  * value, expires_at in Unix ms), durable across restarts and shared by every process using the
  * same database. Atomicity comes from the database, never from this process:
  *  - setIfAbsent: insert-or-ignore on the primary key; exactly one concurrent insert wins.
@@ -9,7 +9,7 @@
  *    it, otherwise UPDATE then SELECT inside one transaction, which holds the row lock), and an
  *    insert-or-ignore of "1" that starts the window. The expiry is written only by that insert,
  *    so later increments never extend a fixed window.
- * This is the only place with database-specific SQL for the memory store (DESIGN.md §4).
+ * This is the only place with database-specific SQL for the memory store.
  */
 import type { AbstractSqlConnection, Knex } from '@mikro-orm/knex';
 import type { MemoryStore } from '../../core/memory-store.js';

@@ -1,5 +1,5 @@
 /**
- * The database memory store on MongoDB (DESIGN.md §4): one collection, `_id` the key. Each
+ * The database memory store on MongoDB: one collection, `_id` the key. Each
  * operation is a single-document command, which MongoDB applies atomically:
  * findOneAndDelete for consume, a unique `_id` insert for setIfAbsent, and a pipeline update
  * that adds one to the live counter for increment (the expiry is written only by the insert

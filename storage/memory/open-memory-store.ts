@@ -1,5 +1,5 @@
 /**
- * Chooses the memory store (DESIGN.md §4): Redis when `--redis-url` is set (shared by every
+ * Chooses the memory store: Redis when `--redis-url` is set (shared by every
  * node), otherwise `--memory-store`: `database` (the default; durable, shared through the main
  * database) or `process` (in-process; tests and single-node speed).
  */

@@ -1,5 +1,5 @@
 /**
- * The in-process memory store (DESIGN.md §4): a Map with expiry, for tests and single-node speed.
+ * The in-process memory store: a Map with expiry, for tests and single-node speed.
  * JavaScript runs one callback at a time, so every method body below is atomic as long as it
  * does not await. Expired entries are dropped when touched, and a sweep timer (unref'd, so it
  * never keeps the process alive) clears the ones nobody touches again.

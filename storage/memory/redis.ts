@@ -1,5 +1,5 @@
 /**
- * The Redis memory store (DESIGN.md §4): shared by every node. Each operation is one Redis
+ * The Redis memory store: shared by every node. Each operation is one Redis
  * command or script, so atomicity is Redis's own: GETDEL for consume, SET NX PX for
  * setIfAbsent, and a Lua script for increment that sets the TTL only when the count starts
  * (fixed windows). Keys live under a namespace prefix; `keys`/`deletePrefix` walk with SCAN,

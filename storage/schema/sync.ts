@@ -1,5 +1,5 @@
 /**
- * Schema creation and update at boot (DESIGN.md §4). SQL databases get MikroORM's safe update:
+ * Schema creation and update at boot. SQL databases get MikroORM's safe update:
  * new tables, columns and indexes are added, nothing is dropped, so a downgrade or a plugin
  * turned off never loses user data. Running it again against an up-to-date database is a no-op.
  * MongoDB has no schema: collections and indexes are ensured.

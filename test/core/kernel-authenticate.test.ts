@@ -1,5 +1,5 @@
 /**
- * The kernel's access check (DESIGN.md §3): authenticators of an access level run in the order
+ * The kernel's access check: authenticators of an access level run in the order
  * they were registered and the first principal wins; an authenticator may answer without a
  * promise, and then the call is admitted without waiting; org-admin tries the admin chain first,
  * and a list of levels runs their chains in turn.

@@ -23,7 +23,7 @@ async function withOwnTmpdir(t: Test): Promise<string> {
 
 t.test('a server whose boot fails leaves no folder behind', async (t) => {
   const own = await withOwnTmpdir(t);
-  // RS256 without keys: the tokens plugin refuses to start (SPEC.md, startup refusals).
+  // RS256 without keys: the tokens plugin refuses to start (startup refusals).
   await t.rejects(startTestServer({ flags: { 'jwt-type': 'RS256' } }), 'the start fails');
   t.same(await readdir(own), [], 'its temporary folder is gone');
 });

@@ -1,7 +1,7 @@
 /**
  * The public JavaScript SDK `@authorizerdev/authorizer-js` v3, unchanged, against a started
  * server. In Node the SDK sends no Origin header and keeps no cookies, so (like any server-side
- * client, SPEC.md "CSRF") it is given an Origin through `extraHeaders` and the bearer token
+ * client) it is given an Origin through `extraHeaders` and the bearer token
  * through the per-call headers the SDK accepts.
  */
 import t from 'tap';

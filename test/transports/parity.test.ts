@@ -1,5 +1,5 @@
 /**
- * Parity (DESIGN.md §3): the same operations over REST, GraphQL and gRPC give the same results
+ * Parity: the same operations over REST, GraphQL and gRPC give the same results
  * and the same error codes. Calls are built generically from the operation table.
  */
 import type { TSchema } from '@sinclair/typebox';

@@ -1,4 +1,4 @@
-/** `--help`, generated from the plugins' flag declarations and grouped by plugin (DESIGN.md §2). */
+/** `--help`, generated from the plugins' flag declarations and grouped by plugin. */
 import type { AnyPlugin } from '../../core/plugin.js';
 import type { FlagDeclaration } from '../../core/config.js';
 

@@ -1,5 +1,5 @@
 /**
- * argv -> flag values (SPEC.md "Startup configuration"): kebab-case names only; legacy snake_case
+ * argv -> flag values: kebab-case names only; legacy snake_case
  * names and env files are refused with a message that says what to use instead.
  */
 import type { FlagDeclaration, FlagValue } from '../../core/config.js';

@@ -1,5 +1,5 @@
 /**
- * GraphQL error shaping (CONTRACT.md "Transport rules"): a ServiceError becomes an error entry with
+ * GraphQL error shaping: a ServiceError becomes an error entry with
  * its message and `extensions.code` in UPPER_SNAKE (core/errors.ts `errorStatus`). GraphQL-level
  * errors (syntax, unknown fields, bad variables) keep Mercurius's shape and answer 400.
  * Status rules:
@@ -71,7 +71,7 @@ export const formatGraphqlErrors: Formatter = (execution, context) => {
       return reshaped(err, original.message, { ...err.extensions, code: original.status.graphql });
     }
     // Anything else thrown while resolving, or thrown before execution without a 4xx status, is a
-    // fault of ours: its text stays in the log (DESIGN.md §3).
+    // fault of ours: its text stays in the log.
     if (original && !(original instanceof GraphQLError) && (inResolver || isFault(original))) {
       if (!inResolver) fault = true;
       return reshaped(err, 'internal server error', { code: 'INTERNAL' });

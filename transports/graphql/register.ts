@@ -1,5 +1,5 @@
 /**
- * Mounts the GraphQL transport (DESIGN.md §3, CONTRACT.md "Transport rules"): Mercurius with JIT at
+ * Mounts the GraphQL transport: Mercurius with JIT at
  * `/graphql` of the Fastify context it is given, the schema generated from the operation table, and
  * one resolver per operation that runs the kernel pipeline and applies the context's effects
  * (Set-Cookie) to the reply.

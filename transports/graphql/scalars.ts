@@ -30,7 +30,7 @@ function int64(value: unknown): number {
 export const int64Scalar: ScalarResolver = {
   serialize: int64,
   parseValue(value) {
-    // Inputs must already be JSON numbers (CONTRACT.md); strings are not coerced.
+    // Inputs must already be JSON numbers; strings are not coerced.
     if (typeof value !== 'number')
       throw new GraphQLError(`Int64 cannot represent non-integer value: ${JSON.stringify(value)}`);
     return int64(value);

@@ -1,11 +1,11 @@
 /**
- * The GraphQL projection of the operation table (DESIGN.md §3): SDL text derived from the
+ * The GraphQL projection of the operation table: SDL text derived from the
  * operations' TypeBox schemas, with the names CONTRACT.md fixes ("Transport rules", "Output types",
  * "Input types", "Operations").
  *
  * Rules:
  * - each operation is a root field of Query or Mutation (`def.kind`) named `def.name`; operations
- *   with `graphql: false` are left out, deprecated ones stay (SPEC.md Versioning 7);
+ *   with `graphql: false` are left out, deprecated ones stay;
  * - the input arrives as `params` (default), `param`, or `flat` (one argument per input property);
  *   `params`/`param` is non-null per `graphql.required`, by default when the input has a required
  *   property;
@@ -24,7 +24,7 @@ import { scalarTag } from '../../core/schema.js';
 
 type Kind = 'input' | 'output';
 
-/** The custom scalars every generated schema declares (CONTRACT.md "Transport rules"). */
+/** The custom scalars every generated schema declares. */
 export const CUSTOM_SCALARS: Readonly<Record<'Any' | 'Int64' | 'Map', string>> = {
   Any: 'Any JSON value.',
   Int64: 'A 64-bit integer, sent as a JSON number.',

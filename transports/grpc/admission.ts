@@ -1,6 +1,6 @@
 /**
  * What every call passes before its handler, as a grpc-js server interceptor:
- * - the per-client-IP limit shared with the HTTP transport (SPEC.md "Limits"): over it, the call
+ * - the per-client-IP limit shared with the HTTP transport: over it, the call
  *   is RESOURCE_EXHAUSTED with `retry-after` metadata in seconds, REST's 429 and Retry-After;
  * - a read timeout for unary calls: a request that has not arrived in full within the time is
  *   DEADLINE_EXCEEDED whatever its deadline, so a peer that opens calls and trickles their bytes

@@ -1,5 +1,5 @@
 /**
- * Builds the kernel's RequestContext for a gRPC call (DESIGN.md §3) and turns its effects into
+ * Builds the kernel's RequestContext for a gRPC call and turns its effects into
  * response metadata: metadata plays the part of HTTP headers (`authorization`,
  * `x-service-admin-secret`, `cookie`, `origin`, `user-agent`), the caller's IP comes from the
  * connection (see client-ip.ts), cookie effects leave as `set-cookie` initial metadata.

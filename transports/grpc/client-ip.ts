@@ -1,5 +1,5 @@
 /**
- * The caller's IP for a gRPC call (SPEC.md "--trusted-proxies"): the connection's remote address,
+ * The caller's IP for a gRPC call: the connection's remote address,
  * and `x-forwarded-for` metadata only when that address belongs to a trusted proxy network; then
  * the right-most address that is not itself a trusted proxy wins (it cannot be forged by the client).
  */

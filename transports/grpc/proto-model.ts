@@ -1,5 +1,5 @@
 /**
- * The gRPC projection of the operation table (DESIGN.md §3) as data: the messages, the two services
+ * The gRPC projection of the operation table as data: the messages, the two services
  * and, for every operation, which request/response message carries it. `proto.ts` renders this
  * model as proto3 text and `codec.ts` uses the same model to move values between the JSON shapes the
  * kernel speaks and the objects @grpc/proto-loader produces, so the two can never disagree.

@@ -1,5 +1,5 @@
 /**
- * Renders the gRPC projection of an operation table as proto3 text (DESIGN.md §3; SPEC.md
+ * Renders the gRPC projection of an operation table as proto3 text (SPEC.md
  * "Transports": a public service plus `AuthorizerAdminService`). The output is deterministic:
  * messages and methods are sorted by name, fields keep their schema order and numbers.
  */

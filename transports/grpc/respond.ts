@@ -1,5 +1,5 @@
 /**
- * What a failed call tells the client (DESIGN.md §3): a kernel ServiceError its gRPC status
+ * What a failed call tells the client: a kernel ServiceError its gRPC status
  * (core/errors.ts) with the message as details and its headers (such as `www-authenticate`) as
  * trailers; anything else is INTERNAL without detail, logged here (no stack traces or SQL reach
  * clients).

@@ -4,7 +4,7 @@
  * server reflection, and the standard health service; cleartext by default, TLS when
  * `--grpc-tls-cert` and `--grpc-tls-key` are given (tls.ts). Errors are the kernel's
  * ServiceError mapped to a gRPC status with the message as details; anything else is INTERNAL
- * without detail (DESIGN.md §3). Deadlines (`grpc-timeout`), compressed requests, message size
+ * without detail. Deadlines (`grpc-timeout`), compressed requests, message size
  * limits and percent-encoded status messages are grpc-js's.
  */
 import { Server, type MethodDefinition, type UntypedServiceImplementation } from '@grpc/grpc-js';

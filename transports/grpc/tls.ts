@@ -1,5 +1,5 @@
 /**
- * The gRPC listener's credentials (SPEC.md "Transports"): cleartext HTTP/2 unless both
+ * The gRPC listener's credentials: cleartext HTTP/2 unless both
  * `--grpc-tls-cert` and `--grpc-tls-key` are given, then TLS with that certificate chain and key.
  * Each flag holds PEM text itself or the path of a PEM file.
  */
@@ -14,7 +14,7 @@ export interface GrpcTlsOptions {
   key: string;
 }
 
-/** The TLS flags, or null when they are not given (plaintext, SPEC.md "Transports"). */
+/** The TLS flags, or null when they are not given (plaintext). */
 export function grpcTlsOf(config: Config): GrpcTlsOptions | null {
   const cert = config.string('grpc-tls-cert');
   const key = config.string('grpc-tls-key');

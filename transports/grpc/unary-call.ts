@@ -1,5 +1,5 @@
 /**
- * One generated method as a grpc-js unary handler, a pipeline of named steps (DESIGN.md §3):
+ * One generated method as a grpc-js unary handler, a pipeline of named steps:
  *   decode the request bytes (a strict pass over them: check-message.ts; protobuf; the codec's JSON shape)
  *   -> build the context from metadata -> kernel.invokeCompiled
  *   -> encode the response -> answer with the context's effects as initial metadata.

@@ -2,7 +2,7 @@
  * Mounts one kernel's HTTP surface into a Fastify context: the security baseline (CORS, CSRF,
  * rate limit, security headers, body limit, error envelope), the REST projection, the raw routes
  * of plugins and GraphQL. Everything is registered inside the given encapsulated context, so a
- * host app's own routes and error handler are untouched (embedding, DESIGN.md §2).
+ * host app's own routes and error handler are untouched (embedding).
  */
 import { parse as parseQueryString } from 'node:querystring';
 import cookie from '@fastify/cookie';
@@ -22,7 +22,7 @@ import { originAllowList, refuseNonPreflightOptions, registerCors } from './cors
 import { credentialedOriginsOf } from './credentialed-origins.js';
 import { httpsOnlyOf, registerSecurityHeaders } from './security-headers.js';
 
-/** Request headers browsers may send cross-origin (CONTRACT.md "Transport rules"). */
+/** Request headers browsers may send cross-origin. */
 export const CORS_HEADERS = [
   'x-authorizer-url',
   'x-authorizer-client-id',
@@ -130,7 +130,7 @@ export async function mountKernel(app: FastifyInstance, { kernel, metrics, rateL
 /**
  * A POST with `Content-Type: application/json` and no body is an empty input, not malformed
  * JSON: many fetch wrappers send the header on every call, and operations such as logout,
- * session or fga/reset take no body (SPEC.md: "empty body"). Fastify's parser refuses it
+ * session or fga/reset take no body. Fastify's parser refuses it
  * (FST_ERR_CTP_EMPTY_JSON_BODY); anything else goes to that same parser, with its refusal of
  * `__proto__` and `constructor.prototype` keys. Only inside Latchkey's own scope, so a host app
  * that embeds the kernel keeps its parser.

@@ -1,6 +1,6 @@
 /**
  * Requests refused before any route sees them, answered in the REST envelope `{code, message}`
- * (SPEC.md "Errors/REST") instead of Node's and Fastify's own bodies:
+ * instead of Node's and Fastify's own bodies:
  * - `clientErrorHandler`: Node's HTTP parser refused the bytes (smuggling shapes such as
  *   Transfer-Encoding with Content-Length, bad framing, headers too large) or the request took
  *   longer than the request timeout. The connection is closed after the answer, as Node does.

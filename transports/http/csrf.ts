@@ -1,5 +1,5 @@
 /**
- * CSRF (SPEC.md "Authentication", Versioning 2): a state-changing request without `Origin` or
+ * CSRF (Versioning 2): a state-changing request without `Origin` or
  * `Referer` is refused with 403. Routes that back-end clients call with credentials of their own
  * (token endpoint, MCP, SCIM) declare themselves exempt. When --allowed-origins is a list, a
  * present Origin (else the Referer's) must be one that may use cookies: listed, or the service's own.

@@ -1,5 +1,5 @@
 /**
- * Embedding (DESIGN.md §2): `app.register(latchkey, { prefix, plugins, config })` mounts a kernel
+ * Embedding: `app.register(latchkey, { prefix, plugins, config })` mounts a kernel
  * inside a host Fastify app. It adds one decorator (`latchkey`, the kernel) and nothing global:
  * its hooks, error handler and 404 handler live in its own encapsulated context under the
  * prefix, and the kernel closes with the host.

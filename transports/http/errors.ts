@@ -1,5 +1,5 @@
 /**
- * The REST error envelope `{code, message}` (SPEC.md "Errors/REST"). Fastify's own errors (bad
+ * The REST error envelope `{code, message}`. Fastify's own errors (bad
  * JSON, body too large, wrong content type) become clear 4xx answers in the same envelope.
  */
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';

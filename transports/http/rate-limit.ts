@@ -1,5 +1,5 @@
 /**
- * Per-client-IP rate limits (SPEC.md "Limits") through @fastify/rate-limit: the global limiter
+ * Per-client-IP rate limits through @fastify/rate-limit: the global limiter
  * (--rate-limit-per-minute per one-minute window) on every route, and a bucket of its own for a
  * route whose plugin declares one (RawRoute.rateLimit: org discovery, dynamic registration).
  * Refusals are 429 in the transport's envelope (`resource_exhausted`, REST's `{code, message}`,

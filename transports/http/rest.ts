@@ -1,5 +1,5 @@
 /**
- * The REST projection (SPEC.md "Endpoints"): one route per operation under /v1, the body is the
+ * The REST projection: one route per operation under /v1, the body is the
  * flat input object, the response the bare output. A path answers 405 `method_not_allowed` for
  * any other method (methods Fastify does not route, such as TRACE, get it from the not-found
  * handler: app.ts). The body is JSON only: a form-encoded one is 415, as every other type that is
@@ -82,7 +82,7 @@ export function registerRest(app: FastifyInstance, kernel: Kernel, ops: readonly
   }
 }
 
-/** 405 in the envelope with the methods the path takes (SPEC.md "Errors/REST"; RFC 9110 §15.5.6). */
+/** 405 in the envelope with the methods the path takes (RFC 9110 §15.5.6). */
 export function sendMethodNotAllowed(reply: FastifyReply, methods: readonly string[]): FastifyReply {
   return reply
     .code(405)

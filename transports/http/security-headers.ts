@@ -1,5 +1,5 @@
 /**
- * The headers every response carries (DESIGN.md §5), set by @fastify/helmet in the kernel's scope:
+ * The headers every response carries, set by @fastify/helmet in the kernel's scope:
  * `X-Content-Type-Options: nosniff`, `Referrer-Policy: no-referrer`, `X-Frame-Options: DENY`,
  * `Content-Security-Policy: default-src 'none'; frame-ancestors 'none'` (the API serves no
  * documents; pages that need scripts or framing set their own policy, which replaces this one),

@@ -108,7 +108,7 @@ export async function createServer(options: CreateServerOptions): Promise<Latchk
       const addr = app.server.address();
       const httpPort = typeof addr === 'object' && addr ? addr.port : config.number('http-port', 8080);
       const grpcPort = config.number('grpc-port', 9091);
-      // --grpc-port 0 turns the gRPC server off (and with it REST, SPEC.md "Transports").
+      // --grpc-port 0 turns the gRPC server off (and with it REST).
       if (grpcPort !== 0)
         grpc = await startGrpcServer(kernel, [...kernel.operations.values()], { host, port: grpcPort, rateLimiter });
       metricsServer = await metrics.listen(

@@ -1,6 +1,6 @@
 /**
  * The OpenAPI 3.1 document of the REST projection, from the same operation table and schemas
- * (DESIGN.md §3). Input and output objects become components named by their `$id`.
+ *. Input and output objects become components named by their `$id`.
  */
 import type { TSchema } from '@sinclair/typebox';
 import { errorStatus } from '../../core/errors.js';

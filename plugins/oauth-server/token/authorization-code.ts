@@ -3,7 +3,7 @@
  * the code exists and is fresh (single use; a replay revokes what it produced), was issued to
  * this client for this redirect URI, the PKCE verifier matches, and — for a public client, which
  * proves nothing about itself — the request comes from the browser session that approved it
- * (SPEC.md: "A valid browser session is required for this grant").
+ *.
  */
 import type { RequestContext } from '../../../core/context.js';
 import { ServiceError } from '../../../core/errors.js';

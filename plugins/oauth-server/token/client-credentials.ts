@@ -1,5 +1,5 @@
 /**
- * `client_credentials` (RFC 6749 §4.4, SPEC.md "Token facts"): only an authenticated, active
+ * `client_credentials` (RFC 6749 §4.4): only an authenticated, active
  * client; the audience is the client id or the `resource` (RFC 8707); the subject is the service
  * account `service_account:<client_id>`. No refresh token, no ID token (§4.4.3).
  */

@@ -1,6 +1,6 @@
 /**
  * POST /oauth/token (RFC 6749 §3.2): read the parameters, authenticate the client, dispatch to
- * the grant. `grant_type` defaults to `authorization_code` (SPEC.md). Errors are RFC 6749 §5.2
+ * the grant. `grant_type` defaults to `authorization_code`. Errors are RFC 6749 §5.2
  * bodies; nothing is cached (§5.1).
  */
 import type { RawRoute } from '../../../core/plugin.js';

@@ -1,4 +1,4 @@
-/** Shapes the token response (RFC 6749 §5.1, SPEC.md "POST /oauth/token"). */
+/** Shapes the token response (RFC 6749 §5.1). */
 import type { IssuedTokens } from '../../tokens/index.js';
 import type { TokenResponse } from './grants.js';
 

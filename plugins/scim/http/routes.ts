@@ -1,5 +1,5 @@
 /**
- * The `/scim/v2` routes (SPEC.md "SCIM 2.0"; RFC 7644 §3): each request runs the same steps —
+ * The `/scim/v2` routes (RFC 7644 §3): each request runs the same steps —
  * recognise the organization from the bearer token alone, run the resource handler, answer
  * `application/scim+json`, turn refusals into RFC 7644 §3.12 errors. Bearer-only requests from
  * identity providers carry no Origin and no cookies, so the routes are exempt from the CSRF rule.

@@ -1,5 +1,5 @@
 /**
- * The SCIM User resource (RFC 7643 §4.1; SPEC.md "SCIM user"): the user record and its SCIM
+ * The SCIM User resource (RFC 7643 §4.1): the user record and its SCIM
  * attributes as one document. `active` is the user's access: revoked means inactive.
  */
 import type { UserRecord } from '../../users/index.js';

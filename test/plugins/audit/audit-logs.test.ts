@@ -1,6 +1,6 @@
 /**
  * The audit log through the real server: an FGA reset is recorded with who did it and from
- * where (SPEC.md "Audit"), and admins list records over REST and GraphQL with the filters of
+ * where, and admins list records over REST and GraphQL with the filters of
  * SPEC.md's `audit_logs`; anyone else is refused, and a bad filter is a 400 in the envelope.
  */
 import t from 'tap';

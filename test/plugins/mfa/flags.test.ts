@@ -1,5 +1,5 @@
 /**
- * The MFA flags (SPEC.md "Startup configuration"): every factor is on by default, each
+ * The MFA flags: every factor is on by default, each
  * `--disable-*` turns its own off, `--disable-mfa` all of them, and Meta says so; a factor turned
  * off takes its operations with it and the gate no longer asks for it.
  */

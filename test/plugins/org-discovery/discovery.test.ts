@@ -1,5 +1,5 @@
 /**
- * Home realm discovery (SPEC.md "GET /api/v1/org-discovery"), black-box: 404 when off; one
+ * Home realm discovery, black-box: 404 when off; one
  * uniform 400 for malformed addresses; `connection: null` for a verified domain without SSO, for
  * a disabled organization and for no match alike; an active SAML connection wins over OIDC; no
  * organization id or name in any answer; its own per-IP bucket; Meta's flag. The SSO connections

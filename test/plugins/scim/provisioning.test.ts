@@ -1,5 +1,5 @@
 /**
- * SCIM 2.0 provisioning, black-box (SPEC.md "SCIM 2.0", "Authentication/SCIM", "User access").
+ * SCIM 2.0 provisioning, black-box ("Authentication/SCIM", "User access").
  * The request sequences Microsoft Entra ID and Okta send while provisioning a user (written from
  * their public SCIM documentation: the duplicate probe by userName, create, read, updates in each
  * vendor's PATCH or PUT form, deactivation, reactivation, delete) are replayed against the

@@ -1,7 +1,7 @@
 /**
  * A real webhook receiver on 127.0.0.1 (node:http): records every request with its raw body, and
  * checks each one's `X-Service-Signature` against the client secret (hex HMAC-SHA256 of the raw
- * body, CONTRACT.md) with its own HMAC. How it answers is up to the test: a status per request,
+ * body) with its own HMAC. How it answers is up to the test: a status per request,
  * or `hang` to never answer.
  */
 import { createHmac, timingSafeEqual } from 'node:crypto';

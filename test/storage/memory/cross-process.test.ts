@@ -1,5 +1,5 @@
 /**
- * The database memory store is atomic across processes sharing one database (DESIGN.md §4):
+ * The database memory store is atomic across processes sharing one database:
  * a worker process and this one increment one counter and both try to consume one value. And a
  * read kept in this process (on SQLite files, storage/memory/database.ts `get`) never outlives a
  * write made by another process.

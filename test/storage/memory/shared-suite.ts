@@ -1,5 +1,5 @@
 /**
- * One behaviour suite every memory store backend must pass (core/memory-store.ts, DESIGN.md §4).
+ * One behaviour suite every memory store backend must pass (core/memory-store.ts).
  * Races split their callers over every store handle given (`open` and `openPeer`), so a
  * backend shared between processes is tested across separate connections/pools, not only
  * within one.

@@ -1,7 +1,7 @@
 /**
  * The GraphQL transport over real HTTP: a kernel booted with the real admin and meta plugins plus
  * a probe plugin, GraphQL mounted under an embedding prefix, and requests as a browser or the
- * authorizer-js SDK would send them (CONTRACT.md "Transport rules").
+ * authorizer-js SDK would send them.
  */
 import Fastify, { type FastifyInstance, type LightMyRequestResponse } from 'fastify';
 import t from 'tap';
@@ -186,7 +186,7 @@ t.test('GraphQL under an embedding prefix', async (t) => {
     const cases: [string, string, string][] = [
       ['missing', 'NOT_FOUND', 'no such thing'],
       ['forbidden', 'PERMISSION_DENIED', 'not yours'],
-      // Internal faults keep their detail in the log only (DESIGN.md §3).
+      // Internal faults keep their detail in the log only.
       ['boom', 'INTERNAL', 'internal server error'],
     ];
     for (let round = 0; round < 2; round++) {

@@ -1,6 +1,6 @@
 /**
  * The committed SDL (transports/graphql/schema.graphql) must be what the default distribution's
- * operation table generates today (DESIGN.md §3), and it must carry the CONTRACT.md names that
+ * operation table generates today, and it must carry the CONTRACT.md names that
  * existing clients (authorizer-js) send.
  */
 import { execFile } from 'node:child_process';

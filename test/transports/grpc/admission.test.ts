@@ -1,5 +1,5 @@
 /**
- * The per-client-IP limit on gRPC (SPEC.md "Limits"): one budget with the HTTP transport's
+ * The per-client-IP limit on gRPC: one budget with the HTTP transport's
  * limiter, RESOURCE_EXHAUSTED with `retry-after` metadata past it, before the operation runs; a
  * limiter that answers later (a shared store) is waited for.
  */

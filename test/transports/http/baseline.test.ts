@@ -1,6 +1,6 @@
 /**
- * The HTTP baseline against a real server (SPEC.md "Errors/REST", "Authentication", operational
- * endpoints; DESIGN.md §5).
+ * The HTTP baseline against a real server ("Authentication", operational
+ * endpoints).
  */
 import { request as httpRequest } from 'node:http';
 import t from 'tap';

@@ -1,5 +1,5 @@
 /**
- * Embedding (DESIGN.md §2): mounting Latchkey in a host Fastify app changes nothing global. Node's
+ * Embedding: mounting Latchkey in a host Fastify app changes nothing global. Node's
  * `AsyncLocalStorage.prototype` and `http.ServerResponse.prototype` (and what it inherits from)
  * keep every property they had before the kernel's modules were loaded, through a mount, a sign-up
  * (a database transaction), a sign-in and a close. The snapshot is taken before the kernel's

@@ -1,5 +1,5 @@
 /**
- * The per-IP limits through @fastify/rate-limit (SPEC.md "Limits"): the standard `RateLimit-*`
+ * The per-IP limits through @fastify/rate-limit: the standard `RateLimit-*`
  * headers on every answer and `Retry-After` on a refusal, the spec's 429 envelope, a route's own
  * bucket separate from the global limiter (RawRoute.rateLimit), and with --redis-url one budget
  * across servers.

@@ -8,7 +8,7 @@
  * and lengths that SQLite does not (input the checks let through could fail there alone, as a 5xx
  * or a half-made record), REST for every operation it carries and GraphQL for the rest. What a
  * call does to the database does not depend on the transport it came by: every transport hands
- * the same operation the same JSON input (DESIGN.md §3), and REST sends every value the other two
+ * the same operation the same JSON input, and REST sends every value the other two
  * can. Their own decoding is swept on SQLite. (All three transports on all three databases took
  * ~3 of the suite's minutes.)
  */

@@ -1,5 +1,5 @@
 /**
- * The API reference (SPEC.md "Transports", REST): `GET /openapi.json` answers the OpenAPI
+ * The API reference (REST): `GET /openapi.json` answers the OpenAPI
  * document of this server's REST projection, the same text `npm run generate` commits as
  * transports/openapi/openapi.json for the default distribution, and `GET /reference` renders it
  * with Swagger UI (@fastify/swagger in static mode holds the document, @fastify/swagger-ui serves

@@ -1,5 +1,5 @@
 /**
- * The GraphQL playground (`--enable-playground`, SPEC.md "Flags"): GraphiQL at `GET /graphiql`,
+ * The GraphQL playground (`--enable-playground`): GraphiQL at `GET /graphiql`,
  * working offline and under a content-security policy. Its scripts and styles are the UMD builds
  * of graphiql 3, react 18 and react-dom 18 from this server's own dependencies, served under
  * `/graphiql/assets/`; the page's one inline script (which mounts GraphiQL on `/graphql`) is

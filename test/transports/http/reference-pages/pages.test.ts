@@ -3,7 +3,7 @@
  * server's REST projection (the committed one for the default distribution), `/reference` and
  * `/graphiql` carry their own content-security policy while every other response keeps
  * `default-src 'none'`, their assets come from this server, the playground exists only with
- * `--enable-playground`, and the reference only where REST does (SPEC.md "Transports").
+ * `--enable-playground`, and the reference only where REST does.
  */
 import t from 'tap';
 import { packageInfo } from '../../../../core/package-info.js';
