@@ -37,6 +37,9 @@ for (const kind of TRANSPORTS) {
     const c = new TransportClient(kind, server, { authorization: `Bearer ${signedUp.access_token}` });
     t.teardown(() => c.close());
 
+    // No SMS service in this build: SMS codes cannot be set up (and are never offered).
+    t.match(await c.call('sms_otp_mfa_setup', {}), { ok: false, code: 'failed_precondition' }, 'no SMS service');
+
     // Explicit enrollment while signed in: a code proves the address.
     t.match(await c.ok('email_otp_mfa_setup', {}), { message: /sent/ });
     const setupCode = await nextCode(email);
