@@ -94,6 +94,26 @@ t.test('ports must differ', async (t) => {
   t.match(g.stderr, /--http-port and --grpc-port must differ/);
 });
 
+t.test('gRPC TLS needs both the certificate and the key, and files that can be read', async (t) => {
+  const alone = await run(base({ '--grpc-tls-cert': join(dir, 'cert.pem') }));
+  t.not(alone.code, 0);
+  t.match(alone.stderr, /--grpc-tls-cert and --grpc-tls-key must be given together/);
+  const [http, grpc, metrics] = [await freePort(), await freePort(), await freePort()];
+  const missing = await run(
+    base({
+      '--host': '127.0.0.1',
+      '--url': `http://localhost:${http}`,
+      '--http-port': String(http),
+      '--metrics-port': String(metrics),
+      '--grpc-port': String(grpc),
+      '--grpc-tls-cert': join(dir, 'no-such-cert.pem'),
+      '--grpc-tls-key': join(dir, 'no-such-key.pem'),
+    }),
+  );
+  t.not(missing.code, 0);
+  t.match(missing.stderr, /--grpc-tls-cert: cannot read .*no-such-cert\.pem/);
+});
+
 t.test('legacy snake_case names and env files are refused', async (t) => {
   const r = await run([...base(), '--database_url', 'x']);
   t.equal(r.code, 2);
