@@ -11,6 +11,7 @@ import { webhooksPlugin } from './webhooks/index.js';
 import { fgaPlugin } from './fga/index.js';
 import { healthPlugin } from './health/index.js';
 import { keysPlugin } from './keys/index.js';
+import { mcpPlugin } from './mcp/index.js';
 import { metaPlugin } from './meta/index.js';
 import { emailPlugins } from './email/plugins.js';
 import { mfaPlugins } from './mfa/plugins.js';
@@ -69,5 +70,6 @@ export const defaultPlugins: AnyPlugin[] = [
   ...mfaPlugins,
   ...socialPlugins,
   ...organizationPlugins,
+  mcpPlugin,
   ...placeholderPlugins(),
 ];

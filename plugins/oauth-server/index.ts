@@ -3,6 +3,7 @@
  * OIDC and operational endpoints"). Users, sessions and tokens come from the account services;
  * clients from the client registry; keys from the keys plugin.
  */
+import type { JWTPayload } from 'jose';
 import { definePlugin } from '../../core/plugin.js';
 import { authorizeRoute } from './authorize/endpoint.js';
 import { dashboardRoute } from './dashboard.js';
@@ -11,6 +12,7 @@ import { oauthServerFlags } from './flags.js';
 import { introspectRoute } from './introspect.js';
 import { logoutConfirmRoute, logoutRoute } from './logout.js';
 import { revokeRoute } from './revoke.js';
+import { verifyServiceToken } from './service-tokens.js';
 import { authorizationCodeGrant } from './token/authorization-code.js';
 import { clientCredentialsGrant } from './token/client-credentials.js';
 import { tokenRoute } from './token/endpoint.js';
@@ -25,6 +27,11 @@ export interface OAuthServerService {
   /** Adds a grant type to POST /oauth/token (token exchange registers itself this way). */
   registerGrant(type: string, handler: GrantHandler): void;
   grantTypes(): string[];
+  /**
+   * A service account's client-credentials access token (signature, issuer, expiry, an active
+   * client): its claims, or null. For resource surfaces that accept service accounts (/mcp).
+   */
+  verifyServiceToken(token: string): Promise<JWTPayload | null>;
 }
 
 declare module '../../core/services.js' {
@@ -55,9 +62,10 @@ export function createOAuthServerPlugin() {
       logoutConfirmRoute,
       dashboardRoute,
     ],
-    setup: () => ({
+    setup: (ctx) => ({
       registerGrant: (type, handler) => grants.register(type, handler),
       grantTypes: () => grants.types(),
+      verifyServiceToken: (token) => verifyServiceToken(ctx, token),
     }),
   });
 }

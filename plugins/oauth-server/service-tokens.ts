@@ -3,12 +3,17 @@
  * their signature, issuer and expiry hold and their client stays registered and active.
  */
 import { decodeProtectedHeader, type JWTPayload } from 'jose';
-import type { Kernel } from '../../core/kernel.js';
+import type { Services } from '../../core/services.js';
 import { verifierOf } from '../tokens/index.js';
 
 export const SERVICE_SUBJECT_PREFIX = 'service_account:';
 
-export async function verifyServiceToken(kernel: Kernel, token: string): Promise<JWTPayload | null> {
+/** Where the services come from: the kernel at request time, or a plugin's setup context. */
+export interface ServiceLookup {
+  service<K extends keyof Services>(name: K): Services[K];
+}
+
+export async function verifyServiceToken(kernel: ServiceLookup, token: string): Promise<JWTPayload | null> {
   let kid: string | undefined;
   try {
     kid = decodeProtectedHeader(token).kid;

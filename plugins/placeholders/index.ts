@@ -22,7 +22,6 @@ const bool = (name: string, description: string, def = false): FlagDeclaration =
 
 const groups: Record<string, FlagDeclaration[]> = {
   'phone-verification': [bool('enable-phone-verification', 'Require phone verification.')],
-  mcp: [bool('mcp-enabled', 'Remote MCP server at /mcp.')],
   'client-registration': [
     bool('enable-client-id-metadata-document', 'Accept https client ids that point at a client metadata document.'),
     {

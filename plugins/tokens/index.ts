@@ -10,7 +10,7 @@ import { createTokensService } from './service.js';
 import type { TokensService } from './types.js';
 
 export type { TokensService, IssuedTokens, VerifiedToken } from './types.js';
-export { MAX_TOKEN_LENGTH, ScopeExceedsGrantError } from './service.js';
+export { MAX_TOKEN_LENGTH, ScopeExceedsGrantError, mcpAudience } from './service.js';
 export { verifierOf } from './key-verifier.js';
 
 export const tokensPlugin = definePlugin<TokensService>({
