@@ -8,7 +8,7 @@
  * pass-through deserializer): a deserializer that throws makes grpc-js answer INTERNAL, while a
  * malformed message is the caller's mistake, INVALID_ARGUMENT naming what is wrong.
  */
-import type { Metadata, ServerUnaryCall, sendUnaryData } from '@grpc/grpc-js';
+import type { Metadata, ServerUnaryCall, handleUnaryCall, sendUnaryData } from '@grpc/grpc-js';
 import type { RequestContext } from '../../core/context.js';
 import { ServiceError } from '../../core/errors.js';
 import type { Kernel } from '../../core/kernel.js';
@@ -65,7 +65,8 @@ function sendEffects(call: ServerUnaryCall<Buffer, Buffer>, ctx: RequestContext 
   if (md) call.sendMetadata(md);
 }
 
-export function unaryHandler(env: CallEnvironment, route: UnaryRoute) {
+/** The grpc-js handler of one generated method: steps 1-5 above. */
+export function unaryHandler(env: CallEnvironment, route: UnaryRoute): handleUnaryCall<Buffer, Buffer> {
   const fail = (
     call: ServerUnaryCall<Buffer, Buffer>,
     ctx: RequestContext | undefined,
