@@ -7,12 +7,6 @@
 import type { FlagDeclaration } from '../../core/config.js';
 import { definePlugin, type AnyPlugin } from '../../core/plugin.js';
 
-const str = (name: string, description: string, extra: Partial<FlagDeclaration> = {}): FlagDeclaration => ({
-  name,
-  type: 'string',
-  description,
-  ...extra,
-});
 const bool = (name: string, description: string, def = false): FlagDeclaration => ({
   name,
   type: 'boolean',

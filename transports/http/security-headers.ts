@@ -15,7 +15,6 @@ import type { Config } from '../../core/config.js';
 export const httpsOnlyOf = (config: Config): boolean =>
   new URL(config.string('url') ?? 'http://localhost').protocol === 'https:';
 
-
 export async function registerSecurityHeaders(app: FastifyInstance, httpsOnly: boolean): Promise<void> {
   await app.register(helmet, {
     contentSecurityPolicy: { useDefaults: false, directives: { defaultSrc: ["'none'"], frameAncestors: ["'none'"] } },
