@@ -1,7 +1,8 @@
 /**
  * A browser's part of a redirect-based login, without a browser: follows Location headers and
- * keeps cookies per host (RFC 6265 names and values; attributes other than Max-Age=0 ignored),
- * and stops when the next hop leaves for the application's redirect target.
+ * keeps cookies per host, sending each only to paths under its Path (RFC 6265 §5.1.4; other
+ * attributes but Max-Age=0 ignored), and stops when the next hop leaves for the application's
+ * redirect target.
  */
 export interface Hop {
   url: string;
@@ -10,9 +11,15 @@ export interface Hop {
   body?: string;
 }
 
+const pathMatches = (requestPath: string, cookiePath: string): boolean =>
+  requestPath === cookiePath ||
+  (requestPath.startsWith(cookiePath) && (cookiePath.endsWith('/') || requestPath[cookiePath.length] === '/'));
+
 export class Browser {
   readonly jar = new Map<string, Map<string, string>>();
+  private readonly paths = new Map<string, string>();
 
+  /** The cookies a host holds, by name (tests may read and plant them). */
   cookiesOf(url: string): Map<string, string> {
     const host = new URL(url).host;
     let cookies = this.jar.get(host);
@@ -22,6 +29,7 @@ export class Browser {
 
   private store(url: string, res: Response): void {
     const cookies = this.cookiesOf(url);
+    const host = new URL(url).host;
     for (const line of res.headers.getSetCookie()) {
       const [pair, ...attrs] = line.split(';');
       const eq = pair.indexOf('=');
@@ -29,11 +37,17 @@ export class Browser {
       const value = pair.slice(eq + 1).trim();
       if (attrs.some((a) => /^\s*max-age=0\s*$/i.test(a)) || value === '') cookies.delete(name);
       else cookies.set(name, value);
+      const path = attrs.map((a) => /^\s*path=(.*)$/i.exec(a)?.[1]?.trim()).find((p) => p !== undefined);
+      this.paths.set(`${host} ${name}`, path && path.startsWith('/') ? path : '/');
     }
   }
 
   async request(url: string, init: RequestInit = {}): Promise<Response> {
-    const cookies = [...this.cookiesOf(url)].map(([k, v]) => `${k}=${v}`).join('; ');
+    const { host, pathname } = new URL(url);
+    const cookies = [...this.cookiesOf(url)]
+      .filter(([k]) => pathMatches(pathname, this.paths.get(`${host} ${k}`) ?? '/'))
+      .map(([k, v]) => `${k}=${v}`)
+      .join('; ');
     const headers = new Headers(init.headers);
     if (cookies) headers.set('cookie', cookies);
     const res = await fetch(url, { ...init, headers, redirect: 'manual' });
