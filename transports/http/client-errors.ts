@@ -55,6 +55,21 @@ export function clientErrorHandler(err: NodeJS.ErrnoException, socket: Socket): 
   setTimeout(() => socket.destroy(), 1000).unref();
 }
 
-export function frameworkErrors(_err: FastifyError, _request: FastifyRequest, reply: FastifyReply): void {
+export function frameworkErrors(_err: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
+  // SCIM clients read RFC 7644 §3.12's error schema (RawRoute.errors 'scim'), before routing too.
+  if (/\/scim\/v2(\/|$)/.test(request.url.split('?', 1)[0])) {
+    void reply
+      .code(400)
+      .header('content-type', 'application/scim+json')
+      .send(
+        JSON.stringify({
+          schemas: ['urn:ietf:params:scim:api:messages:2.0:Error'],
+          status: '400',
+          scimType: 'invalidSyntax',
+          detail: 'malformed URL',
+        }),
+      );
+    return;
+  }
   void reply.code(400).send({ code: 'invalid_argument', message: 'malformed URL' });
 }

@@ -342,6 +342,7 @@ t.test('SCIM provisioning', async (t) => {
       ['GET', `/Users?filter=${encodeURIComponent('userName eq "a" or userName eq "b"')}`, undefined],
       ['GET', `/Users?filter=a&filter=b`, undefined],
       ['GET', '/Teams', undefined],
+      ['GET', '/Users/%E0%A4%A', undefined],
       ['POST', '/Groups', { schemas: [USER], displayName: 'no group schema' }],
       ['POST', '/Bulk', {}],
       ['PATCH', `/Users/${kimId}`, { Operations: [{ op: 'replace', path: 'active', value: false }] }],
