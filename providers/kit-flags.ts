@@ -1,5 +1,5 @@
 /**
- * A provider's flags (SPEC.md: `--<provider>-client-id`, `--<provider>-client-secret`,
+ * A provider's flags (`--<provider>-client-id`, `--<provider>-client-secret`,
  * `--<provider>-scopes`) and the endpoint overrides that point it elsewhere: a self-hosted variant
  * (GitHub Enterprise), a sovereign cloud, or a local test server. `--help` lists them with their
  * defaults.

@@ -1,5 +1,5 @@
 /**
- * Checking `GET /oauth_login/{provider}` (SPEC.md: `redirectURL` or `redirect_uri`, `state`,
+ * Checking `GET /oauth_login/{provider}` (`redirectURL` or `redirect_uri`, `state`,
  * `roles`, `scope`). The target follows /authorize's rule for the built-in client (the client
  * registry's `redirectAllowed`: a listed `--allowed-origins` origin, or the service's own site
  * under `*`); until it is trusted, errors are shown as a page, never redirected (RFC 6749 §4.1.2.1).

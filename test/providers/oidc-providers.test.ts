@@ -54,7 +54,7 @@ async function profileOf(accessToken: string | null): Promise<Record<string, unk
   return (await res.json()) as Record<string, unknown>;
 }
 
-t.test('the providers declare the flags SPEC.md names; the placeholder group is gone', async (t) => {
+t.test('each provider declares its client id, secret and scopes flags; the placeholder group is gone', async (t) => {
   const flags = new Map(Kernel.flagsOf(defaultPlugins).map((f) => [f.name, f]));
   const ten = [
     'google',
