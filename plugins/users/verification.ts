@@ -128,9 +128,9 @@ export function createVerificationRequests(storage: Storage): VerificationReques
     async consume(token) {
       if (token.length === 0 || token.length > 256) return null;
       const em = storage.em();
-      const row = (await em.findOne(VerificationEntity, { tokenHash: digestToken(token) } as never)) as
-        | VerificationRow
-        | null;
+      const row = (await em.findOne(VerificationEntity, {
+        tokenHash: digestToken(token),
+      } as never)) as VerificationRow | null;
       if (!row) return null;
       const record = toRecord(row);
       const taken = await em.nativeDelete(VerificationEntity, { id: record.id } as never);
