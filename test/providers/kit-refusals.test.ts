@@ -11,6 +11,7 @@ import t from 'tap';
 import { Browser, delivered, landing } from './helpers/browser.js';
 import { startJoseIssuer, type Tamper } from './helpers/jose-issuer.js';
 import { allUsers, APP_CALLBACK, startLatchkey, type Latchkey } from './helpers/latchkey.js';
+import { freePort } from '../helpers/ports.js';
 
 const SECRET = 'generic-secret-0123456789';
 const idp = await startJoseIssuer({ clientId: 'generic-client', client: { secret: SECRET } });
@@ -204,14 +205,31 @@ t.test('no secret, code or token appears in an error answer', async (t) => {
   t.notOk(back.toString().includes(SECRET), 'nor the client secret');
 });
 
-t.test('with --enable-signup false a new user is refused', async (t) => {
-  const closed = await startLatchkey(flagsFor({ 'enable-signup': false }));
+t.test('with --enable-signup false a new user is refused; an unreachable issuer is reported', async (t) => {
+  const gone = await freePort();
+  const closed = await startLatchkey(
+    flagsFor({
+      'enable-signup': false,
+      'google-client-id': 'g',
+      'google-client-secret': 'g-secret',
+      'google-issuer-url': `http://127.0.0.1:${gone}`,
+    }),
+  );
   t.teardown(() => closed.close());
   account('newcomer@example.com');
   const params = delivered(landing(await new Browser().follow(closed.loginUrl('oidc'), APP_CALLBACK)));
   t.equal(params.get('error'), 'access_denied');
   t.equal(params.get('error_description'), 'signup is disabled for this instance');
   t.equal(await userCount(closed), 0);
+
+  const down = await fetch(closed.loginUrl('google'), { redirect: 'manual' });
+  const back = delivered(new URL(down.headers.get('location')!));
+  t.equal(
+    back.get('error'),
+    'temporarily_unavailable',
+    'a provider whose discovery fails is reported to the application',
+  );
+  t.equal(back.get('state'), 'app-state');
 });
 
 t.test('the sign-in gates apply: under --enforce-mfa the login is withheld with the gate flags', async (t) => {
