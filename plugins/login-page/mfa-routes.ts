@@ -20,7 +20,7 @@ export const MFA_HTML_HEADERS = {
   'referrer-policy': 'same-origin',
 };
 
-/** What a login or signup answered, as far as the screens are concerned (CONTRACT.md AuthResponse). */
+/** What a login or signup answered, as far as the screens are concerned (the AuthResponse flags). */
 export interface WithheldAuth {
   access_token?: string | null;
   should_show_email_otp_screen?: boolean | null;

@@ -17,41 +17,30 @@ export interface OtpChannel {
   addressOf(user: UserRecord): string | null;
   /** Whether a code can be delivered (the service is present). */
   ready(): boolean;
-  /** Counts a send against the channel's own abuse limits (the email service's per address and IP). */
+  /** Counts a send against the channel's own abuse limits (per address or number, and per IP). */
   limit(ctx: RequestContext, user: UserRecord): Promise<void>;
   deliver(user: UserRecord, code: string): Promise<void>;
-}
-
-/** The SMS service's part this plugin uses (`send(to, body)`, `configured`). */
-interface TextSender {
-  readonly configured: boolean;
-  send(to: string, body: string): Promise<void>;
-}
-
-/**
- * Looks the SMS service up by name: no plugin of this build declares it into `Services` yet, so
- * the shape is this plugin's own view of it (`send(to, body)`, `configured`).
- */
-function lookup<T>(ctx: PluginSetupContext, name: string): T | undefined {
-  return (ctx.optionalService as unknown as (n: string) => T | undefined)(name);
 }
 
 const displayName = (user: UserRecord): string => user.givenName ?? user.nickname ?? user.email ?? '';
 
 export function createChannels(ctx: PluginSetupContext): Record<OtpMethod, OtpChannel> {
-  const mail = ctx.optionalService('email');
-  const sms = lookup<TextSender>(ctx, 'sms');
+  // Looked up when used, not at setup: a build may list the email and SMS plugins after this one.
+  const mailService = () => ctx.optionalService('email');
+  const smsService = () => ctx.optionalService('sms');
   const organization = ctx.config.string('organization-name', 'Latchkey');
   return {
     email_otp: {
       method: 'email_otp',
       on: !ctx.config.bool('disable-email-otp'),
       addressOf: (user) => user.email,
-      ready: () => mail !== undefined && mail.configured,
+      ready: () => mailService()?.configured === true,
       async limit(rctx, user) {
+        const mail = mailService();
         if (mail && user.email) await mail.checkSendLimit(rctx, user.email);
       },
       async deliver(user, code) {
+        const mail = mailService();
         if (!mail || !user.email) throw new Error('email delivery is not available');
         await mail.send({ event: 'verify_otp', to: user.email, data: { otp: code, name: displayName(user) } });
       },
@@ -60,11 +49,13 @@ export function createChannels(ctx: PluginSetupContext): Record<OtpMethod, OtpCh
       method: 'sms_otp',
       on: !ctx.config.bool('disable-sms-otp'),
       addressOf: (user) => user.phoneNumber,
-      ready: () => sms !== undefined && sms.configured,
-      async limit() {
-        // The per-user window of service.ts bounds texts; the SMS service adds its own when it has one.
+      ready: () => smsService()?.configured === true,
+      async limit(rctx, user) {
+        const sms = smsService();
+        if (sms && user.phoneNumber) await sms.checkSendLimit(rctx, user.phoneNumber);
       },
       async deliver(user, code) {
+        const sms = smsService();
         if (!sms || !user.phoneNumber) throw new Error('SMS delivery is not available');
         await sms.send(user.phoneNumber, `${code} is your ${organization} verification code.`);
       },

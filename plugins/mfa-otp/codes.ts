@@ -1,7 +1,7 @@
 /**
- * Email and SMS one-time codes (CONTRACT.md "Behaviour facts": short, single use, stored hashed,
+ * Email and SMS one-time codes (short, single use, stored hashed,
  * minutes-long). The memory store holds the code's SHA-256 digest sealed by the keys service
- * (SPEC.md `--encryption-key` encrypts OTP digests at rest), one live code per user and channel:
+ * (`--encryption-key` encrypts OTP digests at rest), one live code per user and channel:
  * a new code replaces the previous one (`resend_otp` invalidates it).
  */
 import { createHash, randomInt, timingSafeEqual } from 'node:crypto';

@@ -1,6 +1,6 @@
 /**
  * Enrollments of the OTP-style factors (TOTP, email OTP, SMS OTP): one row per user and method.
- * The TOTP secret is stored sealed (SPEC.md `--encryption-key`); codes never reach this table.
+ * The TOTP secret is stored sealed with `--encryption-key`; codes never reach this table.
  */
 import { defineEntity } from '@mikro-orm/core';
 

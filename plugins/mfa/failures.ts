@@ -1,6 +1,6 @@
 /**
- * Wrong codes per user and factor: five lock that factor for 15 minutes (CONTRACT.md "Behaviour
- * facts": OTPs lock as logins do). A fixed window in the memory store, shared by every node.
+ * Wrong codes per user and factor: five lock that factor for 15 minutes, as five wrong passwords
+ * lock a login. A fixed window in the memory store, shared by every node.
  */
 import { ServiceError } from '../../core/errors.js';
 import type { MemoryStore } from '../../core/memory-store.js';

@@ -52,7 +52,7 @@ const MESSAGES: Record<PendingState, string> = {
   offer: 'Multi-factor authentication can be set up now, or skipped',
 };
 
-/** The AuthResponse flags of a state (CONTRACT.md AuthResponse). */
+/** The AuthResponse flags of a state: which screens and offers the client shows next. */
 export function flagsOf(state: PendingState, factors: readonly MfaFactor[]): AuthResult {
   const has = (m: MfaMethod) => factors.some((f) => f.method === m);
   const out: AuthResult = { message: MESSAGES[state] };

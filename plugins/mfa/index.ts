@@ -31,7 +31,7 @@ declare module '../../core/services.js' {
   }
 }
 
-/** Whether any factor is on: `--disable-mfa` turns all off, each `--disable-*` one (SPEC.md flags). */
+/** Whether any factor is on: `--disable-mfa` turns all off, each `--disable-*` flag one. */
 export function anyFactorOn(config: import('../../core/config.js').Config): boolean {
   if (config.bool('disable-mfa')) return false;
   return ['disable-totp-login', 'disable-email-otp', 'disable-sms-otp', 'disable-webauthn-mfa'].some(

@@ -1,6 +1,6 @@
 /**
  * Pending sign-ins: a first factor the gate withheld a session from, kept in the memory store
- * for a few minutes under the `mfa` cookie (SPEC.md "Authentication": a short-lived MFA challenge
+ * for a few minutes under the `mfa` cookie (the short-lived MFA challenge session of login and
  * session). The store key is a digest of the cookie value, so a copy of the store names no cookie.
  */
 import { createHash, randomBytes } from 'node:crypto';
@@ -29,7 +29,7 @@ function cookieOptions(config: Config, maxAge: number): CookieOptions {
 export interface PendingStore {
   open(ctx: RequestContext, attempt: SignInAttempt, state: PendingState): Promise<PendingSignIn>;
   read(ctx: RequestContext): Promise<PendingSignIn | null>;
-  /** Gives the pending sign-in and its cookie a fresh lifetime (SPEC.md: `resend_otp` sets the `mfa` cookie). */
+  /** Gives the pending sign-in and its cookie a fresh lifetime (`resend_otp` sets the `mfa` cookie again). */
   renew(ctx: RequestContext, pending: PendingSignIn): Promise<void>;
   /** Takes the pending sign-in out of the store: of two concurrent completions one gets it. */
   take(pending: PendingSignIn): Promise<boolean>;

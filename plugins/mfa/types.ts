@@ -6,7 +6,7 @@ import type { RequestContext } from '../../core/context.js';
 import type { AuthResult, IssuedAuthResult, SignInAttempt } from '../sign-in/index.js';
 import type { UserRecord } from '../users/index.js';
 
-/** CONTRACT.md `enrolled_mfa_methods` values. */
+/** The values of a user's `enrolled_mfa_methods`. */
 export type MfaMethod = 'totp' | 'webauthn' | 'email_otp' | 'sms_otp';
 export const MFA_METHODS: readonly MfaMethod[] = ['totp', 'webauthn', 'email_otp', 'sms_otp'];
 
@@ -62,7 +62,7 @@ export interface FactorRecord {
   userId: string;
   method: MfaMethod;
   verified: boolean;
-  /** Sealed by the keys service (SPEC.md `--encryption-key`); null for email and SMS OTP. */
+  /** Sealed by the keys service with `--encryption-key`; null for email and SMS OTP. */
   secret: string | null;
   /** The last TOTP time step accepted (RFC 6238 §5.2: a code is not accepted twice). */
   lastTimeStep: number | null;
@@ -95,11 +95,11 @@ export interface MfaService {
   complete(ctx: RequestContext, pending: PendingSignIn, amr: string | null, message: string): Promise<IssuedAuthResult>;
   /**
    * Who is setting up a factor: the authenticated caller, or the user of a pending `enroll` /
-   * `offer` sign-in (SPEC.md `email_otp_mfa_setup`). `email` / `phone_number`, when given, must
+   * `offer` sign-in (a first-time offer needs no session). `email` / `phone_number`, when given, must
    * be that user's.
    */
   enrollee(ctx: RequestContext, hint: OtpHint): Promise<{ user: UserRecord; pending: PendingSignIn | null }>;
-  /** Refuses with `resource_exhausted` while five wrong codes lock the factor (CONTRACT.md: 15 minutes). */
+  /** Refuses with `resource_exhausted` while five wrong codes lock the factor (for 15 minutes). */
   checkNotLocked(userId: string, method: MfaMethod): Promise<void>;
   /** Counts a wrong code; the fifth locks the factor. */
   recordFailure(userId: string, method: MfaMethod): Promise<void>;

@@ -1,7 +1,7 @@
 /**
  * TOTP (RFC 6238) with otplib: setup makes a secret, its otpauth:// URI as a QR PNG data URL
  * (the `qrcode` package) and recovery codes; the secret is stored sealed by the keys service
- * (SPEC.md `--encryption-key`). A code is accepted once per time step (RFC 6238 §5.2).
+ * (`--encryption-key`). A code is accepted once per time step (RFC 6238 §5.2).
  */
 import { generateSecret, generateURI, verify } from 'otplib';
 import QRCode from 'qrcode';

@@ -1,4 +1,4 @@
-/** The passkey operations (CONTRACT.md: plain arguments where it says so). */
+/** The passkey operations (options, login options and deletion take plain GraphQL arguments). */
 import type { RequestContext } from '../../core/context.js';
 import { notFound, unauthenticated } from '../../core/errors.js';
 import { defineOperation, type AnyOperation } from '../../core/operations.js';

@@ -109,7 +109,7 @@ export function createWebauthnService(d: WebauthnDeps) {
       transports: credential.transports ?? [],
     });
     const updated = (await mfa.refreshEnrolled(user.id)) ?? user;
-    // SPEC.md: on the MFA-cookie path the withheld tokens are issued; otherwise access_token is null.
+    // On the MFA-cookie path the withheld tokens are issued; otherwise access_token is null.
     if (pending) return mfa.complete(ctx, pending, 'hwk', 'Passkey registered successfully');
     return { message: 'Passkey registered successfully', user: users.toUserDto(updated) };
   }

@@ -37,8 +37,8 @@ for (const kind of TRANSPORTS) {
     const c = new TransportClient(kind, server, { authorization: `Bearer ${signedUp.access_token}` });
     t.teardown(() => c.close());
 
-    // No SMS service in this build: SMS codes cannot be set up (and are never offered).
-    t.match(await c.call('sms_otp_mfa_setup', {}), { ok: false, code: 'failed_precondition' }, 'no SMS service');
+    // No SMS gateway configured here: SMS codes cannot be set up (and are never offered).
+    t.match(await c.call('sms_otp_mfa_setup', {}), { ok: false, code: 'failed_precondition' }, 'no SMS gateway');
 
     // Explicit enrollment while signed in: a code proves the address.
     t.match(await c.ok('email_otp_mfa_setup', {}), { message: /sent/ });

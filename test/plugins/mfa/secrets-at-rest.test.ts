@@ -1,5 +1,5 @@
 /**
- * Secrets at rest (SPEC.md `--encryption-key`: TOTP secrets and OTP digests are encrypted): with
+ * Secrets at rest (`--encryption-key` encrypts TOTP secrets and OTP digests): with
  * the memory store in the database too, the database file holds neither the TOTP secret, nor a
  * recovery code, nor a live email code in plain text.
  */
