@@ -26,6 +26,8 @@ export interface JoseIssuer {
   tamperNext: Tamper | undefined;
   /** The next authorization answers with this error. */
   denyNext: string | undefined;
+  /** Every token the token endpoint issued (access and ID tokens), for checks that none leaks. */
+  issued: string[];
   /** Client authentications the token endpoint accepted, as it saw them. */
   clientAuths: { method: 'secret' | 'apple-jwt'; claims?: Record<string, unknown> }[];
   close(): Promise<void>;
@@ -63,6 +65,7 @@ export async function startJoseIssuer(o: JoseIssuerOptions): Promise<JoseIssuer>
     nextAccount: { sub: 'nobody', claims: {} },
     tamperNext: undefined,
     denyNext: undefined,
+    issued: [],
     clientAuths: [],
   };
 
@@ -159,12 +162,14 @@ export async function startJoseIssuer(o: JoseIssuerOptions): Promise<JoseIssuer>
       const code = codes.get(body.get('code') ?? '');
       codes.delete(body.get('code') ?? '');
       if (!code || code.redirectUri !== body.get('redirect_uri')) return json(res, 400, { error: 'invalid_grant' });
-      return json(res, 200, {
+      const tokens = {
         access_token: randomBytes(24).toString('base64url'),
         token_type: 'Bearer',
         expires_in: 300,
         id_token: await idToken(code.account, code.nonce),
-      });
+      };
+      state.issued.push(tokens.access_token, tokens.id_token);
+      return json(res, 200, tokens);
     }
     json(res, 404, { error: 'not_found' });
   });
