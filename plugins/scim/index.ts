@@ -5,6 +5,7 @@
  */
 import type { AuditEventDeclaration } from '../../core/audit.js';
 import type { RequestContext } from '../../core/context.js';
+import { ServiceError } from '../../core/errors.js';
 import { definePlugin } from '../../core/plugin.js';
 import { createScimEndpoints, type ScimEndpoints } from './endpoints.js';
 import { ScimEndpointEntity, ScimGroupEntity, ScimUserEntity, type ScimGroupRow } from './entities.js';
@@ -50,7 +51,7 @@ const scimAudit = (action: string): AuditEventDeclaration => ({
 export const scimPlugin = definePlugin<ScimService>({
   name: 'scim',
   description: 'Inbound SCIM 2.0 provisioning per organization at /scim/v2 (bearer token per organization).',
-  dependsOn: ['organizations', 'users', 'sessions'],
+  dependsOn: ['organizations', 'users', 'sessions', 'sign-in'],
   entities: [ScimEndpointEntity, ScimUserEntity, ScimGroupEntity],
   operations: scimOperations,
   events: [USER_PROVISIONED, USER_DEPROVISIONED, USER_SCIM_UPDATED],
@@ -98,6 +99,15 @@ export const scimPlugin = definePlugin<ScimService>({
       const ids = deletedGroups.get(orgId);
       deletedGroups.delete(orgId);
       if (ids) await groups.forgetMembers(ids);
+    });
+    // A deprovisioned user, or one provisioned inactive, never gets a token: every login path ends
+    // in the sign-in service, and this gate refuses a revoked user there, whichever path it took
+    // (organization SSO included). It reads the record the login path read, at no extra cost.
+    ctx.service('sign-in').addGate(async (_ctx, attempt) => {
+      if (attempt.user.revokedTimestamp !== null) {
+        throw new ServiceError('permission_denied', 'user access has been revoked');
+      }
+      return undefined;
     });
     ctx.hooks.on('user.deleted', async ({ user }) => {
       await ctx.storage.em().nativeDelete(ScimUserEntity, { userId: user.id });

@@ -11,6 +11,7 @@ import t from 'tap';
 import type { DomainEvent } from '../../../core/events.js';
 import { ScimEndpointEntity, ScimUserEntity } from '../../../plugins/scim/entities.js';
 import { UserEntity } from '../../../plugins/users/entities.js';
+import { testContext } from '../../helpers/kernel.js';
 import { startTestServer } from '../../helpers/server.js';
 import { admin, rest } from '../organizations/client.js';
 import { ENTERPRISE, ERROR, PATCH_OP, USER, scim } from './scim-client.js';
@@ -243,6 +244,21 @@ t.test('SCIM provisioning', async (t) => {
     const login = await rest(server, 'login', { email: 'late@contoso.example', password: 'Secret-123' });
     t.equal(login.status, 403);
     t.notOk(login.body.access_token);
+    // Any other login path (organization SSO, a social provider) ends in the sign-in service,
+    // whose gate refuses the revoked user too.
+    const user = (await server.kernel.service('users').findById(id, { fresh: true }))!;
+    await t.rejects(
+      server.kernel.service('sign-in').complete(testContext(server.kernel), {
+        user,
+        method: 'sso',
+        roles: [],
+        scopes: ['openid'],
+        amr: ['ext'],
+        message: 'signed in',
+      }),
+      { code: 'permission_denied', message: 'user access has been revoked' },
+    );
+    t.strictSame(await server.kernel.memory.keys(`session:${id}:`), [], 'no session was started for the user');
   });
 
   t.test("one organization's token cannot read or change another's users", async (t) => {
