@@ -1,6 +1,6 @@
 /**
  * The kernel: boots an ordered list of plugins against one configuration, one storage and one
- * memory store, and owns the operation table every transport projects (DESIGN.md §2-3).
+ * memory store, and owns the operation table every transport projects.
  * It holds no module-level state, so two kernels can live in one process (embedding).
  */
 import { auditRecordOf, type AuditRecord } from './audit.js';

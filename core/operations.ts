@@ -57,7 +57,7 @@ export interface OperationDefinition<I extends TSchema | undefined = TSchema | u
   /** Offered as an MCP tool. */
   mcp?: boolean;
   /**
-   * A query by its contract (CONTRACT.md names `session` one) that changes state: rotates the
+   * A query by its contract (the GraphQL schema names `session` one) that changes state: rotates the
    * session, sets cookies. GraphQL runs it only from a POST, where the CSRF check applies: over
    * GET a cross-site `<img src=/graphql?query={session{...}}>` would rotate the victim's session.
    */

@@ -18,7 +18,7 @@ import type { TSchema } from '@sinclair/typebox';
 export interface RawRoute {
   method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
   path: string;
-  /** Exempt from the CSRF Origin rule (SPEC.md: `/mcp`, token endpoints for back ends). */
+  /** Exempt from the CSRF Origin rule (`/mcp`, token endpoints for back ends). */
   csrfExempt?: boolean;
   /** Accept `application/x-www-form-urlencoded` bodies (RFC 6749 §4.1.3). */
   form?: boolean;
@@ -73,7 +73,7 @@ export interface PluginSetupContext {
   readonly plugins: readonly string[];
   /** The enabled plugins themselves, in boot order (their declared `events` and `auditEvents`). */
   readonly definitions: readonly AnyPlugin[];
-  /** A service declared by a plugin this one depends on (DESIGN.md §1: no cross-plugin imports). */
+  /** A service declared by a plugin this one depends on (no cross-plugin imports). */
   service<K extends keyof Services>(name: K): Services[K];
   /** The service if its plugin is present (for optional collaborations). */
   optionalService<K extends keyof Services>(name: K): Services[K] | undefined;

@@ -6,7 +6,7 @@
  * here, against ~0.2 µs for a slice of a filled batch), and a login draws three (session id,
  * access-token `jti`, cookie IV). The bytes are the same CSPRNG output; each is handed out once,
  * and every batch is a new buffer, so a slice already given out is never overwritten. One pool
- * per service instance (DESIGN.md §2: no module singletons).
+ * per service instance (no module singletons).
  */
 import { randomFillSync } from 'node:crypto';
 

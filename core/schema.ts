@@ -2,7 +2,7 @@
  * Schema building blocks for operation inputs and outputs. Every schema is TypeBox (JSON Schema);
  * the transports derive GraphQL SDL, .proto and OpenAPI from them, so the few
  * conventions here matter:
- * - an object schema that becomes a named type carries `$id` (the CONTRACT.md type name);
+ * - an object schema that becomes a named type carries `$id` (the GraphQL type name);
  * - `Int64` is an integer the GraphQL projection calls `Int64` (a JSON number);
  * - `JsonMap` is a free-form object (GraphQL `Map`, gRPC JSON text);
  * - inputs reject unknown fields and bound every string and list.
@@ -36,7 +36,7 @@ export const Int64 = (opts: { min?: number; max?: number; description?: string }
   });
 export const OptInt64 = (opts: { min?: number; max?: number; description?: string } = {}) => Type.Optional(Int64(opts));
 
-/** An identifier: a string everywhere, GraphQL `ID` (CONTRACT.md `User.id: ID!`). */
+/** An identifier: a string everywhere, GraphQL `ID` (schema.graphql `User.id: ID!`). */
 export const Id = (description?: string) =>
   Type.String({ 'x-scalar': 'ID', maxLength: 128, ...(description ? { description } : {}) });
 
@@ -81,7 +81,7 @@ export function OutputObject<P extends TProperties>(
   return Type.Object(properties, { $id: id, ...options });
 }
 
-/** `{ message }`, the answer of most mutations (CONTRACT.md `Response`). */
+/** `{ message }`, the answer of most mutations (schema.graphql `Response`). */
 export const MessageResponse = OutputObject('Response', { message: Type.String() });
 
 export const PaginationRequest = InputObject('PaginationRequest', {

@@ -1,6 +1,6 @@
 /**
  * What the kernel needs from the storage layer (implemented in storage/, which depends on core,
- * never the other way round: DESIGN.md §1).
+ * never the other way round).
  */
 import type { AnyEntity, EntityManager, EntitySchema, MikroORM } from '@mikro-orm/core';
 import type { Config } from './config.js';

@@ -1,5 +1,5 @@
 /**
- * Identifier generation shared by every plugin (DESIGN.md §4: string ids, UUIDv7 or similar).
+ * Identifier generation shared by every plugin (string ids, UUIDv7 or similar).
  *
  * UUIDv7 (RFC 9562 §5.7): 48 bits of Unix milliseconds, then randomness. Ids made in the same
  * millisecond stay ordered through a 12-bit counter in `rand_a` (RFC 9562 §6.2, method 1), so

@@ -90,7 +90,7 @@ interface HttpRun {
   cpuUs: number;
 }
 
-/** A super-admin naming the user (SPEC.md check_permissions), from the server's own origin. */
+/** A super-admin naming the user, from the server's own origin. */
 const headersFor = (origin: string) => ({
   'content-type': 'application/json',
   'x-service-admin-secret': TEST_ADMIN_SECRET,

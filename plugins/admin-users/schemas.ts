@@ -46,7 +46,7 @@ export const ListVerificationRequestsRequest = InputObject('PaginatedRequest', {
 });
 
 const optStr = () => Type.Optional(Type.String());
-/** CONTRACT.md `VerificationRequest`; `token` is the stored SHA-256 digest, never the token itself. */
+/** schema.graphql `VerificationRequest`; `token` is the stored SHA-256 digest, never the token itself. */
 export const VerificationRequest = OutputObject('VerificationRequest', {
   id: Type.String(),
   identifier: optStr(),

@@ -1,5 +1,5 @@
 /**
- * The audit log table (CONTRACT.md `AuditLog`): one row per audited event,
+ * The audit log table (schema.graphql `AuditLog`): one row per audited event,
  * never updated. Times are Unix seconds; `metadata` is JSON text, which reads the same on every
  * driver. Indexed for the admin list's filters and its newest-first order.
  */

@@ -1,4 +1,4 @@
-/** Request and answer of the admin audit log list (CONTRACT.md `AuditLog`). */
+/** Request and answer of the admin audit log list (schema.graphql `AuditLog`). */
 import {
   InputObject,
   Int64,

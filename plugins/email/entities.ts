@@ -1,6 +1,6 @@
 /**
  * The email plugin's tables: the durable outbox (`mail_outbox`: every message to send, with its
- * delivery state) and the admin's templates (CONTRACT.md `EmailTemplate`, one per event). Times
+ * delivery state) and the admin's templates (schema.graphql `EmailTemplate`, one per event). Times
  * are Unix milliseconds in the outbox (backoff and leases need them) and Unix seconds in the
  * templates (the API's Int64 fields).
  */

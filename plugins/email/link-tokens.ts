@@ -1,5 +1,5 @@
 /**
- * Single-use tokens of mailed links, kept in the memory store (DESIGN.md §4: magic links live
+ * Single-use tokens of mailed links, kept in the memory store (magic links live
  * there) under a SHA-256 digest of the token, so the store never holds a usable link. Taking one
  * is the store's atomic consume: of two concurrent uses only one gets it.
  */

@@ -1,5 +1,5 @@
 /**
- * The admin's templates (CONTRACT.md `EmailTemplate`): at most one per event, each checked to
+ * The admin's templates (schema.graphql `EmailTemplate`): at most one per event, each checked to
  * compile before it is stored (templates.ts), so a broken template is a 400 at write time and
  * never a failed mail.
  */

@@ -85,7 +85,7 @@ function defaultText(t: DefaultTemplate): string {
   return `Hello{{#if name}} {{name}}{{/if}},\n\n${t.lead}\n\n${action}\n\n{{organization_name}}\n`;
 }
 
-/** An admin override of one event (CONTRACT.md `EmailTemplate`: subject and HTML template). */
+/** An admin override of one event (schema.graphql `EmailTemplate`: subject and HTML template). */
 export interface TemplateOverride {
   subject: string;
   template: string;

@@ -1,5 +1,5 @@
 /**
- * Whose permissions a call asks about (SPEC.md check_permissions, "Agent delegation"):
+ * Whose permissions a call asks about ("Agent delegation"):
  * the caller's own subject; an explicit `user` (`type:id`, or a bare id meaning `user:<id>`)
  * only for super-admins or when it is the caller's own subject; for a delegated agent, both the
  * user and the agent (`agent:<client_id>`), whose answers are intersected.

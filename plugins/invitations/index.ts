@@ -1,5 +1,5 @@
 /**
- * The invitations plugin: `_invite_members` (CONTRACT.md `InviteMemberRequest` →
+ * The invitations plugin: `_invite_members` (schema.graphql `InviteMemberRequest` →
  * `InviteMembersResponse`) creates an account for each new address and mails it an
  * `invite_member` link to the reset form, through which the invited user sets a password
  * (password-reset plugin, 7-day link) and then signs in. Addresses that already have an account

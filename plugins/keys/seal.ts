@@ -1,5 +1,5 @@
 /**
- * Encryption at rest (SPEC.md: --encryption-key encrypts TOTP secrets and OTP digests; HMAC
+ * Encryption at rest (--encryption-key encrypts TOTP secrets and OTP digests; HMAC
  * deployments fall back to the JWT secret). AES-256-GCM with a key derived by HKDF-SHA256, and
  * a purpose string bound as additional data so a value sealed for one use cannot be opened as
  * another.

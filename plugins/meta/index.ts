@@ -1,5 +1,5 @@
 /**
- * The `meta` operation (SPEC.md: GET /v1/meta returns Meta directly): feature flags and provider
+ * The `meta` operation (GET /v1/meta returns Meta directly): feature flags and provider
  * availability, contributed by each plugin's `meta` function.
  */
 import type { TSchema } from '@sinclair/typebox';

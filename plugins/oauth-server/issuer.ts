@@ -1,5 +1,5 @@
 /**
- * The issuer and endpoint URLs come from `--url` only (DESIGN.md §5: request headers never decide
+ * The issuer and endpoint URLs come from `--url` only (request headers never decide
  * the host). Scheme, host, port and path without a trailing slash.
  */
 import type { Config } from '../../core/config.js';

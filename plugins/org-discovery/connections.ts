@@ -1,7 +1,7 @@
 /**
  * Where discovery gets an organization's SSO connections: the optional `org-sso` service, which the
  * enterprise SSO plugin provides. Until that plugin is part of the build every verified domain
- * answers `connection: null` (SPEC.md: indistinguishable from no match).
+ * answers `connection: null` (indistinguishable from no match).
  *
  * Precedence is decided here, not by the provider: an active SAML connection wins over an active
  * OIDC one.

@@ -1,7 +1,7 @@
 /** Input rules of organizations and memberships, checked before anything is written. */
 import { invalidArgument } from '../../core/errors.js';
 
-/** The unique slug (CONTRACT.md `Organization.name`): it appears in URLs such as `/oauth/saml/<org_slug>/login`. */
+/** The unique slug (schema.graphql `Organization.name`): it appears in URLs such as `/oauth/saml/<org_slug>/login`. */
 const SLUG = /^[a-z0-9](?:[a-z0-9-]{0,62}[a-z0-9])?$/;
 const ROLE = /^[A-Za-z0-9][A-Za-z0-9:_.-]{0,63}$/;
 

@@ -1,5 +1,5 @@
 /**
- * Which addresses the guarded client may connect to (DESIGN.md §5: outbound fetches of
+ * Which addresses the guarded client may connect to (outbound fetches of
  * user-supplied URLs never reach the service's own network). Only public unicast addresses pass;
  * everything ipaddr.js classes otherwise is refused: private (RFC 1918), loopback, link-local
  * (169.254.0.0/16, where cloud metadata answers at 169.254.169.254), carrier-grade NAT

@@ -16,7 +16,7 @@ export const COOKIE_PURPOSE = 'app-session-cookie';
 export { parentDomain };
 
 /**
- * The session cookies' attributes. SameSite defaults to `none` (SPEC.md flags); an empty value
+ * The session cookies' attributes. SameSite defaults to `none`; an empty value
  * counts as not given. Browsers drop a `SameSite=None` cookie that is not `Secure`, so with
  * `--app-cookie-secure=false` (plain-HTTP deployments) `none` is sent as `Lax`, the browsers' own
  * default, instead of a cookie no browser keeps.

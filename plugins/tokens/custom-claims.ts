@@ -1,5 +1,5 @@
 /**
- * `--custom-access-token-script` (SPEC.md flags): an operator-written JavaScript function
+ * `--custom-access-token-script`: an operator-written JavaScript function
  * `function (user, tokenPayload) { return { ...extra claims } }` whose result is merged into
  * access tokens. It runs in a V8 context of its own for each token (no `require`, `process` or
  * host objects, and nothing left over from another user's token: a context kept between calls

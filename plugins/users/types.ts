@@ -33,7 +33,7 @@ export interface UserRecord {
   isMultiFactorAuthEnabled: boolean | null;
   hasSkippedMfaSetupAt: number | null;
   mfaLockedAt: number | null;
-  /** The verified MFA factors (CONTRACT.md `enrolled_mfa_methods`); absent reads as none. */
+  /** The verified MFA factors (schema.graphql `enrolled_mfa_methods`); absent reads as none. */
   enrolledMfaMethods?: string[];
   appData: Record<string, unknown> | null;
 }

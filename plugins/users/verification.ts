@@ -1,5 +1,5 @@
 /**
- * Verification requests (CONTRACT.md `VerificationRequest`): the pending proofs of an email
+ * Verification requests (schema.graphql `VerificationRequest`): the pending proofs of an email
  * address, e.g. `basic_auth_signup` when `--enable-email-verification` is on. Only a SHA-256
  * digest of the token is stored, so a database read never yields a usable link; the plain token
  * leaves once, in the event the email plugin consumes to send the mail. They belong to the

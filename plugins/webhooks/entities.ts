@@ -1,7 +1,7 @@
 /**
- * The webhook tables: the registered webhooks (CONTRACT.md `Webhook`), the delivery outbox (one
+ * The webhook tables: the registered webhooks (schema.graphql `Webhook`), the delivery outbox (one
  * row per event and webhook, leased by one worker at a time: storage/claim-rows.ts) and the
- * delivery log (CONTRACT.md `WebhookLog`, one row per attempt). Webhook and log times are Unix
+ * delivery log (schema.graphql `WebhookLog`, one row per attempt). Webhook and log times are Unix
  * seconds as the contract shows them; the outbox keeps milliseconds, which backoff and leases need.
  */
 import { defineEntity } from '@mikro-orm/core';

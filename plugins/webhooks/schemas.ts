@@ -1,4 +1,4 @@
-/** Requests and answers of the webhook admin operations (CONTRACT.md names and fields). */
+/** Requests and answers of the webhook admin operations (the GraphQL schema's names and fields). */
 import {
   Bool,
   InputObject,

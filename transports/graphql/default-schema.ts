@@ -1,5 +1,5 @@
 /**
- * The SDL of the default distribution, as committed in `schema.graphql` (DESIGN.md §3: generated
+ * The SDL of the default distribution, as committed in `schema.graphql` (generated
  * documents are committed and a test fails on drift). The operation table is computed without
  * booting, from `defaultPlugins` and a configuration holding only the flags every start needs.
  */

@@ -1,5 +1,5 @@
 /**
- * Bounds on what one GraphQL document may ask (DESIGN.md §5: bad input is a 4xx, never a stall).
+ * Bounds on what one GraphQL document may ask (bad input is a 4xx, never a stall).
  *
  * Without them, one anonymous request could alias an expensive field thousands of times: 5000
  * aliases of `__schema` would block the event loop for 12 s and answer 74 MB, and 200 aliases of

@@ -125,7 +125,7 @@ export async function startGrpcServer(
   const proxies = parseTrustedProxies(kernel.config.list('trusted-proxies'));
   const env: CallEnvironment = { kernel, model, proxies };
   const server = new Server({
-    // The same request size bound as the HTTP body limit (DESIGN.md §5: bad input is a clear 4xx);
+    // The same request size bound as the HTTP body limit (bad input is a clear 4xx);
     // grpc-js applies it to compressed messages once inflated too.
     'grpc.max_receive_message_length': kernel.config.number('body-limit', 1_048_576),
     'grpc.max_concurrent_streams': MAX_CONCURRENT_STREAMS,

@@ -1,5 +1,5 @@
 /**
- * Prometheus metrics (SPEC.md: `/metrics` only on --metrics-host:--metrics-port, never on the main
+ * Prometheus metrics (`/metrics` only on --metrics-host:--metrics-port, never on the main
  * port). One registry per kernel: no module-level state, so embedded kernels do not collide.
  */
 import Fastify, { type FastifyInstance, type FastifyRequest, type onSendHookHandler } from 'fastify';

@@ -11,7 +11,7 @@ import helmet from '@fastify/helmet';
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { Config } from '../../core/config.js';
 
-/** HSTS only where the server is reached over TLS (`--url`, the only source of the host: DESIGN.md §5). */
+/** HSTS only where the server is reached over TLS (`--url`, the only source of the host). */
 export const httpsOnlyOf = (config: Config): boolean =>
   new URL(config.string('url') ?? 'http://localhost').protocol === 'https:';
 

@@ -235,7 +235,7 @@ function merged(
   return new Set([...a, ...b]);
 }
 
-/** The store's reader with a request's contextual tuples on top (SPEC.md check_permissions 3). */
+/** The store's reader with a request's contextual tuples on top. */
 export class OverlayReader implements TupleReader {
   constructor(
     private readonly base: TupleReader,

@@ -1,5 +1,5 @@
 /**
- * FGA tables (SPEC.md: tuples and model versions live in the main SQL database unless
+ * FGA tables (tuples and model versions live in the main SQL database unless
  * `--fga-store` says otherwise). Primary keys are stored in a column named `_id` so that the
  * same definitions also pass MikroORM's MongoDB validation when the plugin is part of a build
  * whose main database is MongoDB (FGA is then off, but the entities are still registered).

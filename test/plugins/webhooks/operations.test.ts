@@ -1,5 +1,5 @@
 /**
- * The seven webhook operations (CONTRACT.md names and fields) over REST and GraphQL: add, update,
+ * The seven webhook operations (the GraphQL schema's names and fields) over REST and GraphQL: add, update,
  * read, list and delete; event names checked against the events the enabled plugins declare;
  * endpoints checked as http(s) URLs the guarded client may reach; `test_endpoint` sends a signed,
  * simulated delivery. Bad input on every operation is a 4xx in the envelope and writes nothing.
