@@ -34,7 +34,7 @@ export const adminPlugin = definePlugin({
       description: 'Secure flag of the admin cookie; default: true when --url is https.',
     },
   ],
-  // SPEC.md: only non-emptiness is enforced, and the message is exact.
+  // Only non-emptiness is enforced, and the message is exact.
   validateConfig: (config) =>
     config.has('admin-secret') && (config.string('admin-secret') ?? '').length > 0 ? undefined : ADMIN_SECRET_MESSAGE,
   operations: [...adminOperations, ...deprecatedOperations],

@@ -43,7 +43,7 @@ export const fgaPlugin = definePlugin<FgaApi>({
     },
   ],
   validateConfig: fgaConfigProblem,
-  // SPEC.md "Audit": an FGA reset is recorded; audit and webhook consumers subscribe to it.
+  // An FGA reset is recorded; audit and webhook consumers subscribe to it.
   events: ['fga.reset'],
   entities: fgaEntities,
   operations: fgaOperations,

@@ -105,7 +105,7 @@ export const fgaOperations: AnyOperation[] = [
     access: 'public',
     mcp: true,
     description: 'Lists the objects and relations the caller holds (capped at 1000, `truncated` when more exist).',
-    // CONTRACT.md: list_permissions(params: ListPermissionsInput!).
+    // list_permissions(params: ListPermissionsInput!).
     graphql: { required: true },
     input: ListPermissionsInput,
     output: ListPermissionsResponse,

@@ -1,5 +1,5 @@
 /**
- * Who calls /mcp (SPEC.md "Authentication/MCP"): only a bearer token whose audience is exactly
+ * Who calls /mcp: only a bearer token whose audience is exactly
  * `{url}/mcp`: a user's access token (its originating session still alive) or a service
  * account's client-credentials token (its client still active). Cookies and the admin secret do
  * not count here, and a token for any other audience is refused.

@@ -40,7 +40,7 @@ async function handle(req: RawRequest, http: RequestContext): Promise<RawRespons
   const url = http.kernel.config.string('url', '');
   const bearer = http.bearer();
   if (!bearer) return unauthorized(url, false);
-  // The tool's operation runs as the MCP transport, with no cookie honoured (SPEC.md "MCP" 1).
+  // The tool's operation runs as the MCP transport, with no cookie honoured.
   const ctx = new RequestContext({
     kernel: http.kernel,
     transport: 'mcp',

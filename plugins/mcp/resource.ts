@@ -1,5 +1,5 @@
 /**
- * The MCP resource's identity (SPEC.md "Authentication/MCP" 2): `{scheme+host of --url}/mcp`, the
+ * The MCP resource's identity: `{scheme+host of --url}/mcp`, the
  * only audience accepted at /mcp, and its RFC 9728 protected resource metadata document.
  */
 import { mcpAudience } from '../tokens/index.js';

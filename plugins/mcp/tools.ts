@@ -1,5 +1,5 @@
 /**
- * The MCP tools are the operations marked `mcp: true` (SPEC.md "MCP server"): each tool's input
+ * The MCP tools are the operations marked `mcp: true`: each tool's input
  * schema is the REST request schema of the operation of the same name, and a call runs that
  * operation through the kernel like any transport. A new operation marked for MCP becomes a tool
  * without code here.
@@ -28,7 +28,7 @@ export function listTools(kernel: Kernel): ToolDescription[] {
   return tools;
 }
 
-/** SPEC.md "MCP tool failures": messages mirror gRPC status names. */
+/** Messages mirror gRPC status names. */
 const STATUS_NAMES: Partial<Record<ErrorCode, string>> = {
   invalid_argument: 'InvalidArgument',
   unauthenticated: 'Unauthenticated',

@@ -108,7 +108,7 @@ export function orgDomainOperations(limitPerMinute: number): AnyOperation[] {
         metadata: ({ input }) => ({ org_id: input.org_id, method: 'trusted_assert' }),
       },
       handler: async (ctx, input) => {
-        // SPEC.md "Named application errors": an org admin's trusted assertion is rejected.
+        // An org admin's trusted assertion is rejected.
         if (ctx.principal?.kind !== 'admin') throw new ServiceError('permission_denied', 'super-admin only');
         await orgs(ctx).requireAdministered(ctx.principal, input.org_id);
         const { record, newly } = await domains(ctx).assert(input.org_id, input.domain);

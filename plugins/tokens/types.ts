@@ -46,7 +46,7 @@ export interface IssuedTokens {
   access_token: string;
   id_token: string;
   refresh_token?: string;
-  /** SPEC.md: the Unix timestamp at which the access token expires. */
+  /** The Unix timestamp at which the access token expires. */
   expires_in: number;
   /** Lifetime in seconds (for RFC 6749 responses that want it). */
   lifetime: number;

@@ -93,7 +93,7 @@ export const formatGraphqlErrors: Formatter = (execution, context) => {
 };
 
 /**
- * CONTRACT.md: every GraphQL error carries `extensions.code`. Errors GraphQL itself raises about
+ * Every GraphQL error carries `extensions.code`. Errors GraphQL itself raises about
  * the document or its variables (syntax, unknown fields, bad variable values) are the client's
  * input being wrong: INVALID_ARGUMENT, as REST answers bad input. Applied to the serialized
  * response, after the HTTP status has been decided, so the status rules above are unchanged.

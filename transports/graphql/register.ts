@@ -71,7 +71,7 @@ export function graphqlResolvers(kernel: Kernel, ops: readonly CompiledOperation
 }
 
 /**
- * CONTRACT.md: any operation name is accepted. GraphQL rejects an `operationName` that names no
+ * Any operation name is accepted. GraphQL rejects an `operationName` that names no
  * operation of the document; when the document has exactly one operation the name is only a label
  * (clients send their own), so it is dropped instead of failing the request.
  */

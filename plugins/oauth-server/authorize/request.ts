@@ -83,7 +83,7 @@ export function parseAuthorizationRequest(
   if (responseType === 'code') {
     codeChallenge = params.code_challenge;
     if (!codeChallenge) throw new OAuthError('invalid_request', 'code_challenge is required (PKCE S256)');
-    // CONTRACT.md: older SDKs omit the method; S256 is assumed. `plain` is refused (RFC 9700 §2.1.1).
+    // Older SDKs omit the method; S256 is assumed. `plain` is refused (RFC 9700 §2.1.1).
     const method = params.code_challenge_method ?? 'S256';
     if (method !== 'S256') throw new OAuthError('invalid_request', 'code_challenge_method must be S256');
     if (!isChallenge(codeChallenge))

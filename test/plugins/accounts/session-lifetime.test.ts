@@ -1,5 +1,5 @@
 /**
- * CONTRACT.md: a session (its cookie) lasts 24 hours, while a refresh token lives 30 days. A login
+ * A session (its cookie) lasts 24 hours, while a refresh token lives 30 days. A login
  * with offline_access keeps the session record alive for its refresh family; the cookie must
  * still stop at 24 hours. The clock is moved forward by the test (helpers.ts bootAccountsWithClock).
  */

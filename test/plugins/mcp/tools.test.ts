@@ -71,7 +71,7 @@ t.before(async () => {
   });
 });
 
-/** Authorization code + PKCE with `resource={url}/mcp` from a signed-in browser (SPEC.md "MCP" 4). */
+/** Authorization code + PKCE with `resource={url}/mcp` from a signed-in browser. */
 async function userMcpToken(resource = mcpUrl): Promise<string> {
   const sessions = kernel.service('sessions');
   const session = await sessions.create({ userId: user.id, roles: ['user'], scopes: ['openid'], amr: ['pwd'] });
