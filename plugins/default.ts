@@ -21,6 +21,7 @@ import { clientRegistryPlugin } from './client-registry/index.js';
 import { loginPagePlugin } from './login-page/index.js';
 import { oauthServerPlugin } from './oauth-server/index.js';
 import { organizationPlugins } from './organizations/plugins.js';
+import { orgSsoPlugin } from './org-sso/index.js';
 import { outboundPlugin } from './outbound/index.js';
 import { sessionsPlugin } from './sessions/index.js';
 import { signInPlugin } from './sign-in/index.js';
@@ -70,6 +71,7 @@ export const defaultPlugins: AnyPlugin[] = [
   ...mfaPlugins,
   ...socialPlugins,
   ...organizationPlugins,
+  orgSsoPlugin,
   mcpPlugin,
   ...placeholderPlugins(),
 ];

@@ -19,11 +19,7 @@ export interface OrgSsoConnectionSource {
   activeConnections(orgId: string): Promise<DiscoveredConnection[]>;
 }
 
-declare module '../../core/services.js' {
-  interface Services {
-    'org-sso': OrgSsoConnectionSource;
-  }
-}
+// The `org-sso` plugin declares its service (a superset of this interface) into `Services`.
 
 const RANK: Record<string, number> = { saml: 0, oidc: 1 };
 

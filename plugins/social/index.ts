@@ -10,7 +10,7 @@ import { socialIdentities } from './identities.js';
 import { createSocialService } from './service.js';
 import type { SocialService } from './types.js';
 
-export type { LoginRequest, SocialProfile, SocialProviderInfo, SocialService } from './types.js';
+export type { CompleteOptions, LoginRequest, SocialProfile, SocialProviderInfo, SocialService } from './types.js';
 
 export const socialPlugin = definePlugin<SocialService>({
   name: 'social',

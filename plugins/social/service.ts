@@ -70,11 +70,12 @@ export function createSocialService(ids: SocialIdentities): SocialService {
     parseLoginRequest,
     fail,
     errorPage,
-    async complete(ctx, provider, profile, request) {
+    async complete(ctx, provider, profile, request, options) {
       let account;
       let result: AuthResult;
       try {
         account = await resolveAccount(ctx, ids, provider, profile, request);
+        if (options?.beforeSignIn) await options.beforeSignIn(account.user);
         result = await ctx.kernel.service('sign-in').complete(ctx, {
           user: account.user,
           method: provider,

@@ -4,6 +4,7 @@
  */
 import type { RequestContext } from '../../core/context.js';
 import type { RawResponse } from '../../core/plugin.js';
+import type { UserRecord } from '../users/index.js';
 
 /** The user as the provider attests them, after the provider's response was validated. */
 export interface SocialProfile {
@@ -39,6 +40,15 @@ export interface SocialProviderInfo {
   label: string;
 }
 
+export interface CompleteOptions {
+  /**
+   * Runs once the user is found, linked or created and before the sign-in gates: organization SSO
+   * joins the user to the connection's organization here. A ServiceError refusal goes back to the
+   * application as `access_denied`.
+   */
+  beforeSignIn?: (user: UserRecord) => Promise<void>;
+}
+
 export interface SocialService {
   /** A provider plugin announces itself at setup (the hosted login page lists them). */
   register(provider: SocialProviderInfo): void;
@@ -49,7 +59,13 @@ export interface SocialService {
    */
   parseLoginRequest(ctx: RequestContext, query: Record<string, string | undefined>): Promise<LoginRequest>;
   /** Finds, links or creates the user, ends through the sign-in service, and answers the redirect. */
-  complete(ctx: RequestContext, provider: string, profile: SocialProfile, request: LoginRequest): Promise<RawResponse>;
+  complete(
+    ctx: RequestContext,
+    provider: string,
+    profile: SocialProfile,
+    request: LoginRequest,
+    options?: CompleteOptions,
+  ): Promise<RawResponse>;
   /** The redirect to the validated target with an OAuth-style error (RFC 6749 §4.1.2.1). */
   fail(request: LoginRequest, error: string, description: string): RawResponse;
   /** A page for errors that cannot go back to a trusted target. */
