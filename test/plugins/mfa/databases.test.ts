@@ -8,8 +8,8 @@ import t, { type Test } from 'tap';
 import type { Kernel } from '../../../core/kernel.js';
 import { accountPlugins, basePlugins } from '../../../plugins/default.js';
 import { mfaPlugins } from '../../../plugins/mfa/plugins.js';
-import { databaseTargets } from '../../helpers/databases.js';
-import { bootTestKernel } from '../../helpers/kernel.js';
+import { databaseTargets, redisAvailable } from '../../helpers/databases.js';
+import { bootTestKernel, testContext, type TestMemoryBackend } from '../../helpers/kernel.js';
 import { BASE_FLAGS, call, signup } from '../accounts/helpers.js';
 
 interface Setup {
@@ -74,5 +74,37 @@ for (const target of targets) {
     });
     t.teardown(() => booted.close());
     await scenario(t, booted.kernel);
+  });
+}
+
+/** A pending sign-in lives in the memory store: the database and Redis stores keep it as the process one does. */
+const memories: TestMemoryBackend[] = ['database', ...((await redisAvailable()) ? (['redis'] as const) : [])];
+for (const memory of memories) {
+  t.test(`a pending sign-in in the ${memory} memory store`, async (t) => {
+    const booted = await bootTestKernel({
+      plugins: [...basePlugins, ...accountPlugins, ...mfaPlugins],
+      flags: BASE_FLAGS,
+      memory,
+    });
+    t.teardown(() => booted.close());
+    const { kernel } = booted;
+    const first = testContext(kernel);
+    const withheld = (await kernel.invoke('signup', first, {
+      email: `pending-${memory}@example.com`,
+      password: 'Pending-pass-1',
+      confirm_password: 'Pending-pass-1',
+      is_multi_factor_auth_enabled: true,
+    })) as { access_token?: string };
+    t.notOk(withheld.access_token, 'withheld');
+    const mfa = first.setCookies.find((c) => c.name === 'mfa')?.value;
+    t.ok(mfa, 'the mfa cookie');
+    const next = () => testContext(kernel, { cookies: { mfa: mfa! } });
+    const setup = (await kernel.invoke('totp_mfa_setup', next(), {})) as Setup;
+    const done = (await kernel.invoke('verify_otp', next(), {
+      otp: await generate({ secret: setup.authenticator_secret }),
+      is_totp: true,
+    })) as { access_token?: string };
+    t.ok(done.access_token, 'finished from the stored attempt');
+    await t.rejects(kernel.invoke('skip_mfa_setup', next(), {}), { code: 'unauthenticated' }, 'and it is spent');
   });
 }
