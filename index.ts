@@ -11,6 +11,7 @@ export {
   defaultPlugins,
   oauthPlugins,
 } from './plugins/default.js';
+export { mfaPlugins } from './plugins/mfa/plugins.js';
 export { createServer, type LatchkeyServer, type CreateServerOptions } from './transports/http/server.js';
 export { latchkey, type LatchkeyPluginOptions } from './transports/http/embed.js';
 export { holdResponsesPerTurn } from './transports/http/held-responses.js';

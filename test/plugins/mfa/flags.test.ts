@@ -125,3 +125,24 @@ for (const [name, flags, meta, ops] of cases) {
     else t.ok(signup.access_token, 'nothing to offer: tokens at once');
   });
 }
+
+t.test('a custom build without the passkey plugin', async (t) => {
+  const booted = await bootTestKernel({
+    plugins: [...basePlugins, ...accountPlugins, ...mfaPlugins.filter((p) => p.name !== 'webauthn')],
+    flags: FLAGS,
+  });
+  t.teardown(() => booted.close());
+  const { kernel } = booted;
+  const meta = (await kernel.invoke('meta', testContext(kernel), undefined)) as Record<string, unknown>;
+  t.equal(meta.is_webauthn_enabled, false, 'Meta: no passkeys');
+  t.equal(meta.is_totp_mfa_enabled, true, 'Meta: TOTP still on');
+  t.notOk(kernel.operations.has('webauthn_login_options'), 'no passkey operations');
+  const offered = (await kernel.invoke('signup', testContext(kernel), {
+    email: 'custom@example.com',
+    password: 'Custom-pass-1',
+    confirm_password: 'Custom-pass-1',
+    is_multi_factor_auth_enabled: true,
+  })) as { access_token?: string; should_offer_webauthn_mfa_setup?: boolean };
+  t.notOk(offered.access_token, 'the gate still offers TOTP');
+  t.notOk(offered.should_offer_webauthn_mfa_setup, 'but no passkey');
+});
