@@ -23,8 +23,11 @@ const ssoStandIn = definePlugin({
   setup: () => ({ activeConnections: async (orgId: string) => connections.get(orgId) ?? [] }),
 });
 
+/** The default distribution with discovery's limit set and the SSO plugin replaced by the stand-in. */
 const withDiscovery = (limit: number): AnyPlugin[] => [
-  ...defaultPlugins.map((p) => (p.name === 'org-discovery' ? createOrgDiscoveryPlugin({ limitPerMinute: limit }) : p)),
+  ...defaultPlugins
+    .filter((p) => p.name !== 'org-sso')
+    .map((p) => (p.name === 'org-discovery' ? createOrgDiscoveryPlugin({ limitPerMinute: limit }) : p)),
   ssoStandIn,
 ];
 
