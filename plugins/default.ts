@@ -27,6 +27,7 @@ import { sessionsPlugin } from './sessions/index.js';
 import { signInPlugin } from './sign-in/index.js';
 import { smsPlugin } from './sms/index.js';
 import { socialPlugins } from '../providers/index.js';
+import { tokenExchangePlugin } from './token-exchange/index.js';
 import { tokensPlugin } from './tokens/index.js';
 import { usersPlugin } from './users/index.js';
 
@@ -72,6 +73,7 @@ export const defaultPlugins: AnyPlugin[] = [
   ...socialPlugins,
   ...organizationPlugins,
   orgSsoPlugin,
+  tokenExchangePlugin,
   mcpPlugin,
   ...placeholderPlugins(),
 ];

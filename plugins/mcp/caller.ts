@@ -5,7 +5,7 @@
  * not count here, and a token for any other audience is refused.
  */
 import type { Principal, RequestContext } from '../../core/context.js';
-import { mcpAudience } from '../tokens/index.js';
+import { delegatedPrincipal, mcpAudience } from '../tokens/index.js';
 
 const PRINCIPAL = 'mcp.principal';
 
@@ -34,6 +34,7 @@ export async function recognise(ctx: RequestContext, bearer: string): Promise<Pr
       claims: verified.claims,
     };
     if (verified.session.clientId) principal.clientId = verified.session.clientId;
+    principal = delegatedPrincipal(principal);
   } else {
     const service = await kernel.service('oauth-server').verifyServiceToken(bearer);
     const aud = service?.aud;

@@ -6,6 +6,7 @@ import type { Principal, RequestContext } from '../../core/context.js';
 import type { Authenticator } from '../../core/plugin.js';
 import { SESSION_COOKIE, SESSION_DOMAIN_COOKIE } from '../sessions/index.js';
 import type { SessionRecord, SessionsService } from '../sessions/index.js';
+import { delegatedPrincipal } from './delegation.js';
 import type { TokensService, VerifiedToken } from './types.js';
 
 /**
@@ -47,7 +48,7 @@ export function sessionAuthenticator(tokens: TokensService, sessions: SessionsSe
     if (typeof scope === 'string') p.scopes = scope.split(' ').filter(Boolean);
     const roles = verified.claims[tokens.roleClaim];
     if (Array.isArray(roles)) p.roles = roles.filter((r): r is string => typeof r === 'string');
-    return p;
+    return verified.claims.act === undefined ? p : delegatedPrincipal(p);
   };
   const fromBearer = (bearer: string): Promise<Principal | null> =>
     tokens.verifyAccessToken(bearer).then(principalOfToken);

@@ -12,6 +12,7 @@ import type { TokensService } from './types.js';
 export type { TokensService, IssuedTokens, VerifiedToken } from './types.js';
 export { MAX_TOKEN_LENGTH, ScopeExceedsGrantError, mcpAudience } from './service.js';
 export { verifierOf } from './key-verifier.js';
+export { AGENT_PREFIX, delegatedPrincipal } from './delegation.js';
 
 export const tokensPlugin = definePlugin<TokensService>({
   name: 'tokens',
