@@ -34,6 +34,12 @@ interface RegistrationCeremony {
 interface AuthenticationCeremony {
   /** Set when the options named a user (an email, or the pending sign-in's user). */
   userId?: string;
+  /**
+   * The second factor of a pending password sign-in. Otherwise the passkey is the whole sign-in,
+   * and then the authenticator must verify the user (PIN or biometrics): possession alone would
+   * be one factor where the MFA gate counts a passkey as two.
+   */
+  secondFactor?: boolean;
 }
 
 const ceremonyFailed = () => unauthenticated('passkey verification failed');
@@ -116,6 +122,7 @@ export function createWebauthnService(d: WebauthnDeps) {
 
   async function loginOptions(ctx: RequestContext, email: string | undefined) {
     let user: UserRecord | null = null;
+    let secondFactor = false;
     if (email !== undefined && email !== '') {
       let normalized: string;
       try {
@@ -126,19 +133,25 @@ export function createWebauthnService(d: WebauthnDeps) {
       user = await users.findByEmail(normalized);
     } else {
       const pending = await mfa.pending(ctx);
-      if (pending?.state === 'verify') user = await users.findById(pending.userId, { fresh: true });
+      if (pending?.state === 'verify') {
+        user = await users.findById(pending.userId, { fresh: true });
+        secondFactor = user !== null;
+      }
     }
     // An unknown email gets the same options as a usernameless request: nothing tells whether an account exists.
     const allow = user ? await credentials.list(user.id) : [];
     const options = await generateAuthenticationOptions({
       rpID: rp.id,
-      userVerification: 'preferred',
+      userVerification: secondFactor ? 'preferred' : 'required',
       timeout: CEREMONY_MS,
       ...(allow.length > 0
         ? { allowCredentials: allow.map((c) => ({ id: c.credentialId, transports: c.transports })) }
         : {}),
     });
-    const ceremony: AuthenticationCeremony = user && allow.length > 0 ? { userId: user.id } : {};
+    const ceremony: AuthenticationCeremony = {
+      ...(user && allow.length > 0 ? { userId: user.id } : {}),
+      ...(secondFactor ? { secondFactor } : {}),
+    };
     await memory.set(AUTH + options.challenge, JSON.stringify(ceremony), CEREMONY_MS);
     return { options: JSON.stringify(options) };
   }
@@ -155,6 +168,11 @@ export function createWebauthnService(d: WebauthnDeps) {
     // A discoverable credential names its user (WebAuthn §7.2 step 6): it must be the owner.
     const handle = response.response.userHandle;
     if (handle && handle !== userHandle(credential.userId)) throw ceremonyFailed();
+    // Made for a pending sign-in, the assertion finishes that one or nothing: without user
+    // verification it must not stand for a whole sign-in.
+    const pending = ceremony.secondFactor ? await mfa.pending(ctx) : null;
+    if (ceremony.secondFactor && (!pending || pending.state !== 'verify' || pending.userId !== credential.userId))
+      throw unauthenticated('the multi-factor sign-in has expired; sign in again');
     let verified;
     try {
       verified = await verifyAuthenticationResponse({
@@ -168,7 +186,7 @@ export function createWebauthnService(d: WebauthnDeps) {
           counter: credential.counter,
           transports: credential.transports,
         },
-        requireUserVerification: false,
+        requireUserVerification: ceremony.secondFactor !== true,
       });
     } catch {
       throw ceremonyFailed();
@@ -180,10 +198,7 @@ export function createWebauthnService(d: WebauthnDeps) {
     const user = await users.findById(credential.userId, { fresh: true });
     if (!user) throw ceremonyFailed();
     if (user.revokedTimestamp !== null) throw permissionDenied('user access has been revoked');
-    const pending = await mfa.pending(ctx);
-    if (pending && pending.state === 'verify' && pending.userId === user.id) {
-      return mfa.complete(ctx, pending, 'hwk', 'Multi factor authentication verified successfully');
-    }
+    if (pending) return mfa.complete(ctx, pending, 'hwk', 'Multi factor authentication verified successfully');
     const result = await ctx.kernel.service('sign-in').complete(ctx, {
       user,
       method: 'webauthn',

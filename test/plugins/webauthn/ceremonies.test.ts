@@ -93,6 +93,11 @@ t.test('passkey ceremonies', { skip: chromiumMissing }, async (t) => {
       const byEmail = await anon.ok<{ options: string }>('webauthn_login_options', { email });
       const allow = (JSON.parse(byEmail.options) as { allowCredentials?: unknown[] }).allowCredentials;
       t.equal(allow?.length, 1, 'the email names its passkey');
+      t.equal(
+        (JSON.parse(byEmail.options) as { userVerification?: string }).userVerification,
+        'required',
+        'a passkey that is the whole sign-in must verify the user',
+      );
       const asserted = await va.get(byEmail.options);
       await refusedUnchanged(t, 'a forged signature', () =>
         anon.call('webauthn_login_verify', { credential: withForgedSignature(asserted) }),
@@ -156,9 +161,16 @@ t.test('passkey ceremonies', { skip: chromiumMissing }, async (t) => {
         1,
         'the pending sign-in names its user’s passkeys',
       );
-      const finished = await withPassword.ok<Auth>('webauthn_login_verify', {
-        credential: await va.get(second.options),
-      });
+      t.equal(
+        (JSON.parse(second.options) as { userVerification?: string }).userVerification,
+        'preferred',
+        'as a second factor, user verification is preferred',
+      );
+      const secondAssertion = await va.get(second.options);
+      await refusedUnchanged(t, 'a second-factor assertion without its pending sign-in', () =>
+        anon.call('webauthn_login_verify', { credential: secondAssertion }),
+      );
+      const finished = await withPassword.ok<Auth>('webauthn_login_verify', { credential: secondAssertion });
       t.ok(finished.access_token, 'the passkey finishes the password login');
       t.notOk(withPassword.cookie('mfa'), 'the mfa cookie is cleared');
       const counters = await va.credentials();
