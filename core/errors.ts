@@ -32,7 +32,7 @@ export const errorStatus: Readonly<Record<ErrorCode, ErrorStatus>> = {
   permission_denied: { http: 403, graphql: 'PERMISSION_DENIED', grpc: 7 },
   not_found: { http: 404, graphql: 'NOT_FOUND', grpc: 5 },
   already_exists: { http: 409, graphql: 'ALREADY_EXISTS', grpc: 6 },
-  // SPEC.md "Errors/REST": FGA not enabled is 400 failed_precondition.
+  // FGA not enabled is 400 failed_precondition.
   failed_precondition: { http: 400, graphql: 'FAILED_PRECONDITION', grpc: 9 },
   resource_exhausted: { http: 429, graphql: 'RESOURCE_EXHAUSTED', grpc: 8 },
   unimplemented: { http: 501, graphql: 'UNIMPLEMENTED', grpc: 12 },

@@ -4,7 +4,7 @@
  */
 import type { RequestContext } from '../../core/context.js';
 
-/** The template events (CONTRACT.md "Behaviour facts": email template events). */
+/** The template events (email template events). */
 export const EMAIL_EVENTS = [
   'basic_auth_signup',
   'magic_link_login',

@@ -245,7 +245,7 @@ export const fgaOperations: AnyOperation[] = [
         user_agent: ctx.header('user-agent') ?? '',
       };
       const audit = ctx.kernel.hasService('audit') ? ctx.kernel.service('audit') : undefined;
-      // SPEC.md "Audit": FGA reset is recorded. The record is written once the reset is allowed
+      // FGA reset is recorded. The record is written once the reset is allowed
       // and before anything is deleted (the reset's `beforeReset`): a record that cannot be
       // written fails the call with the store untouched, and no reset happens unrecorded (the
       // record used to follow the reset, which had already committed when it failed).

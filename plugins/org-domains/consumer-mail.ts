@@ -1,5 +1,5 @@
 /**
- * Major consumer mail providers (SPEC.md "Organization domain operations": a blocklist of major
+ * Major consumer mail providers (a blocklist of major
  * consumer mail providers is rejected). Their addresses belong to the public, so no organization
  * may route them; matched on the registrable domain, so subdomains are refused too.
  */

@@ -1,5 +1,5 @@
 /**
- * The TXT lookup of a challenge (SPEC.md "Organization domain operations": TXT only, about 5
+ * The TXT lookup of a challenge (TXT only, about 5
  * seconds, no HTTP fetch). One resolver per lookup, so a lookup that runs out of time is
  * cancelled alone; `--dns-resolver` names the servers (the system's by default).
  */

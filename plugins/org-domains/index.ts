@@ -5,7 +5,7 @@
  * decides membership or whether a login is allowed.
  *
  * `createOrgDomainsPlugin` takes the lookup timeout and the per-organization limit (tests use a
- * short timeout); `orgDomainsPlugin` is the default: about 5 s, as SPEC.md "Limits" says.
+ * short timeout); `orgDomainsPlugin` is the default: about 5 s.
  */
 import { definePlugin } from '../../core/plugin.js';
 import { DEFAULT_DNS_TIMEOUT_MS, resolverProblem, txtLookup } from './dns-lookup.js';
@@ -51,7 +51,7 @@ export function createOrgDomainsPlugin(options: OrgDomainsOptions = {}) {
         ctx.memory,
         txtLookup(ctx.config.list('dns-resolver'), timeoutMs),
       );
-      // SPEC.md state table: deleting the organization frees its domains, in the deletion's transaction.
+      // Deleting the organization frees its domains, in the deletion's transaction.
       ctx.hooks.on('organization.deleting', async ({ organization, em }) => {
         await em.nativeDelete(OrgDomainEntity, { orgId: organization.id });
       });

@@ -1,5 +1,5 @@
 /**
- * Per-organization limits on challenges and verifications (SPEC.md "Limits": `_request_org_domain`
+ * Per-organization limits on challenges and verifications (`_request_org_domain`
  * and `_verify_org_domain` are rate limited per org): fixed one-minute windows counted in the
  * memory store, so every node shares them. Each verification costs a DNS query.
  */

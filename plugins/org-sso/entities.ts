@@ -1,6 +1,6 @@
 /**
  * One upstream OpenID Connect connection per organization (CONTRACT.md OrgOIDCConnection). The
- * upstream client secret is kept sealed with `--encryption-key` (DESIGN.md §5) and never leaves
+ * upstream client secret is kept sealed with `--encryption-key` and never leaves
  * the server.
  */
 import { defineEntity } from '@mikro-orm/core';

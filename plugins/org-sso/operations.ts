@@ -1,5 +1,5 @@
 /**
- * The organization OIDC connection operations (SPEC.md "Organization SSO connections"):
+ * The organization OIDC connection operations:
  * org-scoped (the super-admin, or that organization's org admin; another organization's
  * connection is "not found" whether it exists or not); the client secret is write-only.
  */

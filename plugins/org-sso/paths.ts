@@ -1,4 +1,4 @@
-/** The broker's routes under `--url` (SPEC.md: "An OIDC broker equivalent exists" beside /oauth/saml/{org_slug}/login). */
+/** The broker's routes under `--url` ("An OIDC broker equivalent exists" beside /oauth/saml/{org_slug}/login). */
 import type { Config } from '../../core/config.js';
 
 export const LOGIN_PATH = '/oauth/oidc/:org_slug/login';

@@ -1,5 +1,5 @@
 /**
- * The org admin caller (SPEC.md "Authentication/Super-admin": org-scoped operations also accept
+ * The org admin caller (org-scoped operations also accept
  * that organization's `service:org_admin` member). A signed-in user (bearer token or session
  * cookie, the `session` authenticators) who holds that role in at least one enabled
  * organization becomes an `org-admin` principal naming those organizations; the kernel tries it

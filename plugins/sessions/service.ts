@@ -128,7 +128,7 @@ export function createSessionsService(config: Config, memory: MemoryStore, keys:
       const { u, s, e } = JSON.parse(opened) as { u: string; s: string; e?: number };
       if (typeof u !== 'string' || typeof s !== 'string') return null;
       const session = (await get(u, s)) ?? (await successorOf(u, s));
-      // The cookie's own 24 hours (CONTRACT.md: a session lasts 24 hours): the record may live
+      // The cookie's own 24 hours (a session lasts 24 hours): the record may live
       // longer, as the family of an offline_access refresh token does, but the cookie does not.
       // A value sealed before cookies carried `e` counts from the session's creation.
       const until = typeof e === 'number' ? e : (session?.createdAt ?? 0) + SESSION_TTL_MS;

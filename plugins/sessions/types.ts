@@ -1,7 +1,7 @@
 /**
  * The `sessions` service (declared into core/services.ts): server-side sessions in the memory
  * store. Access tokens name their session (`sid`), so ending a session ends its tokens on the next
- * request (CONTRACT.md "Behaviour facts": stateful tokens). Also owns the app session cookies.
+ * request (stateful tokens). Also owns the app session cookies.
  */
 import type { RequestContext } from '../../core/context.js';
 
@@ -35,7 +35,7 @@ export interface SessionRecord {
   /**
    * The family of the browser session whose approval issued this one (an authorization code's
    * redemption, an implicit grant): ending that browser session ends this one and its tokens
-   * (CONTRACT.md: access tokens are stateful).
+   * (access tokens are stateful).
    */
   issuedFrom?: string;
 }

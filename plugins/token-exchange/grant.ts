@@ -1,5 +1,5 @@
 /**
- * The token-exchange grant (RFC 8693; SPEC.md "Agent delegation"): an agent (an authenticated,
+ * The token-exchange grant (RFC 8693): an agent (an authenticated,
  * active client) presents a user's access token as `subject_token` and its own client-credentials
  * token as `actor_token`, and receives a delegated access token for the user that names the agent
  * in `act` (RFC 8693 §4.1). Steps: the client, the token types, the subject, the actor, the
@@ -12,7 +12,7 @@ import { OAuthError, type GrantHandler } from '../oauth-server/index.js';
 
 export const TOKEN_EXCHANGE = 'urn:ietf:params:oauth:grant-type:token-exchange';
 export const ACCESS_TOKEN_TYPE = 'urn:ietf:params:oauth:token-type:access_token';
-/** SPEC.md "Limits": delegated tokens live 5 minutes. */
+/** Delegated tokens live 5 minutes. */
 export const DELEGATED_TTL_SECONDS = 5 * 60;
 const invalidRequest = (d: string) => new OAuthError('invalid_request', d);
 const invalidGrant = (d: string) => new OAuthError('invalid_grant', d);
@@ -23,7 +23,7 @@ export const tokenExchangeGrant: GrantHandler = async ({ ctx, params, caller }) 
   if (!caller.client.isActive) throw new OAuthError('invalid_client', 'client is inactive');
   const agentId = caller.client.clientId;
 
-  // The token types: access tokens only (SPEC.md "POST /oauth/token").
+  // The token types: access tokens only.
   for (const name of ['subject_token', 'actor_token'] as const) {
     if (!params[name]) throw invalidRequest(`${name} is required`);
     if (params[`${name}_type`] !== ACCESS_TOKEN_TYPE) {
@@ -42,7 +42,7 @@ export const tokenExchangeGrant: GrantHandler = async ({ ctx, params, caller }) 
   if (!actor || actor.client_id !== agentId)
     throw invalidGrant('actor_token must be an access token of the calling client');
 
-  // The audience: Latchkey's API or its MCP server (SPEC.md "Agent delegation" 1-2).
+  // The audience: Latchkey's API or its MCP server.
   const url = ctx.kernel.config.string('url', '');
   const origin = new URL(url).origin;
   const mcp = mcpAudience(url);

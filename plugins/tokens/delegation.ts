@@ -1,7 +1,7 @@
 /**
  * Delegated tokens (RFC 8693 §4.1 `act`): a token whose actor is `agent:<client_id>` stands for
  * the user acting through that agent. Its caller is an `agent` principal, whose FGA checks are the
- * intersection of agent and user (SPEC.md "Agent delegation" 3).
+ * intersection of agent and user.
  */
 import type { Principal } from '../../core/context.js';
 

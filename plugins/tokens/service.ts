@@ -342,7 +342,7 @@ export async function createTokensService({
     if (req.nonce) id.nonce = req.nonce;
     if (req.code) id.c_hash = halfHash(req.code, current.alg);
     const idToken = await signOwn(id, ttl);
-    // SPEC.md AuthResponse: `expires_in` is when the access token expires, its own `exp` (set by
+    // `expires_in` is when the access token expires, its own `exp` (set by
     // signOwn on the payload it signed): a clock read apart from it could name a second earlier.
     const out: IssuedTokens = {
       access_token: accessToken,

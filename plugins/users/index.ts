@@ -64,7 +64,7 @@ export const usersPlugin = definePlugin<UsersService>({
   entities: [UserEntity, VerificationEntity],
   meta: (config) => ({ is_strong_password_enabled: config.bool('enable-strong-password') }),
   async setup({ config, storage, memory, hooks, logger, onClose }) {
-    // SPEC.md Versioning 5: uniqueness lives in the application now; an older schema's UNIQUE
+    // Uniqueness lives in the application now; an older schema's UNIQUE
     // rules on these columns would turn a race into a 500 instead of the contract's error.
     const dropped = await dropStaleUniqueConstraints(storage, USERS_TABLE, ['email', 'phone_number']);
     if (dropped.length > 0) logger.info({ table: USERS_TABLE, dropped }, 'dropped stale unique constraints');

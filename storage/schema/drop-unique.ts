@@ -1,5 +1,5 @@
 /**
- * SPEC.md Versioning 5: uniqueness of `email` and `phone_number` moved from database constraints
+ * Uniqueness of `email` and `phone_number` moved from database constraints
  * to the application, so startup drops stale UNIQUE constraints and unique indexes on those
  * columns of the users and OTP tables. This finds every database-level uniqueness rule of
  * `table` whose columns are all among `columns` (so `unique(email)` and `unique(email,

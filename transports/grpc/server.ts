@@ -1,5 +1,5 @@
 /**
- * The gRPC transport (SPEC.md "Transports": `--grpc-port`, default 9091) on @grpc/grpc-js: the
+ * The gRPC transport (`--grpc-port`, default 9091) on @grpc/grpc-js: the
  * generated proto's public and admin services (one unary handler per operation, unary-call.ts),
  * server reflection, and the standard health service; cleartext by default, TLS when
  * `--grpc-tls-cert` and `--grpc-tls-key` are given (tls.ts). Errors are the kernel's

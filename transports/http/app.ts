@@ -118,7 +118,7 @@ export async function mountKernel(app: FastifyInstance, { kernel, metrics, rateL
   });
 
   const ops = [...kernel.operations.values()];
-  // SPEC.md "Transports": REST is mounted only when the gRPC server is enabled.
+  // REST is mounted only when the gRPC server is enabled.
   if (config.number('grpc-port', 9091) !== 0) {
     registerRest(app, kernel, ops);
     await registerApiReference(app, ops);

@@ -97,7 +97,7 @@ async function answer(
     amr: session.amr,
     authTime: session.authTime,
     clientId: req.client.clientId,
-    // Ending the browser session ends these tokens too (CONTRACT.md: stateful access tokens).
+    // Ending the browser session ends these tokens too (stateful access tokens).
     issuedFrom: session.family ?? session.id,
   });
   const t = await kernel.service('tokens').issue({

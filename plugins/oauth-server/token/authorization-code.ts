@@ -59,7 +59,7 @@ export const authorizationCodeGrant: GrantHandler = async ({ ctx, params, caller
 
   // Each redemption gets a session of its own, so the client's tokens can be revoked (replay,
   // refresh reuse, /oauth/revoke) without signing the user out of the browser; it is issued from
-  // the browser session, so signing out of the browser ends it (CONTRACT.md: access tokens are
+  // the browser session, so signing out of the browser ends it (access tokens are
   // stateful), and a logout that lands while this runs makes it fail (sessions' create).
   // A revoke of every session of the user since it was read (sessions/service.ts readAt) is an
   // RFC 6749 §5.2 invalid_grant here, not the REST envelope.

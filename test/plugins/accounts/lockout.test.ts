@@ -1,5 +1,5 @@
 /**
- * The login lockout (CONTRACT.md "Behaviour facts": five failed logins lock the account for 15
+ * The login lockout (five failed logins lock the account for 15
  * minutes) under a burst of parallel guesses and against a clock the test moves forward
  * (helpers.ts bootAccountsWithClock).
  */

@@ -3,7 +3,7 @@
  * store, where each server keeps a short per-process copy of the users it read. What the call
  * decides must rest on the user as stored, not on that copy:
  * - it ends the user's sessions when it changes their roles, so a session granted a role an admin
- *   has just taken away does not live on (CONTRACT.md "Behaviour facts": access tokens are
+ *   has just taken away does not live on (access tokens are
  *   stateful, so ending the session ends its tokens);
  * - it refuses to leave a user with neither email nor phone, and allows a clear that the other
  *   server's change made safe.

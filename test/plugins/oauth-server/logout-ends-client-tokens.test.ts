@@ -1,6 +1,6 @@
 /**
  * Signing out of the browser ends the tokens a client redeemed from that browser session
- * (CONTRACT.md: access tokens are stateful; OIDC RP-Initiated Logout 1.0): after the
+ * (access tokens are stateful; OIDC RP-Initiated Logout 1.0): after the
  * authorization-code flow with PKCE, GET /logout with the browser's cookie makes /userinfo answer
  * 401 for the redeemed access token, and the refresh token is refused. Another browser session's
  * tokens live on.

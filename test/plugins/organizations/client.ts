@@ -1,6 +1,6 @@
 /**
  * Calls a started server the way an API client does: REST with the Origin header state-changing
- * posts need (SPEC.md "Authentication": CSRF), GraphQL, and the sign-up that makes a user with a
+ * posts need (CSRF), GraphQL, and the sign-up that makes a user with a
  * bearer token. Shared by the organization, domain, discovery and SCIM tests.
  */
 import { TEST_ADMIN_SECRET, type TestServer } from '../../helpers/server.js';

@@ -1,5 +1,5 @@
 /**
- * The isolation matrix (SPEC.md "Authentication/Super-admin": org-scoped operations accept that
+ * The isolation matrix (org-scoped operations accept that
  * organization's `service:org_admin` member): every org-scoped operation, called by the admin of
  * organization A on organization B's records and on records that do not exist, over REST and
  * GraphQL, is refused with the very same answer, so a refusal never tells whether B or its

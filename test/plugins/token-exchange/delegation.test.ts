@@ -1,5 +1,5 @@
 /**
- * Agent delegation end to end (RFC 8693; SPEC.md "Agent delegation"): an agent exchanges a user's
+ * Agent delegation end to end (RFC 8693): an agent exchanges a user's
  * access token and its own client-credentials token for a five-minute delegated token with `act`
  * and no refresh token; permission checks answer the intersection of agent and user over REST and
  * at /mcp (for a token bound to {url}/mcp), each token is refused on the other surface, the token

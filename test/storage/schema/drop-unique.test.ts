@@ -1,5 +1,5 @@
 /**
- * SPEC.md Versioning 5: stale UNIQUE constraints and indexes on email/phone_number are dropped at
+ * Stale UNIQUE constraints and indexes on email/phone_number are dropped at
  * startup without touching rows.
  */
 import t from 'tap';

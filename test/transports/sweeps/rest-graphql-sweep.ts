@@ -1,6 +1,6 @@
 /**
  * Every operation of the default distribution, over REST and GraphQL, fed input that is wrong
- * in every way a schema can tell (brief, rule 3; SPEC.md "Error envelope (REST)"): a body that
+ * in every way a schema can tell (brief, rule 3): a body that
  * is not JSON, not an object, or carries `__proto__`; each field in turn set to a value of
  * another type, null, an oversized or unpaired-surrogate string, a nested or oversized array.
  * Each answer is checked to be below 500 and, when it is an error, in the spec's envelope
