@@ -1,5 +1,5 @@
 /**
- * Home realm discovery, black-box: 404 when off; one
+ * Home realm discovery, black-box (disabled.test.ts: the 404 when off); one
  * uniform 400 for malformed addresses; `connection: null` for a verified domain without SSO, for
  * a disabled organization and for no match alike; an active SAML connection wins over OIDC; no
  * organization id or name in any answer; its own per-IP bucket; Meta's flag. The SSO connections
@@ -40,15 +40,6 @@ async function discover(server: TestServer, email: string | null, ip: string, ra
   const res = await fetch(`${server.url}/api/v1/org-discovery${query}`, { headers: { 'x-forwarded-for': ip } });
   return { status: res.status, body: (await res.json()) as Record<string, unknown>, headers: res.headers };
 }
-
-t.test('discovery off: 404 and Meta false', async (t) => {
-  const server = await startTestServer();
-  t.teardown(() => server.close());
-  const res = await fetch(`${server.url}/api/v1/org-discovery?email=a@b.example`);
-  t.equal(res.status, 404);
-  const meta = (await (await fetch(`${server.url}/v1/meta`)).json()) as Record<string, unknown>;
-  t.equal(meta.is_org_discovery_enabled, false);
-});
 
 t.test('discovery on', async (t) => {
   const server = await startTestServer({
