@@ -96,13 +96,6 @@ export function rateLimiterOf(kernel: Kernel): IpRateLimiter | null {
   return limit > 0 ? new IpRateLimiter(limit) : null;
 }
 
-/** A route's own bucket, declared by its plugin (core/plugin.ts RawRoute.rateLimit). */
-export interface RouteRateLimit {
-  max: number;
-  /** Milliseconds, or an `ms` text such as '1 minute'. */
-  timeWindow: number | string;
-}
-
 type Incr = (err: Error | null, res?: WindowCount) => void;
 
 /**
@@ -145,9 +138,15 @@ export async function registerRateLimit(app: FastifyInstance, kernel: Kernel, { 
   if (redisUrl) {
     const target = parseRedisUrl(redisUrl);
     redis = new Redis(target.url, { connectTimeout: 2_000, maxRetriesPerRequest: 1, lazyConnect: true });
-    // Trouble is reported by the commands themselves (and refused below); the event would crash.
+    // Trouble shows in the commands themselves (the limiter then lets requests through, see
+    // skipOnError below); an unhandled 'error' event would end the process.
     redis.on('error', () => {});
-    await redis.connect();
+    try {
+      await redis.connect();
+    } catch (err) {
+      redis.disconnect();
+      throw new Error(`could not reach Redis for the rate limits: ${(err as Error).message}`, { cause: err });
+    }
     nameSpace = `${target.namespace}rate-limit:`;
     app.addHook('onClose', async () => {
       await redis?.quit().catch(() => redis?.disconnect());
