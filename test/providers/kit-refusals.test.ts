@@ -18,7 +18,7 @@ import { bootTestKernel, testContext } from '../helpers/kernel.js';
 import { oauthPlugins } from '../plugins/oauth-server/setup.js';
 import { Browser, delivered, landing } from './helpers/browser.js';
 import { startJoseIssuer, type Tamper } from './helpers/jose-issuer.js';
-import { allUsers, APP_CALLBACK, startLatchkey, type Latchkey } from './helpers/latchkey.js';
+import { allUsers, APP_CALLBACK, secondServerPlugins, startLatchkey, type Latchkey } from './helpers/latchkey.js';
 import { freePort } from '../helpers/ports.js';
 
 const SECRET = 'generic-secret-0123456789';
@@ -222,6 +222,7 @@ t.test('with --enable-signup false a new user is refused; an unreachable issuer 
       'google-client-secret': 'g-secret',
       'google-issuer-url': `http://127.0.0.1:${gone}`,
     }),
+    secondServerPlugins,
   );
   t.teardown(() => closed.close());
   account('newcomer@example.com');
@@ -241,7 +242,7 @@ t.test('with --enable-signup false a new user is refused; an unreachable issuer 
 });
 
 t.test('the sign-in gates apply: under --enforce-mfa the login is withheld with the gate flags', async (t) => {
-  const gated = await startLatchkey(flagsFor({ 'enforce-mfa': true }));
+  const gated = await startLatchkey(flagsFor({ 'enforce-mfa': true }), secondServerPlugins);
   t.teardown(() => gated.close());
   account('gated@example.com');
   const browser = new Browser();

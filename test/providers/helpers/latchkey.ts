@@ -4,6 +4,8 @@
  * `--allowed-origins *` for a loopback `--url`).
  */
 import type { FlagValue } from '../../../core/config.js';
+import type { AnyPlugin } from '../../../core/plugin.js';
+import { defaultPlugins } from '../../../plugins/default.js';
 import { startTestServer, TEST_ADMIN_SECRET, type TestServer } from '../../helpers/server.js';
 
 /** Where the application wants the user back; never fetched (the follower stops there). */
@@ -18,8 +20,14 @@ export interface Latchkey {
   close(): Promise<void>;
 }
 
-export async function startLatchkey(flags: Record<string, FlagValue | undefined>): Promise<Latchkey> {
-  const server = await startTestServer({ flags: { 'app-cookie-secure': false, ...flags } });
+export async function startLatchkey(
+  flags: Record<string, FlagValue | undefined>,
+  plugins?: readonly AnyPlugin[],
+): Promise<Latchkey> {
+  const server = await startTestServer({
+    flags: { 'app-cookie-secure': false, ...flags },
+    ...(plugins ? { plugins } : {}),
+  });
   // A test that must know the port before the provider starts passes its own --url and --http-port.
   const url = typeof flags.url === 'string' ? flags.url : server.url;
   const admin = async (op: string, body: unknown) => {
@@ -47,3 +55,10 @@ export async function allUsers(l: Latchkey): Promise<Record<string, unknown>[]> 
   const res = (await l.admin('users', { pagination: { limit: 100 } })) as { users?: Record<string, unknown>[] };
   return res.users ?? [];
 }
+
+/**
+ * The default distribution for a second server in the same process. The oauth-server plugin's
+ * grant registry is one per process, so a second kernel with token-exchange registers that grant
+ * twice and fails to boot; these servers need no token exchange.
+ */
+export const secondServerPlugins: readonly AnyPlugin[] = defaultPlugins.filter((p) => p.name !== 'token-exchange');
