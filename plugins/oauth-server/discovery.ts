@@ -3,6 +3,7 @@
  * serve the identical document.
  */
 import type { Config } from '../../core/config.js';
+import type { RequestContext } from '../../core/context.js';
 import type { RawRoute } from '../../core/plugin.js';
 import { ENDPOINTS, baseOf, issuerOf } from './issuer.js';
 import { SUPPORTED_CLAIMS, SUPPORTED_SCOPES } from './scopes.js';
@@ -48,15 +49,18 @@ export function discoveryDocument(
   };
 }
 
-export function discoveryRoutes(grantTypes: () => string[]): RawRoute[] {
+/** Where dynamic client registration is served when its plugin is enabled (RFC 7591 §3). */
+export const REGISTRATION_PATH = '/oauth/register';
+
+export function discoveryRoutes(grantTypes: (ctx: RequestContext) => string[]): RawRoute[] {
   const handler: RawRoute['handler'] = async (_req, ctx) => {
     const kernel = ctx.kernel;
-    const grants = [...grantTypes(), 'implicit'];
-    return {
-      status: 200,
-      headers: { 'cache-control': 'public, max-age=300' },
-      body: discoveryDocument(kernel.config, kernel.service('keys').current.alg, grants),
-    };
+    const grants = [...grantTypes(ctx), 'implicit'];
+    const body = discoveryDocument(kernel.config, kernel.service('keys').current.alg, grants);
+    // RFC 8414 §2: advertised only where the registration plugin serves it.
+    if (kernel.routes.some((r) => r.method === 'POST' && r.path === REGISTRATION_PATH))
+      body.registration_endpoint = baseOf(kernel.config) + REGISTRATION_PATH;
+    return { status: 200, headers: { 'cache-control': 'public, max-age=300' }, body };
   };
   return [
     { method: 'GET', path: '/.well-known/openid-configuration', handler },

@@ -4,7 +4,9 @@
  * clients from the client registry; keys from the keys plugin.
  */
 import type { JWTPayload } from 'jose';
+import type { RequestContext } from '../../core/context.js';
 import { definePlugin } from '../../core/plugin.js';
+import { consentRoute } from './authorize/consent.js';
 import { authorizeRoute } from './authorize/endpoint.js';
 import { dashboardRoute } from './dashboard.js';
 import { discoveryRoutes } from './discovery.js';
@@ -27,6 +29,8 @@ export interface OAuthServerService {
   /** Adds a grant type to POST /oauth/token (token exchange registers itself this way). */
   registerGrant(type: string, handler: GrantHandler): void;
   grantTypes(): string[];
+  /** This kernel's grant registry (the token endpoint dispatches through it). */
+  readonly grants: GrantRegistry;
   /**
    * A service account's client-credentials access token (signature, issuer, expiry, an active
    * client): its claims, or null. For resource surfaces that accept service accounts (/mcp).
@@ -40,11 +44,19 @@ declare module '../../core/services.js' {
   }
 }
 
-export function createOAuthServerPlugin() {
+/** The grants every kernel starts with; others register through the service (token exchange). */
+function builtInGrants(): GrantRegistry {
   const grants = new GrantRegistry();
   grants.register('authorization_code', authorizationCodeGrant);
   grants.register('refresh_token', refreshTokenGrant);
   grants.register('client_credentials', clientCredentialsGrant);
+  return grants;
+}
+
+/** Each kernel has its own registry (two kernels in one process register their grants apart). */
+const grantsOf = (ctx: RequestContext): GrantRegistry => ctx.kernel.service('oauth-server').grants;
+
+export function createOAuthServerPlugin() {
   return definePlugin<OAuthServerService>({
     name: 'oauth-server',
     description:
@@ -52,9 +64,10 @@ export function createOAuthServerPlugin() {
     dependsOn: ['keys', 'client-registry', 'users', 'sessions', 'tokens'],
     flags: oauthServerFlags,
     routes: [
-      ...discoveryRoutes(() => grants.types()),
+      ...discoveryRoutes((ctx) => grantsOf(ctx).types()),
       authorizeRoute,
-      tokenRoute(grants),
+      consentRoute,
+      tokenRoute(grantsOf),
       ...userinfoRoutes,
       revokeRoute,
       introspectRoute,
@@ -62,11 +75,15 @@ export function createOAuthServerPlugin() {
       logoutConfirmRoute,
       dashboardRoute,
     ],
-    setup: (ctx) => ({
-      registerGrant: (type, handler) => grants.register(type, handler),
-      grantTypes: () => grants.types(),
-      verifyServiceToken: (token) => verifyServiceToken(ctx, token),
-    }),
+    setup: (ctx) => {
+      const grants = builtInGrants();
+      return {
+        grants,
+        registerGrant: (type, handler) => grants.register(type, handler),
+        grantTypes: () => grants.types(),
+        verifyServiceToken: (token) => verifyServiceToken(ctx, token),
+      };
+    },
   });
 }
 

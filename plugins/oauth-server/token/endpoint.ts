@@ -3,13 +3,15 @@
  * the grant. `grant_type` defaults to `authorization_code`. Errors are RFC 6749 §5.2
  * bodies; nothing is cached (§5.1).
  */
+import type { RequestContext } from '../../../core/context.js';
 import type { RawRoute } from '../../../core/plugin.js';
 import { identifyClient } from '../client-auth.js';
 import { NO_STORE, OAuthError, oauthErrorResponse } from '../errors.js';
 import { readParams } from '../params.js';
 import type { GrantRegistry } from './grants.js';
 
-export function tokenRoute(grants: GrantRegistry): RawRoute {
+/** `grantsOf` finds the grant registry of the kernel serving the request (one per kernel). */
+export function tokenRoute(grantsOf: (ctx: RequestContext) => GrantRegistry): RawRoute {
   return {
     method: 'POST',
     path: '/oauth/token',
@@ -20,7 +22,7 @@ export function tokenRoute(grants: GrantRegistry): RawRoute {
       try {
         const params = readParams(req.body);
         const type = params.grant_type ?? 'authorization_code';
-        const grant = grants.get(type);
+        const grant = grantsOf(ctx).get(type);
         if (!grant) throw new OAuthError('unsupported_grant_type', `grant_type ${type} is not supported`);
         const caller = await identifyClient(ctx, params, {
           anonymousIsBuiltIn: type === 'refresh_token' || type === 'authorization_code',
