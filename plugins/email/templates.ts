@@ -133,8 +133,20 @@ export function checkTemplate(field: string, source: string): void {
   }
 }
 
-const render = (source: string, values: Record<string, string>, escape: boolean): string =>
-  engine.compile(source, { ...COMPILE_OPTIONS, noEscape: !escape })(values);
+/** Compiled templates by source and escaping, so a template is compiled once per process, not per mail. */
+const compiled = new Map<string, Handlebars.TemplateDelegate>();
+const MAX_COMPILED = 256;
+
+function render(source: string, values: Record<string, string>, escape: boolean): string {
+  const key = `${escape ? 'e' : 'n'}:${source}`;
+  let template = compiled.get(key);
+  if (!template) {
+    template = engine.compile(source, { ...COMPILE_OPTIONS, noEscape: !escape });
+    if (compiled.size >= MAX_COMPILED) compiled.delete(compiled.keys().next().value as string);
+    compiled.set(key, template);
+  }
+  return template(values);
+}
 
 /**
  * The text part of an admin's HTML template: its rendered HTML without tags (the contract's

@@ -15,8 +15,30 @@ export interface SinkMail {
   link(base: string): string | undefined;
 }
 
+/** What one SMTP session that delivered a message looked like. */
+export interface SinkSession {
+  /** TLS from the first byte or after STARTTLS. */
+  secure: boolean;
+  /** The name the client announced in EHLO/HELO. */
+  clientName: string;
+  /** The user it authenticated as, if it did. */
+  user: string | undefined;
+}
+
+export interface SinkOptions {
+  port?: number;
+  /** A certificate: STARTTLS is offered with it (or TLS from the start with `secure`). */
+  tls?: { key: string; cert: string };
+  /** TLS from the first byte (SMTPS, RFC 8314 §3.3). */
+  secure?: boolean;
+  /** Require authentication with these credentials. */
+  auth?: { user: string; pass: string };
+}
+
 export interface SmtpSink {
   port: number;
+  /** The session of each accepted message, in order. */
+  readonly sessions: SinkSession[];
   /** Every accepted message, in order. */
   readonly messages: SinkMail[];
   /** Delivery attempts the server refused. */
@@ -43,17 +65,28 @@ function toSinkMail(parsed: ParsedMail): SinkMail {
   };
 }
 
-export async function startSmtpSink(options: { port?: number } = {}): Promise<SmtpSink> {
+export async function startSmtpSink(options: SinkOptions = {}): Promise<SmtpSink> {
   const messages: SinkMail[] = [];
+  const sessions: SinkSession[] = [];
   const taken = new Set<SinkMail>();
   const waiters: (() => void)[] = [];
   let refuse = 0;
   let refused = 0;
+  const { auth } = options;
   const server = new SMTPServer({
-    authOptional: true,
-    disabledCommands: ['STARTTLS'],
     logger: false,
-    onData(stream, _session, callback) {
+    ...(options.tls ? { key: options.tls.key, cert: options.tls.cert } : { disabledCommands: ['STARTTLS'] }),
+    ...(options.secure ? { secure: true } : {}),
+    ...(auth
+      ? {
+          authMethods: ['PLAIN', 'LOGIN'],
+          onAuth(given, _session, callback) {
+            if (given.username === auth.user && given.password === auth.pass) callback(null, { user: given.username });
+            else callback(new Error('invalid username or password'));
+          },
+        }
+      : { authOptional: true }),
+    onData(stream, session, callback) {
       const chunks: Buffer[] = [];
       stream.on('data', (c: Buffer) => chunks.push(c));
       stream.on('end', () => {
@@ -67,6 +100,11 @@ export async function startSmtpSink(options: { port?: number } = {}): Promise<Sm
         simpleParser(Buffer.concat(chunks)).then(
           (parsed) => {
             messages.push(toSinkMail(parsed));
+            sessions.push({
+              secure: session.secure,
+              clientName: session.hostNameAppearsAs,
+              user: typeof session.user === 'string' ? session.user : undefined,
+            });
             for (const w of waiters.splice(0)) w();
             callback();
           },
@@ -84,6 +122,7 @@ export async function startSmtpSink(options: { port?: number } = {}): Promise<Sm
   return {
     port,
     messages,
+    sessions,
     get refused() {
       return refused;
     },
