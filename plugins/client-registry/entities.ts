@@ -13,6 +13,11 @@ export interface OAuthClientRow {
   redirectUris: string[];
   postLogoutRedirectUris: string[];
   secretDigest: string;
+  /**
+   * Registered by the client itself (RFC 7591): public (no secret, `token_endpoint_auth_method`
+   * none), PKCE S256 required, and a consent screen before any code.
+   */
+  selfRegistered?: boolean;
   isActive: boolean;
   createdAt: number;
   updatedAt: number;
@@ -30,6 +35,7 @@ export const OAuthClientEntity = defineEntity({
     redirectUris: p.json<string[]>().fieldName('redirect_uris'),
     postLogoutRedirectUris: p.json<string[]>().fieldName('post_logout_redirect_uris'),
     secretDigest: p.string().length(128).fieldName('secret_digest'),
+    selfRegistered: p.boolean().fieldName('self_registered').default(false),
     isActive: p.boolean().fieldName('is_active'),
     createdAt: p.bigint('number').fieldName('created_at'),
     updatedAt: p.bigint('number').fieldName('updated_at'),

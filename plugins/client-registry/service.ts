@@ -26,6 +26,14 @@ export interface OAuthClient {
   updatedAt: number;
   /** The `--client-id` application client: redirects are checked against `--allowed-origins`. */
   builtIn: boolean;
+  /** Registered by itself (RFC 7591): a public client, PKCE S256 and consent required. */
+  selfRegistered: boolean;
+}
+
+export interface SelfRegistrationInput {
+  name: string;
+  redirect_uris: string[];
+  scopes: string[];
 }
 
 export interface CreateClientInput {
@@ -48,6 +56,10 @@ export interface UpdateClientInput {
 
 export interface ClientRegistryService {
   create(input: CreateClientInput): Promise<{ client: OAuthClient; secret: string }>;
+  /** A public, self-registered client (RFC 7591): no secret; `already_exists`-free. */
+  registerPublic(input: SelfRegistrationInput): Promise<OAuthClient>;
+  /** How many self-registered clients exist (the registration ceiling). */
+  countSelfRegistered(): Promise<number>;
   update(input: UpdateClientInput): Promise<OAuthClient>;
   remove(id: string): Promise<void>;
   rotateSecret(id: string): Promise<{ client: OAuthClient; secret: string }>;
@@ -97,6 +109,7 @@ export function createClientRegistry(storage: Storage, config: Config): ClientRe
     createdAt: 0,
     updatedAt: 0,
     builtIn: true,
+    selfRegistered: false,
   };
   const builtInDigest = digestSecret(builtInSecret);
 
@@ -112,6 +125,7 @@ export function createClientRegistry(storage: Storage, config: Config): ClientRe
     createdAt: Number(r.createdAt),
     updatedAt: Number(r.updatedAt),
     builtIn: false,
+    selfRegistered: Boolean(r.selfRegistered),
   });
 
   async function row(id: string): Promise<OAuthClientRow> {
@@ -185,6 +199,31 @@ export function createClientRegistry(storage: Storage, config: Config): ClientRe
       return { client: toClient(entity), secret };
     },
 
+    async registerPublic(input) {
+      const now = Date.now();
+      const entity: OAuthClientRow = {
+        id: newId(),
+        clientId: newClientId(),
+        name: checkName(input.name),
+        description: null,
+        allowedScopes: checkScopes(input.scopes),
+        redirectUris: checkRedirectUris(input.redirect_uris, 'redirect_uris'),
+        postLogoutRedirectUris: [],
+        // No secret exists: an empty digest matches no presented secret (authenticate refuses it).
+        secretDigest: '',
+        selfRegistered: true,
+        isActive: true,
+        createdAt: now,
+        updatedAt: now,
+      };
+      const em = storage.em();
+      em.create(OAuthClientEntity, entity);
+      await em.flush();
+      return toClient(entity);
+    },
+
+    countSelfRegistered: () => storage.em().count(OAuthClientEntity, { selfRegistered: true }),
+
     async update(input) {
       // Validate everything before touching the row: no half-written records.
       const name = input.name !== undefined ? checkName(input.name) : undefined;
@@ -256,6 +295,11 @@ export function createClientRegistry(storage: Storage, config: Config): ClientRe
       const entry = await load(clientId);
       if (!entry) {
         // Same work as a real check so unknown ids and wrong secrets take the same time.
+        secretMatches(builtInDigest, secret + '\0');
+        return null;
+      }
+      // A public client has no secret: presenting one authenticates nothing.
+      if (entry.digest === '') {
         secretMatches(builtInDigest, secret + '\0');
         return null;
       }

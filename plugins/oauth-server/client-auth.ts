@@ -72,7 +72,10 @@ export async function identifyClient(
   // Every registered client is issued a secret, so it is confidential and must authenticate
   // (RFC 6749 §2.3, §6; RFC 9700 §4.14: a stolen refresh token alone must not be enough). Only
   // the built-in application client is public (browser apps using PKCE and the session cookie).
-  if (!client.builtIn) throw invalidClient('client authentication is required for this client');
+  // Self-registered clients are public too (RFC 7591 `token_endpoint_auth_method` none): their
+  // codes need the PKCE verifier, and they get no client_credentials grant (an unauthenticated caller).
+  if (!client.builtIn && !client.selfRegistered)
+    throw invalidClient('client authentication is required for this client');
   return { client, authenticated: false, method: 'none' };
 }
 

@@ -24,7 +24,6 @@ const groups: Record<string, FlagDeclaration[]> = {
       default: [],
       description: 'Hosts allowed to serve client metadata documents (empty: any https host).',
     },
-    bool('enable-dynamic-client-registration', 'Enable POST /oauth/register.'),
   ],
 };
 

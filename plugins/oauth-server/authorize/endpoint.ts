@@ -17,6 +17,7 @@ import {
   UntrustedRequestError,
   type AuthorizationRequest,
 } from './request.js';
+import { consentPage, consented } from './consent.js';
 import { deliver, errorPage } from './respond.js';
 
 /**
@@ -166,6 +167,10 @@ export const authorizeRoute: RawRoute = {
         if (!loginPageEnabled(ctx))
           return fail('login_required', 'the user must sign in again and no login page is enabled');
         return toLogin(ctx, params, req, true);
+      }
+      if (req.client.selfRegistered && !(await consented(ctx, session.userId, req))) {
+        if (req.prompt.includes('none')) return fail('consent_required', 'the user has not approved this client');
+        return consentPage(ctx, session, req, new URLSearchParams(params).toString());
       }
       return deliver(req.responseMode, req.redirectUri, await answer(ctx, req, session));
     } catch (err) {

@@ -78,6 +78,9 @@ export function parseAuthorizationRequest(
   }
   if (!params.state) throw new OAuthError('invalid_request', 'state is required');
   if (!target.client.isActive) throw new OAuthError('unauthorized_client', 'client is inactive');
+  // A self-registered client is public: the code flow with PKCE only.
+  if (responseType === 'token' && target.client.selfRegistered)
+    throw new OAuthError('unauthorized_client', 'a self-registered client must use response_type=code');
   const scopes = grantScopes(target.client, splitScope(params.scope), DEFAULT_SCOPES);
   let codeChallenge: string | undefined;
   if (responseType === 'code') {

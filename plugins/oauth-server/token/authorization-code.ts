@@ -40,7 +40,10 @@ export const authorizationCodeGrant: GrantHandler = async ({ ctx, params, caller
     throw invalidGrant('code_verifier does not match the code_challenge');
 
   const sessions = ctx.kernel.service('sessions');
-  if (!caller.authenticated) {
+  // The built-in application redeems from the browser that approved the code. A self-registered
+  // public client redeems from its own process (a CLI, a desktop agent): the PKCE verifier, which
+  // only the party that started the flow holds (RFC 7636 §1), binds the code to it instead.
+  if (!caller.authenticated && !caller.client.selfRegistered) {
     const browser = await sessions.fromRequest(ctx);
     if (!browser || browser.id !== grant.browserSessionId)
       throw invalidGrant('a valid browser session is required for this grant');

@@ -1,0 +1,114 @@
+/**
+ * The consent step for self-registered clients (SPEC.md "Self-registering OAuth clients": a
+ * consent screen always precedes code issue). Their identity is self-asserted, so the user sees
+ * who asks before any code: the page leads with the redirect host, names the client and scopes,
+ * and warns when every redirect URI is loopback. The decision is posted with a single-use ticket
+ * bound to the browser session; an approval is remembered per user and client for the scopes
+ * granted, so a later request for no more scopes goes straight through.
+ */
+import { randomBytes } from 'node:crypto';
+import type { RequestContext } from '../../../core/context.js';
+import type { RawRequest, RawResponse, RawRoute } from '../../../core/plugin.js';
+import type { SessionRecord } from '../../sessions/index.js';
+import { readParams } from '../params.js';
+import type { AuthorizationRequest } from './request.js';
+import { deliver, errorPage, esc } from './respond.js';
+
+const TICKET_TTL_MS = 10 * 60 * 1000;
+const CONSENT_TTL_MS = 365 * 24 * 60 * 60 * 1000;
+export const CONSENT_PATH = '/authorize/consent';
+
+const consentKey = (userId: string, clientId: string) => `oauth-consent:${userId}:${clientId}`;
+const ticketKey = (ticket: string) => `oauth-consent-ticket:${ticket}`;
+
+interface Ticket {
+  sessionId: string;
+  userId: string;
+  clientId: string;
+  scopes: string[];
+  redirectUri: string;
+  state?: string;
+  mode: string;
+  query: string;
+}
+
+/** Whether the user has approved this client for at least these scopes. */
+export async function consented(ctx: RequestContext, userId: string, req: AuthorizationRequest): Promise<boolean> {
+  const kept = await ctx.kernel.memory.get(consentKey(userId, req.client.clientId));
+  if (!kept) return false;
+  const granted = JSON.parse(kept) as string[];
+  return req.scopes.every((s) => granted.includes(s));
+}
+
+const LOOPBACK = new Set(['localhost', '127.0.0.1', '[::1]']);
+
+export async function consentPage(
+  ctx: RequestContext,
+  session: SessionRecord,
+  req: AuthorizationRequest,
+  query: string,
+): Promise<RawResponse> {
+  const ticket = randomBytes(24).toString('base64url');
+  const kept: Ticket = {
+    sessionId: session.id,
+    userId: session.userId,
+    clientId: req.client.clientId,
+    scopes: req.scopes,
+    redirectUri: req.redirectUri,
+    mode: req.responseMode,
+    query,
+    ...(req.state !== undefined ? { state: req.state } : {}),
+  };
+  await ctx.kernel.memory.set(ticketKey(ticket), JSON.stringify(kept), TICKET_TTL_MS);
+  const host = new URL(req.redirectUri).host;
+  const allLoopback = req.client.redirectUris.every((u) => LOOPBACK.has(new URL(u).hostname));
+  const warning = allLoopback
+    ? '<p><strong>Warning:</strong> this application only returns to this computer (a loopback address). Continue only if you started it yourself.</p>'
+    : '';
+  const scopes = req.scopes.map((s) => `<li>${esc(s)}</li>`).join('');
+  return {
+    status: 200,
+    headers: {
+      'content-type': 'text/html; charset=utf-8',
+      'cache-control': 'no-store',
+      'content-security-policy':
+        "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'",
+      // The form's post must carry this origin (the CSRF rule); `no-referrer` would make it `null`.
+      'referrer-policy': 'same-origin',
+    },
+    body:
+      `<!doctype html><html><head><meta charset="utf-8"><title>Allow access?</title></head><body>` +
+      `<h1>${esc(host)} wants to access your account</h1>` +
+      `<p>The application calls itself <em>${esc(req.client.name)}</em>; it registered itself, so that name is not verified.</p>` +
+      warning +
+      `<p>It asks for:</p><ul>${scopes}</ul>` +
+      `<form method="post" action="${CONSENT_PATH}"><input type="hidden" name="ticket" value="${esc(ticket)}">` +
+      `<button type="submit" name="decision" value="allow">Allow</button> ` +
+      `<button type="submit" name="decision" value="deny">Deny</button></form></body></html>`,
+  };
+}
+
+async function decide(req: RawRequest, ctx: RequestContext): Promise<RawResponse> {
+  const params = readParams(req.body);
+  const session = await ctx.kernel.service('sessions').fromRequest(ctx);
+  const text =
+    params.ticket && params.ticket.length <= 128 ? await ctx.kernel.memory.consume(ticketKey(params.ticket)) : null;
+  const ticket = text ? (JSON.parse(text) as Ticket) : null;
+  if (!ticket || !session || session.id !== ticket.sessionId) {
+    return errorPage(400, 'invalid_request', 'the consent request expired or belongs to another sign-in; start again');
+  }
+  if (params.decision !== 'allow') {
+    return deliver(ticket.mode as Parameters<typeof deliver>[0], ticket.redirectUri, {
+      error: 'access_denied',
+      error_description: 'the user denied access',
+      ...(ticket.state !== undefined ? { state: ticket.state } : {}),
+    });
+  }
+  const key = consentKey(ticket.userId, ticket.clientId);
+  const before = await ctx.kernel.memory.get(key);
+  const granted = new Set([...(before ? (JSON.parse(before) as string[]) : []), ...ticket.scopes]);
+  await ctx.kernel.memory.set(key, JSON.stringify([...granted]), CONSENT_TTL_MS);
+  return { status: 303, headers: { location: `/authorize?${ticket.query}`, 'cache-control': 'no-store' } };
+}
+
+export const consentRoute: RawRoute = { method: 'POST', path: CONSENT_PATH, form: true, handler: decide };
