@@ -261,4 +261,5 @@ t.test('no row holds a secret the calls carried', async (t) => {
   const text = JSON.stringify(rows);
   t.notOk(text.includes(TEST_ADMIN_SECRET), 'not the admin secret');
   t.notOk(text.includes('Secret-pass1'), 'not a password');
+  t.notOk(text.includes('audited-secret'), 'not an upstream client secret');
 });
