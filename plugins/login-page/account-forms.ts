@@ -23,6 +23,9 @@ const STYLE =
   'label{display:block;margin:.8rem 0 .2rem}input{width:100%;padding:.55rem;box-sizing:border-box;border:1px solid #ccc;border-radius:6px}' +
   'button{margin-top:1.2rem;width:100%;padding:.65rem;border:0;border-radius:6px;background:#1f4fd1;color:#fff;font-size:1rem}.error{color:#b00020}';
 
+/** The hosted reset form for a token. */
+export const resetFormPath = (token: string): string => `/app/reset-password?${new URLSearchParams({ token })}`;
+
 /** The links the sign-in form shows to these forms, for the operations the build has. */
 export function accountLinks(ctx: RequestContext, returnTo: string): { label: string; href: string }[] {
   const q = `?${new URLSearchParams({ return_to: returnTo })}`;

@@ -9,7 +9,7 @@ import { ServiceError } from '../../core/errors.js';
 import type { RawRequest, RawResponse, RawRoute } from '../../core/plugin.js';
 import { flagsFromQuery, mfaLocation, type WithheldAuth } from './mfa-routes.js';
 import { renderPage, type PageOptions } from './html.js';
-import { accountLinks } from './account-forms.js';
+import { accountLinks, resetFormPath } from './account-forms.js';
 import { socialLinks } from './social-links.js';
 
 // No form-action directive: Chromium applies it to the redirects after the POST (on to the client).
@@ -153,6 +153,11 @@ export const loginPageRoutes: RawRoute[] = [
     method: 'GET',
     path: '/app',
     handler: async (req, ctx) => {
+      // A reset link made for the app's own page (the authorizer-js SDK sends its redirectURL,
+      // often this page, as forgot_password's redirect_uri) opens the reset form.
+      const resetToken = req.query.token;
+      if (resetToken && ctx.kernel.operations.has('reset_password'))
+        return { status: 303, headers: { location: resetFormPath(resetToken), 'cache-control': 'no-store' } };
       const returnTo = safeReturn(req.query.return_to);
       // A sign-in withheld by the MFA gate (a social or SSO callback) goes on to its screen.
       const withheld = ctx.cookie('mfa') ? flagsFromQuery(req.query) : undefined;

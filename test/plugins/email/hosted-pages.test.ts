@@ -97,6 +97,12 @@ t.test('the magic-link form and the verification landing', async (t) => {
   t.match(await failed.text(), /invalid or expired token/);
 });
 
+t.test("a reset link made for the app's own page opens the reset form", async (t) => {
+  const r = await fetch(`${server.url}/app?token=abc-123`, { redirect: 'manual' });
+  t.equal(r.status, 303);
+  t.equal(r.headers.get('location'), '/app/reset-password?token=abc-123');
+});
+
 t.test('bad input on the forms is a 4xx page', async (t) => {
   const bad = await form('/app/forgot-password', { email: 'not-an-email' });
   t.equal(bad.status, 400);
