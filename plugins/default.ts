@@ -29,6 +29,7 @@ import { signInPlugin } from './sign-in/index.js';
 import { smsPlugin } from './sms/index.js';
 import { socialPlugins } from '../providers/index.js';
 import { tokenExchangePlugin } from './token-exchange/index.js';
+import { trustedIssuersPlugin } from './trusted-issuers/index.js';
 import { tokensPlugin } from './tokens/index.js';
 import { usersPlugin } from './users/index.js';
 
@@ -75,6 +76,7 @@ export const defaultPlugins: AnyPlugin[] = [
   ...organizationPlugins,
   orgSsoPlugin,
   tokenExchangePlugin,
+  trustedIssuersPlugin,
   clientRegistrationPlugin,
   mcpPlugin,
   ...placeholderPlugins(),

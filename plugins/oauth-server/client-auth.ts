@@ -11,9 +11,39 @@ import type { Params } from './params.js';
 
 export interface ClientCaller {
   client: OAuthClient;
-  /** True when a secret was presented and matched (a confidential client). */
+  /** True when a secret or a client assertion was presented and matched (a confidential client). */
   authenticated: boolean;
-  method: 'client_secret_basic' | 'client_secret_post' | 'none';
+  method: 'client_secret_basic' | 'client_secret_post' | 'private_key_jwt' | 'none';
+}
+
+/**
+ * What an optional plugin offering `private_key_jwt` (RFC 7523 §2.2) provides, under the service
+ * name `trusted-issuers`: the client a signed assertion authenticates, or why it does not.
+ */
+export interface ClientAssertionVerifier {
+  /** Advertised as `token_endpoint_auth_signing_alg_values_supported`. */
+  readonly assertionAlgorithms: readonly string[];
+  authenticateClient(
+    ctx: RequestContext,
+    input: { clientId?: string; assertionType: string; assertion: string },
+  ): Promise<{ client: OAuthClient } | { error: string }>;
+}
+
+/** RFC 7523 §2.2: a client assertion, verified by the `trusted-issuers` service when present. */
+async function assertedClient(ctx: RequestContext, params: Params): Promise<ClientCaller> {
+  if (ctx.header('authorization') || params.client_secret !== undefined)
+    throw invalidRequest('use one client authentication method, not both');
+  if (!params.client_assertion || !params.client_assertion_type)
+    throw invalidRequest('client_assertion and client_assertion_type go together');
+  const verifier = ctx.kernel.hasService('trusted-issuers') ? ctx.kernel.service('trusted-issuers') : undefined;
+  if (!verifier) throw invalidClient('client assertions are not supported');
+  const outcome = await verifier.authenticateClient(ctx, {
+    clientId: params.client_id,
+    assertionType: params.client_assertion_type,
+    assertion: params.client_assertion,
+  });
+  if ('error' in outcome) throw invalidClient(outcome.error);
+  return { client: outcome.client, authenticated: true, method: 'private_key_jwt' };
 }
 
 function basicCredentials(header: string | undefined): { id: string; secret: string } | null {
@@ -47,6 +77,8 @@ export async function identifyClient(
   options: { anonymousIsBuiltIn?: boolean } = {},
 ): Promise<ClientCaller> {
   const registry = ctx.kernel.service('client-registry');
+  if (params.client_assertion !== undefined || params.client_assertion_type !== undefined)
+    return assertedClient(ctx, params);
   const basic = basicCredentials(ctx.header('authorization'));
   if (basic) {
     if (params.client_secret) throw invalidRequest('use one client authentication method, not both');

@@ -60,6 +60,17 @@ export function discoveryRoutes(grantTypes: (ctx: RequestContext) => string[]): 
     // RFC 8414 §2: advertised only where the registration plugin serves it.
     if (kernel.routes.some((r) => r.method === 'POST' && r.path === REGISTRATION_PATH))
       body.registration_endpoint = baseOf(kernel.config) + REGISTRATION_PATH;
+    // RFC 8414 §2: `private_key_jwt` only where the trusted-issuers plugin verifies assertions.
+    if (kernel.hasService('trusted-issuers')) {
+      const algs = [...kernel.service('trusted-issuers').assertionAlgorithms];
+      for (const key of ['token_endpoint', 'revocation_endpoint', 'introspection_endpoint']) {
+        body[`${key}_auth_methods_supported`] = [
+          ...(body[`${key}_auth_methods_supported`] as string[]),
+          'private_key_jwt',
+        ];
+        body[`${key}_auth_signing_alg_values_supported`] = algs;
+      }
+    }
     return { status: 200, headers: { 'cache-control': 'public, max-age=300' }, body };
   };
   return [

@@ -24,6 +24,7 @@ import { userinfoRoutes } from './userinfo.js';
 
 export type { GrantHandler, GrantRequest, TokenResponse } from './token/grants.js';
 export { OAuthError } from './errors.js';
+export type { ClientAssertionVerifier } from './client-auth.js';
 
 export interface OAuthServerService {
   /** Adds a grant type to POST /oauth/token (token exchange registers itself this way). */

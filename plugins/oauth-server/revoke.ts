@@ -20,7 +20,7 @@ const handler: RawRoute['handler'] = async (req, ctx) => {
     if (hint && hint !== 'refresh_token' && hint !== 'access_token')
       throw new OAuthError('unsupported_token_type', `token_type_hint ${hint} is not supported`);
     const callerClient =
-      params.client_id || ctx.header('authorization')?.startsWith('Basic ')
+      params.client_id || params.client_assertion || ctx.header('authorization')?.startsWith('Basic ')
         ? (await identifyClient(ctx, params)).client
         : null;
     const kernel = ctx.kernel;

@@ -1,0 +1,120 @@
+/**
+ * `private_key_jwt` client authentication (RFC 7523 §2.2 and §3, OIDC Core §9): a JWT signed by a
+ * trusted issuer of the client, checked step by step; any failed step is `invalid_client`.
+ */
+import { createHash } from 'node:crypto';
+import { decodeJwt, jwtVerify, type JWTPayload } from 'jose';
+import type { RequestContext } from '../../core/context.js';
+import type { OAuthClient } from '../client-registry/index.js';
+import type { KeySets } from './key-sets.js';
+import type { TrustedIssuerRecord, TrustedIssuerStore } from './service.js';
+
+export const JWT_BEARER_ASSERTION_TYPE = 'urn:ietf:params:oauth:client-assertion-type:jwt-bearer';
+
+/** Asymmetric algorithms only: a shared secret is not a trusted issuer's key. */
+export const ASSERTION_ALGORITHMS = [
+  'RS256',
+  'RS384',
+  'RS512',
+  'PS256',
+  'PS384',
+  'PS512',
+  'ES256',
+  'ES384',
+  'ES512',
+  'EdDSA',
+];
+
+/** Clock skew allowed on exp, nbf and iat. */
+export const CLOCK_SKEW_SECONDS = 30;
+/** Assertions are short-lived (RFC 7523 §3 item 4): one living longer than this is refused. */
+export const MAX_LIFETIME_SECONDS = 3_600;
+
+export type AssertionOutcome =
+  { client: OAuthClient; issuer: TrustedIssuerRecord; subject: string } | { error: string };
+
+export interface AssertionDeps {
+  store: TrustedIssuerStore;
+  keySets: KeySets;
+  findClient(clientId: string): Promise<OAuthClient | null>;
+}
+
+const refused = (error: string): AssertionOutcome => ({ error });
+
+function unverifiedClaims(assertion: string): JWTPayload | null {
+  try {
+    return decodeJwt(assertion);
+  } catch {
+    return null;
+  }
+}
+
+const SPIFFE_ID = /^spiffe:\/\/[a-z0-9.-]+(\/[A-Za-z0-9._~!$&'()*+,;=:@%-]+)+$/;
+
+/** RFC 7523 §3 item 2: the subject is the client id, or a subject the issuer lists for it. */
+function subjectAllowed(issuer: TrustedIssuerRecord, subject: string, clientId: string): boolean {
+  if (issuer.issuerType === 'spiffe' && !SPIFFE_ID.test(subject)) return false;
+  return subject === clientId || issuer.allowedSubjects.includes(subject);
+}
+
+/** Verifies the signature and claims against one issuer; null when it holds. */
+async function verifyWith(
+  deps: AssertionDeps,
+  issuer: TrustedIssuerRecord,
+  assertion: string,
+): Promise<{ payload: JWTPayload } | { error: string }> {
+  try {
+    const { payload } = await jwtVerify(assertion, await deps.keySets.of(issuer), {
+      issuer: issuer.issuerUrl,
+      audience: issuer.expectedAud,
+      algorithms: ASSERTION_ALGORITHMS,
+      clockTolerance: CLOCK_SKEW_SECONDS,
+      requiredClaims: ['exp', 'jti'],
+    });
+    return { payload };
+  } catch (err) {
+    return { error: `client assertion is invalid: ${(err as Error).message}` };
+  }
+}
+
+export async function authenticateAssertion(
+  ctx: RequestContext,
+  deps: AssertionDeps,
+  input: { clientId?: string; assertionType: string; assertion: string },
+): Promise<AssertionOutcome> {
+  if (input.assertionType !== JWT_BEARER_ASSERTION_TYPE) return refused('unsupported client_assertion_type');
+  const claims = unverifiedClaims(input.assertion);
+  if (!claims || typeof claims.iss !== 'string') return refused('client assertion is malformed');
+
+  // RFC 7523 §3: client_id may be omitted, the subject then names the client.
+  const clientId = input.clientId ?? (typeof claims.sub === 'string' ? claims.sub : undefined);
+  if (!clientId) return refused('client assertion names no client');
+  const client = await deps.findClient(clientId);
+  if (!client || client.builtIn) return refused('unknown client');
+
+  const issuers = (await deps.store.ofClient(client.id)).filter((i) => i.isActive && i.issuerUrl === claims.iss);
+  if (issuers.length === 0) return refused('no active trusted issuer of this client signed the assertion');
+
+  let failure = 'client assertion is invalid';
+  for (const issuer of issuers) {
+    const verified = await verifyWith(deps, issuer, input.assertion);
+    if ('error' in verified) {
+      failure = verified.error;
+      continue;
+    }
+    const { payload } = verified;
+    const subject = payload[issuer.subjectClaim];
+    if (typeof subject !== 'string' || !subjectAllowed(issuer, subject, client.clientId))
+      return refused('client assertion subject is not accepted');
+    const now = Math.floor(Date.now() / 1000);
+    const exp = payload.exp as number;
+    if (exp - now > MAX_LIFETIME_SECONDS) return refused('client assertion lives too long');
+    // RFC 7523 §3 item 7: a jti is used once; kept until the assertion could no longer pass.
+    const jti = createHash('sha256').update(String(payload.jti)).digest('base64url');
+    const ttlMs = (Math.max(exp - now, 0) + CLOCK_SKEW_SECONDS) * 1000;
+    const fresh = await ctx.kernel.memory.setIfAbsent(`trusted-issuers:jti:${issuer.id}:${jti}`, '1', ttlMs);
+    if (!fresh) return refused('client assertion was already used');
+    return { client, issuer, subject };
+  }
+  return refused(failure);
+}
