@@ -18,17 +18,17 @@ import { verifyServiceToken } from './service-tokens.js';
 import { authorizationCodeGrant } from './token/authorization-code.js';
 import { clientCredentialsGrant } from './token/client-credentials.js';
 import { tokenRoute } from './token/endpoint.js';
-import { GrantRegistry, type GrantHandler } from './token/grants.js';
+import { GrantRegistry, type GrantHandler, type GrantOptions } from './token/grants.js';
 import { refreshTokenGrant } from './token/refresh-token.js';
 import { userinfoRoutes } from './userinfo.js';
 
-export type { GrantHandler, GrantRequest, TokenResponse } from './token/grants.js';
+export type { GrantHandler, GrantOptions, GrantRequest, TokenResponse } from './token/grants.js';
 export { OAuthError } from './errors.js';
 export type { ClientAssertionVerifier } from './client-auth.js';
 
 export interface OAuthServerService {
   /** Adds a grant type to POST /oauth/token (token exchange registers itself this way). */
-  registerGrant(type: string, handler: GrantHandler): void;
+  registerGrant(type: string, handler: GrantHandler, options?: GrantOptions): void;
   grantTypes(): string[];
   /** This kernel's grant registry (the token endpoint dispatches through it). */
   readonly grants: GrantRegistry;
@@ -80,7 +80,7 @@ export function createOAuthServerPlugin() {
       const grants = builtInGrants();
       return {
         grants,
-        registerGrant: (type, handler) => grants.register(type, handler),
+        registerGrant: (type, handler, options) => grants.register(type, handler, options),
         grantTypes: () => grants.types(),
         verifyServiceToken: (token) => verifyServiceToken(ctx, token),
       };

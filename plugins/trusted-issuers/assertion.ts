@@ -77,44 +77,75 @@ async function verifyWith(
   }
 }
 
-export async function authenticateAssertion(
+/** One issuer that may have signed an assertion, with the client it authenticates. */
+export interface Candidate {
+  issuer: TrustedIssuerRecord;
+  client: OAuthClient;
+}
+
+/**
+ * Tries each candidate: signature and claims, then the subject rule; the first that holds has
+ * its lifetime capped and its `jti` spent (RFC 7523 §3 items 4 and 7).
+ */
+export async function acceptAssertion(
   ctx: RequestContext,
   deps: AssertionDeps,
-  input: { clientId?: string; assertionType: string; assertion: string },
+  candidates: readonly Candidate[],
+  assertion: string,
 ): Promise<AssertionOutcome> {
-  if (input.assertionType !== JWT_BEARER_ASSERTION_TYPE) return refused('unsupported client_assertion_type');
-  const claims = unverifiedClaims(input.assertion);
-  if (!claims || typeof claims.iss !== 'string') return refused('client assertion is malformed');
-
-  // RFC 7523 §3: client_id may be omitted, the subject then names the client.
-  const clientId = input.clientId ?? (typeof claims.sub === 'string' ? claims.sub : undefined);
-  if (!clientId) return refused('client assertion names no client');
-  const client = await deps.findClient(clientId);
-  if (!client || client.builtIn) return refused('unknown client');
-
-  const issuers = (await deps.store.ofClient(client.id)).filter((i) => i.isActive && i.issuerUrl === claims.iss);
-  if (issuers.length === 0) return refused('no active trusted issuer of this client signed the assertion');
-
+  if (candidates.length === 0) return refused('no active trusted issuer signed the assertion');
   let failure = 'client assertion is invalid';
-  for (const issuer of issuers) {
-    const verified = await verifyWith(deps, issuer, input.assertion);
+  for (const { issuer, client } of candidates) {
+    const verified = await verifyWith(deps, issuer, assertion);
     if ('error' in verified) {
       failure = verified.error;
       continue;
     }
     const { payload } = verified;
     const subject = payload[issuer.subjectClaim];
-    if (typeof subject !== 'string' || !subjectAllowed(issuer, subject, client.clientId))
-      return refused('client assertion subject is not accepted');
+    if (typeof subject !== 'string' || !subjectAllowed(issuer, subject, client.clientId)) {
+      failure = 'assertion subject is not accepted';
+      continue;
+    }
     const now = Math.floor(Date.now() / 1000);
     const exp = payload.exp as number;
-    if (exp - now > MAX_LIFETIME_SECONDS) return refused('client assertion lives too long');
-    // RFC 7523 §3 item 7: a jti is used once; kept until the assertion could no longer pass.
-    const jti = createHash('sha256').update(String(payload.jti)).digest('base64url');
+    if (exp - now > MAX_LIFETIME_SECONDS) return refused('assertion lives too long');
+    // A jti is used once per issuer; kept until the assertion could no longer pass.
+    const key = [issuer.issuerUrl, String(payload.jti)].map((v) => createHash('sha256').update(v).digest('base64url'));
     const ttlMs = (Math.max(exp - now, 0) + CLOCK_SKEW_SECONDS) * 1000;
-    const fresh = await ctx.kernel.memory.setIfAbsent(`trusted-issuers:jti:${issuer.id}:${jti}`, '1', ttlMs);
-    if (!fresh) return refused('client assertion was already used');
+    const fresh = await ctx.kernel.memory.setIfAbsent(`trusted-issuers:jti:${key[0]}:${key[1]}`, '1', ttlMs);
+    if (!fresh) return refused('assertion was already used');
     return { client, issuer, subject };
   }
   return refused(failure);
+}
+
+/** The issuer named by the unverified `iss`, or null for a token that is no JWT. */
+export function claimedIssuer(assertion: string): { iss: string; sub?: string } | null {
+  const claims = unverifiedClaims(assertion);
+  if (!claims || typeof claims.iss !== 'string') return null;
+  return { iss: claims.iss, ...(typeof claims.sub === 'string' ? { sub: claims.sub } : {}) };
+}
+
+/** `private_key_jwt` (RFC 7523 §2.2): the assertion authenticates the client it names. */
+export async function authenticateAssertion(
+  ctx: RequestContext,
+  deps: AssertionDeps,
+  input: { clientId?: string; assertionType: string; assertion: string },
+): Promise<AssertionOutcome> {
+  if (input.assertionType !== JWT_BEARER_ASSERTION_TYPE) return refused('unsupported client_assertion_type');
+  const claimed = claimedIssuer(input.assertion);
+  if (!claimed) return refused('client assertion is malformed');
+  // RFC 7523 §3: client_id may be omitted, the subject then names the client.
+  const clientId = input.clientId ?? claimed.sub;
+  if (!clientId) return refused('client assertion names no client');
+  const client = await deps.findClient(clientId);
+  if (!client || client.builtIn) return refused('unknown client');
+  const issuers = (await deps.store.ofClient(client.id)).filter((i) => i.isActive && i.issuerUrl === claimed.iss);
+  return acceptAssertion(
+    ctx,
+    deps,
+    issuers.map((issuer) => ({ issuer, client })),
+    input.assertion,
+  );
 }

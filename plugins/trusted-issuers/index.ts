@@ -9,11 +9,13 @@ import type { ClientAssertionVerifier } from '../oauth-server/index.js';
 import { ASSERTION_ALGORITHMS, authenticateAssertion } from './assertion.js';
 import { TrustedIssuerEntity } from './entities.js';
 import { createKeySets } from './key-sets.js';
+import { JWT_BEARER_GRANT, jwtBearerGrant } from './jwt-bearer-grant.js';
 import { trustedIssuerOperations } from './operations.js';
 import { createTrustedIssuerStore, type TrustedIssuerStore } from './service.js';
 
 export type { TrustedIssuerRecord, TrustedIssuerStore } from './service.js';
 export { JWT_BEARER_ASSERTION_TYPE } from './assertion.js';
+export { JWT_BEARER_GRANT } from './jwt-bearer-grant.js';
 
 export interface TrustedIssuersService extends ClientAssertionVerifier {
   readonly store: TrustedIssuerStore;
@@ -28,7 +30,7 @@ declare module '../../core/services.js' {
 export const trustedIssuersPlugin = definePlugin<TrustedIssuersService>({
   name: 'trusted-issuers',
   description: 'Trusted issuers: RFC 7523 private_key_jwt client assertions verified against their JWKS.',
-  dependsOn: ['client-registry', 'oauth-server', 'outbound'],
+  dependsOn: ['client-registry', 'oauth-server', 'outbound', 'tokens'],
   entities: [TrustedIssuerEntity],
   operations: trustedIssuerOperations,
   setup(ctx) {
@@ -49,6 +51,10 @@ export const trustedIssuersPlugin = definePlugin<TrustedIssuersService>({
     });
     const keySets = createKeySets(ctx.service('outbound').guardedFetch);
     const deps = { store, keySets, findClient: (clientId: string) => registry.findByClientId(clientId) };
+    const clientById = async (id: string) => ((await clientExists(id)) ? registry.get(id) : null);
+    ctx.service('oauth-server').registerGrant(JWT_BEARER_GRANT, jwtBearerGrant({ ...deps, clientById }), {
+      clientOptional: true,
+    });
     return {
       store,
       assertionAlgorithms: ASSERTION_ALGORITHMS,

@@ -68,6 +68,8 @@ export interface TrustedIssuerStore {
   ): Promise<{ issuers: TrustedIssuerRecord[]; total: number }>;
   /** The issuers of one client (active or not). */
   ofClient(serviceAccountId: string): Promise<TrustedIssuerRecord[]>;
+  /** The active issuers with this `issuer_url`, whatever their client. */
+  activeByIssuer(issuerUrl: string): Promise<TrustedIssuerRecord[]>;
   /** Deletes every issuer of a client (the cascade of `delete_client`). */
   removeOfClient(serviceAccountId: string): Promise<number>;
 }
@@ -172,6 +174,11 @@ export function createTrustedIssuerStore(
 
     async ofClient(serviceAccountId) {
       const rows = await storage.em().find(TrustedIssuerEntity, { serviceAccountId });
+      return (rows as TrustedIssuerRow[]).map(toRecord);
+    },
+
+    async activeByIssuer(issuerUrl) {
+      const rows = await storage.em().find(TrustedIssuerEntity, { issuerUrl, isActive: true }, { limit: 100 });
       return (rows as TrustedIssuerRow[]).map(toRecord);
     },
 

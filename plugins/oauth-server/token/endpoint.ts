@@ -25,7 +25,8 @@ export function tokenRoute(grantsOf: (ctx: RequestContext) => GrantRegistry): Ra
         const grant = grantsOf(ctx).get(type);
         if (!grant) throw new OAuthError('unsupported_grant_type', `grant_type ${type} is not supported`);
         const caller = await identifyClient(ctx, params, {
-          anonymousIsBuiltIn: type === 'refresh_token' || type === 'authorization_code',
+          anonymousIsBuiltIn:
+            type === 'refresh_token' || type === 'authorization_code' || grantsOf(ctx).clientOptional(type),
         });
         const body = await grant({ ctx, params, caller });
         return { status: 200, headers: { ...NO_STORE }, body };
