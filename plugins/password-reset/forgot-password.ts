@@ -1,11 +1,12 @@
 /**
- * `forgot_password`: mails a reset link to the address when it has an
+ * `forgot_password` (SPEC.md "Endpoints"): mails a reset link to the address when it has an
  * account, and answers the same words, in the same time, when it has none (no enumeration). The
- * answer waits only for the account lookup, which both cases do, and then for a floor: every
- * call answers FLOOR_MS after it started. The mail itself (a token, a template, an outbox row,
- * a few milliseconds) is written meanwhile without holding the answer, so it ends well inside
- * the floor and a slow write never shows in the answer's time; a failure to queue it is logged,
- * and the user can ask again.
+ * answer waits for the account lookup, which both cases do, and for a floor: every call answers
+ * FLOOR_MS after it started. The mail itself (a token, a template, an outbox row) is queued only
+ * after the answer has been written: two `setImmediate` turns, because transports write a
+ * turn's answers in a `setImmediate` of their own (transports/http/held-responses.ts), and with
+ * a synchronous database driver work queued beside it would hold the answer back. A failure to
+ * queue is logged; the user can ask again.
  */
 import type { RequestContext } from '../../core/context.js';
 import { failedPrecondition, invalidArgument, permissionDenied } from '../../core/errors.js';
@@ -41,17 +42,21 @@ export async function forgotPassword(ctx: RequestContext, input: ForgotPasswordI
   await email.checkSendLimit(ctx, address);
   const started = performance.now();
   const user = await users.findByEmail(address);
-  if (user && user.revokedTimestamp === null) {
-    const name = [user.givenName, user.familyName].filter(Boolean).join(' ');
-    ctx.kernel
-      .service('password-reset')
-      .issueLink(ctx, user, 'reset', redirectUri)
-      .then((link) => email.send({ event: 'forgot_password', to: address, data: { link, ...(name ? { name } : {}) } }))
-      .catch((err: unknown) =>
-        ctx.kernel.logger.error({ err, userId: user.id }, 'password reset mail could not be queued'),
-      );
-  }
   const left = FLOOR_MS - (performance.now() - started);
   if (left > 0) await sleep(left);
+  if (user && user.revokedTimestamp === null) {
+    const name = [user.givenName, user.familyName].filter(Boolean).join(' ');
+    const mail = () =>
+      ctx.kernel
+        .service('password-reset')
+        .issueLink(ctx, user, 'reset', redirectUri)
+        .then((link) =>
+          email.send({ event: 'forgot_password', to: address, data: { link, ...(name ? { name } : {}) } }),
+        )
+        .catch((err: unknown) =>
+          ctx.kernel.logger.error({ err, userId: user.id }, 'password reset mail could not be queued'),
+        );
+    setImmediate(() => setImmediate(mail));
+  }
   return { message: RESET_MAIL_SENT };
 }

@@ -1,7 +1,7 @@
 /**
  * `forgot_password` answers known and unknown addresses in the same time (no enumeration by
  * timing): every answer waits for the same floor, and the mail of a known address is queued
- * without holding the answer.
+ * after the answer has left.
  *
  * The server's mail goes nowhere (nothing listens on its SMTP port, and no retry comes within the
  * test): an in-process SMTP sink parsing mail would otherwise share this process's event loop with
@@ -28,6 +28,9 @@ t.test('known and unknown addresses answer alike, in the same time', async (t) =
         email: kind === 'known' ? 'timed@example.com' : `ghost${i}@example.com`,
       });
       times[kind].push(performance.now() - started);
+      // The mail of a known address is queued after its answer: let that work end before the next
+      // call is timed, so it is not counted against whichever call comes next.
+      await new Promise((r) => setTimeout(r, 250));
       t.equal(r.status, 200);
       t.same(r.body, { message: SENT });
     }
