@@ -20,7 +20,7 @@ import { registerRest, sendMethodNotAllowed } from './rest.js';
 import { registerApiReference } from './reference-pages/api-reference.js';
 import { originAllowList, refuseNonPreflightOptions, registerCors } from './cors.js';
 import { credentialedOriginsOf } from './credentialed-origins.js';
-import { httpsOnlyOf, registerSecurityHeaders } from './security-headers.js';
+import { httpsOnlyOf, securityHeadersStep } from './security-headers.js';
 
 /** Request headers browsers may send cross-origin. */
 export const CORS_HEADERS = [
@@ -68,10 +68,16 @@ export async function mountKernel(app: FastifyInstance, { kernel, metrics, rateL
   // The scope's onRequest hooks, in this order: the start stamp first, so a refusal is timed too;
   // the security headers (helmet) before the refusals, which carry them; CORS; then, per route,
   // the rate limit (registered before any route of the scope) and the CSRF check.
-  const stamp = metrics?.instrument(app);
-  if (stamp) addRequestSteps(app, [stamp]);
-  await registerSecurityHeaders(app, httpsOnlyOf(config));
-  addRequestSteps(app, [refuseNonPreflightOptions, refuseEncodedBodies]);
+  const steps: (RequestStep | undefined)[] = [
+    metrics?.instrument(app),
+    securityHeadersStep(httpsOnlyOf(config)),
+    refuseNonPreflightOptions,
+    refuseEncodedBodies,
+  ];
+  addRequestSteps(
+    app,
+    steps.filter((step) => step !== undefined),
+  );
   await registerCors(app, {
     allowedOrigins: allowed,
     allowedHeaders: CORS_HEADERS,
