@@ -23,6 +23,7 @@ import { loginPagePlugin } from './login-page/index.js';
 import { oauthServerPlugin } from './oauth-server/index.js';
 import { organizationPlugins } from './organizations/plugins.js';
 import { orgSsoPlugin } from './org-sso/index.js';
+import { orgSamlPlugin } from './org-saml/index.js';
 import { outboundPlugin } from './outbound/index.js';
 import { sessionsPlugin } from './sessions/index.js';
 import { signInPlugin } from './sign-in/index.js';
@@ -75,6 +76,7 @@ export const defaultPlugins: AnyPlugin[] = [
   ...socialPlugins,
   ...organizationPlugins,
   orgSsoPlugin,
+  orgSamlPlugin,
   tokenExchangePlugin,
   trustedIssuersPlugin,
   clientRegistrationPlugin,

@@ -7,7 +7,7 @@
  */
 import type * as oidc from 'openid-client';
 import { definePlugin } from '../../core/plugin.js';
-import type { OrgSsoConnectionSource } from '../org-discovery/index.js';
+import type { DiscoveredConnection, OrgSsoConnectionSource } from '../org-discovery/index.js';
 import { brokerRoutes } from './broker.js';
 import { createOidcConnections, type OidcConnection, type OidcConnections } from './connections.js';
 import { OidcConnectionEntity } from './entities.js';
@@ -24,6 +24,8 @@ export interface OrgSsoService extends OrgSsoConnectionSource {
   relyingParty(connection: OidcConnection): Promise<oidc.Configuration>;
   /** Drops what is kept for a connection after it changed. */
   forget(connectionId: string): void;
+  /** Another kind of connection (SAML) offers an organization's active connections to discovery. */
+  addSource(source: (orgId: string) => Promise<DiscoveredConnection[]>): void;
 }
 
 declare module '../../core/services.js' {
@@ -44,14 +46,18 @@ export const orgSsoPlugin = definePlugin<OrgSsoService>({
     const parties = createRelyingParties(connections, ctx.service('outbound'));
     const organizations = ctx.service('organizations');
     ctx.hooks.on('organization.deleting', ({ organization, em }) => connections.removeForOrg(organization.id, em));
+    const sources: ((orgId: string) => Promise<DiscoveredConnection[]>)[] = [];
     return {
       connections,
       relyingParty: (c) => parties.of(c),
       forget: (id) => parties.forget(id),
+      addSource: (source) => void sources.push(source),
       async activeConnections(orgId) {
         const c = await connections.byOrg(orgId);
         const org = c?.isActive ? await organizations.get(orgId) : null;
-        return c && org ? [{ type: 'oidc', login_url: loginPathOf(org.name) }] : [];
+        const own: DiscoveredConnection[] = c && org ? [{ type: 'oidc', login_url: loginPathOf(org.name) }] : [];
+        const others = await Promise.all(sources.map((source) => source(orgId)));
+        return [...own, ...others.flat()];
       },
     };
   },

@@ -11,6 +11,7 @@ import { startTestServer, TEST_ADMIN_SECRET, TEST_CLIENT_SECRET } from '../../he
 import { mailFlags } from '../email/helpers.js';
 import { startSmtpSink } from '../email/smtp-sink.js';
 import { startTxtDns } from '../org-domains/txt-dns.js';
+import { selfSignedKeyPair } from '../org-saml/saml-idp.js';
 import { startReceiver } from '../webhooks/receiver.js';
 
 // Real peers for the operations that need them: SMTP for invitations, DNS for domain checks,
@@ -34,6 +35,8 @@ const headers = {
 
 /** What earlier calls made, for later calls' inputs and expected resources. */
 const made: Record<string, string> = {};
+/** The IdP certificate a SAML connection pins (it must parse). */
+const auditedCertificate = selfSignedKeyPair('idp.audited.example').certificate;
 
 interface Call {
   /** The input, built from what earlier calls made. */
@@ -184,6 +187,20 @@ const CALLS: Record<string, Call> = {
   _update_org_oidc_connection: { input: () => ({ id: made.oidc, name: 'Renamed' }), resource: () => made.oidc },
   _org_oidc_connection: { input: () => ({ id: made.oidc }), resource: () => made.oidc },
   _delete_org_oidc_connection: { input: () => ({ id: made.oidc }), resource: () => made.oidc },
+  _create_org_saml_connection: {
+    input: () => ({
+      org_id: made.org,
+      name: 'Audited SAML IdP',
+      idp_entity_id: 'https://idp.audited.example/saml',
+      idp_sso_url: 'https://idp.audited.example/sso',
+      idp_certificate: auditedCertificate,
+    }),
+    keep: (a) => (made.saml = a.id as string),
+    resource: () => made.saml,
+  },
+  _update_org_saml_connection: { input: () => ({ id: made.saml, name: 'Renamed' }), resource: () => made.saml },
+  _org_saml_connection: { input: () => ({ id: made.saml }), resource: () => made.saml },
+  _delete_org_saml_connection: { input: () => ({ id: made.saml }), resource: () => made.saml },
   _delete_organization: { input: () => ({ id: made.org }), resource: () => made.org },
   _add_trusted_issuer: {
     input: () => ({
