@@ -57,7 +57,7 @@ t.test('embedding: Latchkey under /auth beside the host routes and error handler
   const meta = await app.inject('/auth/v1/meta');
   t.equal(meta.statusCode, 200);
   t.equal(meta.json().client_id, 'host-app');
-  // The security headers come from @fastify/helmet in Latchkey's scope (security-headers.ts).
+  // The security headers come from helmet in Latchkey's scope (security-headers.ts).
   t.equal(meta.headers['x-frame-options'], 'DENY', 'security headers on Latchkey routes of a host app');
   t.equal(meta.headers['content-security-policy'], "default-src 'none';frame-ancestors 'none'", 'once, not twice');
   const missing = await app.inject('/auth/v1/nope');
