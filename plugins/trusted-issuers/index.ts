@@ -3,7 +3,7 @@
  * assertions (RFC 7523 `private_key_jwt`), their admin API, and the assertion check the OAuth
  * server's client authentication asks for (docs/trusted-issuers.md).
  */
-import { ServiceError } from '../../core/errors.js';
+import { ServiceError, invalidArgument } from '../../core/errors.js';
 import { definePlugin } from '../../core/plugin.js';
 import type { ClientAssertionVerifier } from '../oauth-server/index.js';
 import { ASSERTION_ALGORITHMS, authenticateAssertion } from './assertion.js';
@@ -44,7 +44,12 @@ export const trustedIssuersPlugin = definePlugin<TrustedIssuersService>({
         throw err;
       }
     };
-    const store = createTrustedIssuerStore(ctx.storage, ctx.config, clientExists);
+    // A self-registered client is public (RFC 7591, no credentials): it gets no issuer either.
+    const checkOwner = async (id: string): Promise<void> => {
+      if ((await registry.get(id)).selfRegistered)
+        throw invalidArgument('a self-registered client cannot have trusted issuers');
+    };
+    const store = createTrustedIssuerStore(ctx.storage, ctx.config, checkOwner);
     // SPEC.md "Client registry": delete_client cascades to its trusted issuers.
     ctx.hooks.on('client.deleted', async ({ id }) => {
       await store.removeOfClient(id);

@@ -93,7 +93,8 @@ const toRecord = (r: TrustedIssuerRow): TrustedIssuerRecord => ({
 export function createTrustedIssuerStore(
   storage: Storage,
   config: Config,
-  clientExists: (id: string) => Promise<boolean>,
+  /** Throws unless the client may own trusted issuers. */
+  checkOwner: (id: string) => Promise<void>,
 ): TrustedIssuerStore {
   const audiences = audiencesOf(config);
 
@@ -125,7 +126,7 @@ export function createTrustedIssuerStore(
         createdAt: Date.now(),
         updatedAt: Date.now(),
       };
-      if (!(await clientExists(input.service_account_id))) throw notFound('client not found');
+      await checkOwner(input.service_account_id);
       const em = storage.em();
       em.create(TrustedIssuerEntity, row);
       await em.flush();

@@ -67,6 +67,14 @@ t.test('bad input is refused and nothing is written', async (t) => {
     const r = await admin('_add_trusted_issuer', input);
     t.equal(r.status, status, name);
   }
+  const selfRegistered = await server.kernel
+    .service('client-registry')
+    .registerPublic({ name: 'public app', redirect_uris: ['http://127.0.0.1:9/cb'], scopes: [] });
+  t.equal(
+    (await admin('_add_trusted_issuer', valid({ service_account_id: selfRegistered.id }))).status,
+    400,
+    'public client',
+  );
   t.equal(await count(), 0, 'no record was written');
 });
 
