@@ -17,12 +17,20 @@ export interface IssuerKey {
 export interface JwksServer {
   url: string;
   addKey(path: string, alg?: 'ES256' | 'RS256'): Promise<IssuerKey>;
+  /** Serves an OIDC discovery document for issuer `url` whose `jwks_uri` is the key set at `path`. */
+  serveDiscovery(path: string): void;
   close(): Promise<void>;
 }
 
 export async function startJwksServer(): Promise<JwksServer> {
   const sets = new Map<string, { keys: unknown[]; hits: number }>();
+  const documents = new Map<string, unknown>();
   const server = createServer((req, res) => {
+    const document = documents.get(req.url ?? '');
+    if (document) {
+      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(document));
+      return;
+    }
     const set = sets.get(req.url ?? '');
     if (!set) {
       res.writeHead(404).end();
@@ -41,6 +49,9 @@ export async function startJwksServer(): Promise<JwksServer> {
       const set = { keys: [jwk], hits: 0 };
       sets.set(path, set);
       return { privateKey, jwksUrl: url + path, hits: () => set.hits };
+    },
+    serveDiscovery(path) {
+      documents.set('/.well-known/openid-configuration', { issuer: url, jwks_uri: url + path });
     },
     close: () =>
       new Promise<void>((resolve) => {

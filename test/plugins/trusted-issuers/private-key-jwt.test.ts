@@ -222,6 +222,29 @@ t.test('an assertion and a secret together are refused', async (t) => {
   t.equal(((await r.json()) as { error: string }).error, 'invalid_request');
 });
 
+t.test('with oidc_discovery the keys come from the discovery document of the issuer', async (t) => {
+  const created = await admin(server, '_create_client', { name: 'discovered', allowed_scopes: ['openid'] });
+  const client = created.body.client as { id: string; client_id: string };
+  const key = await jwks.addKey('/discovered');
+  jwks.serveDiscovery('/discovered');
+  const added = await admin(server, '_add_trusted_issuer', {
+    service_account_id: client.id,
+    name: 'discovered issuer',
+    issuer_url: jwks.url,
+    key_source_type: 'oidc_discovery',
+    expected_aud: `${server.url}/oauth/token`,
+    issuer_type: 'generic',
+  });
+  t.equal(added.status, 200);
+  const jwt = await assertion(key.privateKey, {
+    iss: jwks.url,
+    sub: client.client_id,
+    aud: `${server.url}/oauth/token`,
+  });
+  t.equal((await tokenWith(server, client.client_id, jwt)).status, 200);
+  t.equal(key.hits(), 1, 'the key set was fetched once');
+});
+
 t.test('a JWKS URL on loopback is refused without the flag allowing it', async (t) => {
   const guarded = await startTestServer();
   t.teardown(() => guarded.close());
