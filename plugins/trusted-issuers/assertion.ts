@@ -1,6 +1,7 @@
 /**
- * `private_key_jwt` client authentication (RFC 7523 §2.2 and §3, OIDC Core §9): a JWT signed by a
- * trusted issuer of the client, checked step by step; any failed step is `invalid_client`.
+ * Assertions from trusted issuers (RFC 7523 §3, OIDC Core §9), checked step by step: for
+ * `private_key_jwt` client authentication (§2.2, a failure is `invalid_client`) and for the JWT
+ * bearer grant (§2.1, jwt-bearer-grant.ts, a failure is `invalid_grant`).
  */
 import { createHash } from 'node:crypto';
 import { decodeJwt, jwtVerify, type JWTPayload } from 'jose';
@@ -57,7 +58,7 @@ function subjectAllowed(issuer: TrustedIssuerRecord, subject: string, clientId: 
   return subject === clientId || issuer.allowedSubjects.includes(subject);
 }
 
-/** Verifies the signature and claims against one issuer; null when it holds. */
+/** Verifies the signature and the registered claims against one issuer's keys. */
 async function verifyWith(
   deps: AssertionDeps,
   issuer: TrustedIssuerRecord,
