@@ -14,7 +14,7 @@ import type { RequestContext } from '../../core/context.js';
 import { ServiceError } from '../../core/errors.js';
 import type { RawRequest, RawResponse, RawRoute } from '../../core/plugin.js';
 import { SocialLoginFailure, type LoginRequest } from '../social/index.js';
-import { assertionIdOf, checkRecipient, useAssertionOnce } from './assertion-checks.js';
+import { assertionIdOf, checkIssuer, checkRecipient, useAssertionOnce } from './assertion-checks.js';
 import { activeConnection } from './connection-of.js';
 import type { SamlConnection } from './connections.js';
 import { ACS_PATH, slugOf } from './paths.js';
@@ -51,6 +51,7 @@ async function validated(ctx: RequestContext, connection: SamlConnection, slug: 
     throw new RefusedSamlResponse((err as Error).message);
   }
   if (!profile) throw new RefusedSamlResponse('the response carries no assertion');
+  checkIssuer(profile, connection.idpEntityId);
   checkRecipient(profile, destinationOf(xml), endpoints.acsUrl);
   await useAssertionOnce(ctx.kernel.memory, connection.id, assertionIdOf(profile), MAX_ASSERTION_AGE_MS * 2);
   return profile;

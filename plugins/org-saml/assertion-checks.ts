@@ -1,5 +1,6 @@
 /**
- * Checks of a validated assertion that node-saml leaves to the SP: the bearer subject
+ * Checks of a validated assertion that node-saml leaves to the SP: the assertion's Issuer is the
+ * connection's IdP entity id (SAML Profiles §4.1.4.3; node-saml checks it only on logout), the bearer subject
  * confirmation's Recipient and the Response's Destination are this ACS (SAML Profiles §4.1.4.3,
  * §4.1.4.5), and each assertion id is used once (§4.1.4.5: the SP keeps the ids it accepted
  * until they expire), remembered in the memory store.
@@ -34,4 +35,8 @@ export function assertionIdOf(profile: Profile): string {
 export async function useAssertionOnce(memory: MemoryStore, connectionId: string, id: string, ttlMs: number) {
   if (!(await memory.setIfAbsent(`org-saml:assertion:${connectionId}:${id}`, '1', ttlMs)))
     throw new RefusedSamlResponse('the assertion was already used');
+}
+
+export function checkIssuer(profile: Profile, idpEntityId: string): void {
+  if (profile.issuer !== idpEntityId) throw new RefusedSamlResponse('the assertion was issued by another entity');
 }

@@ -199,6 +199,9 @@ t.test('responses that must not sign anyone in are refused, with nothing created
   await refused('audience', (id, who) =>
     idp.response({ user: who, inResponseTo: id, overrides: { Audience: 'https://another-sp.example/metadata' } }),
   );
+  await refused('issuer', (id, who) =>
+    idp.response({ user: who, inResponseTo: id, overrides: { Issuer: 'https://idp.other.example/saml' } }),
+  );
   await refused('recipient', (id, who) =>
     idp.response({ user: who, inResponseTo: id, overrides: { SubjectRecipient: 'https://another-sp.example/acs' } }),
   );
