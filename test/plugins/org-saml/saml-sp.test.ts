@@ -164,6 +164,15 @@ t.test('an SP-initiated login: a just-in-time member with tokens at the applicat
   t.equal(second.id, profile.id, 'the same NameID signs in to the same account');
 });
 
+t.test("an email outside the organization's verified domains is not taken as verified", async (t) => {
+  idp.nextUser = { nameId: 'pat-at-idp', email: 'pat@elsewhere.example' };
+  const params = delivered(landing(await new Browser().follow(loginUrl(), APP_CALLBACK)));
+  const profile = (await (
+    await fetch(`${base}/v1/profile`, { headers: { authorization: `Bearer ${params.get('access_token')}` } })
+  ).json()) as { email: string; email_verified: boolean };
+  t.match(profile, { email: 'pat@elsewhere.example', email_verified: false });
+});
+
 t.test('responses that must not sign anyone in are refused, with nothing created', async (t) => {
   const refused = async (name: string, make: (requestId: string, who: SamlUser) => Promise<string>) => {
     const who = user(name);
@@ -294,6 +303,21 @@ t.test("another organization's admin sees the same not-found for this connection
   t.equal((await asBoss('delete_org_saml_connection', { id: connection.id })).status, 404);
   t.equal((await asBoss('org_saml_connection', { org_id: acme })).status, 404, "nor by the other organization's id");
   t.equal((await asBoss('org_saml_connection', { org_id: other })).status, 404, 'its own organization has none');
+  const create = (org_id: string) =>
+    asBoss('create_org_saml_connection', {
+      org_id,
+      name: 'Hijack',
+      idp_entity_id: 'https://idp.evil.example',
+      idp_sso_url: 'https://idp.evil.example/sso',
+      idp_certificate: idp.keys.certificate,
+    });
+  const intoForeign = await create(acme);
+  t.same(
+    intoForeign,
+    await create('01a24f00-0000-7000-8000-000000000000'),
+    'creating in another organization looks like a missing one',
+  );
+  t.equal(intoForeign.status, 404);
 });
 
 t.test('an inactive connection is not offered and refuses logins; deleting the organization deletes it', async (t) => {
