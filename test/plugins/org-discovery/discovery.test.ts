@@ -23,10 +23,13 @@ const ssoStandIn = definePlugin({
   setup: () => ({ activeConnections: async (orgId: string) => connections.get(orgId) ?? [] }),
 });
 
-/** The default distribution with discovery's limit set and the SSO plugin replaced by the stand-in. */
+/**
+ * The default distribution with discovery's limit set and the SSO plugin replaced by the stand-in
+ * (without org-saml, which registers its connections with the real one).
+ */
 const withDiscovery = (limit: number): AnyPlugin[] => [
   ...defaultPlugins
-    .filter((p) => p.name !== 'org-sso')
+    .filter((p) => p.name !== 'org-sso' && p.name !== 'org-saml')
     .map((p) => (p.name === 'org-discovery' ? createOrgDiscoveryPlugin({ limitPerMinute: limit }) : p)),
   ssoStandIn,
 ];
