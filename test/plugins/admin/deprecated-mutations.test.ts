@@ -29,7 +29,7 @@ const TEXTS: Record<string, string> = {
 
 for (const [name, text] of Object.entries(TEXTS)) {
   t.test(name, async (t) => {
-    for (const headers of [{}, { 'x-service-admin-secret': TEST_ADMIN_SECRET }]) {
+    for (const headers of [{}, { 'x-service-admin-secret': TEST_ADMIN_SECRET }] as Record<string, string>[]) {
       for (const call of [
         `mutation { ${name} { message } }`,
         `mutation { ${name}(params: { email: "a@b.c" }) { message } }`,
