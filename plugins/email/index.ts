@@ -18,15 +18,20 @@ import type { EmailService } from './types.js';
 export { EMAIL_EVENTS } from './types.js';
 export type { EmailEvent, EmailMessage, EmailService, OutboxEntry } from './types.js';
 
+/** The sealing purpose of outbox bodies (keys service). */
+const MAIL_BODY_PURPOSE = 'mail-outbox-body';
+
 export const emailPlugin = definePlugin<EmailService>({
   name: 'email',
   description: 'Outgoing mail: SMTP, a durable outbox with retries, templates per event, send limits.',
+  dependsOn: ['keys'],
   flags: emailFlags,
   validateConfig: emailConfigProblem,
   entities: [MailOutboxEntity, EmailTemplateEntity],
   operations: emailOperations,
   setup(ctx) {
     const { config, storage, memory, logger } = ctx;
+    const keys = ctx.service('keys');
     const transport = config.has('smtp-host') ? createMailTransport(config) : undefined;
     const outbox = createOutbox({
       storage,
@@ -34,6 +39,10 @@ export const emailPlugin = definePlugin<EmailService>({
       logger,
       maxAttempts: config.number('email-max-attempts', 8),
       retryDelayMs: config.number('email-retry-delay-ms', 5000),
+      bodies: {
+        seal: (text) => keys.seal(text, MAIL_BODY_PURPOSE),
+        open: (sealed) => keys.open(sealed, MAIL_BODY_PURPOSE),
+      },
     });
     const templates = createTemplateStore(storage);
     outbox.start();

@@ -34,6 +34,17 @@ export interface OutboxOptions {
   retryDelayMs: number;
   /** Told of every terminal failure (a metric). */
   onFailed?: () => void;
+  /**
+   * Seals the rendered bodies at rest: they hold one-time codes and sign-in links, which the
+   * database must not keep in plain text (DESIGN.md §5). Without it bodies are stored as given.
+   */
+  bodies?: BodySealer;
+}
+
+export interface BodySealer {
+  seal(text: string): string;
+  /** Null when the body was not sealed by this key (a changed --encryption-key). */
+  open(sealed: string): string | null;
 }
 
 export interface Outbox {
@@ -81,7 +92,10 @@ export function createOutbox(o: OutboxOptions): Outbox {
     const em = o.storage.em();
     const held = { id: row.id, leaseUntil: lease } as never;
     try {
-      await o.transport!.send({ to: row.recipient, subject: row.subject, html: row.html, text: row.text });
+      const html = o.bodies ? o.bodies.open(row.html) : row.html;
+      const text = o.bodies ? o.bodies.open(row.text) : row.text;
+      if (html === null || text === null) throw new Error('the mail body cannot be opened with this --encryption-key');
+      await o.transport!.send({ to: row.recipient, subject: row.subject, html, text });
     } catch (err) {
       const attempts = row.attempts + 1;
       const reason = String((err as Error)?.message ?? err).slice(0, 500);
@@ -175,8 +189,8 @@ export function createOutbox(o: OutboxOptions): Outbox {
         event,
         recipient: mail.to,
         subject: mail.subject,
-        html: mail.html,
-        text: mail.text,
+        html: o.bodies ? o.bodies.seal(mail.html) : mail.html,
+        text: o.bodies ? o.bodies.seal(mail.text) : mail.text,
         status: 'pending',
         attempts: 0,
         nextAttemptAt: now,
