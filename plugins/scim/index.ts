@@ -64,7 +64,12 @@ export const scimPlugin = definePlugin<ScimService>({
   routes: scimRoutes({
     provisioning: (ctx) => scim(ctx).provisioning,
     groups: (ctx) => scim(ctx).groups,
-    authenticate: (ctx, token) => scim(ctx).endpoints.authenticate(token),
+    // A disabled organization provisions nothing: its token is refused like an unknown one.
+    authenticate: async (ctx, token) => {
+      const endpoint = await scim(ctx).endpoints.authenticate(token);
+      const org = endpoint ? await ctx.kernel.service('organizations').get(endpoint.orgId) : null;
+      return endpoint && org?.enabled ? endpoint : null;
+    },
     baseUrl: (ctx) => (ctx.kernel.config.string('url') ?? '').replace(/\/+$/, ''),
   }),
   setup(ctx) {

@@ -314,6 +314,14 @@ t.test('SCIM provisioning', async (t) => {
       t.match(answer.headers.get('www-authenticate'), /^Bearer/);
     }
     t.equal((await scim(server, rotated.token, 'GET', '/Users')).status, 200, 'the new token works');
+    await admin(server, 'update_organization', { id: globex.id, enabled: false });
+    t.equal(
+      (await scim(server, rotated.token, 'GET', '/Users')).status,
+      401,
+      'a disabled organization provisions nothing',
+    );
+    await admin(server, 'update_organization', { id: globex.id, enabled: true });
+    t.equal((await scim(server, rotated.token, 'GET', '/Users')).status, 200, 'and again once enabled');
     await admin(server, 'delete_scim_endpoint', { org_id: globex.id });
     t.equal((await scim(server, rotated.token, 'GET', '/Users')).status, 401, 'a deleted endpoint ends its token');
   });
