@@ -8,6 +8,10 @@ import { databaseTargets } from '../../helpers/databases.js';
 import { bootTestKernel } from '../../helpers/kernel.js';
 import { Config } from '../../../core/config.js';
 import { emailPlugin } from '../../../plugins/email/index.js';
+import { keysPlugin } from '../../../plugins/keys/index.js';
+
+/** The email plugin seals outbox bodies with the keys service. */
+const KEYS = { 'jwt-type': 'HS256', 'jwt-secret': 'claims-test-jwt-secret-0123456789abcdef' };
 import { MailOutboxEntity } from '../../../plugins/email/entities.js';
 import { createOutbox } from '../../../plugins/email/outbox.js';
 import { createMailTransport } from '../../../plugins/email/transport.js';
@@ -18,7 +22,7 @@ const MAILS = 30;
 for (const target of await databaseTargets({ sqlOnly: true })) {
   t.test(`two workers, one table (${target.name})`, async (t) => {
     const sink = await startSmtpSink();
-    const tk = await bootTestKernel({ plugins: [emailPlugin], database: target });
+    const tk = await bootTestKernel({ plugins: [keysPlugin, emailPlugin], flags: KEYS, database: target });
     t.teardown(async () => {
       await tk.close();
       await target.dispose();
@@ -57,7 +61,7 @@ for (const target of await databaseTargets({ sqlOnly: true })) {
 
 t.test('a row held by a node that died is sent once its lease runs out', async (t) => {
   const sink = await startSmtpSink();
-  const tk = await bootTestKernel({ plugins: [emailPlugin] });
+  const tk = await bootTestKernel({ plugins: [keysPlugin, emailPlugin], flags: KEYS });
   t.teardown(async () => {
     await tk.close();
     await sink.close();
