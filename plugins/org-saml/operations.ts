@@ -22,7 +22,7 @@ import {
   OrgSAMLConnection,
   UpdateOrgSAMLConnectionRequest,
 } from './schemas.js';
-import { checkedUrl } from './urls.js';
+import { checkedUrl } from '../org-sso/index.js';
 
 const saml = (ctx: RequestContext) => ctx.kernel.service('org-saml');
 const organizations = (ctx: RequestContext) => ctx.kernel.service('organizations');

@@ -17,6 +17,7 @@ import { createRelyingParties } from './relying-party.js';
 
 export type { OidcConnection, OidcConnections } from './connections.js';
 export { providerOf } from './broker.js';
+export { checkedUrl, loopbackHttp } from './issuer-url.js';
 
 export interface OrgSsoService extends OrgSsoConnectionSource {
   readonly connections: OidcConnections;
