@@ -43,6 +43,12 @@ export interface RawRequest {
   method: string;
   path: string;
   query: Record<string, string | undefined>;
+  /**
+   * The query string as the client sent it (no leading `?`, still percent-encoded): a signature
+   * over the URL's encoded parameters is checked against these bytes, never a re-encoding of
+   * `query` (SAML Bindings §3.4.4.1).
+   */
+  rawQuery?: string;
   headers: Record<string, string | undefined>;
   body: unknown;
   rawBody?: string;

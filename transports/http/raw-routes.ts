@@ -26,6 +26,7 @@ export function registerRawRoutes(app: FastifyInstance, kernel: Kernel): void {
               method: request.method,
               path: request.url.split('?')[0],
               query: (request.query ?? {}) as Record<string, string | undefined>,
+              rawQuery: request.url.includes('?') ? request.url.slice(request.url.indexOf('?') + 1) : '',
               headers: headersOf(request),
               body: request.body,
             },
