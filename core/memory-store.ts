@@ -28,5 +28,11 @@ export interface MemoryStore {
   deletePrefix(prefix: string): Promise<number>;
   /** Keys with the prefix that have not expired. */
   keys(prefix: string): Promise<string[]>;
+  /**
+   * True when a store that lives outside this process and the main database (Redis) answers;
+   * `/healthz` and `/readyz` fail while it does not. Stores inside the process or the database
+   * leave it out: the database ping covers them.
+   */
+  ping?(): Promise<boolean>;
   close(): Promise<void>;
 }

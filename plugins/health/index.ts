@@ -1,8 +1,17 @@
 /**
- * Liveness and readiness: `/healthz` answers
- * from a database ping; `/readyz` also turns not-ready while the server shuts down.
+ * Liveness and readiness: `/healthz` answers from a database ping and, with a shared memory store
+ * (Redis), that store's ping, both at once and each with its own time limit; `/readyz` also turns
+ * not-ready while the server shuts down.
  */
+import type { Kernel } from '../../core/kernel.js';
 import { definePlugin } from '../../core/plugin.js';
+
+/** The main database and the memory store (when it lives outside the process) both answer. */
+async function dependenciesAnswer(kernel: Kernel): Promise<boolean> {
+  const memory = kernel.memory;
+  const [db, store] = await Promise.all([kernel.storage.ping(), memory.ping ? memory.ping() : true]);
+  return db && store;
+}
 
 export interface HealthService {
   /** True once the node started shutting down. */
@@ -25,7 +34,7 @@ export const healthPlugin = definePlugin<HealthService>({
       method: 'GET',
       path: '/healthz',
       handler: async (_req, ctx) =>
-        (await ctx.kernel.storage.ping())
+        (await dependenciesAnswer(ctx.kernel))
           ? { status: 200, body: { status: 'ok' } }
           : { status: 503, body: { status: 'unhealthy' } },
     },
@@ -33,7 +42,7 @@ export const healthPlugin = definePlugin<HealthService>({
       method: 'GET',
       path: '/readyz',
       handler: async (_req, ctx) => {
-        const ok = !ctx.kernel.service('health').draining && (await ctx.kernel.storage.ping());
+        const ok = !ctx.kernel.service('health').draining && (await dependenciesAnswer(ctx.kernel));
         return ok ? { status: 200, body: { status: 'ready' } } : { status: 503, body: { status: 'not ready' } };
       },
     },

@@ -9,12 +9,22 @@
  * URL (`redis://host:6379/0?prefix=tenant-a:`), which is also how tests isolate themselves.
  */
 import { Redis } from 'ioredis';
+import { ServiceError } from '../../core/errors.js';
 import type { MemoryStore } from '../../core/memory-store.js';
 import { ttl } from './process.js';
 
 const DEFAULT_NAMESPACE = 'latchkey:';
 const SCAN_BATCH = 500;
 const CONNECT_TIMEOUT_MS = 5_000;
+/**
+ * How long one command may wait for its answer. A Redis that stops answering without closing the
+ * connection (a dropped route, a stalled host) would otherwise hold every request that needs it.
+ */
+export const COMMAND_TIMEOUT_MS = 2_000;
+
+/** What a request that needs the store gets while Redis cannot answer: a 503, never a 500 or a hang. */
+const unavailable = (cause: unknown) =>
+  Object.assign(new ServiceError('unavailable', 'the memory store is not available, try again later'), { cause });
 
 // INCR, and PEXPIRE only when this increment opened the window (or, defensively, when the key
 // somehow has no expiry), so later increments never extend it.
@@ -55,8 +65,14 @@ export class RedisMemoryStore implements MemoryStore {
     const client = new Redis(url, {
       lazyConnect: true,
       connectTimeout: CONNECT_TIMEOUT_MS,
-      maxRetriesPerRequest: 3,
-      // Retry a few times at boot-like speed, then keep trying slowly in the background.
+      commandTimeout: COMMAND_TIMEOUT_MS,
+      // While the connection is down a command fails at once instead of waiting in a queue for
+      // a reconnect that may never come; the request answers 503 and the caller may retry.
+      enableOfflineQueue: false,
+      // A command that timed out was already answered as failed: it is not sent again later.
+      autoResendUnfulfilledCommands: false,
+      maxRetriesPerRequest: 0,
+      // Reconnect at boot-like speed first, then keep trying every 2 s in the background.
       retryStrategy: (times) => Math.min(times * 200, 2_000),
     });
     // ioredis reports connection trouble as events; the commands themselves reject.
@@ -79,39 +95,63 @@ export class RedisMemoryStore implements MemoryStore {
     return this.namespace + key;
   }
 
+  /**
+   * Runs one command: any failure of Redis is the store being unavailable. A command that timed
+   * out drops the connection and opens a new one, since a connection whose peer stopped answering
+   * may stay open for hours and every command on it would wait out its timeout.
+   */
+  private async run<T>(command: (client: Redis) => Promise<T>): Promise<T> {
+    try {
+      return await command(this.client);
+    } catch (err) {
+      if (err instanceof Error && /timed out/i.test(err.message) && this.client.status === 'ready') {
+        this.client.disconnect(true);
+      }
+      throw unavailable(err);
+    }
+  }
+
+  /** True when Redis answers a PING within the command timeout. */
+  async ping(): Promise<boolean> {
+    return this.run((c) => c.ping()).then(
+      (answer) => answer === 'PONG',
+      () => false,
+    );
+  }
+
   async get(key: string): Promise<string | null> {
-    return this.client.get(this.k(key));
+    return this.run((c) => c.get(this.k(key)));
   }
 
   async set(key: string, value: string, ttlMs: number): Promise<void> {
-    await this.client.set(this.k(key), value, 'PX', ttl(ttlMs));
+    await this.run((c) => c.set(this.k(key), value, 'PX', ttl(ttlMs)));
   }
 
   async setIfAbsent(key: string, value: string, ttlMs: number): Promise<boolean> {
-    return (await this.client.set(this.k(key), value, 'PX', ttl(ttlMs), 'NX')) === 'OK';
+    return (await this.run((c) => c.set(this.k(key), value, 'PX', ttl(ttlMs), 'NX'))) === 'OK';
   }
 
   async replace(key: string, value: string, ttlMs: number): Promise<boolean> {
-    return (await this.client.set(this.k(key), value, 'PX', ttl(ttlMs), 'XX')) === 'OK';
+    return (await this.run((c) => c.set(this.k(key), value, 'PX', ttl(ttlMs), 'XX'))) === 'OK';
   }
 
   async consume(key: string): Promise<string | null> {
-    return this.client.getdel(this.k(key));
+    return this.run((c) => c.getdel(this.k(key)));
   }
 
   async delete(key: string): Promise<void> {
-    await this.client.del(this.k(key));
+    await this.run((c) => c.del(this.k(key)));
   }
 
   async increment(key: string, ttlMs: number): Promise<number> {
-    const n = await this.client.eval(INCREMENT_SCRIPT, 1, this.k(key), String(ttl(ttlMs)));
+    const n = await this.run((c) => c.eval(INCREMENT_SCRIPT, 1, this.k(key), String(ttl(ttlMs))));
     return Number(n);
   }
 
   async deletePrefix(prefix: string): Promise<number> {
     let removed = 0;
     for await (const batch of this.scan(prefix)) {
-      if (batch.length > 0) removed += await this.client.unlink(...batch);
+      if (batch.length > 0) removed += await this.run((c) => c.unlink(...batch));
     }
     return removed;
   }
@@ -127,7 +167,7 @@ export class RedisMemoryStore implements MemoryStore {
     const match = `${globEscape(this.namespace + prefix)}*`;
     let cursor = '0';
     do {
-      const [next, batch] = await this.client.scan(cursor, 'MATCH', match, 'COUNT', SCAN_BATCH);
+      const [next, batch] = await this.run((c) => c.scan(cursor, 'MATCH', match, 'COUNT', SCAN_BATCH));
       cursor = next;
       yield batch;
     } while (cursor !== '0');

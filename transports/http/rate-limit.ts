@@ -137,7 +137,16 @@ export async function registerRateLimit(app: FastifyInstance, kernel: Kernel, { 
   let nameSpace: string | undefined;
   if (redisUrl) {
     const target = parseRedisUrl(redisUrl);
-    redis = new Redis(target.url, { connectTimeout: 2_000, maxRetriesPerRequest: 1, lazyConnect: true });
+    // A count that cannot be had within a second is skipped (skipOnError below), and while the
+    // connection is down a count fails at once: a Redis that stops answering must not hold every
+    // request behind its limiter.
+    redis = new Redis(target.url, {
+      connectTimeout: 2_000,
+      commandTimeout: 1_000,
+      enableOfflineQueue: false,
+      maxRetriesPerRequest: 1,
+      lazyConnect: true,
+    });
     // Trouble shows in the commands themselves (the limiter then lets requests through, see
     // skipOnError below); an unhandled 'error' event would end the process.
     redis.on('error', () => {});
