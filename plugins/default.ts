@@ -17,6 +17,7 @@ import { emailPlugins } from './email/plugins.js';
 import { mfaPlugins } from './mfa/plugins.js';
 import { placeholderPlugins } from './placeholders/index.js';
 import { serverPlugin } from './server/index.js';
+import { clientMetadataPlugin } from './client-metadata/index.js';
 import { clientRegistrationPlugin } from './client-registration/index.js';
 import { clientRegistryPlugin } from './client-registry/index.js';
 import { loginPagePlugin } from './login-page/index.js';
@@ -80,6 +81,7 @@ export const defaultPlugins: AnyPlugin[] = [
   tokenExchangePlugin,
   trustedIssuersPlugin,
   clientRegistrationPlugin,
+  clientMetadataPlugin,
   mcpPlugin,
   ...placeholderPlugins(),
 ];

@@ -7,7 +7,7 @@ import { OAuthClientEntity } from './entities.js';
 import { clientOperations } from './operations.js';
 import { createClientRegistry, type ClientRegistryService } from './service.js';
 
-export type { ClientRegistryService, OAuthClient } from './service.js';
+export type { ClientDocumentSource, ClientRegistryService, OAuthClient } from './service.js';
 
 declare module '../../core/hooks.js' {
   interface HookPayloads {

@@ -28,6 +28,25 @@ export interface OAuthClient {
   builtIn: boolean;
   /** Registered by itself (RFC 7591): a public client, PKCE S256 and consent required. */
   selfRegistered: boolean;
+  /**
+   * Described by a client ID metadata document fetched from its https `clientId`: self-asserted
+   * like a self-registered client (`selfRegistered` is true too), never stored.
+   */
+  metadataDocument?: {
+    /** `none` (PKCE alone) or `private_key_jwt` with the keys at `jwksUri` (RFC 7523 §2.2). */
+    tokenEndpointAuthMethod: 'none' | 'private_key_jwt';
+    jwksUri?: string;
+  };
+}
+
+/**
+ * Clients that are not rows: client ID metadata documents, resolved from their URL by the
+ * plugin that fetches them. `handles` says which ids it resolves (checked after the registry's
+ * own rows, so a pre-registered client always wins); `resolve` answers the client or why not.
+ */
+export interface ClientDocumentSource {
+  handles(clientId: string): boolean;
+  resolve(clientId: string): Promise<{ client: OAuthClient } | { error: string }>;
 }
 
 export interface SelfRegistrationInput {
@@ -67,6 +86,13 @@ export interface ClientRegistryService {
   list(page: number, limit: number): Promise<{ clients: OAuthClient[]; total: number }>;
   /** A client by its public client_id (active or not); the built-in client included. */
   findByClientId(clientId: string): Promise<OAuthClient | null>;
+  /**
+   * Like findByClientId, with the reason a client is unknown: pre-registered (and
+   * self-registered) rows first, then a client ID metadata document when a source handles the id.
+   */
+  resolveClient(clientId: string): Promise<{ client: OAuthClient } | { error: string }>;
+  /** Adds the source of metadata-document clients (one per registry). */
+  useDocumentSource(source: ClientDocumentSource): void;
   /** The client when the secret is right, whatever its active state; null otherwise. */
   authenticate(clientId: string, secret: string): Promise<OAuthClient | null>;
   /** Whether a redirect URI is registered for the client (exact match, RFC 9700 §4.1.3). */
@@ -91,9 +117,12 @@ interface Cached {
 
 /** Control characters never occur in a client id; a NUL would reach the SQL text and fail there (a 500). */
 const CONTROL = /[\u0000-\u001f\u007f]/;
+/** A metadata document's client id is a URL, longer than a registered id may be. */
+const MAX_DOCUMENT_ID = 2048;
 
 export function createClientRegistry(storage: Storage, config: Config): ClientRegistryService {
   const cache = new LRUCache<string, Cached>({ max: 10_000, ttl: CACHE_TTL_MS });
+  let documents: ClientDocumentSource | undefined;
   const builtInId = config.string('client-id') ?? '';
   const builtInSecret = config.string('client-secret') ?? '';
   const origins = config.list('allowed-origins');
@@ -143,6 +172,17 @@ export function createClientRegistry(storage: Storage, config: Config): ClientRe
     const entry = { client: toClient(found), digest: found.secretDigest };
     cache.set(clientId, entry);
     return entry;
+  }
+
+  /** Client priority: the built-in client, then rows (pre- or self-registered), then documents. */
+  async function resolveClient(clientId: string): Promise<{ client: OAuthClient } | { error: string }> {
+    if (!clientId || clientId.length > MAX_DOCUMENT_ID || CONTROL.test(clientId)) return { error: 'unknown client_id' };
+    if (clientId.length <= 256) {
+      const row = await load(clientId);
+      if (row) return { client: row.client };
+    }
+    if (documents?.handles(clientId)) return documents.resolve(clientId);
+    return { error: 'unknown client_id' };
   }
 
   const urlOf = (uri: string): URL | null => {
@@ -286,8 +326,15 @@ export function createClientRegistry(storage: Storage, config: Config): ClientRe
     },
 
     async findByClientId(clientId) {
-      if (!clientId || clientId.length > 256 || CONTROL.test(clientId)) return null;
-      return (await load(clientId))?.client ?? null;
+      const found = await resolveClient(clientId);
+      return 'client' in found ? found.client : null;
+    },
+
+    resolveClient,
+
+    useDocumentSource(source) {
+      if (documents) throw new Error('the client registry already has a metadata document source');
+      documents = source;
     },
 
     async authenticate(clientId, secret) {

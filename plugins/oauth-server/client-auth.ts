@@ -108,6 +108,9 @@ export async function identifyClient(
   // codes need the PKCE verifier, and they get no client_credentials grant (an unauthenticated caller).
   if (!client.builtIn && !client.selfRegistered)
     throw invalidClient('client authentication is required for this client');
+  // A metadata document that names `private_key_jwt` makes its client confidential (RFC 7523 §2.2).
+  if (client.metadataDocument?.tokenEndpointAuthMethod === 'private_key_jwt')
+    throw invalidClient('this client authenticates with private_key_jwt');
   return { client, authenticated: false, method: 'none' };
 }
 

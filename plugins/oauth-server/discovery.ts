@@ -44,7 +44,7 @@ export function discoveryDocument(
     claims_parameter_supported: false,
     // RFC 9207: every authorization response carries `iss` (mix-up defence, RFC 9700 §4.4).
     authorization_response_iss_parameter_supported: true,
-    // Not built yet (plugins/placeholders): never advertised, whatever its flag says.
+    // Set by the route below: true where the client-metadata plugin resolves document clients.
     client_id_metadata_document_supported: false,
   };
 }
@@ -60,6 +60,8 @@ export function discoveryRoutes(grantTypes: (ctx: RequestContext) => string[]): 
     // RFC 8414 §2: advertised only where the registration plugin serves it.
     if (kernel.routes.some((r) => r.method === 'POST' && r.path === REGISTRATION_PATH))
       body.registration_endpoint = baseOf(kernel.config) + REGISTRATION_PATH;
+    // draft-ietf-oauth-client-id-metadata-document §5: https client ids name their documents.
+    body.client_id_metadata_document_supported = kernel.hasService('client-metadata');
     // RFC 8414 §2: `private_key_jwt` only where the trusted-issuers plugin verifies assertions.
     if (kernel.hasService('trusted-issuers')) {
       const algs = [...kernel.service('trusted-issuers').assertionAlgorithms];

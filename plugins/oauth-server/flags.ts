@@ -1,7 +1,6 @@
 /**
- * Flags of the OAuth server (moved from the placeholders).
- * Dynamic registration and client id metadata documents are not built: their flags stay with the
- * placeholders (`planned-client-registration`), and discovery does not advertise them.
+ * Flags of the OAuth server. Dynamic registration and client ID metadata documents have plugins
+ * of their own (client-registration, client-metadata), which declare their flags.
  */
 import type { FlagDeclaration } from '../../core/config.js';
 

@@ -16,15 +16,6 @@ const bool = (name: string, description: string, def = false): FlagDeclaration =
 
 const groups: Record<string, FlagDeclaration[]> = {
   'phone-verification': [bool('enable-phone-verification', 'Require phone verification.')],
-  'client-registration': [
-    bool('enable-client-id-metadata-document', 'Accept https client ids that point at a client metadata document.'),
-    {
-      name: 'client-id-metadata-allowed-domains',
-      type: 'list',
-      default: [],
-      description: 'Hosts allowed to serve client metadata documents (empty: any https host).',
-    },
-  ],
 };
 
 export function placeholderPlugins(skip: readonly string[] = []): AnyPlugin[] {

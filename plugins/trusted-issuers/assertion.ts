@@ -142,6 +142,7 @@ export async function authenticateAssertion(
   if (!clientId) return refused('client assertion names no client');
   const client = await deps.findClient(clientId);
   if (!client || client.builtIn) return refused('unknown client');
+  if (client.metadataDocument) return documentAssertion(ctx, deps, client, claimed.iss, input.assertion);
   const issuers = (await deps.store.ofClient(client.id)).filter((i) => i.isActive && i.issuerUrl === claimed.iss);
   return acceptAssertion(
     ctx,
@@ -149,4 +150,39 @@ export async function authenticateAssertion(
     issuers.map((issuer) => ({ issuer, client })),
     input.assertion,
   );
+}
+
+/**
+ * A client ID metadata document client with `private_key_jwt` signs its own assertions (RFC 7523
+ * §3): `iss` and `sub` are its client id, the keys are at its document's `jwks_uri` (fetched
+ * through the guarded client like any JWKS), and `aud` is this service's token endpoint.
+ */
+async function documentAssertion(
+  ctx: RequestContext,
+  deps: AssertionDeps,
+  client: OAuthClient,
+  iss: string,
+  assertion: string,
+): Promise<AssertionOutcome> {
+  const jwksUri = client.metadataDocument?.jwksUri;
+  if (!jwksUri) return refused('this client authenticates without a client assertion');
+  if (iss !== client.clientId) return refused('the assertion issuer must be the client id');
+  const base = new URL(ctx.kernel.config.string('url') ?? 'http://localhost');
+  const now = Date.now();
+  const issuer: TrustedIssuerRecord = {
+    id: client.clientId,
+    serviceAccountId: client.clientId,
+    name: client.name,
+    issuerUrl: client.clientId,
+    keySourceType: 'static_jwks_url',
+    jwksUrl: jwksUri,
+    expectedAud: `${base.protocol}//${base.host}${base.pathname.replace(/\/+$/, '')}/oauth/token`,
+    subjectClaim: 'sub',
+    allowedSubjects: [],
+    issuerType: 'generic',
+    isActive: true,
+    createdAt: now,
+    updatedAt: now,
+  };
+  return acceptAssertion(ctx, deps, [{ issuer, client }], assertion);
 }

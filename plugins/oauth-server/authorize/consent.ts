@@ -42,6 +42,12 @@ export async function consented(ctx: RequestContext, userId: string, req: Author
 
 const LOOPBACK = new Set(['localhost', '127.0.0.1', '[::1]']);
 
+/** Where the client's self-asserted identity comes from. */
+function origin(req: AuthorizationRequest): string {
+  if (!req.client.metadataDocument) return 'it registered itself';
+  return `its description is published by ${esc(new URL(req.client.clientId).host)}`;
+}
+
 export async function consentPage(
   ctx: RequestContext,
   session: SessionRecord,
@@ -79,7 +85,7 @@ export async function consentPage(
     body:
       `<!doctype html><html><head><meta charset="utf-8"><title>Allow access?</title></head><body>` +
       `<h1>${esc(host)} wants to access your account</h1>` +
-      `<p>The application calls itself <em>${esc(req.client.name)}</em>; it registered itself, so that name is not verified.</p>` +
+      `<p>The application calls itself <em>${esc(req.client.name)}</em>; ${origin(req)}, so that name is not verified.</p>` +
       warning +
       `<p>It asks for:</p><ul>${scopes}</ul>` +
       `<form method="post" action="${CONSENT_PATH}"><input type="hidden" name="ticket" value="${esc(ticket)}">` +

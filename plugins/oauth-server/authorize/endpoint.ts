@@ -137,7 +137,12 @@ export const authorizeRoute: RawRoute = {
       params = readParams(raw.query);
       target = await trustedTarget(
         params,
-        (id) => registry.findByClientId(id),
+        async (id) => {
+          // A metadata-document client that cannot be used says why (fetch, document or host).
+          const found = await registry.resolveClient(id);
+          if ('error' in found) throw new UntrustedRequestError('invalid_client', found.error);
+          return found.client;
+        },
         (c, u) => registry.redirectAllowed(c, u),
       );
     } catch (err) {
