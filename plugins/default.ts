@@ -25,6 +25,7 @@ import { oauthServerPlugin } from './oauth-server/index.js';
 import { organizationPlugins } from './organizations/plugins.js';
 import { orgSsoPlugin } from './org-sso/index.js';
 import { orgSamlPlugin } from './org-saml/index.js';
+import { samlIdpPlugin } from './saml-idp/index.js';
 import { outboundPlugin } from './outbound/index.js';
 import { sessionsPlugin } from './sessions/index.js';
 import { signInPlugin } from './sign-in/index.js';
@@ -78,6 +79,7 @@ export const defaultPlugins: AnyPlugin[] = [
   ...organizationPlugins,
   orgSsoPlugin,
   orgSamlPlugin,
+  samlIdpPlugin,
   tokenExchangePlugin,
   trustedIssuersPlugin,
   clientRegistrationPlugin,
