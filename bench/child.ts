@@ -1,12 +1,35 @@
 /**
- * Bench servers run in child processes (`node --import tsx <script>`), so the load generator in
- * this process never competes with a server's event loop, and each server's CPU time per request
- * can be read from /proc. A child prints one JSON line describing itself when ready, serves until
- * its stdin closes (a clean exit, so `--cpu-prof` can write its profile) and is killed if it hangs.
+ * Bench servers run in child processes, so the load generator in this process never competes
+ * with a server's event loop, and each server's CPU time per request can be read from /proc. A
+ * child prints one JSON line describing itself when ready, serves until its stdin closes (a clean
+ * exit, so `--cpu-prof` can write its profile) and is killed if it hangs.
+ *
+ * Children run Latchkey's compiled build: `npm run build` runs once per bench process, before its
+ * first child starts, and every child starts with CHILD_IMPORTS (tsx for the bench's own
+ * TypeScript, then compiled-build.ts, which answers every import of Latchkey's sources from dist/).
+ * BENCH_NO_BUILD=1 skips the build and runs dist/ as it is.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+
+/** Node flags of every bench child: the harness through tsx, Latchkey itself from dist/. */
+export const CHILD_IMPORTS = ['--import', 'tsx', '--import', new URL('./compiled-build.ts', import.meta.url).href];
+
+let built = false;
+
+/**
+ * `npm run build` (bin/build.js: tsc, incremental, and the run-time assets), once per process. A
+ * build that fails (a type error in the tree) stops the bench with tsc's messages.
+ */
+export function buildOnce(): void {
+  if (built || process.env.BENCH_NO_BUILD === '1') return;
+  process.stderr.write('bench: npm run build (the children run dist/)...\n');
+  execFileSync(process.execPath, [fileURLToPath(new URL('../bin/build.js', import.meta.url))], {
+    stdio: ['ignore', process.stderr, 'inherit'],
+  });
+  built = true;
+}
 
 export interface BenchChild<T> {
   /** What the child printed when it was ready. */
@@ -45,11 +68,11 @@ export async function startBenchChild<T>(
   script: URL,
   opts: { args?: string[]; cpuProfDir?: string; nodeArgs?: string[] } = {},
 ): Promise<BenchChild<T>> {
+  buildOnce();
   const file = fileURLToPath(script);
   const nodeArgs = [
     ...(opts.nodeArgs ?? []),
-    '--import',
-    'tsx',
+    ...CHILD_IMPORTS,
     ...(opts.cpuProfDir ? ['--cpu-prof', '--cpu-prof-dir', opts.cpuProfDir] : []),
     file,
     ...(opts.args ?? []),

@@ -9,7 +9,7 @@ import { fork, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { procCpuSeconds } from '../child.js';
+import { buildOnce, CHILD_IMPORTS, procCpuSeconds } from '../child.js';
 import { stealMeter } from '../machine.js';
 import type { LoadResult } from '../load.js';
 import type { ChildSpec } from './child.js';
@@ -82,15 +82,18 @@ export function startProcess(
   });
 }
 
+/** A party of this checkout, on its compiled build (child.ts CHILD_IMPORTS). */
 export async function startParty(spec: ChildSpec): Promise<Party> {
-  const { child, ready } = await startProcess(CHILD, [JSON.stringify(spec)], ['--import', 'tsx']);
+  buildOnce();
+  const { child, ready } = await startProcess(CHILD, [JSON.stringify(spec)], CHILD_IMPORTS);
   return partyOf(child, ready);
 }
 
 /**
  * A party as a checkout builds it (`AGAINST=` of the profiling aids): that checkout's own bench
- * child, run from its folder. The checkout needs node_modules (or a link to these). `execArgv`
- * are node flags before `--import tsx`; `execPath` as for startProcess.
+ * child, run from its folder on that checkout's sources (through tsx, not a build). The checkout
+ * needs node_modules (or a link to these). `execArgv` are node flags before `--import tsx`;
+ * `execPath` as for startProcess.
  */
 export async function startCheckoutChild(
   checkout: string,
