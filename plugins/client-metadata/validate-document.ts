@@ -7,7 +7,11 @@
  */
 import type { OAuthClient } from '../client-registry/index.js';
 
-export const DEFAULT_SCOPES = ['openid', 'email', 'profile', 'offline_access'];
+/**
+ * Without a `scope` member: the scopes the service supports for users, which is what an MCP
+ * client asks for (the protected resource metadata's `scopes_supported`); consent still decides.
+ */
+export const DEFAULT_SCOPES = ['openid', 'email', 'profile', 'phone', 'offline_access'];
 const MAX_REDIRECT_URIS = 20;
 const LOOPBACK = new Set(['localhost', '127.0.0.1', '[::1]']);
 const SCOPE_TOKEN = /^[\x21\x23-\x5b\x5d-\x7e]{1,128}$/;
