@@ -201,6 +201,40 @@ const CALLS: Record<string, Call> = {
   _update_org_saml_connection: { input: () => ({ id: made.saml, name: 'Renamed' }), resource: () => made.saml },
   _org_saml_connection: { input: () => ({ id: made.saml }), resource: () => made.saml },
   _delete_org_saml_connection: { input: () => ({ id: made.saml }), resource: () => made.saml },
+  _create_saml_service_provider: {
+    input: () => ({
+      org_id: made.org,
+      name: 'Audited SP',
+      entity_id: 'https://sp.audited.example/saml',
+      acs_url: 'https://sp.audited.example/acs',
+    }),
+    keep: (a) => (made.samlSp = a.id as string),
+    resource: () => made.samlSp,
+  },
+  _update_saml_service_provider: { input: () => ({ id: made.samlSp, name: 'Renamed' }), resource: () => made.samlSp },
+  _saml_service_provider: { input: () => ({ id: made.samlSp }), resource: () => made.samlSp },
+  _saml_service_providers: { input: () => ({ org_id: made.org }), resource: () => made.org },
+  _import_saml_sp_metadata: {
+    input: () => ({
+      org_id: made.org,
+      metadata_xml:
+        '<EntityDescriptor xmlns="urn:oasis:names:tc:SAML:2.0:metadata" entityID="https://sp.audited.example/saml"><SPSSODescriptor protocolSupportEnumeration="urn:oasis:names:tc:SAML:2.0:protocol"><AssertionConsumerService Binding="urn:oasis:names:tc:SAML:2.0:bindings:HTTP-POST" Location="https://sp.audited.example/acs" index="0"/></SPSSODescriptor></EntityDescriptor>',
+    }),
+    resource: () => made.org,
+  },
+  _rotate_saml_idp_cert: {
+    input: () => ({ org_id: made.org }),
+    keep: (a) => (made.samlKey = a.id as string),
+    resource: () => made.samlKey,
+  },
+  _saml_idp_keys: {
+    input: () => ({ org_id: made.org }),
+    keep: (a) =>
+      (made.samlOldKey = (a.saml_idp_keys as { id: string; status: string }[]).find((k) => k.status === 'active')!.id),
+    resource: () => made.org,
+  },
+  _retire_saml_idp_key: { input: () => ({ id: made.samlOldKey }), resource: () => made.samlOldKey },
+  _delete_saml_service_provider: { input: () => ({ id: made.samlSp }), resource: () => made.samlSp },
   _delete_organization: { input: () => ({ id: made.org }), resource: () => made.org },
   _add_trusted_issuer: {
     input: () => ({
