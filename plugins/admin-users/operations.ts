@@ -180,9 +180,12 @@ export const adminUserOperations: AnyOperation[] = [
       // timestamp nor sends the event again).
       // The check and the change are one step under the user's lock (users service): two
       // concurrent revokes cannot both see access open and both send the event.
-      const { user: updated, changed } = await users.setAccess(id, Math.floor(Date.now() / 1000));
+      // The event's outbox rows are stored by the commit that revokes (core/unit-of-work.ts).
+      await users.setAccess(id, Math.floor(Date.now() / 1000), {
+        within: (unit, user) =>
+          ctx.kernel.events.emitWithin(unit, 'user.access_revoked', { user: users.toUserDto(user) }),
+      });
       await sessions.revokeAll(id);
-      if (changed) ctx.kernel.events.emit('user.access_revoked', { user: users.toUserDto(updated) });
       return { message: 'user access revoked successfully' };
     },
   }),
@@ -199,8 +202,10 @@ export const adminUserOperations: AnyOperation[] = [
       const { users } = deps(ctx);
       const found = await mustFind(ctx, input.user_id);
       // Only a change of state is news for the event bus (see _revoke_access).
-      const { user: updated, changed } = await users.setAccess(found.id, null);
-      if (changed) ctx.kernel.events.emit('user.access_enabled', { user: users.toUserDto(updated) });
+      await users.setAccess(found.id, null, {
+        within: (unit, user) =>
+          ctx.kernel.events.emitWithin(unit, 'user.access_enabled', { user: users.toUserDto(user) }),
+      });
       return { message: 'user access enabled successfully' };
     },
   }),

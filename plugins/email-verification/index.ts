@@ -5,8 +5,8 @@
  * redeemers for their own link tokens (the magic link) through its service.
  *
  * The users service stores a request with its address in one commit and hands the plain token
- * over on the `email.verification_requested` hook once that commit is done; this plugin writes
- * the mail to the outbox right then (docs/email.md says why it is not the same commit).
+ * over on the `email.verification_requested` hook before it, with the commit's unit of work; this
+ * plugin adds the mail's outbox row to that unit, so the same commit stores it (docs/email.md).
  */
 import { definePlugin } from '../../core/plugin.js';
 import type { EmailLinksService, LinkRedeemer } from './link-tokens.js';
@@ -35,11 +35,10 @@ export const emailVerificationPlugin = definePlugin<EmailLinksService>({
   setup(ctx) {
     const deps = { url: ctx.config.string('url', ''), users: ctx.service('users'), email: ctx.service('email') };
     ctx.hooks.on('email.verification_requested', (p) =>
-      sendVerificationMail(
-        deps,
-        { identifier: p.identifier, email: p.email, userId: p.userId || null, redirectUri: p.redirectUri },
-        p.token,
-      ),
+      sendVerificationMail(deps, { identifier: p.identifier, email: p.email, redirectUri: p.redirectUri }, p.token, {
+        name: p.name,
+        unit: p.unit,
+      }),
     );
     const redeemers: LinkRedeemer[] = [];
     return { redeemers, addRedeemer: (r) => void redeemers.push(r) };

@@ -21,9 +21,9 @@ export function createEmailService({ config, memory, templates, outbox }: EmailS
   };
   return {
     configured: config.has('smtp-host'),
-    async send({ event, to, data }) {
+    async send({ event, to, data }, unit) {
       const mail = renderMail(event, data, branding, await templates.forEvent(event));
-      await outbox.add(event, { to, ...mail });
+      await outbox.add(event, { to, ...mail }, unit);
     },
     checkSendLimit: createSendLimits(
       memory,

@@ -3,6 +3,7 @@
  * email verification, magic links, password reset, invitations, and email OTP codes.
  */
 import type { RequestContext } from '../../core/context.js';
+import type { UnitOfWork } from '../../core/unit-of-work.js';
 
 /** The template events (email template events). */
 export const EMAIL_EVENTS = [
@@ -43,9 +44,11 @@ export interface EmailService {
   readonly configured: boolean;
   /**
    * Renders the admin's template for the event (or the default) and stores the message in the
-   * durable outbox; resolves once it is stored. The outbox worker sends it.
+   * durable outbox; resolves once it is stored. The outbox worker sends it. With `unit` the row
+   * joins the unit of work of the change that causes the mail and is stored by its commit, so
+   * the change and its mail are stored together or neither (core/unit-of-work.ts).
    */
-  send(message: EmailMessage): Promise<void>;
+  send(message: EmailMessage, unit?: UnitOfWork): Promise<void>;
   /**
    * Counts one mail-sending request against the per-address and per-client-IP limits; throws the
    * spec's `resource_exhausted` (429) once either is spent. `address` is any identifier the mail

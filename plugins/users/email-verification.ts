@@ -2,14 +2,16 @@
  * Asking for proof of an email address (`--enable-email-verification`). The users service stores a
  * verification request (token hashed, see verification.ts) in the same commit as the address it
  * is about: at signup (`create` with `proveEmail`) and when an update leaves a user with a new
- * address nobody marked verified (`update` with `proveNewEmail`). Once that commit is done, the
- * `email.verification_requested` hook carries the plain token to whoever sends the mail: the email
- * plugin, when it exists, subscribes to it and builds the link to `/verify_email?token=` (SPEC.md
- * "Endpoints"). The token travels on a hook, not on the event bus, because the bus feeds webhooks
- * and audit subscribers, which must never see a usable token.
+ * address nobody marked verified (`update` with `proveNewEmail`). Before that commit, the
+ * `email.verification_requested` hook carries the plain token and the commit's unit of work to
+ * whoever sends the mail: the email-verification plugin, when it exists, subscribes to it, builds
+ * the link to `/verify_email?token=` and adds the mail's outbox row to the unit, so one commit
+ * stores the address, its request and its mail, or none of them (a failure to queue the mail
+ * fails the write). The token travels on a hook, not on the event bus, because the bus feeds
+ * webhooks and audit subscribers, which must never see a usable token.
  */
 import type { HookBus } from '../../core/hooks.js';
-import type { Logger } from '../../core/logger.js';
+import type { UnitOfWork } from '../../core/unit-of-work.js';
 import type { VerificationRecord } from './verification.js';
 
 /** A new account's address (signup), authorizer's identifier for it. */
@@ -26,6 +28,10 @@ export interface VerificationRequestedPayload {
   /** Unix seconds. */
   expiresAt: number;
   redirectUri: string | null;
+  /** The user's display name ('' when none): a new user cannot be read before the commit. */
+  name: string;
+  /** The unit of work of the write that stores the request: the mail's row joins it. */
+  unit: UnitOfWork;
 }
 
 declare module '../../core/hooks.js' {
@@ -35,25 +41,22 @@ declare module '../../core/hooks.js' {
   }
 }
 
-/** Hands a stored request's plain token to the mail sender (after the commit that stored it). */
+/** Hands a request's plain token to the mail sender, inside the unit of work that stores it. */
 export async function handOverVerification(
   hooks: HookBus,
-  logger: Logger,
+  unit: UnitOfWork,
   record: VerificationRecord,
   token: string,
+  name: string,
 ): Promise<void> {
-  try {
-    await hooks.run('email.verification_requested', {
-      identifier: record.identifier,
-      email: record.email,
-      userId: record.userId ?? '',
-      token,
-      expiresAt: record.expiresAt,
-      redirectUri: record.redirectUri,
-    });
-  } catch (err) {
-    // The account and its request exist; a mail that could not be handed over can be asked for
-    // again (resend_verify_email), so the call that set the address still succeeds.
-    logger.warn({ err, userId: record.userId }, 'verification mail could not be queued');
-  }
+  await hooks.run('email.verification_requested', {
+    identifier: record.identifier,
+    email: record.email,
+    userId: record.userId ?? '',
+    token,
+    expiresAt: record.expiresAt,
+    redirectUri: record.redirectUri,
+    name,
+    unit,
+  });
 }

@@ -4,6 +4,7 @@
  * database, with the exact error `user with given email already exists`.
  */
 import type { Static } from '@sinclair/typebox';
+import type { UnitOfWork } from '../../core/unit-of-work.js';
 import type { UserSchema } from './schemas.js';
 import type { VerificationRequestsService } from './verification.js';
 
@@ -84,12 +85,21 @@ export interface UserPatch extends ProfilePatch {
 }
 
 /**
- * Proof of an address is asked for in the same commit as the write that sets it
- * (email-verification.ts), then the mail is handed over.
+ * Runs inside the unit of work that writes the user, before its commit (core/unit-of-work.ts):
+ * events emitted here with `events.emitWithin(unit, ...)` have their outbox rows stored by the
+ * same commit as the user. A throw stores nothing and fails the call.
+ */
+export type WithinUserWrite = (unit: UnitOfWork, user: UserRecord) => Promise<void>;
+
+/**
+ * Proof of an address is asked for in the same commit as the write that sets it, and its mail
+ * joins that commit too (email-verification.ts).
  */
 export interface CreateOptions {
   /** Store a `basic_auth_signup` verification request for the new user's email (when it has one). */
   proveEmail?: { redirectUri?: string };
+  /** The new user's events (`user.created`, `user.signup`), stored with it. */
+  within?: WithinUserWrite;
 }
 
 export interface UpdateOptions {
@@ -141,7 +151,13 @@ export interface UsersService {
    * user's state; `changed` says whether this call did it. Of two concurrent revokes one changes
    * it, so the event is sent once. `not_found` when absent.
    */
-  setAccess(id: string, revokedAt: number | null): Promise<{ user: UserRecord; changed: boolean }>;
+  setAccess(
+    id: string,
+    revokedAt: number | null,
+    options?: {
+      /** Runs only when this call changes the state (its event is stored with the change). */ within?: WithinUserWrite;
+    },
+  ): Promise<{ user: UserRecord; changed: boolean }>;
   /**
    * Deletes the user and runs the `user.deleted` hook (OTP/verification data of other plugins).
    * `not_found` when absent, also for the loser of two concurrent deletions, which must not

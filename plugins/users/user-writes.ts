@@ -3,6 +3,7 @@ import { invalidArgument, notFound, ServiceError } from '../../core/errors.js';
 import type { HookBus } from '../../core/hooks.js';
 import type { Logger } from '../../core/logger.js';
 import type { Storage } from '../../core/storage.js';
+import { openUnitOfWork } from '../../core/unit-of-work.js';
 import { newId } from '../../storage/index.js';
 import { handOverVerification, SIGNUP_IDENTIFIER, UPDATE_EMAIL_IDENTIFIER } from './email-verification.js';
 import { UserEntity, type UserRow } from './entities.js';
@@ -32,6 +33,10 @@ export interface UserWritesDeps {
   verifications: VerificationRequestsService;
   hash: (password: string) => Promise<string>;
 }
+
+/** The name a mail greets the user by ('' when the profile has none). */
+const displayName = (user: { givenName: string | null; familyName: string | null }): string =>
+  [user.givenName, user.familyName].filter(Boolean).join(' ');
 
 /**
  * A verification request added to the unit of work that writes its address, so that one commit
@@ -110,11 +115,15 @@ export function createUserWrites({
           options.proveEmail && email
             ? proofOf(em, { identifier: SIGNUP_IDENTIFIER, email, userId: row.id, ...options.proveEmail })
             : null;
-        await em.flush();
-        return { user: toRecord(row), proof };
+        // One commit stores the user, its verification request and mail, and its events' rows.
+        const unit = openUnitOfWork(em, (err) => logger.error({ err }, 'after-commit step failed'));
+        const user = toRecord(row);
+        if (proof) await handOverVerification(hooks, unit, proof.row, proof.token, displayName(user));
+        await options.within?.(unit, user);
+        await unit.commit();
+        return user;
       });
-      if (created.proof) await handOverVerification(hooks, logger, created.proof.row, created.proof.token);
-      return created.user;
+      return created;
     },
 
     async update(id, patch: UserPatch, options: UpdateOptions = {}) {
@@ -193,16 +202,18 @@ export function createUserWrites({
           options.proveNewEmail && unproven
             ? proofOf(em, { identifier: UPDATE_EMAIL_IDENTIFIER, email: row.email as string, userId: id })
             : null;
+        const after = toRecord(row);
+        const unit = openUnitOfWork(em, (err) => logger.error({ err }, 'after-commit step failed'));
+        if (proof) await handOverVerification(hooks, unit, proof.row, proof.token, displayName(after));
         reads.forget(id);
-        await em.flush();
+        await unit.commit();
         reads.forget(id);
-        return { before, after: toRecord(row), proof };
+        return { before, after, proofRequested: proof !== null };
       });
-      if (result.proof) await handOverVerification(hooks, logger, result.proof.row, result.proof.token);
-      return { before: result.before, after: result.after, proofRequested: result.proof !== null };
+      return result;
     },
 
-    async setAccess(id, revokedAt) {
+    async setAccess(id, revokedAt, options = {}) {
       return withIdentifierLocks([`id:${id}`], async () => {
         const em = storage.em();
         const row = (await em.findOne(UserEntity, { id } as never)) as UserRow | null;
@@ -210,8 +221,11 @@ export function createUserWrites({
         if ((row.revokedTimestamp === null) === (revokedAt === null)) return { user: toRecord(row), changed: false };
         row.revokedTimestamp = revokedAt;
         row.updatedAt = now();
+        // The change and its event's outbox rows are stored by one commit.
+        const unit = openUnitOfWork(em, (err) => logger.error({ err }, 'after-commit step failed'));
+        await options.within?.(unit, toRecord(row));
         reads.forget(id);
-        await em.flush();
+        await unit.commit();
         reads.forget(id);
         return { user: toRecord(row), changed: true };
       });

@@ -53,9 +53,12 @@ export function createWebhooksPlugin(options: WebhooksPluginOptions = {}): Plugi
         responseExcerptChars: timing.responseExcerptChars,
         worker,
       });
-      // The emitters commit their change and then emit: the outbox row is written right after
-      // (docs/webhooks.md); code holding a transaction may call `enqueue` with its EntityManager.
-      for (const name of events) ctx.events.on(name, (event) => service.enqueue(name, event.payload).then(() => {}));
+      // An outbox writer: an event emitted within the unit of work of its change
+      // (`events.emitWithin`) has its rows written by that unit's commit; a plain `emit` writes
+      // them right after the emitter's commit (docs/webhooks.md).
+      for (const name of events) {
+        ctx.events.addWriter(name, (event, unit) => service.enqueue(name, event.payload, unit).then(() => {}));
+      }
       ctx.hooks.on('kernel.ready', () => worker.start());
       ctx.onClose(() => worker.stop());
       return service;

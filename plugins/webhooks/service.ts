@@ -4,9 +4,9 @@
  * the simulated delivery of `test_endpoint`. Endpoints are reached only through the guarded
  * outbound client.
  */
-import type { EntityManager } from '@mikro-orm/core';
 import { failedPrecondition, invalidArgument, notFound } from '../../core/errors.js';
 import type { Storage } from '../../core/storage.js';
+import type { UnitOfWork } from '../../core/unit-of-work.js';
 import { newId } from '../../storage/index.js';
 import { findOutboundError, type OutboundService } from '../outbound/index.js';
 import { DELIVERY_ID_HEADER, deliveryBody, SIGNATURE_HEADER, signature } from './delivery-body.js';
@@ -44,10 +44,11 @@ export interface WebhooksService {
     page: { limit: number; offset: number },
   ): Promise<{ rows: WebhookLogRow[]; total: number }>;
   /**
-   * Writes an event to the outbox for every enabled webhook of it. With `em` the rows join that
-   * unit of work (the caller's transaction) and are written when it commits; without, at once.
+   * Writes an event to the outbox for every enabled webhook of it. With `unit` the rows join that
+   * unit of work (the emitting change's transaction, core/unit-of-work.ts) and are written by its
+   * commit, after which the worker is woken; without, at once.
    */
-  enqueue(eventName: string, payload: Record<string, unknown>, em?: EntityManager): Promise<number>;
+  enqueue(eventName: string, payload: Record<string, unknown>, unit?: UnitOfWork): Promise<number>;
   /** Sends a simulated, signed delivery to an endpoint and answers what it said. */
   testEndpoint(input: {
     endpoint: string;
@@ -175,10 +176,12 @@ export function createWebhooksService(o: WebhooksServiceOptions): WebhooksServic
       return { rows: rows as unknown as WebhookLogRow[], total };
     },
 
-    async enqueue(eventName, payload, given) {
-      const unit = given ?? em();
-      const hooks = (await unit.find(WebhookEntity, { eventName, enabled: true } as never)) as unknown as WebhookRow[];
+    async enqueue(eventName, payload, unit) {
+      // The webhooks are read on a fork of their own: a read on the unit's EntityManager could
+      // flush its pending change early, outside the transaction of its commit.
+      const hooks = (await em().find(WebhookEntity, { eventName, enabled: true } as never)) as unknown as WebhookRow[];
       if (hooks.length === 0) return 0;
+      const target = unit?.em ?? em();
       const now = Date.now();
       for (const hook of hooks) {
         const row: DeliveryRow = {
@@ -195,10 +198,11 @@ export function createWebhooksService(o: WebhooksServiceOptions): WebhooksServic
           createdAt: now,
           updatedAt: now,
         };
-        unit.create(WebhookDeliveryEntity, row as never);
+        target.create(WebhookDeliveryEntity, row as never);
       }
-      if (!given) {
-        await unit.flush();
+      if (unit) unit.afterCommit(() => o.worker.wake());
+      else {
+        await target.flush();
         o.worker.wake();
       }
       return hooks.length;

@@ -18,8 +18,9 @@ t.teardown(() => server.close());
 const PASSWORD = 'Proof-pass-1';
 const admin = { 'x-service-admin-secret': TEST_ADMIN_SECRET };
 const mailed: string[] = [];
+// The hook runs inside the write's unit of work: a mail counts once that unit has committed.
 server.kernel.hooks.on('email.verification_requested', (p) => {
-  mailed.push(p.email);
+  p.unit.afterCommit(() => mailed.push(p.email));
 });
 const sql = (statement: string) => server.kernel.storage.orm.em.getConnection().execute(statement, [], 'run');
 const requestsFail = () => sql(`alter table ${VERIFICATION_TABLE} rename to lk_requests_away`);

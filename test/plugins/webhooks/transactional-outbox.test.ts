@@ -1,0 +1,111 @@
+/**
+ * The transactional outbox (core/unit-of-work.ts): revoking and restoring a user's access writes
+ * the change and its webhook outbox rows in one commit. A failure after both were written and
+ * before the commit stores neither; a database refusal of the outbox row undoes the change; every
+ * change that did commit has exactly one row per webhook of its event, which is then delivered.
+ */
+import t from 'tap';
+import { startTestServer, TEST_ADMIN_SECRET, TEST_CLIENT_SECRET } from '../../helpers/server.js';
+import { startReceiver } from './receiver.js';
+
+const server = await startTestServer({ flags: { 'outbound-allow-cidrs': ['127.0.0.1/32'] } });
+t.teardown(() => server.close());
+const receiver = await startReceiver(TEST_CLIENT_SECRET);
+t.teardown(() => receiver.close());
+const admin = { 'content-type': 'application/json', origin: server.url, 'x-service-admin-secret': TEST_ADMIN_SECRET };
+const webhooks = server.kernel.service('webhooks');
+const sql = (statement: string) => server.kernel.storage.orm.em.getConnection().execute(statement, [], 'run');
+
+async function post(path: string, body: unknown, headers: Record<string, string> = admin) {
+  const r = await fetch(`${server.url}${path}`, { method: 'POST', headers, body: JSON.stringify(body) });
+  return { status: r.status, json: (await r.json()) as Record<string, unknown> };
+}
+
+async function hookFor(event: string): Promise<string> {
+  const added = await post('/v1/admin/add_webhook', {
+    event_name: event,
+    endpoint: `${receiver.url}/${event}`,
+    enabled: true,
+  });
+  if (added.status !== 200) throw new Error(`add_webhook: ${JSON.stringify(added.json)}`);
+  const { rows } = await webhooks.list({ limit: 100, offset: 0 });
+  return rows.find((r) => r.eventName === event)!.id;
+}
+
+const revokedHook = await hookFor('user.access_revoked');
+const enabledHook = await hookFor('user.access_enabled');
+const PASSWORD = 'Outbox-pass-1';
+const signup = await post(
+  '/v1/signup',
+  { email: 'outbox@example.com', password: PASSWORD, confirm_password: PASSWORD },
+  { 'content-type': 'application/json', origin: server.url },
+);
+const userId = (signup.json.user as { id: string }).id;
+
+const revoked = async () => {
+  const user = await post('/v1/admin/user', { id: userId });
+  return typeof user.json.revoked_timestamp === 'number' && user.json.revoked_timestamp > 0;
+};
+
+// An outbox writer that fails once when armed: it runs after the webhook plugin's writer, so the
+// change and its outbox row are both in the unit of work when it throws, before the commit.
+let failNext = false;
+server.kernel.events.addWriter('user.access_revoked', async () => {
+  if (!failNext) return;
+  failNext = false;
+  throw new Error('injected failure between the outbox write and the commit');
+});
+
+t.test('a failure after the change and its outbox row, before the commit, stores neither', async (t) => {
+  failNext = true;
+  const failed = await post('/v1/admin/revoke_access', { user_id: userId });
+  t.equal(failed.status, 500, 'the call fails');
+  t.notOk(await revoked(), 'the access change was not stored');
+  t.equal((await webhooks.deliveries(revokedHook)).length, 0, 'nor its outbox row');
+
+  const retried = await post('/v1/admin/revoke_access', { user_id: userId });
+  t.equal(retried.status, 200);
+  t.ok(await revoked(), 'the retried change is stored');
+  t.equal((await webhooks.deliveries(revokedHook)).length, 1, 'with its one outbox row');
+});
+
+t.test('a database refusal of the outbox row undoes the change it belongs to', async (t) => {
+  await sql(
+    "create trigger outbox_refused before insert on latchkey_webhook_deliveries begin select raise(abort, 'outbox refused'); end",
+  );
+  const failed = await post('/v1/admin/enable_access', { user_id: userId });
+  await sql('drop trigger outbox_refused');
+  t.equal(failed.status, 500, 'the call fails');
+  t.ok(await revoked(), 'the user is still revoked: the change was rolled back with the row');
+  t.equal((await webhooks.deliveries(enabledHook)).length, 0, 'no outbox row');
+
+  t.equal((await post('/v1/admin/enable_access', { user_id: userId })).status, 200);
+  t.notOk(await revoked());
+  t.equal((await webhooks.deliveries(enabledHook)).length, 1);
+});
+
+t.test('every committed change has its row, and each row is delivered once', async (t) => {
+  for (let i = 0; i < 4; i++) {
+    t.equal((await post('/v1/admin/revoke_access', { user_id: userId })).status, 200);
+    t.equal((await post('/v1/admin/enable_access', { user_id: userId })).status, 200);
+  }
+  const revokes = await webhooks.deliveries(revokedHook);
+  const enables = await webhooks.deliveries(enabledHook);
+  t.equal(revokes.length, 5, 'five revocations committed, five rows');
+  t.equal(enables.length, 5, 'five restorations committed, five rows');
+  await webhooks.flush();
+  const delivered = [...(await webhooks.deliveries(revokedHook)), ...(await webhooks.deliveries(enabledHook))];
+  t.ok(
+    delivered.every((d) => d.state === 'delivered'),
+    'every row delivered',
+  );
+  t.equal(receiver.received.length, 10, 'the receiver got each event once');
+  t.ok(
+    receiver.received.every((r) => r.signatureValid),
+    'signed',
+  );
+  t.same(
+    receiver.received.map((r) => (r.json.user as { id: string }).id),
+    Array(10).fill(userId),
+  );
+});
