@@ -6,7 +6,7 @@ export type FlagType = 'string' | 'boolean' | 'number' | 'list';
 export type FlagValue = string | boolean | number | string[];
 
 export interface FlagDeclaration {
-  /** kebab-case name without the leading dashes, exactly as SPEC.md spells it. */
+  /** kebab-case name without the leading dashes, exactly as the command line spells it. */
   name: string;
   type: FlagType;
   description: string;

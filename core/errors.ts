@@ -1,6 +1,7 @@
 /**
- * One error type for every layer. Codes are the gRPC status tokens SPEC.md uses in the REST
- * envelope (`{code, message}`); `errorStatus` maps each to HTTP, GraphQL and gRPC.
+ * One error type for every layer. Codes are the gRPC status tokens (`invalid_argument`,
+ * `unauthenticated`, ...) that the REST error envelope `{code, message}` carries; `errorStatus`
+ * maps each to HTTP, GraphQL and gRPC.
  */
 export const ERROR_CODES = [
   'invalid_argument',

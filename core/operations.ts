@@ -144,7 +144,7 @@ export function pascalCase(name: string): string {
  * How deeply arrays and objects may nest in an operation's input. Free-form fields (`app_data`)
  * could otherwise carry nesting deep enough (a 1 MB body holds ~500k levels of `[`) to overflow
  * the stack of any recursive walk, a 500 where bad input must be a 400; 64 is far beyond what
- * any field of SPEC.md needs.
+ * any field of the API needs.
  */
 export const MAX_INPUT_DEPTH = 64;
 

@@ -96,7 +96,7 @@ export const Pagination = OutputObject('Pagination', {
   total: Int64(),
 });
 
-/** Page size when a list request names none (SPEC.md Pagination: `{ page, limit }`). */
+/** Page size when a list request names none (pagination is `{ page, limit }`). */
 export const DEFAULT_PAGE_LIMIT = 10;
 
 /** A page request resolved to numbers: page 1 and DEFAULT_PAGE_LIMIT unless the caller said. */

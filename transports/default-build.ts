@@ -1,7 +1,8 @@
 /**
  * The build the committed documents describe: the default distribution with only the flags
- * SPEC.md requires at startup, every other flag at its default. The GraphQL SDL, the .proto and
- * the OpenAPI document are all generated from this one operation table.
+ * required at startup (`--url`, the database, the client id and secret, `--admin-secret`,
+ * `--jwt-type`), every other flag at its default. The GraphQL SDL, the .proto and the OpenAPI
+ * document are all generated from this one operation table.
  */
 import { withDefaults, type Config } from '../core/config.js';
 import { Kernel } from '../core/kernel.js';

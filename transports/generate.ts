@@ -1,6 +1,7 @@
 /**
- * `npm run generate`: rewrites every committed, generated artifact (DESIGN.md §3 and README's
- * configuration section); `npm run generate -- --check` exits 1 and names the stale files instead.
+ * `npm run generate`: rewrites every committed, generated artifact (the GraphQL SDL, the .proto
+ * and the OpenAPI document, all projections of one operation table, and README's configuration
+ * section); `npm run generate -- --check` exits 1 and names the stale files instead.
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { README_FILE, renderReadme } from './cli/flags-markdown.js';

@@ -1,6 +1,6 @@
 /**
- * Mutations removed in v2 stay in the schema and always fail with SPEC.md's exact texts
- * (Versioning 7).
+ * Mutations removed in v2 (`_update_env`, `_admin_signup`, `_generate_jwt_keys`) stay in the
+ * schema and always fail, each with its fixed error text.
  */
 import { ServiceError } from '../../core/errors.js';
 import { defineOperation, type AnyOperation } from '../../core/operations.js';

@@ -1,6 +1,6 @@
 /**
- * The admin plugin: the super-admin secret, its header and cookie authentication (SPEC.md
- * "Authentication/Super-admin"), admin session operations and the deprecated mutations.
+ * The admin plugin: the super-admin secret, its header (`x-service-admin-secret`) and cookie
+ * authentication, admin session operations and the deprecated mutations.
  */
 import type { Principal } from '../../core/context.js';
 import { definePlugin } from '../../core/plugin.js';
@@ -42,7 +42,7 @@ export const adminPlugin = definePlugin({
     const adminSecret = ctx.config.string('admin-secret') ?? '';
     const matchesSecret = secretMatcher(adminSecret, 'header');
     const headerAllowed = !ctx.config.bool('disable-admin-header-auth');
-    // SPEC.md enforces only non-emptiness, so a longer secret starts; `_admin_login` takes at most
+    // --admin-secret must only be non-empty, so a longer secret starts; `_admin_login` takes at most
     // ADMIN_SECRET_LOGIN_MAX characters and can never match it (with the header refused, no admin
     // could sign in at all), so the operator is told at startup.
     if (adminSecret.length > ADMIN_SECRET_LOGIN_MAX) {

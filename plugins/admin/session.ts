@@ -36,7 +36,7 @@ export function secretMatcher(
   given: 'text' | 'header' = 'text',
 ): (given: string | undefined) => boolean {
   // A header value has no whitespace at either end (RFC 9110 §5.5; Node drops it on arrival),
-  // yet a secret may have some: SPEC.md "Startup configuration" enforces only non-emptiness,
+  // yet a secret may have some: --admin-secret must only be non-empty at startup,
   // and a secret read from a file keeps its newline. Such a secret could never match in the
   // header, so a header is compared with the secret as a header can carry it, and a
   // value handed over with edge whitespace still on it is trimmed the same way.

@@ -1,4 +1,4 @@
-/** The admin audit log list (SPEC.md Admin API: POST /v1/admin/audit_logs; GraphQL `_audit_logs`). */
+/** The admin audit log list (REST POST /v1/admin/audit_logs; GraphQL `_audit_logs`). */
 import { invalidArgument } from '../../core/errors.js';
 import { defineOperation, type AnyOperation } from '../../core/operations.js';
 import { pageOf, paginationOf } from '../../core/schema.js';

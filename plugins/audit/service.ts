@@ -1,7 +1,7 @@
 /**
  * The audit log: records audited actions (core/audit.ts declarations; audited-events.ts for the
  * ones an operation writes itself), awaited before the call answers, and lists them for admins, newest first, filtered
- * by action, actor, resource and time (SPEC.md Admin API `audit_logs`). A record is written once
+ * by action, actor, resource and time (the admin operation `audit_logs`). A record is written once
  * and never changed; it names who acted and from where, never a token or secret.
  */
 import type { EntityManager } from '@mikro-orm/core';

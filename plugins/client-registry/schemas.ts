@@ -1,4 +1,4 @@
-/** Schemas of the client registry (CONTRACT.md Client, CreateClientResponse and requests). */
+/** Schemas of the client registry (the wire types Client, CreateClientResponse and the requests). */
 import {
   Bool,
   InputObject,

@@ -194,7 +194,7 @@ export function createClientRegistry(storage: Storage, config: Config): ClientRe
   };
 
   /**
-   * The built-in client may redirect to a URI of a listed origin. `--allowed-origins *` (SPEC.md's
+   * The built-in client may redirect to a URI of a listed origin. `--allowed-origins *` (the flag's
    * default) opens CORS to every origin, but it does not send tokens anywhere: with it, the
    * built-in client redirects only within the service's own site (the host of `--url`, or the
    * parent domain its `cookie_session_domain` uses), or from loopback to loopback when `--url` is

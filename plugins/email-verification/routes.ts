@@ -1,6 +1,6 @@
 /**
- * `GET /verify_email?token=…&redirect_uri=…&state=…` (SPEC.md "OAuth / OIDC and operational
- * endpoints"): the mailed link. It redeems the token as `verify_email` does (cookies set), then
+ * `GET /verify_email?token=…&redirect_uri=…&state=…` (an operational endpoint beside the OAuth
+ * ones): the mailed link. It redeems the token as `verify_email` does (cookies set), then
  * sends the browser to the redirect target with the tokens and `state` in the query, as
  * authorizer's clients read them; with no allowed target it answers the AuthResponse as JSON, or
  * the hosted page's landing when `--enable-login-page` is on. A bad token goes to the target with

@@ -1,4 +1,4 @@
-/** The email plugin's flags: SPEC.md's `--smtp-*` and the outbox's tuning (beyond SPEC.md). */
+/** The email plugin's flags: the `--smtp-*` settings and the outbox's tuning. */
 import type { Config, FlagDeclaration } from '../../core/config.js';
 
 export const emailFlags: FlagDeclaration[] = [

@@ -1,6 +1,6 @@
 /**
- * Links in mail and the redirects after them. Links are built from `--url` only (DESIGN.md §5:
- * request headers never decide the host). A `redirect_uri` given to a mail-sending operation is
+ * Links in mail and the redirects after them. Links are built from `--url` only (request headers
+ * never decide the host). A `redirect_uri` given to a mail-sending operation is
  * where the user's browser later lands with a session, so it must be a destination the built-in
  * client may redirect to (client-registry: `--allowed-origins`, or the service's own site), or
  * the mail would carry a sign-in to anyone's page (RFC 9700 §4.1.3).

@@ -1,5 +1,5 @@
 /**
- * The email admin operations: the four template operations of CONTRACT.md and, beyond it, the
+ * The email admin operations: the four template operations (add, update, delete, list) and the
  * outbox listing (`_email_outbox`, where failed mail is visible) and `_retry_email`.
  */
 import type { RequestContext } from '../../core/context.js';

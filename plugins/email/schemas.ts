@@ -48,7 +48,7 @@ export const EmailTemplates = OutputObject('EmailTemplates', {
   email_templates: Type.Array(EmailTemplate),
 });
 
-/** `_email_outbox` (beyond CONTRACT.md): the mail queue, filtered by status. */
+/** `_email_outbox`: the mail queue, filtered by status. */
 export const ListEmailOutboxRequest = InputObject('ListEmailOutboxRequest', {
   pagination: Type.Optional(PaginationRequest),
   status: Type.Optional(Type.Union([Type.Literal('pending'), Type.Literal('sent'), Type.Literal('failed')])),

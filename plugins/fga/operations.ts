@@ -1,6 +1,6 @@
 /**
- * FGA operations ("list_permissions", admin `fga/*`; GraphQL names
- * from CONTRACT.md). Handlers only translate between wire shapes and the `fga` service.
+ * FGA operations ("list_permissions", admin `fga/*`; GraphQL names as the wire contract fixes
+ * them). Handlers only translate between wire shapes and the `fga` service.
  */
 import type { Principal, RequestContext } from '../../core/context.js';
 import { ServiceError } from '../../core/errors.js';
@@ -32,8 +32,8 @@ const DELEGATED_SCAN = 10 * LIST_CAP;
 const fga = (ctx: RequestContext): FgaApi => ctx.kernel.service('fga');
 
 /**
- * check_permissions and list_permissions serve both session callers and super-admins (SPEC.md:
- * an explicit `user` is honoured for super-admins), so they authenticate here instead of through
+ * check_permissions and list_permissions serve both session callers and super-admins (an
+ * explicit `user` is honoured for super-admins), so they authenticate here instead of through
  * one access level: session first, unless the call names a `user`, where the admin credentials,
  * when the request carries them too (an admin's browser holds both cookies), are the ones that
  * make it allowed (otherwise the session wins and the call is refused).

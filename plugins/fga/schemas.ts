@@ -1,4 +1,4 @@
-/** FGA input and output schemas, named as CONTRACT.md names them. */
+/** FGA input and output schemas, named as the wire contract names them. */
 import { Bool, InputObject, Int64, OptInt64, OptStr, OutputObject, Str, Type } from '../../core/schema.js';
 import { MAX_TEXT_BYTES } from '../../core/storage.js';
 
@@ -27,7 +27,7 @@ export const PermissionCheckInput = InputObject('PermissionCheckInput', {
   contextual_tuples: Type.Optional(Type.Array(FgaTupleInput, { maxItems: 100 })),
 });
 
-/** SPEC.md check_permissions: 1 to 100 checks. */
+/** check_permissions: 1 to 100 checks per request. */
 export const CheckPermissionsInput = InputObject('CheckPermissionsInput', {
   checks: Type.Array(PermissionCheckInput, { minItems: 1, maxItems: 100 }),
   user: OptStr({ max: 768, description: '`type:id` or a bare id (user:<id>); see the trust rule' }),

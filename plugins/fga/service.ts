@@ -334,7 +334,7 @@ export class FgaService {
   }
 
   /**
-   * SPEC.md list_permissions: with filters, the objects of a type (or every type) on which the
+   * list_permissions: with filters, the objects of a type (or every type) on which the
    * subject has the relation (or any relation); an empty filter lists every permission.
    */
   listPermissions(

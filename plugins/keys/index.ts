@@ -15,7 +15,7 @@ export interface KeysService {
   readonly verifiers: readonly VerificationKey[];
   /** The JWKS document: public keys only, the signing key first (empty for HMAC deployments). */
   jwks(): { keys: JWK[] };
-  /** Encrypts a value at rest for one purpose (AES-256-GCM, SPEC.md --encryption-key). */
+  /** Encrypts a value at rest for one purpose (AES-256-GCM, with --encryption-key). */
   seal(plaintext: string, purpose: string): string;
   /** Opens a sealed value; null when it was not sealed by this key for this purpose. */
   open(sealed: string, purpose: string): string | null;

@@ -1,5 +1,5 @@
 /**
- * Key rules of SPEC.md "Startup configuration": HMAC types need --jwt-secret; RSA/ECDSA types need
+ * Key rules checked at startup: HMAC types need --jwt-secret; RSA/ECDSA types need
  * --jwt-private-key and --jwt-public-key, and then --encryption-key unless --jwt-secret is also set.
  * The verify-only rotation key must be of the signing key's kind (a secret for HS, a public key for
  * RS/ES): tokens are verified with the algorithm of --jwt-type only (RFC 8725 §3.1).

@@ -1,5 +1,5 @@
 /**
- * The hosted page's mail-based forms (SPEC.md `GET /app`): forgot password, the reset form a
+ * The hosted page's mail-based forms (under `GET /app`): forgot password, the reset form a
  * reset or invitation link opens (`/app/reset-password?token=`), a magic-link request, and the
  * landing of a verification or magic link (`/app/verified`). Each form runs the same operation
  * as every API client (forgot_password, reset_password, magic_link_login), so no rule is kept

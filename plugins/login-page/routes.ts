@@ -1,5 +1,5 @@
 /**
- * The hosted login page (SPEC.md `GET /app`, `--enable-login-page`). Sign-in and sign-up run the
+ * The hosted login page (`GET /app`, `--enable-login-page`). Sign-in and sign-up run the
  * same `login` / `signup` operations as every API client (no second copy of the rules); the
  * operation sets the session cookies, then the browser goes back to `return_to` — typically the
  * /authorize request that sent it here, which resumes unchanged.

@@ -12,7 +12,7 @@ export function origin(url: string): string {
   return `${u.protocol}//${u.host}`;
 }
 
-/** RFC 9728 §2 metadata with the members SPEC.md "OAuth client-related documents" lists. */
+/** RFC 9728 §2 protected resource metadata: `resource`, `authorization_servers` and the rest below. */
 export function protectedResourceMetadata(url: string): Record<string, unknown> {
   const base = origin(url);
   return {

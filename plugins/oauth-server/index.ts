@@ -1,7 +1,8 @@
 /**
- * The oauth-server plugin: an OAuth 2.0 / OpenID Connect authorization server (SPEC.md "OAuth /
- * OIDC and operational endpoints"). Users, sessions and tokens come from the account services;
- * clients from the client registry; keys from the keys plugin.
+ * The oauth-server plugin: an OAuth 2.0 / OpenID Connect authorization server (`/authorize`,
+ * `/oauth/token`, `/userinfo`, discovery and the rest of the OAuth / OIDC endpoints). Users,
+ * sessions and tokens come from the account services; clients from the client registry; keys from
+ * the keys plugin.
  */
 import type { JWTPayload } from 'jose';
 import type { RequestContext } from '../../core/context.js';

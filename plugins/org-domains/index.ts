@@ -1,6 +1,6 @@
 /**
- * The org-domains plugin: verified email domains of organizations (SPEC.md "Organization domain
- * records", "Organization domain operations"). A domain is proven with a DNS TXT challenge or
+ * The org-domains plugin: verified email domains of organizations (the domain records and their
+ * admin operations). A domain is proven with a DNS TXT challenge or
  * asserted by the super-admin; a verified domain only routes (home realm discovery), it never
  * decides membership or whether a login is allowed.
  *

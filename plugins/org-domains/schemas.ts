@@ -1,4 +1,4 @@
-/** Schemas of the organization domain operations (CONTRACT.md OrgDomain, OrgDomainChallenge). */
+/** Schemas of the organization domain operations (the wire types OrgDomain, OrgDomainChallenge). */
 import { Id, InputObject, Int64, OutputObject, Pagination, PaginationRequest, Str, Type } from '../../core/schema.js';
 
 const domain = () =>

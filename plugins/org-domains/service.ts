@@ -1,6 +1,6 @@
 /**
  * The `org-domains` service: pending DNS challenges (memory store), verified domains (rows), and
- * the lookup discovery uses (SPEC.md "Organization domain" state table). Authorization is the
+ * the lookup discovery uses (states: pending, verified, expired). Authorization is the
  * operations' job; this holds the state machine.
  */
 import { UniqueConstraintViolationException } from '@mikro-orm/core';

@@ -1,5 +1,5 @@
 /**
- * One upstream SAML identity provider per organization (CONTRACT.md OrgSAMLConnection): its entity
+ * One upstream SAML identity provider per organization (wire type OrgSAMLConnection): its entity
  * id, its single sign-on URL and the certificate pinned to check its signatures.
  */
 import { defineEntity } from '@mikro-orm/core';

@@ -41,7 +41,7 @@ export const orgSamlPlugin = definePlugin<OrgSamlService>({
     const connections = createSamlConnections(ctx.storage);
     const organizations = ctx.service('organizations');
     ctx.hooks.on('organization.deleting', ({ organization, em }) => connections.removeForOrg(organization.id, em));
-    // SPEC.md "Org discovery": an active SAML connection is offered (and wins over an OIDC one).
+    // Org discovery: an active SAML connection is offered (and wins over an OIDC one).
     ctx.service('org-sso').addSource(async (orgId) => {
       const c = await connections.byOrg(orgId);
       const org = c?.isActive ? await organizations.get(orgId) : null;

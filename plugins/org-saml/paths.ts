@@ -1,4 +1,4 @@
-/** The SP routes under `--url` (SPEC.md: GET /oauth/saml/{org_slug}/login). */
+/** The SP routes under `--url` (GET /oauth/saml/{org_slug}/login and the rest). */
 import type { Config } from '../../core/config.js';
 
 export const METADATA_PATH = '/oauth/saml/:org_slug/metadata';

@@ -1,4 +1,4 @@
-/** Schemas of the organization SAML connection operations (CONTRACT.md OrgSAMLConnection, CreateOrgSAMLConnectionRequest). */
+/** Schemas of the organization SAML connection operations (wire types OrgSAMLConnection, CreateOrgSAMLConnectionRequest). */
 import { Bool, Id, InputObject, OutputObject, Type } from '../../core/schema.js';
 
 const name = () => Type.String({ minLength: 1, maxLength: 256 });

@@ -1,5 +1,5 @@
 /**
- * One upstream OpenID Connect connection per organization (CONTRACT.md OrgOIDCConnection). The
+ * One upstream OpenID Connect connection per organization (wire type OrgOIDCConnection). The
  * upstream client secret is kept sealed with `--encryption-key` and never leaves
  * the server.
  */

@@ -1,4 +1,4 @@
-/** Schemas of the organization OIDC connection operations (CONTRACT.md OrgOIDCConnection, CreateOrgOIDCConnectionRequest). */
+/** Schemas of the organization OIDC connection operations (wire types OrgOIDCConnection, CreateOrgOIDCConnectionRequest). */
 import { Bool, Id, InputObject, OutputObject, Type } from '../../core/schema.js';
 
 const name = () => Type.String({ minLength: 1, maxLength: 256 });

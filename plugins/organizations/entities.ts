@@ -1,5 +1,5 @@
 /**
- * Organizations and their members (CONTRACT.md Organization, OrgMember).
+ * Organizations and their members (wire types Organization, OrgMember).
  * `name` is the organization's unique slug; a member's org roles are JSON text so they read the
  * same on every driver. One membership per (organization, user), enforced by a unique index.
  */

@@ -1,5 +1,5 @@
 /**
- * Organization operations (group Organizations; CONTRACT.md
+ * Organization operations (group Organizations, with the wire contract's
  * names). Super-admin only: create, delete, list. Org-scoped (super-admin, or that
  * organization's `service:org_admin` member): update, get, and the member operations. A caller
  * who does not administer the organization named gets the same `not_found` as for one that does

@@ -1,4 +1,4 @@
-/** Schemas of the organization operations (CONTRACT.md Organization, OrgMember, UserOrganization and requests). */
+/** Schemas of the organization operations (wire types Organization, OrgMember, UserOrganization and requests). */
 import {
   Bool,
   Id,

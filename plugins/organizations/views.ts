@@ -1,4 +1,4 @@
-/** API views of organizations and members (CONTRACT.md Organization, OrgMember; times in Unix seconds). */
+/** API views of organizations and members (wire types Organization, OrgMember; times in Unix seconds). */
 import type { UserRecord } from '../users/index.js';
 import type { Organization, OrgMembership } from './service.js';
 

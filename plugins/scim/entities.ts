@@ -63,7 +63,7 @@ export const ScimUserEntity = defineEntity({
 });
 
 /**
- * A provisioned group (beyond SPEC.md, which builds no Groups): its name and externalId here, its
+ * A provisioned group (an addition: the API's SCIM surface defines no Groups): its name and externalId here, its
  * members as FGA tuples `user:<id> member group:<id>` (groups.ts), so provisioned groups drive
  * permission checks. `displayNameKey` is the lowercase name, unique per organization.
  */

@@ -1,5 +1,5 @@
 /**
- * Provisioned groups (beyond SPEC.md): each group of an organization is a row, and its members
+ * Provisioned groups (an addition to the API's SCIM Users): each group of an organization is a row, and its members
  * are the FGA tuples `user:<user id> member group:<group id>`, so an authorization model that
  * grants a relation to `group:<id>#member` follows the identity provider's group membership.
  * The model must declare `type group` with `define member: [user]`; FGA refuses the tuples

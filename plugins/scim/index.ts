@@ -1,6 +1,6 @@
 /**
- * The scim plugin: inbound SCIM 2.0 provisioning per organization (SPEC.md "SCIM 2.0",
- * "Authentication/SCIM"): the admin operations of SCIM endpoints and the `/scim/v2` routes,
+ * The scim plugin: inbound SCIM 2.0 provisioning per organization (RFC 7643/7644, a bearer
+ * token per SCIM endpoint): the admin operations of SCIM endpoints and the `/scim/v2` routes,
  * where the organization is the one the bearer token belongs to.
  */
 import type { AuditEventDeclaration } from '../../core/audit.js';
@@ -28,7 +28,7 @@ export { USER_PROVISIONED, USER_DEPROVISIONED, USER_SCIM_UPDATED } from './provi
 export interface ScimService {
   readonly endpoints: ScimEndpoints;
   readonly provisioning: Provisioning;
-  /** Provisioned groups, their members as FGA tuples (beyond SPEC.md). */
+  /** Provisioned groups, their members as FGA tuples. */
   readonly groups: Groups;
 }
 

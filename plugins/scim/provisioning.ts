@@ -1,5 +1,5 @@
 /**
- * Provisioning (SPEC.md "SCIM 2.0" and the "User access" state table), transport-free: users of
+ * Provisioning (SCIM 2.0; `active: false` revokes the user's access), transport-free: users of
  * one organization created, read, replaced and deactivated. Everything an update needs is checked
  * before the first write (userName and email uniqueness, the values themselves), so a refused
  * request changes nothing.

@@ -1,4 +1,4 @@
-/** Schemas of the SCIM endpoint operations (CONTRACT.md ScimEndpoint, CreateScimEndpointResponse, "SCIM endpoint requests {org_id!}"). */
+/** Schemas of the SCIM endpoint operations (wire types ScimEndpoint, CreateScimEndpointResponse; requests name `org_id`). */
 import { Bool, Id, InputObject, Int64, OutputObject, Type } from '../../core/schema.js';
 
 export const ScimEndpointRequest = InputObject('ScimEndpointRequest', { org_id: Id() });

@@ -1,6 +1,6 @@
 /**
- * The server plugin: owns the flags of the process itself and their startup rules (SPEC.md
- * "Startup configuration"). Every build includes it.
+ * The server plugin: owns the flags of the process itself and their startup rules. Every build
+ * includes it.
  */
 import type { Config } from '../../core/config.js';
 import { definePlugin } from '../../core/plugin.js';

@@ -76,7 +76,7 @@ export const tokenExchangeGrant: GrantHandler = async ({ ctx, params, caller }) 
     access_token: signed.token,
     issued_token_type: ACCESS_TOKEN_TYPE,
     token_type: 'Bearer',
-    // POST /oauth/token answers the timestamp of expiry (SPEC.md), the token's own `exp`.
+    // POST /oauth/token answers `expires_in` as the timestamp of expiry, the token's own `exp`.
     expires_in: signed.expiresAt,
     scope,
   };

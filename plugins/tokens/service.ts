@@ -1,8 +1,8 @@
 /**
  * Token issuance and verification with jose (RFC 7519, RFC 9068 access tokens, OIDC Core §2 ID
- * tokens). Access and ID tokens live 30 minutes, refresh tokens 30 days (CONTRACT.md "Behaviour
- * facts"). Every token names its session (`sid`), and verification fails once the session is
- * gone: logout, revoke, deactivation and admin revoke take effect on the next request.
+ * tokens). Access and ID tokens live 30 minutes, refresh tokens 30 days. Every token names its
+ * session (`sid`), and verification fails once the session is gone: logout, revoke, deactivation
+ * and admin revoke take effect on the next request.
  *
  * Refresh tokens are JWTs too (so `validate_jwt_token` can check them) whose `jti` is recorded in
  * the memory store only as a SHA-256 digest. They are single use: each use consumes the record

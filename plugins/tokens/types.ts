@@ -89,7 +89,7 @@ export interface TokensService {
   issue(req: IssueRequest): Promise<IssuedTokens>;
   /**
    * Signs arbitrary claims with the current key (`iss`, `iat` and `exp` added); `expiresAt` is the
-   * `exp` signed (what a token response's `expires_in` names, SPEC.md POST /oauth/token).
+   * `exp` signed (what a token response's `expires_in` names on POST /oauth/token).
    */
   sign(claims: Record<string, unknown>, ttlSeconds: number): Promise<{ token: string; expiresAt: number }>;
   /** Signature, issuer, expiry, token type, and the session behind it; null when any fails. */

@@ -4,7 +4,7 @@
  */
 import type { Config } from '../../core/config.js';
 
-/** SPEC.md "POST /oauth/token". */
+/** The token endpoint, the audience an assertion names. */
 export const TOKEN_PATH = '/oauth/token';
 
 export function audiencesOf(config: Config): string[] {

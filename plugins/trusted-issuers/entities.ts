@@ -1,5 +1,5 @@
 /**
- * A trusted issuer (CONTRACT.md TrustedIssuer): an external token issuer whose signed assertions
+ * A trusted issuer (wire type TrustedIssuer): an external token issuer whose signed assertions
  * authenticate one registered client (RFC 7523). It belongs to that client and is deleted with it.
  */
 import { defineEntity } from '@mikro-orm/core';

@@ -50,7 +50,7 @@ export const trustedIssuersPlugin = definePlugin<TrustedIssuersService>({
         throw invalidArgument('a self-registered client cannot have trusted issuers');
     };
     const store = createTrustedIssuerStore(ctx.storage, ctx.config, checkOwner);
-    // SPEC.md "Client registry": delete_client cascades to its trusted issuers.
+    // delete_client cascades to the client's trusted issuers.
     ctx.hooks.on('client.deleted', async ({ id }) => {
       await store.removeOfClient(id);
     });

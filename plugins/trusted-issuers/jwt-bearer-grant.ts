@@ -1,7 +1,7 @@
 /**
  * The JWT bearer grant (RFC 7523 §2.1 and §3.1) on POST /oauth/token: an assertion from a
  * trusted issuer is exchanged for an access token of the issuer's client's service account
- * (`service_account:<client_id>`, as a client-credentials token: SPEC.md "POST /oauth/token").
+ * (`service_account:<client_id>`, as a client-credentials token of POST /oauth/token).
  * The subject rules are those of client assertions: the issuer's `subject_claim` names the
  * client id or one of its `allowed_subjects`. Failures are `invalid_grant` (§3.1).
  */

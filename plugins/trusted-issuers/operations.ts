@@ -1,4 +1,4 @@
-/** The five admin operations of SPEC.md's admin group "Trusted issuers". */
+/** The five admin operations of the admin group "Trusted issuers". */
 import type { RequestContext } from '../../core/context.js';
 import { defineOperation, type AnyOperation } from '../../core/operations.js';
 import { MessageResponse, pageOf, paginationOf } from '../../core/schema.js';

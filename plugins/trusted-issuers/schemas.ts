@@ -1,4 +1,4 @@
-/** Schemas of the trusted-issuer admin API (CONTRACT.md TrustedIssuer, AddTrustedIssuerRequest). */
+/** Schemas of the trusted-issuer admin API (wire types TrustedIssuer, AddTrustedIssuerRequest). */
 import {
   Bool,
   InputObject,

@@ -1,5 +1,5 @@
 /**
- * The trusted-issuer store: admin CRUD over the issuers of each client (SPEC.md admin group
+ * The trusted-issuer store: admin CRUD over the issuers of each client (the admin group
  * "Trusted issuers") and the lookup the assertion check needs.
  */
 import type { Config } from '../../core/config.js';

@@ -1,5 +1,5 @@
 /**
- * The webhook admin operations (SPEC.md Admin API and "Events"): add, update,
+ * The webhook admin operations (event subscriptions): add, update,
  * delete, one, list, delivery logs by webhook, and a test delivery to any endpoint.
  */
 import type { RequestContext } from '../../core/context.js';

@@ -7,8 +7,9 @@
  * "Nothing is dropped" includes what an operator added: MikroORM's safe update still dropped
  * every index, check and foreign key of our tables that our entities do not declare (a unique
  * index on (given_name, family_name), a plain index on nickname), so those are
- * taken out of the difference before it becomes SQL. The stale unique rules SPEC.md Versioning 5
- * wants gone are dropped by name elsewhere (drop-unique.ts). Boots against one database run
+ * taken out of the difference before it becomes SQL. The stale unique constraints and
+ * indexes on `email` and `phone_number` of the users and OTP tables (uniqueness moved from the
+ * database to the application) are dropped by name elsewhere (drop-unique.ts). Boots against one database run
  * this one at a time (schema-lock.ts).
  */
 import type { MikroORM } from '@mikro-orm/core';

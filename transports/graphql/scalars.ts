@@ -1,5 +1,5 @@
 /**
- * The custom scalars of CONTRACT.md "Transport rules": `Int64` (a JSON number, integers only),
+ * The custom scalars of the GraphQL surface: `Int64` (a JSON number, integers only),
  * `Map` (a JSON object) and `Any` (any JSON value). Bad values become GraphQL errors, which the
  * server answers with 400 (variables) or 200 with an error entry (literals checked at validation).
  */

@@ -1,7 +1,7 @@
 /**
  * The GraphQL projection of the operation table: SDL text derived from the
- * operations' TypeBox schemas, with the names CONTRACT.md fixes ("Transport rules", "Output types",
- * "Input types", "Operations").
+ * operations' TypeBox schemas, with the wire contract's names: each schema's `$id` is its type
+ * name (`SignUpRequest`, `AuthResponse`), each operation's name its root field.
  *
  * Rules:
  * - each operation is a root field of Query or Mutation (`def.kind`) named `def.name`; operations

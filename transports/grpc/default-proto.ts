@@ -1,6 +1,6 @@
 /**
  * The committed `latchkey.proto`: the gRPC surface of the default distribution with only the
- * flags SPEC.md requires at startup ("Startup configuration"), every other flag at its default.
+ * flags required at startup (transports/default-build.ts), every other flag at its default.
  */
 import { fileURLToPath } from 'node:url';
 import { defaultOperationTable } from '../default-build.js';

@@ -1,6 +1,6 @@
 /**
- * Renders the gRPC projection of an operation table as proto3 text (SPEC.md
- * "Transports": a public service plus `AuthorizerAdminService`). The output is deterministic:
+ * Renders the gRPC projection of an operation table as proto3 text (a public service plus
+ * `AuthorizerAdminService` for the admin operations). The output is deterministic:
  * messages and methods are sorted by name, fields keep their schema order and numbers.
  */
 import type { CompiledOperation } from '../../core/operations.js';

@@ -1,7 +1,7 @@
 /**
  * Which browser origins may use the caller's cookies (CORS with credentials; the session and admin
  * cookies honoured and set). Listed `--allowed-origins` and the service's own origin always may.
- * `--allowed-origins *` (SPEC.md's default) opens CORS to every origin for reads without
+ * `--allowed-origins *` (the flag's default) opens CORS to every origin for reads without
  * credentials, but credentials only to the service's own site (core/own-site.ts), over the
  * service's own scheme (schemeful same-site, as browsers now decide SameSite).
  *

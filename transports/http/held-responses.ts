@@ -10,7 +10,7 @@
  * `writev` was 35% of the server's time and the wake-up path (`sock_def_readable`, perf) 12%.
  * Written back to back at the end of the turn, the first response wakes the client and the
  * others find it awake. Server CPU per check fell from ~80-100 to ~50-60 µs in A/B runs on the
- * same data (README.md, "Where the build departs from DESIGN.md"). uWebSockets corks its writes per loop
+ * same data (docs/performance.md). uWebSockets corks its writes per loop
  * iteration for the same reason.
  *
  * What it costs: a response waits for the rest of its turn's work. Within a busy turn, when a

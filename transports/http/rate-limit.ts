@@ -22,7 +22,7 @@ import { parseRedisUrl } from '../../storage/memory/redis.js';
 const KEY_CACHE_MAX = 10_000;
 const keys = new Map<string, string>();
 
-/** The global window: SPEC.md's limiter counts per minute (--rate-limit-per-minute). */
+/** The global window: the per-IP limiter counts per minute (--rate-limit-per-minute). */
 export const GLOBAL_WINDOW_MS = 60_000;
 
 /**

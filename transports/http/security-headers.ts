@@ -1,7 +1,7 @@
 /**
- * The headers every response carries (DESIGN.md §5), set by helmet in the kernel's scope:
- * `X-Content-Type-Options: nosniff`, `Referrer-Policy: no-referrer`, `X-Frame-Options: DENY`,
- * `Content-Security-Policy: default-src 'none';frame-ancestors 'none'` (the API serves no
+ * The headers every response carries (the security baseline every plugin inherits), set by
+ * helmet in the kernel's scope: `X-Content-Type-Options: nosniff`, `Referrer-Policy: no-referrer`,
+ * `X-Frame-Options: DENY`, `Content-Security-Policy: default-src 'none';frame-ancestors 'none'` (the API serves no
  * documents; pages that need scripts or framing set their own policy, which replaces this one),
  * `Cross-Origin-Resource-Policy: same-site`, HSTS when --url is https, and helmet's other defaults
  * but the opener policy (the OAuth and social sign-in flows run in popups that report back to
@@ -19,7 +19,7 @@ import helmet from 'helmet';
 import type { Config } from '../../core/config.js';
 import type { RequestStep } from './request-steps.js';
 
-/** HSTS only where the server is reached over TLS (`--url`, the only source of the host: DESIGN.md §5). */
+/** HSTS only where the server is reached over TLS (`--url`: request headers never decide the host). */
 export const httpsOnlyOf = (config: Config): boolean =>
   new URL(config.string('url') ?? 'http://localhost').protocol === 'https:';
 

@@ -66,6 +66,6 @@ export function checkModelInForce(expected: string | undefined, current: StoredM
   if (expected !== undefined && current?.id !== expected) throw new ModelChangedError();
 }
 
-/** Reset is refused while any tuple exists (SPEC.md `/v1/admin/fga/reset`). */
+/** Reset (`/v1/admin/fga/reset`) is refused while any tuple exists. */
 export const stillHasTuples = (): ServiceError =>
   new ServiceError('failed_precondition', 'the FGA store still has tuples: delete them before reset');

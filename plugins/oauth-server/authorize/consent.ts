@@ -1,6 +1,6 @@
 /**
- * The consent step for self-registered clients (SPEC.md "Self-registering OAuth clients": a
- * consent screen always precedes code issue). Their identity is self-asserted, so the user sees
+ * The consent step for self-registered clients (dynamic registration or a client ID metadata
+ * document): a consent screen always precedes code issue. Their identity is self-asserted, so the user sees
  * who asks before any code: the page leads with the redirect host, names the client and scopes,
  * and warns when every redirect URI is loopback. The decision is posted with a single-use ticket
  * bound to the browser session; an approval is remembered per user and client for the scopes

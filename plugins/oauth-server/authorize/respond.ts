@@ -1,6 +1,7 @@
 /**
  * Delivering an authorization response (RFC 6749 §4.1.2 and §4.2.2, OAuth 2.0 Multiple Response
- * Types §2, Form Post Response Mode, and the `web_message` mode of CONTRACT.md).
+ * Types §2, Form Post Response Mode, and the `web_message` mode: the response posted to the
+ * opener window).
  */
 import type { RawResponse } from '../../../core/plugin.js';
 

@@ -3,7 +3,7 @@ import type { IssuedTokens } from '../../tokens/index.js';
 import type { TokenResponse } from './grants.js';
 
 /**
- * SPEC.md keeps `expires_in` as the Unix time of expiry (what existing SDKs read); RFC 6749
+ * The API keeps `expires_in` as the Unix time of expiry (what existing SDKs read); RFC 6749
  * clients that treat it as seconds only over-estimate the lifetime and still see `exp` in the JWT.
  */
 export function tokenResponse(t: IssuedTokens, withIdToken: boolean): TokenResponse {

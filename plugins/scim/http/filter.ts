@@ -1,5 +1,5 @@
 /**
- * The one filter SPEC.md supports on GET /Users: `userName eq "<value>"`, the identity
+ * The one filter supported on GET /Users: `userName eq "<value>"`, the identity
  * providers' duplicate probe. Parsed with scim2-parse-filter (RFC 7644 §3.4.2.2's grammar);
  * anything else is refused as `invalidFilter`.
  */
@@ -10,7 +10,7 @@ export function userNameOfFilter(filter: string): string {
   return equalityValue(filter, /^(urn:ietf:params:scim:schemas:core:2\.0:User:)?userName$/i, 'userName');
 }
 
-/** Groups (beyond SPEC.md): `displayName eq "<value>"`, the providers' probe for an existing group. */
+/** Groups: `displayName eq "<value>"`, the providers' probe for an existing group. */
 export function displayNameOfFilter(filter: string): string {
   return equalityValue(filter, /^(urn:ietf:params:scim:schemas:core:2\.0:Group:)?displayName$/i, 'displayName');
 }

@@ -1,7 +1,7 @@
 /**
  * Reads a SCIM User document (POST and PUT bodies, and the result of a PATCH) into the fields
  * Latchkey keeps, refusing what it cannot keep with RFC 7644 §3.12 errors. Attributes beyond
- * SPEC.md's "SCIM user" table (displayName, title, the enterprise extension...) are accepted and
+ * those Latchkey maps (displayName, title, the enterprise extension...) are accepted and
  * not kept: IdPs send them on every request. Booleans may come as the strings "True"/"False"
  * (Microsoft Entra ID).
  */
