@@ -3,6 +3,7 @@
  * memory store, and owns the operation table every transport projects.
  * It holds no module-level state, so two kernels can live in one process (embedding).
  */
+import { Registry } from 'prom-client';
 import { auditRecordOf, type AuditRecord } from './audit.js';
 import type { Config, FlagDeclaration } from './config.js';
 import type { Principal, RequestContext } from './context.js';
@@ -35,6 +36,8 @@ export class Kernel {
   readonly logger: Logger;
   readonly events: EventBus;
   readonly hooks = new HookBus();
+  /** Plugin metrics (prom-client), rendered by the metrics listener; one registry per kernel. */
+  readonly metrics = new Registry();
   readonly plugins: readonly AnyPlugin[];
   readonly operations = new Map<string, CompiledOperation>();
   readonly routes: KernelRoute[] = [];
@@ -148,6 +151,7 @@ export class Kernel {
         this.listChains = new WeakMap();
       },
       onClose: (fn) => this.closers.push(fn),
+      metrics: this.metrics,
     };
   }
 

@@ -2,6 +2,7 @@
  * The plugin contract. A plugin is a plain object; `definePlugin` only checks its
  * shape and keeps the types.
  */
+import type { Registry } from 'prom-client';
 import type { AuditEventDeclaration } from './audit.js';
 import type { Config, FlagDeclaration } from './config.js';
 import type { RequestContext, Principal } from './context.js';
@@ -89,6 +90,11 @@ export interface PluginSetupContext {
   onClose(fn: () => Promise<void> | void): void;
 }
 
+  /**
+   * The kernel's Prometheus registry (prom-client): a plugin registers its own counters here at
+   * setup, and `/metrics` renders them beside the process and request metrics.
+   */
+  readonly metrics: Registry;
 export interface PluginDefinition<S = unknown> {
   name: string;
   description: string;

@@ -15,7 +15,6 @@ import { mcpPlugin } from './mcp/index.js';
 import { metaPlugin } from './meta/index.js';
 import { emailPlugins } from './email/plugins.js';
 import { mfaPlugins } from './mfa/plugins.js';
-import { placeholderPlugins } from './placeholders/index.js';
 import { serverPlugin } from './server/index.js';
 import { clientMetadataPlugin } from './client-metadata/index.js';
 import { clientRegistrationPlugin } from './client-registration/index.js';
@@ -25,8 +24,8 @@ import { oauthServerPlugin } from './oauth-server/index.js';
 import { organizationPlugins } from './organizations/plugins.js';
 import { orgSsoPlugin } from './org-sso/index.js';
 import { orgSamlPlugin } from './org-saml/index.js';
-import { samlIdpPlugin } from './saml-idp/index.js';
 import { outboundPlugin } from './outbound/index.js';
+import { phoneVerificationPlugin } from './phone-verification/index.js';
 import { sessionsPlugin } from './sessions/index.js';
 import { signInPlugin } from './sign-in/index.js';
 import { smsPlugin } from './sms/index.js';
@@ -74,16 +73,15 @@ export const defaultPlugins: AnyPlugin[] = [
   webhooksPlugin,
   ...emailPlugins,
   smsPlugin,
+  phoneVerificationPlugin,
   ...mfaPlugins,
   ...socialPlugins,
   ...organizationPlugins,
   orgSsoPlugin,
   orgSamlPlugin,
-  samlIdpPlugin,
   tokenExchangePlugin,
   trustedIssuersPlugin,
   clientRegistrationPlugin,
   clientMetadataPlugin,
   mcpPlugin,
-  ...placeholderPlugins(),
 ];

@@ -5,6 +5,7 @@
  * operations (send-limits.ts). The flows that mail users (verification, magic links, password
  * reset, invitations, email OTP) use its `email` service.
  */
+import { Counter } from 'prom-client';
 import { definePlugin } from '../../core/plugin.js';
 import { EmailTemplateEntity, MailOutboxEntity } from './entities.js';
 import { emailConfigProblem, emailFlags } from './flags.js';
@@ -33,10 +34,18 @@ export const emailPlugin = definePlugin<EmailService>({
     const { config, storage, memory, logger } = ctx;
     const keys = ctx.service('keys');
     const transport = config.has('smtp-host') ? createMailTransport(config) : undefined;
+    const failures = new Counter({
+      name: 'latchkey_mail_delivery_failures_total',
+      help: 'Failed mail deliveries: `retry` an attempt that will be made again, `failed` a mail given up after --email-max-attempts.',
+      labelNames: ['outcome'],
+      registers: [ctx.metrics],
+    });
     const outbox = createOutbox({
       storage,
       transport,
       logger,
+      onRetry: () => failures.inc({ outcome: 'retry' }),
+      onFailed: () => failures.inc({ outcome: 'failed' }),
       maxAttempts: config.number('email-max-attempts', 8),
       retryDelayMs: config.number('email-retry-delay-ms', 5000),
       bodies: {

@@ -13,7 +13,6 @@
  */
 import type { Logger } from '../../core/logger.js';
 import type { Storage } from '../../core/storage.js';
-import type { UnitOfWork } from '../../core/unit-of-work.js';
 import { newId } from '../../storage/index.js';
 import { MailOutboxEntity, type OutboxRow } from './entities.js';
 import { SMTP_TIMEOUT_MS, type MailTransport, type OutgoingMail } from './transport.js';
@@ -35,6 +34,8 @@ export interface OutboxOptions {
   retryDelayMs: number;
   /** Told of every terminal failure (a metric). */
   onFailed?: () => void;
+  /** Told of every failed attempt that will be retried (a metric). */
+  onRetry?: () => void;
   /**
    * Seals the rendered bodies at rest: they hold one-time codes and sign-in links, which the
    * database must not keep in plain text (DESIGN.md §5). Without it bodies are stored as given.
@@ -49,12 +50,7 @@ export interface BodySealer {
 }
 
 export interface Outbox {
-  /**
-   * Stores a mail as a pending row. With `unit` the row joins that unit of work (the change that
-   * causes the mail, core/unit-of-work.ts) and is written by its commit, after which the worker
-   * looks; without, it is written at once.
-   */
-  add(event: string, mail: OutgoingMail, unit?: UnitOfWork): Promise<void>;
+  add(event: string, mail: OutgoingMail): Promise<void>;
   /** Starts the worker (no-op without a transport: mail waits until SMTP is configured). */
   start(): void;
   /** Stops the worker and waits for the attempt in flight. */
@@ -128,6 +124,7 @@ export function createOutbox(o: OutboxOptions): Outbox {
         leaseUntil: null,
       } as never);
       counts.retried++;
+      o.onRetry?.();
       o.logger.warn(
         { outboxId: row.id, event: row.event, attempts, retryInMs: wait, err: reason },
         'mail delivery failed, will retry',
@@ -188,7 +185,7 @@ export function createOutbox(o: OutboxOptions): Outbox {
   }
 
   return {
-    async add(event, mail, unit) {
+    async add(event, mail) {
       const now = Date.now();
       const row: OutboxRow = {
         id: newId(),
@@ -205,13 +202,6 @@ export function createOutbox(o: OutboxOptions): Outbox {
         createdAt: now,
         sentAt: null,
       };
-      if (unit) {
-        unit.em.create(MailOutboxEntity, row as never);
-        unit.afterCommit(() => {
-          if (!stopped) run();
-        });
-        return;
-      }
       const em = o.storage.em();
       em.create(MailOutboxEntity, row as never);
       await em.flush();

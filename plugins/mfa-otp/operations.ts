@@ -46,10 +46,18 @@ export const otpOperations: AnyOperation[] = [
     name: 'resend_otp',
     kind: 'mutation',
     access: 'public',
-    description: 'Sends a new MFA code for the pending sign-in or setup; the previous code stops working.',
+    description:
+      'Sends a new code for the pending MFA sign-in or setup, or for a phone number waiting for its verification code; the previous code stops working.',
     input: ResendOTPRequest,
     output: MessageResponse,
     graphql: { required: false },
-    handler: (ctx, input) => otp(ctx).resend(ctx, input ?? {}),
+    handler: async (ctx, input) => {
+      // A phone number waiting for its verification code (--enable-phone-verification) comes first.
+      if (input?.phone_number && ctx.kernel.hasService('phone-verification')) {
+        const resent = await ctx.kernel.service('phone-verification').resend(ctx, { phone_number: input.phone_number });
+        if (resent) return resent;
+      }
+      return otp(ctx).resend(ctx, input ?? {});
+    },
   }),
 ];

@@ -17,7 +17,7 @@ export const mfaOperations: AnyOperation[] = [
     kind: 'mutation',
     access: 'public',
     description:
-      'Proves the second factor of a pending sign-in (the `mfa` cookie) with an email or SMS code, or a TOTP code (`is_totp`); also completes a factor set up while signed in.',
+      'Proves the second factor of a pending sign-in (the `mfa` cookie) with an email or SMS code, or a TOTP code (`is_totp`); also completes a factor set up while signed in, and the verification of a phone number (`phone_number` with the texted code).',
     input: VerifyOTPRequest,
     output: AuthResponse,
     audit: {
@@ -30,6 +30,14 @@ export const mfaOperations: AnyOperation[] = [
     tokenOutput: true,
     handler: async (ctx, input) => {
       const service = mfa(ctx);
+      // A phone number waiting for its verification code (--enable-phone-verification) comes
+      // first: its sign-in has not reached the MFA gate yet.
+      if (!input.is_totp && input.phone_number && ctx.kernel.hasService('phone-verification')) {
+        const verified = await ctx.kernel
+          .service('phone-verification')
+          .verify(ctx, { phone_number: input.phone_number, otp: input.otp });
+        if (verified) return verified;
+      }
       const verifier = service.verifier(input.is_totp ? 'totp' : 'otp');
       if (!verifier)
         throw failedPrecondition(input.is_totp ? 'TOTP is not enabled' : 'email and SMS codes are not enabled');

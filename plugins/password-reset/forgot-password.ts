@@ -11,6 +11,7 @@
 import type { RequestContext } from '../../core/context.js';
 import { failedPrecondition, invalidArgument, permissionDenied } from '../../core/errors.js';
 import { checkedRedirect } from '../email/index.js';
+import { forgotPasswordByPhone } from './phone-reset.js';
 
 export const FLOOR_MS = 300;
 export const RESET_MAIL_SENT = 'Please check your inbox! We have sent a password reset link.';
@@ -24,15 +25,17 @@ export interface ForgotPasswordInput {
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-export async function forgotPassword(ctx: RequestContext, input: ForgotPasswordInput) {
+export async function forgotPassword(
+  ctx: RequestContext,
+  input: ForgotPasswordInput,
+): Promise<{ message: string; should_show_mobile_otp_screen?: boolean }> {
   const { config } = ctx.kernel;
   const users = ctx.kernel.service('users');
   const email = ctx.kernel.service('email');
   if (input.email === undefined || input.email === '') {
-    // The phone variant (a code by SMS) belongs to the SMS channel.
-    if (input.phone_number)
-      throw failedPrecondition('password reset by phone number is not available on this instance');
-    throw invalidArgument('email is required');
+    // The phone variant: a code by SMS (phone-reset.ts).
+    if (input.phone_number) return forgotPasswordByPhone(ctx, input.phone_number, FLOOR_MS);
+    throw invalidArgument('email or phone_number is required');
   }
   if (!config.bool('enable-basic-authentication', true))
     throw permissionDenied('basic authentication is disabled for this instance');

@@ -1,7 +1,8 @@
 /**
  * The password-reset plugin: `forgot_password` mails a single-use link to a reset form
- * (`--reset-password-url`, or the hosted page's), `reset_password` sets the password with it and
- * ends every session and refresh token of the user. Invitations reuse its links.
+ * (`--reset-password-url`, or the hosted page's), or for a `phone_number` texts a code through
+ * the sms service (phone-reset.ts); `reset_password` sets the password with either and ends every
+ * session and refresh token of the user. Invitations reuse its links.
  */
 import { defineOperation } from '../../core/operations.js';
 import { definePlugin } from '../../core/plugin.js';
@@ -28,7 +29,7 @@ function resetUrlProblem(value: string | undefined): string | undefined {
 
 export const passwordResetPlugin = definePlugin<PasswordResetService>({
   name: 'password-reset',
-  description: 'Password reset by a mailed single-use link (forgot_password, reset_password).',
+  description: 'Password reset by a mailed single-use link or a texted code (forgot_password, reset_password).',
   dependsOn: ['users', 'sessions', 'tokens', 'email'],
   flags: [
     {
@@ -43,7 +44,8 @@ export const passwordResetPlugin = definePlugin<PasswordResetService>({
       name: 'forgot_password',
       kind: 'mutation',
       access: 'public',
-      description: 'Mails a password reset link; answers the same, in the same time, for unknown addresses.',
+      description:
+        'Mails a password reset link, or texts a code for a phone_number; answers the same, in the same time, for unknown addresses and numbers.',
       input: ForgotPasswordRequest,
       output: ForgotPasswordResponse,
       handler: forgotPassword,
@@ -52,7 +54,8 @@ export const passwordResetPlugin = definePlugin<PasswordResetService>({
       name: 'reset_password',
       kind: 'mutation',
       access: 'public',
-      description: 'Sets a new password with a mailed token; ends every session and refresh token of the user.',
+      description:
+        'Sets a new password with a mailed token, or a texted otp with its phone_number; ends every session and refresh token of the user.',
       input: ResetPasswordRequest,
       output: MessageResponse,
       audit: { action: 'user.password_reset', resourceType: 'user', failures: true },

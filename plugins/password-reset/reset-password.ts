@@ -3,12 +3,13 @@
  * checked before the token is taken (a refused password leaves the link usable), the token works
  * once and only for the address it was sent to, the address counts as verified (the link reached
  * it), and every session and refresh token of the user ends (SPEC.md "States and transitions":
- * a password reset invalidates the session). The phone variant (`otp`, `phone_number`) is the SMS
- * channel's.
+ * a password reset invalidates the session). The phone variant (`otp`, `phone_number`) takes a
+ * texted code (phone-reset.ts).
  */
 import type { RequestContext } from '../../core/context.js';
-import { failedPrecondition, invalidArgument, permissionDenied } from '../../core/errors.js';
+import { invalidArgument, permissionDenied } from '../../core/errors.js';
 import { passwordTokens } from './links.js';
+import { resetPasswordByCode } from './phone-reset.js';
 
 export const PASSWORD_UPDATED = 'Password updated successfully.';
 const invalidToken = () => invalidArgument('invalid or expired token');
@@ -24,9 +25,12 @@ export interface ResetPasswordInput {
 export async function resetPassword(ctx: RequestContext, input: ResetPasswordInput) {
   const users = ctx.kernel.service('users');
   if (input.token === undefined || input.token === '') {
-    if (input.otp || input.phone_number)
-      throw failedPrecondition('password reset by phone number is not available on this instance');
-    throw invalidArgument('token is required');
+    // The phone variant: the texted code (phone-reset.ts).
+    if (input.otp || input.phone_number) {
+      await resetPasswordByCode(ctx, input);
+      return { message: PASSWORD_UPDATED };
+    }
+    throw invalidArgument('token, or otp and phone_number, is required');
   }
   if (input.password !== input.confirm_password) throw invalidArgument('password and confirm password does not match');
   users.checkPasswordPolicy(input.password);

@@ -14,6 +14,7 @@ export interface SignInDeps {
 }
 
 export function createSignInService({ users, sessions, tokens }: SignInDeps): SignInService {
+  const firstGates: SignInGate[] = [];
   const gates: SignInGate[] = [];
 
   async function respond(
@@ -46,12 +47,19 @@ export function createSignInService({ users, sessions, tokens }: SignInDeps): Si
   }
 
   async function complete(ctx: RequestContext, attempt: SignInAttempt): Promise<AuthResult> {
-    for (const gate of gates) {
-      const withheld = await gate(ctx, attempt);
-      if (withheld) return withheld;
+    for (const list of [firstGates, gates]) {
+      for (const gate of list) {
+        const withheld = await gate(ctx, attempt);
+        if (withheld) return withheld;
+      }
     }
     return startSession(ctx, attempt);
   }
 
-  return { complete, startSession, respond, addGate: (gate) => void gates.push(gate) };
+  return {
+    complete,
+    startSession,
+    respond,
+    addGate: (gate, options) => void (options?.first ? firstGates : gates).push(gate),
+  };
 }

@@ -67,6 +67,10 @@ export interface SignInService {
   startSession(ctx: RequestContext, attempt: SignInAttempt): Promise<IssuedAuthResult>;
   /** Issues tokens for an existing session and sets its cookies (a refresh). */
   respond(ctx: RequestContext, user: UserRecord, session: SessionRecord, message: string): Promise<IssuedAuthResult>;
-  /** Registers a gate (at setup). */
-  addGate(gate: SignInGate): void;
+  /**
+   * Registers a gate (at setup). `first`: ahead of every gate registered without it, whatever the
+   * boot order; gates that prove the account itself (phone verification) run before those that ask
+   * for a second factor, whose completion starts the session without the gates.
+   */
+  addGate(gate: SignInGate, options?: { first?: boolean }): void;
 }

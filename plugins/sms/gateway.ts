@@ -19,12 +19,16 @@ export function messagesUrl(settings: GatewaySettings): string {
   return `${base}/2010-04-01/Accounts/${encodeURIComponent(settings.accountSid)}/Messages.json`;
 }
 
+/** Why a text did not go out: the gateway could not be reached, or it answered with an error status. */
+export type SendFailure = 'unreachable' | 'refused';
+
 export async function postMessage(
   outbound: OutboundService,
   settings: GatewaySettings,
   logger: Logger,
   to: string,
   body: string,
+  onFailure: (reason: SendFailure) => void = () => {},
 ): Promise<void> {
   const form = new URLSearchParams({ To: to, From: settings.sender, Body: body });
   const basic = Buffer.from(`${settings.apiKey}:${settings.apiSecret}`).toString('base64');
@@ -45,10 +49,12 @@ export async function postMessage(
   } catch (err) {
     // The reason (refused address, timeout, reset) is logged; the number and the text are not.
     logger.warn({ err: (err as Error).message }, 'SMS gateway unreachable');
+    onFailure('unreachable');
     throw unavailable();
   }
   if (status < 200 || status >= 300) {
     logger.warn({ status }, 'SMS gateway refused the message');
+    onFailure('refused');
     throw unavailable();
   }
 }

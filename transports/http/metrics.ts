@@ -25,7 +25,11 @@ export class HttpMetrics {
   /** The HTTP request counter and duration histogram. */
   readonly requests = new RequestSeriesSet();
 
-  constructor(defaultMetrics: boolean) {
+  /** `plugins`: the kernel's registry of plugin metrics (mail and SMS delivery failures, ...). */
+  constructor(
+    defaultMetrics: boolean,
+    private readonly plugins?: Registry,
+  ) {
     if (defaultMetrics) collectDefaultMetrics({ register: this.registry });
   }
 
@@ -60,7 +64,8 @@ export class HttpMetrics {
 
   /** The Prometheus text of every metric. */
   async render(): Promise<string> {
-    return (await this.registry.metrics()) + '\n' + this.requests.render();
+    const own = (await this.plugins?.metrics()) ?? '';
+    return (await this.registry.metrics()) + '\n' + (own ? own + '\n' : '') + this.requests.render();
   }
 
   private routeHook(url: string): onSendHookHandler {

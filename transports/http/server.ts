@@ -85,7 +85,7 @@ export async function createServer(options: CreateServerOptions): Promise<Latchk
   const logger: Logger = app.log;
   holdResponsesPerTurn(app);
   const kernel = await Kernel.boot({ plugins: options.plugins, config, openStorage, openMemoryStore, logger });
-  const metrics = new HttpMetrics(true);
+  const metrics = new HttpMetrics(true, kernel.metrics);
   const rateLimiter = rateLimiterOf(kernel);
   try {
     await app.register(async (scope) => mountKernel(scope, { kernel, metrics, rateLimiter }));

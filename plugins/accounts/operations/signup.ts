@@ -1,5 +1,6 @@
 /** `signup`: a new user with email or phone number and password, then a session (or, with
- * --enable-email-verification, a verification mail first). */
+ * --enable-email-verification, a verification mail first; with --enable-phone-verification, a
+ * phone signup's texted code first, asked for by the phone-verification sign-in gate). */
 import { invalidArgument, permissionDenied } from '../../../core/errors.js';
 import { defineOperation } from '../../../core/operations.js';
 import { AuthResponse, SignUpRequest } from '../schemas.js';
@@ -22,6 +23,10 @@ export const signupOperation = defineOperation({
     if (input.password !== input.confirm_password)
       throw invalidArgument('password and confirm password does not match');
     users.checkPasswordPolicy(input.password);
+    // With --enable-phone-verification a phone signup is texted its code next: a number no text
+    // can reach is refused before the account is written.
+    if (method === 'mobile_basic_auth' && ctx.kernel.hasService('phone-verification'))
+      ctx.kernel.service('phone-verification').checkSignupNumber(input.phone_number ?? '');
     const roles = signupRoles(ctx, input.roles);
     const scopes = requestedScopes(input.scope);
     // With --enable-email-verification a password signup's address is proven first: its

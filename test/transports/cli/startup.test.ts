@@ -130,7 +130,7 @@ t.test('--help is generated and grouped by plugin', async (t) => {
   t.match(r.stdout, /^server: /m);
   t.match(r.stdout, /^admin: /m);
   t.match(r.stdout, /--admin-secret/);
-  t.match(r.stdout, /^planned-[a-z-]+: Placeholder/m, 'placeholders say so');
+  t.notMatch(r.stdout, /^planned-[a-z-]+: /m, 'every flag belongs to a built plugin');
 });
 
 t.test('a valid command line starts and serves /v1/meta', async (t) => {

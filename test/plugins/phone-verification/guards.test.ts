@@ -1,0 +1,117 @@
+/**
+ * The guards of phone verification: a number no text can reach is refused before an account
+ * exists; five wrong codes lock the proof for 15 minutes; a code is stored sealed, never as the
+ * code or its digest; a gateway that refuses a text answers 503 and counts in
+ * `latchkey_sms_delivery_failures_total`, and a later login texts a new code; email signups are not
+ * held; the proof comes before the MFA gate; startup refuses the flag without the SMS gateway.
+ */
+import { createHash } from 'node:crypto';
+import t from 'tap';
+import { startTestServer } from '../../helpers/server.js';
+import { rest } from '../email/helpers.js';
+import { metricsText, otherThan, startPhoneServer } from './helpers.js';
+
+const { server, gateway, nextCode, close } = await startPhoneServer({ 'enable-phone-verification': true });
+t.teardown(close);
+const PASSWORD = 'Phone-pass-2';
+const signup = (phone_number: string, extra: Record<string, unknown> = {}) =>
+  rest(server, 'signup', { phone_number, password: PASSWORD, confirm_password: PASSWORD, ...extra });
+
+t.test('a number no text can reach is refused before the account is written', async (t) => {
+  const refused = await signup('5551234567');
+  t.equal(refused.status, 400);
+  t.match(refused.body, { code: 'invalid_argument', message: /E\.164/ });
+  const login = await rest(server, 'login', { phone_number: '5551234567', password: PASSWORD });
+  t.equal(login.status, 401, 'no account was written');
+});
+
+t.test('five wrong codes lock the proof for 15 minutes', async (t) => {
+  const phone = '+15558100001';
+  t.equal((await signup(phone)).status, 200);
+  const code = await nextCode(phone);
+  for (let i = 1; i <= 4; i++) {
+    const wrong = await rest(server, 'verify_otp', { phone_number: phone, otp: otherThan(code) });
+    t.match(wrong, { status: 401, body: { code: 'unauthenticated' } }, `wrong code ${i}`);
+  }
+  const fifth = await rest(server, 'verify_otp', { phone_number: phone, otp: otherThan(code) });
+  t.match(fifth, { status: 429, body: { code: 'resource_exhausted' } }, 'the fifth wrong code locks');
+  const right = await rest(server, 'verify_otp', { phone_number: phone, otp: code });
+  t.match(right, { status: 429, body: { code: 'resource_exhausted' } }, 'the right code no longer helps');
+  const login = await rest(server, 'login', { phone_number: phone, password: PASSWORD });
+  t.match(login, { status: 429 }, 'a login sends no new code while locked');
+});
+
+t.test('the code is stored sealed', async (t) => {
+  const phone = '+15558100002';
+  const signed = await signup(phone);
+  t.equal(signed.status, 200);
+  const code = await nextCode(phone);
+  const user = await server.kernel.service('users').findByPhone(phone);
+  const key = `sms-code:phone-verification:${createHash('sha256').update(user!.id).digest('base64url')}`;
+  const stored = await server.kernel.memory.get(key);
+  t.ok(stored, 'a code is live under its key');
+  const digest = createHash('sha256').update(code).digest('base64url');
+  t.notOk(stored!.includes(code), 'not the code');
+  t.notOk(stored!.includes(digest), 'not its digest');
+  t.notOk(stored!.includes('openid'), 'not the held sign-in either');
+});
+
+t.test('a refused text answers 503, is counted, and a later login texts a new code', async (t) => {
+  const phone = '+15558100003';
+  t.equal((await signup(phone)).status, 200);
+  await nextCode(phone);
+  const before = /latchkey_sms_delivery_failures_total\{reason="refused"\} (\d+)/.exec(await metricsText(server));
+  gateway.failNext(1, 500);
+  const login = await rest(server, 'login', { phone_number: phone, password: PASSWORD });
+  t.match(login, { status: 503, body: { code: 'unavailable' } });
+  const after = await metricsText(server);
+  t.match(after, /# TYPE latchkey_sms_delivery_failures_total counter/);
+  t.equal(
+    Number(/latchkey_sms_delivery_failures_total\{reason="refused"\} (\d+)/.exec(after)?.[1]),
+    Number(before?.[1] ?? 0) + 1,
+    'one more refused text',
+  );
+  t.equal((await rest(server, 'login', { phone_number: phone, password: PASSWORD })).status, 200);
+  const verified = await rest(server, 'verify_otp', { phone_number: phone, otp: await nextCode(phone) });
+  t.equal(verified.status, 200);
+  t.ok(verified.body.access_token);
+});
+
+t.test('an email signup with a phone number is not held', async (t) => {
+  const signed = await signup('+15558100004', { email: 'phone-and-mail@example.com' });
+  t.equal(signed.status, 200);
+  t.ok(signed.body.access_token);
+  t.equal(gateway.texts.filter((m) => m.to === '+15558100004').length, 0, 'nothing texted');
+});
+
+t.test('resend_otp for a number that waits for nothing is the MFA codes’ business', async (t) => {
+  const unknown = await rest(server, 'resend_otp', { phone_number: '+15558199999' });
+  t.equal(unknown.status, 401);
+  t.equal(gateway.texts.filter((m) => m.to === '+15558199999').length, 0, 'nothing texted');
+});
+
+t.test('the number is proven before the MFA gate asks for a factor', async (t) => {
+  const mfa = await startPhoneServer({ 'enable-phone-verification': true, 'enforce-mfa': true });
+  t.teardown(mfa.close);
+  const phone = '+15558100005';
+  const signed = await rest(mfa.server, 'signup', {
+    phone_number: phone,
+    password: PASSWORD,
+    confirm_password: PASSWORD,
+  });
+  t.match(signed.body, { should_show_mobile_otp_screen: true });
+  t.notOk(signed.body.should_offer_sms_otp_mfa_setup, 'no MFA offer before the proof');
+  const verified = await rest(mfa.server, 'verify_otp', { phone_number: phone, otp: await mfa.nextCode(phone) });
+  t.equal(verified.status, 200);
+  t.notOk(verified.body.access_token, 'enforced MFA still withholds the session');
+  t.equal(verified.body.should_offer_sms_otp_mfa_setup, true, 'and offers a factor next');
+  const user = await mfa.server.kernel.service('users').findByPhone(phone);
+  t.ok(user?.phoneNumberVerifiedAt, 'the number is verified');
+});
+
+t.test('startup refuses phone verification without the SMS gateway', async (t) => {
+  await t.rejects(
+    startTestServer({ flags: { 'enable-phone-verification': true } }),
+    /--enable-phone-verification texts codes and needs the SMS gateway/,
+  );
+});
