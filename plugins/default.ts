@@ -24,6 +24,7 @@ import { oauthServerPlugin } from './oauth-server/index.js';
 import { organizationPlugins } from './organizations/plugins.js';
 import { orgSsoPlugin } from './org-sso/index.js';
 import { orgSamlPlugin } from './org-saml/index.js';
+import { samlIdpPlugin } from './saml-idp/index.js';
 import { outboundPlugin } from './outbound/index.js';
 import { phoneVerificationPlugin } from './phone-verification/index.js';
 import { sessionsPlugin } from './sessions/index.js';
@@ -79,6 +80,7 @@ export const defaultPlugins: AnyPlugin[] = [
   ...organizationPlugins,
   orgSsoPlugin,
   orgSamlPlugin,
+  samlIdpPlugin,
   tokenExchangePlugin,
   trustedIssuersPlugin,
   clientRegistrationPlugin,

@@ -13,6 +13,7 @@
  */
 import type { Logger } from '../../core/logger.js';
 import type { Storage } from '../../core/storage.js';
+import type { UnitOfWork } from '../../core/unit-of-work.js';
 import { newId } from '../../storage/index.js';
 import { MailOutboxEntity, type OutboxRow } from './entities.js';
 import { SMTP_TIMEOUT_MS, type MailTransport, type OutgoingMail } from './transport.js';
@@ -50,7 +51,12 @@ export interface BodySealer {
 }
 
 export interface Outbox {
-  add(event: string, mail: OutgoingMail): Promise<void>;
+  /**
+   * Stores a mail as a pending row. With `unit` the row joins that unit of work (the change that
+   * causes the mail, core/unit-of-work.ts) and is written by its commit, after which the worker
+   * looks; without, it is written at once.
+   */
+  add(event: string, mail: OutgoingMail, unit?: UnitOfWork): Promise<void>;
   /** Starts the worker (no-op without a transport: mail waits until SMTP is configured). */
   start(): void;
   /** Stops the worker and waits for the attempt in flight. */
@@ -185,7 +191,7 @@ export function createOutbox(o: OutboxOptions): Outbox {
   }
 
   return {
-    async add(event, mail) {
+    async add(event, mail, unit) {
       const now = Date.now();
       const row: OutboxRow = {
         id: newId(),
@@ -202,6 +208,13 @@ export function createOutbox(o: OutboxOptions): Outbox {
         createdAt: now,
         sentAt: null,
       };
+      if (unit) {
+        unit.em.create(MailOutboxEntity, row as never);
+        unit.afterCommit(() => {
+          if (!stopped) run();
+        });
+        return;
+      }
       const em = o.storage.em();
       em.create(MailOutboxEntity, row as never);
       await em.flush();
