@@ -106,6 +106,13 @@ export const serverFlags: FlagDeclaration[] = [
     description: 'Global per-client-IP request limit per minute; 0 disables.',
   },
   { name: 'body-limit', type: 'number', default: 1048576, description: 'Maximum request body size in bytes.' },
+  {
+    name: 'connection-limit-per-ip',
+    type: 'number',
+    default: 100,
+    description:
+      'Most HTTP connections one client address holds open at once (its socket address; an IPv6 address counts by its /64; --trusted-proxies addresses are exempt); a connection over it is closed as it opens; 0 disables.',
+  },
   { name: 'client-id', type: 'string', required: true, description: 'Client id of the built-in application client.' },
   {
     name: 'client-secret',

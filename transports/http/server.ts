@@ -5,6 +5,7 @@
  */
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import type { Config } from '../../core/config.js';
+import { parseTrustedProxies } from '../../core/trusted-proxies.js';
 import { Kernel } from '../../core/kernel.js';
 import type { Logger } from '../../core/logger.js';
 import type { AnyPlugin } from '../../core/plugin.js';
@@ -12,6 +13,7 @@ import { openMemoryStore, openStorage } from '../../storage/index.js';
 import { startGrpcServer } from '../grpc/server.js';
 import { mountKernel } from './app.js';
 import { clientErrorHandler, frameworkErrors } from './client-errors.js';
+import { limitConnectionsPerAddress } from './connection-limits.js';
 import { holdResponsesPerTurn } from './held-responses.js';
 import { HttpMetrics } from './metrics.js';
 import { rateLimiterOf } from './rate-limit.js';
@@ -83,6 +85,11 @@ export async function createServer(options: CreateServerOptions): Promise<Latchk
     frameworkErrors,
   });
   const logger: Logger = app.log;
+  limitConnectionsPerAddress(
+    app.server,
+    config.number('connection-limit-per-ip', 100),
+    parseTrustedProxies(config.list('trusted-proxies')),
+  );
   holdResponsesPerTurn(app);
   const kernel = await Kernel.boot({ plugins: options.plugins, config, openStorage, openMemoryStore, logger });
   const metrics = new HttpMetrics(true, kernel.metrics);
