@@ -1,4 +1,7 @@
-/** The IdP's HTTP routes. */
+/** The IdP's HTTP routes under /saml/idp/{org_slug}/. */
 import type { RawRoute } from '../../core/plugin.js';
+import { continueRoute } from './continue-route.js';
+import { metadataRoute } from './metadata-route.js';
+import { ssoRoutes } from './sso-routes.js';
 
-export const samlIdpRoutes: RawRoute[] = [];
+export const samlIdpRoutes: RawRoute[] = [metadataRoute, ...ssoRoutes, continueRoute];
