@@ -4,9 +4,11 @@
  * who asks before any code: the page leads with the redirect host, names the client and scopes,
  * and warns when every redirect URI is loopback. The decision is posted with a single-use ticket
  * bound to the browser session; an approval is remembered per user and client for the scopes
- * granted, so a later request for no more scopes goes straight through.
+ * granted, so a later request for no more scopes goes straight through. A client ID metadata
+ * document client is asked every time: its document can change after an approval (its redirect
+ * URIs with it), so an approval admits only the one request it was given for.
  */
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import type { RequestContext } from '../../../core/context.js';
 import type { RawRequest, RawResponse, RawRoute } from '../../../core/plugin.js';
 import type { SessionRecord } from '../../sessions/index.js';
@@ -20,6 +22,8 @@ export const CONSENT_PATH = '/authorize/consent';
 
 const consentKey = (userId: string, clientId: string) => `oauth-consent:${userId}:${clientId}`;
 const ticketKey = (ticket: string) => `oauth-consent-ticket:${ticket}`;
+const onceKey = (sessionId: string, clientId: string, query: string) =>
+  `oauth-consent-once:${sessionId}:${createHash('sha256').update(`${clientId}\n${query}`).digest('base64url')}`;
 
 interface Ticket {
   sessionId: string;
@@ -30,11 +34,23 @@ interface Ticket {
   state?: string;
   mode: string;
   query: string;
+  /** The approval admits this one request only (a metadata-document client). */
+  once?: boolean;
 }
 
-/** Whether the user has approved this client for at least these scopes. */
-export async function consented(ctx: RequestContext, userId: string, req: AuthorizationRequest): Promise<boolean> {
-  const kept = await ctx.kernel.memory.get(consentKey(userId, req.client.clientId));
+/**
+ * Whether the user has approved this client for at least these scopes; for a metadata-document
+ * client, whether this very request (`query`) was just approved in this browser session.
+ */
+export async function consented(
+  ctx: RequestContext,
+  session: SessionRecord,
+  req: AuthorizationRequest,
+  query: string,
+): Promise<boolean> {
+  if (req.client.metadataDocument)
+    return (await ctx.kernel.memory.consume(onceKey(session.id, req.client.clientId, query))) !== null;
+  const kept = await ctx.kernel.memory.get(consentKey(session.userId, req.client.clientId));
   if (!kept) return false;
   const granted = JSON.parse(kept) as string[];
   return req.scopes.every((s) => granted.includes(s));
@@ -63,6 +79,7 @@ export async function consentPage(
     redirectUri: req.redirectUri,
     mode: req.responseMode,
     query,
+    ...(req.client.metadataDocument ? { once: true } : {}),
     ...(req.state !== undefined ? { state: req.state } : {}),
   };
   await ctx.kernel.memory.set(ticketKey(ticket), JSON.stringify(kept), TICKET_TTL_MS);
@@ -109,6 +126,10 @@ async function decide(req: RawRequest, ctx: RequestContext): Promise<RawResponse
       error_description: 'the user denied access',
       ...(ticket.state !== undefined ? { state: ticket.state } : {}),
     });
+  }
+  if (ticket.once) {
+    await ctx.kernel.memory.set(onceKey(ticket.sessionId, ticket.clientId, ticket.query), '1', TICKET_TTL_MS);
+    return { status: 303, headers: { location: `/authorize?${ticket.query}`, 'cache-control': 'no-store' } };
   }
   const key = consentKey(ticket.userId, ticket.clientId);
   const before = await ctx.kernel.memory.get(key);

@@ -173,9 +173,10 @@ export const authorizeRoute: RawRoute = {
           return fail('login_required', 'the user must sign in again and no login page is enabled');
         return toLogin(ctx, params, req, true);
       }
-      if (req.client.selfRegistered && !(await consented(ctx, session.userId, req))) {
+      const query = new URLSearchParams(params).toString();
+      if (req.client.selfRegistered && !(await consented(ctx, session, req, query))) {
         if (req.prompt.includes('none')) return fail('consent_required', 'the user has not approved this client');
-        return consentPage(ctx, session, req, new URLSearchParams(params).toString());
+        return consentPage(ctx, session, req, query);
       }
       return deliver(req.responseMode, req.redirectUri, await answer(ctx, req, session));
     } catch (err) {

@@ -121,9 +121,12 @@ t.test('a document client consents, gets a code, and redeems it with PKCE alone'
     body: new URLSearchParams({ ticket: ticketOf(html), decision: 'allow' }),
   });
   t.equal(approved.status, 303);
-  const back = await get(new URL(approved.headers.get('location')!, base).href);
+  const approvedRequest = new URL(approved.headers.get('location')!, base).href;
+  const back = await get(approvedRequest);
   const code = new URL(back.headers.get('location')!).searchParams.get('code');
   t.ok(code, 'after consent, a code');
+  const replayed = await get(approvedRequest);
+  t.equal(replayed.status, 200, 'the approval admitted that one request: asked again');
 
   const wrong = await token({
     grant_type: 'authorization_code',
@@ -134,9 +137,24 @@ t.test('a document client consents, gets a code, and redeems it with PKCE alone'
   });
   t.equal(wrong.body.error, 'invalid_grant', 'a wrong verifier is refused');
 
+  // A document can change after an approval (its redirect URIs with it): consent every time.
   const second = await get(authorizeUrl(clientId, { code_challenge: challenge }));
-  const code2 = new URL(second.headers.get('location')!).searchParams.get('code');
-  t.ok(code2, 'the approval is remembered');
+  t.equal(second.status, 200, 'the consent screen again, not a remembered approval');
+  const again = await fetch(`${base}/authorize/consent`, {
+    method: 'POST',
+    redirect: 'manual',
+    headers: { 'content-type': 'application/x-www-form-urlencoded', origin: base, cookie },
+    body: new URLSearchParams({ ticket: ticketOf(await second.text()), decision: 'allow' }),
+  });
+  const back2 = await get(new URL(again.headers.get('location')!, base).href);
+  const code2 = new URL(back2.headers.get('location')!).searchParams.get('code');
+  t.ok(code2, 'a code after the second approval');
+  const silentAfter = await get(authorizeUrl(clientId, { prompt: 'none' }));
+  t.equal(
+    new URL(silentAfter.headers.get('location')!).searchParams.get('error'),
+    'consent_required',
+    'prompt=none never skips the consent of a document client',
+  );
   const tokens = await token({
     grant_type: 'authorization_code',
     code: code2!,
