@@ -88,13 +88,13 @@ export interface PluginSetupContext {
   authenticate(access: 'session' | 'admin' | 'org-admin', fn: Authenticator): void;
   /** Registers work to run when the kernel closes (connections, timers). */
   onClose(fn: () => Promise<void> | void): void;
-}
-
   /**
    * The kernel's Prometheus registry (prom-client): a plugin registers its own counters here at
    * setup, and `/metrics` renders them beside the process and request metrics.
    */
   readonly metrics: Registry;
+}
+
 export interface PluginDefinition<S = unknown> {
   name: string;
   description: string;
