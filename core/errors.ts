@@ -83,5 +83,45 @@ export const failedPrecondition = (message: string): ServiceError => new Service
  */
 export function toServiceError(err: unknown): ServiceError {
   if (err instanceof ServiceError) return err;
+  if (isUnreachable(err))
+    return new ServiceError('unavailable', 'the service is temporarily unavailable, try again later');
   return new ServiceError('internal', 'internal server error');
+}
+
+/**
+ * Error codes of the database drivers (pg, mariadb/mysql, node:net) that mean the database could
+ * not be reached or dropped the connection, and PostgreSQL's SQLSTATE class 08 (connection
+ * exception) and 57P01-57P03 (the server shutting down or starting).
+ */
+const UNREACHABLE_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'EPIPE',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'ER_GET_CONNECTION_TIMEOUT',
+  'ER_CONNECTION_TIMEOUT',
+  'ER_SOCKET_UNEXPECTED_CLOSE',
+  'ER_CONNECTION_ALREADY_CLOSED',
+  'ER_CMD_CONNECTION_CLOSED',
+  'PROTOCOL_CONNECTION_LOST',
+  '57P01',
+  '57P02',
+  '57P03',
+]);
+/** The same said only in words: pg's connect timeout and lost connection, knex's pool wait. */
+const UNREACHABLE_TEXT = /timeout expired|connection terminated|Timeout acquiring a connection|ended unexpectedly/i;
+
+/**
+ * True when the error (or an error it wraps) says a store could not be reached: the request
+ * failed for a reason outside it, and a client may try again (503), unlike a defect (500).
+ */
+function isUnreachable(err: unknown, depth = 0): boolean {
+  if (!(err instanceof Error) || depth > 3) return false;
+  const code = String((err as { code?: unknown }).code ?? '');
+  if (UNREACHABLE_CODES.has(code) || /^08[0-9A-Z]{3}$/.test(code)) return true;
+  if (err.name === 'KnexTimeoutError' || err.name === 'ConnectionException') return true;
+  if (UNREACHABLE_TEXT.test(err.message)) return true;
+  return isUnreachable(err.cause, depth + 1);
 }

@@ -1,7 +1,7 @@
 /** Mounts plugins' raw HTTP routes (well-known documents, /authorize, /oauth/token, health). */
 import type { FastifyInstance } from 'fastify';
 import type { Kernel } from '../../core/kernel.js';
-import { ServiceError } from '../../core/errors.js';
+import { ServiceError, toServiceError } from '../../core/errors.js';
 import { applyEffects, contextFromRequest, headersOf } from './context.js';
 import { sendError } from './errors.js';
 import { removeDefaultHeader } from './security-headers.js';
@@ -44,7 +44,7 @@ export function registerRawRoutes(app: FastifyInstance, kernel: Kernel): void {
           applyEffects(ctx, reply);
           if (err instanceof ServiceError) return sendError(reply, err);
           kernel.logger.error({ err, route: route.path }, 'route failed');
-          return sendError(reply, new ServiceError('internal', 'internal server error'));
+          return sendError(reply, toServiceError(err));
         }
       },
     });

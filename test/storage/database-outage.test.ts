@@ -1,0 +1,64 @@
+/**
+ * The main database failing under a running server (PostgreSQL and MariaDB, through a TCP proxy
+ * that refuses connections): `/healthz` turns 503, requests that need the database answer 503
+ * `unavailable` (a client may retry), not 500, and once the database answers again the same
+ * server serves again without a restart.
+ */
+import t from 'tap';
+import { databaseTarget, type DbName } from '../helpers/databases.js';
+import { FaultProxy } from '../helpers/fault-proxy.js';
+import { startTestServer } from '../helpers/server.js';
+
+const PASSWORD = 'Outage-pass-1';
+
+for (const name of ['postgres', 'mariadb'] as DbName[]) {
+  const target = await databaseTarget(name);
+  t.test(
+    `${name} refused: 503 health and answers, then recovery`,
+    { skip: target ? false : `${name} is not reachable` },
+    async (t) => {
+      if (!target) return;
+      t.teardown(() => target.dispose());
+      const url = new URL(target.flags['database-url']);
+      const proxy = await FaultProxy.start(url.hostname, Number(url.port));
+      t.teardown(() => proxy.close());
+      url.host = proxy.address;
+      const server = await startTestServer({
+        database: { ...target, flags: { ...target.flags, 'database-url': url.toString() } },
+      });
+      t.teardown(() => server.close());
+
+      const post = (path: string, body: unknown, bearer?: string) =>
+        fetch(`${server.url}${path}`, {
+          method: 'POST',
+          headers: {
+            'content-type': 'application/json',
+            origin: server.url,
+            ...(bearer ? { authorization: `Bearer ${bearer}` } : {}),
+          },
+          body: JSON.stringify(body),
+          signal: AbortSignal.timeout(20_000),
+        });
+      const health = () =>
+        fetch(`${server.url}/healthz`, { signal: AbortSignal.timeout(15_000) }).then((r) => r.status);
+      const signup = (email: string) => post('/v1/signup', { email, password: PASSWORD, confirm_password: PASSWORD });
+
+      t.equal((await signup('before@example.com')).status, 200, 'signed up while the database answers');
+      await proxy.set('refuse');
+      t.equal(await health(), 503, '/healthz answers 503');
+      const refused = await signup('during@example.com');
+      t.equal(refused.status, 503, 'a signup answers 503');
+      t.match(await refused.json(), { code: 'unavailable' }, 'in the REST envelope, without detail');
+      const login = await post('/v1/login', { email: 'before@example.com', password: PASSWORD });
+      t.equal(login.status, 503, 'a login answers 503');
+
+      await proxy.set('up');
+      let back = false;
+      for (let i = 0; i < 60 && !back; i++) {
+        back = (await health()) === 200 && (await signup(`after-${i}@example.com`)).status === 200;
+        if (!back) await new Promise((r) => setTimeout(r, 250));
+      }
+      t.ok(back, 'healthy and signing up again without a restart');
+    },
+  );
+}
