@@ -10,6 +10,7 @@
 import type { Config } from '../../core/config.js';
 import { definePlugin } from '../../core/plugin.js';
 import { createPhoneGate } from './gate.js';
+import { phoneOperations } from './operations.js';
 import { createPhoneVerification } from './service.js';
 import type { PhoneVerificationService } from './types.js';
 
@@ -42,6 +43,7 @@ export const phoneVerificationPlugin = definePlugin<PhoneVerificationService>({
   ],
   validateConfig: configProblem,
   meta: (config) => ({ is_phone_verification_enabled: config.bool('enable-phone-verification') }),
+  operations: phoneOperations,
   setup(ctx) {
     const sms = ctx.service('sms');
     const organization = ctx.config.string('organization-name', 'Latchkey');

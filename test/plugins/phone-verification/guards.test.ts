@@ -3,7 +3,7 @@
  * exists; five wrong codes lock the proof for 15 minutes; a code is stored sealed, never as the
  * code or its digest; a gateway that refuses a text answers 503 and counts in
  * `latchkey_sms_delivery_failures_total`, and a later login texts a new code; email signups are not
- * held; the proof comes before the MFA gate; startup refuses the flag without the SMS gateway.
+ * held; startup refuses the flag without the SMS gateway.
  */
 import { createHash } from 'node:crypto';
 import t from 'tap';
@@ -88,25 +88,6 @@ t.test('resend_otp for a number that waits for nothing is the MFA codes’ busin
   const unknown = await rest(server, 'resend_otp', { phone_number: '+15558199999' });
   t.equal(unknown.status, 401);
   t.equal(gateway.texts.filter((m) => m.to === '+15558199999').length, 0, 'nothing texted');
-});
-
-t.test('the number is proven before the MFA gate asks for a factor', async (t) => {
-  const mfa = await startPhoneServer({ 'enable-phone-verification': true, 'enforce-mfa': true });
-  t.teardown(mfa.close);
-  const phone = '+15558100005';
-  const signed = await rest(mfa.server, 'signup', {
-    phone_number: phone,
-    password: PASSWORD,
-    confirm_password: PASSWORD,
-  });
-  t.match(signed.body, { should_show_mobile_otp_screen: true });
-  t.notOk(signed.body.should_offer_sms_otp_mfa_setup, 'no MFA offer before the proof');
-  const verified = await rest(mfa.server, 'verify_otp', { phone_number: phone, otp: await mfa.nextCode(phone) });
-  t.equal(verified.status, 200);
-  t.notOk(verified.body.access_token, 'enforced MFA still withholds the session');
-  t.equal(verified.body.should_offer_sms_otp_mfa_setup, true, 'and offers a factor next');
-  const user = await mfa.server.kernel.service('users').findByPhone(phone);
-  t.ok(user?.phoneNumberVerifiedAt, 'the number is verified');
 });
 
 t.test('startup refuses phone verification without the SMS gateway', async (t) => {
