@@ -112,3 +112,61 @@ export function auditRecordOf(
     at: Date.now(),
   };
 }
+
+/** An audited action that no operation performs (a raw route, a sign-in), as its code reports it. */
+export interface AuditedAction {
+  action: string;
+  resourceType: string;
+  resourceId?: string;
+  /** Default: the request's principal (`anonymous` without one). */
+  actor?: AuditActor;
+  /** Default `success`. */
+  outcome?: 'success' | 'failure';
+  errorCode?: string;
+  /** Never a secret, token or password (the log drops fields named like one as well). */
+  metadata?: Record<string, unknown>;
+}
+
+/**
+ * Records an action through the `audit.record` hook with the request's client address (after
+ * trusted-proxy resolution) and user agent, awaited like an operation's record. A record that
+ * cannot be written is logged with its content and never fails the request: the action has
+ * happened. Without an audit plugin it costs nothing.
+ */
+export async function recordAudit(ctx: RequestContext, entry: AuditedAction): Promise<void> {
+  const { hooks, logger } = ctx.kernel;
+  if (!hooks.has('audit.record')) return;
+  const record: AuditRecord = {
+    action: entry.action,
+    resourceType: entry.resourceType,
+    resourceId: entry.resourceId ?? '',
+    actor: entry.actor ?? actorOfPrincipal(ctx.principal),
+    ip: ctx.ip,
+    userAgent: ctx.header('user-agent'),
+    outcome: entry.outcome ?? 'success',
+    ...(entry.errorCode ? { errorCode: entry.errorCode } : {}),
+    ...(entry.metadata ? { metadata: entry.metadata } : {}),
+    at: Date.now(),
+  };
+  try {
+    await hooks.run('audit.record', record);
+  } catch (err) {
+    logger.error({ err, audit: record }, 'audit: the record could not be written');
+  }
+}
+
+/** Where the kernel notes the audited action of the operation a request runs (`auditedByOperation`). */
+const OPERATION_ACTION = 'audit.operation-action';
+
+/** Called by the kernel before an operation with an `audit` declaration runs its handler. */
+export function noteAuditedOperation(ctx: RequestContext, action: string): void {
+  ctx.locals.set(OPERATION_ACTION, action);
+}
+
+/**
+ * Whether an operation this request runs records `action` itself (its declaration names it): a
+ * shared step (the sign-in service) then leaves the record to it instead of writing a second one.
+ */
+export function auditedByOperation(ctx: RequestContext, action: string): boolean {
+  return ctx.locals.get(OPERATION_ACTION) === action;
+}

@@ -4,7 +4,7 @@
  * It holds no module-level state, so two kernels can live in one process (embedding).
  */
 import { Registry } from 'prom-client';
-import { auditRecordOf, type AuditRecord } from './audit.js';
+import { auditRecordOf, noteAuditedOperation, type AuditRecord } from './audit.js';
 import type { Config, FlagDeclaration } from './config.js';
 import type { Principal, RequestContext } from './context.js';
 import { ServiceError, toServiceError } from './errors.js';
@@ -243,6 +243,8 @@ export class Kernel {
     let run: Promise<unknown>;
     try {
       const input = validateInput(op, rawInput);
+      // Before the handler: a shared step it calls (the sign-in service) sees the call records itself.
+      if (op.def.audit !== undefined) noteAuditedOperation(ctx, op.def.audit.action);
       if (op.def.access === 'public') run = Promise.resolve(op.def.handler(ctx, input));
       else {
         const found = this.authenticate(op.def.access, ctx, input);

@@ -9,6 +9,7 @@ import type { Config } from '../core/config.js';
 import type { RequestContext } from '../core/context.js';
 import type { RawRequest, RawResponse, RawRoute } from '../core/plugin.js';
 import { SocialLoginFailure, type LoginRequest, type SocialProfile } from '../plugins/social/index.js';
+import { recordLoginRefusal } from '../plugins/sign-in/index.js';
 import { ProviderError, reasonOf } from './errors.js';
 import { fetchJson } from './fetch-json.js';
 import type { ProviderClient } from './kit-client.js';
@@ -146,10 +147,16 @@ async function finish(
   const social = ctx.kernel.service('social');
   const params = stringsOf(req.query);
   const taken = await takePending(ctx, d.name, params.state, d.formPost === true);
-  if (!taken.ok) return social.errorPage(400, 'invalid_state', taken.description);
+  // Each refusal below is a refused login in the audit log (plugins/sign-in/audit.ts).
+  const refused = (reason: string) => recordLoginRefusal(ctx, { method: d.name, reason });
+  if (!taken.ok) {
+    await refused('invalid_state');
+    return social.errorPage(400, 'invalid_state', taken.description);
+  }
   const { request } = taken.pending;
   if (params.error) {
     const error = PASSED_ERRORS.has(params.error) ? params.error : 'access_denied';
+    await refused(error);
     return social.fail(request, error, 'the identity provider did not sign the user in');
   }
   let profile: SocialProfile;
@@ -157,6 +164,7 @@ async function finish(
     profile = await proveIdentity(d, clientOf, ctx, params, taken.pending);
   } catch (err) {
     logFailure(ctx, d.name, 'callback', err);
+    await refused(err instanceof ProviderError ? err.reason : 'unverified_answer');
     const description =
       err instanceof ProviderError ? err.message : "the identity provider's answer could not be verified";
     return social.fail(request, 'server_error', description);

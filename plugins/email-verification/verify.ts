@@ -6,7 +6,8 @@
  * one with the old link.
  */
 import type { RequestContext } from '../../core/context.js';
-import { invalidArgument, permissionDenied } from '../../core/errors.js';
+import { invalidArgument, permissionDenied, ServiceError } from '../../core/errors.js';
+import { recordLoginRefusal } from '../sign-in/index.js';
 import type { Redeemed } from './link-tokens.js';
 
 export const DEFAULT_SCOPES = ['openid', 'email', 'profile'];
@@ -19,7 +20,25 @@ export const invalidToken = () => invalidArgument('invalid or expired token');
  */
 export const EMAIL_AMR = 'email';
 
+/**
+ * Redeems a mailed link (`verify_email`, `GET /verify_email`); a refused one is a refused login in
+ * the audit log (a sign-in by link that did not happen), recorded here for every kind of link.
+ */
 export async function redeemToken(ctx: RequestContext, token: string): Promise<Redeemed> {
+  try {
+    return await redeem(ctx, token);
+  } catch (err) {
+    if (err instanceof ServiceError && err.status.http < 500) {
+      await recordLoginRefusal(ctx, { method: EMAIL_LINK_METHOD, error: err });
+    }
+    throw err;
+  }
+}
+
+/** The `method` of a refused link's record: which kind of link it was is not known without a valid token. */
+const EMAIL_LINK_METHOD = 'email_link';
+
+async function redeem(ctx: RequestContext, token: string): Promise<Redeemed> {
   const users = ctx.kernel.service('users');
   const readAt = Date.now();
   const request = await users.verifications.consume(token);

@@ -6,6 +6,7 @@ import { SignJWT, jwtVerify, type JWK } from 'jose';
 import { definePlugin } from '../../core/plugin.js';
 import { createRandomPool } from '../../core/random-pool.js';
 import { loadSecondaryKey, loadSigningKeys, type SigningKeys, type VerificationKey } from './load.js';
+import { noteSigningKey, ROTATION_AUDIT, SigningKeyEntity } from './rotation.js';
 import { checkKeyRules, JWT_TYPES, type JwtType } from './rules.js';
 import { deriveKey, open, seal } from './seal.js';
 
@@ -73,6 +74,8 @@ export const keysPlugin = definePlugin<KeysService>({
     },
   ],
   validateConfig: checkKeyRules,
+  entities: [SigningKeyEntity],
+  auditEvents: ROTATION_AUDIT,
   routes: [
     {
       method: 'GET',
@@ -84,7 +87,7 @@ export const keysPlugin = definePlugin<KeysService>({
       }),
     },
   ],
-  async setup({ config }) {
+  async setup({ config, storage, events, hooks, logger }) {
     const alg = config.string('jwt-type') as JwtType;
     const current = await loadSigningKeys(
       alg,
@@ -112,6 +115,8 @@ export const keysPlugin = definePlugin<KeysService>({
     if (secondary && secondary.kid === current.kid)
       throw new Error('the secondary key is the signing key itself; give the other key of the rotation');
     const verifiers: VerificationKey[] = secondary ? [current, secondary] : [current];
+    // Once every plugin is set up (the audit log listens by then): a changed key is a rotation.
+    hooks.on('kernel.ready', () => noteSigningKey({ storage, events, logger }, current));
     const random = createRandomPool();
     return {
       current,

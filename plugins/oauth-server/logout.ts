@@ -11,6 +11,7 @@
  * them to /logout. Navigations from the service's own site or typed by the user,
  * requests with a hint, and browsers that do not send the header log out at once, as before.
  */
+import { recordAudit } from '../../core/audit.js';
 import type { RequestContext } from '../../core/context.js';
 import type { RawResponse, RawRoute } from '../../core/plugin.js';
 import { readParams, type Params } from './params.js';
@@ -86,6 +87,17 @@ async function logout(
   }
   if (session) await sessions.revoke(session.userId, session.id);
   sessions.clearCookies(ctx);
+  // Audited as the `logout` operation is (docs/audit.md `user.logout`); a request without a live
+  // session ends nothing and is not recorded.
+  if (session) {
+    await recordAudit(ctx, {
+      action: 'user.logout',
+      resourceType: 'session',
+      resourceId: session.id,
+      actor: { kind: 'user', id: session.userId },
+      metadata: { endpoint: '/logout', ...(hinted ? { client_id: hinted } : {}) },
+    });
+  }
 
   const target = params.post_logout_redirect_uri ?? params.redirect_uri;
   if (!target) return signedOut;

@@ -13,6 +13,7 @@ import { DOMParser } from '@xmldom/xmldom';
 import type { RequestContext } from '../../core/context.js';
 import { ServiceError } from '../../core/errors.js';
 import type { RawRequest, RawResponse, RawRoute } from '../../core/plugin.js';
+import { recordLoginRefusal } from '../sign-in/index.js';
 import { SocialLoginFailure, type LoginRequest } from '../social/index.js';
 import { assertionIdOf, checkIssuer, checkRecipient, useAssertionOnce } from './assertion-checks.js';
 import { activeConnection } from './connection-of.js';
@@ -57,6 +58,9 @@ async function validated(ctx: RequestContext, connection: SamlConnection, slug: 
   return profile;
 }
 
+/** The `method` of a refused SAML login's audit record. */
+const SAML_METHOD = 'org_saml';
+
 async function consume(req: RawRequest, ctx: RequestContext): Promise<RawResponse> {
   const social = ctx.kernel.service('social');
   const slug = slugOf(req.path);
@@ -69,6 +73,8 @@ async function consume(req: RawRequest, ctx: RequestContext): Promise<RawRespons
   } catch (err) {
     if (!(err instanceof RefusedSamlResponse)) throw err;
     ctx.kernel.logger.warn({ connection: connection.id, reason: err.message }, 'saml response refused');
+    // A refused login in the audit log (plugins/sign-in/audit.ts).
+    await recordLoginRefusal(ctx, { method: SAML_METHOD, reason: 'invalid_saml_response' });
     return social.errorPage(400, 'invalid_saml_response', "the identity provider's answer could not be verified");
   }
   const requestId = typeof profile.inResponseTo === 'string' ? profile.inResponseTo : null;
@@ -93,7 +99,10 @@ async function consume(req: RawRequest, ctx: RequestContext): Promise<RawRespons
     if (err instanceof RefusedSamlResponse) return null;
     throw err;
   });
-  if (!mapped) return social.errorPage(400, 'invalid_saml_response', 'the assertion has no usable subject');
+  if (!mapped) {
+    await recordLoginRefusal(ctx, { method: SAML_METHOD, reason: 'no_usable_subject' });
+    return social.errorPage(400, 'invalid_saml_response', 'the assertion has no usable subject');
+  }
   const ticket = await parkVerified(ctx, {
     connectionId: connection.id,
     slug,

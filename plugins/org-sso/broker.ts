@@ -12,6 +12,7 @@ import * as oidc from 'openid-client';
 import type { RequestContext } from '../../core/context.js';
 import { ServiceError } from '../../core/errors.js';
 import type { RawRequest, RawResponse, RawRoute } from '../../core/plugin.js';
+import { recordLoginRefusal } from '../sign-in/index.js';
 import { SocialLoginFailure, type LoginRequest, type SocialProfile } from '../social/index.js';
 import { type OidcConnection } from './connections.js';
 import { savePending, takePending } from './broker-state.js';
@@ -90,18 +91,28 @@ function profileOf(claims: oidc.IDToken): SocialProfile {
   return profile;
 }
 
+/** The `method` of a refused organization SSO login's audit record. */
+const SSO_METHOD = 'org_sso';
+
 async function callback(req: RawRequest, ctx: RequestContext): Promise<RawResponse> {
   const social = ctx.kernel.service('social');
   const params = query(req);
   const pending = await takePending(ctx, params.state);
   const slug = slugOf(req.path);
+  // Each refusal below is a refused login in the audit log (plugins/sign-in/audit.ts).
+  const refused = (reason: string) => recordLoginRefusal(ctx, { method: SSO_METHOD, reason });
   if (!pending || pending.slug !== slug) {
+    await refused('invalid_state');
     return social.errorPage(400, 'invalid_state', 'the login could not be matched to this browser; start it again');
   }
   const { request } = pending;
-  if (params.error) return social.fail(request, 'access_denied', 'the identity provider did not sign the user in');
+  if (params.error) {
+    await refused('access_denied');
+    return social.fail(request, 'access_denied', 'the identity provider did not sign the user in');
+  }
   const connection = await activeConnection(ctx, slug);
   if (!connection || connection.id !== pending.connectionId) {
+    await refused('connection_changed');
     return social.fail(request, 'access_denied', 'the single sign-on connection changed during the login');
   }
   let profile: SocialProfile;
@@ -122,6 +133,7 @@ async function callback(req: RawRequest, ctx: RequestContext): Promise<RawRespon
     profile = profileOf(claims);
   } catch (err) {
     ctx.kernel.logger.warn({ connection: connection.id, reason: (err as Error).message }, 'org sso callback failed');
+    await refused('unverified_answer');
     return social.fail(request, 'server_error', "the identity provider's answer could not be verified");
   }
   const organizations = ctx.kernel.service('organizations');

@@ -5,7 +5,7 @@
 import type { RequestContext } from '../../core/context.js';
 import { ServiceError } from '../../core/errors.js';
 import type { RawResponse } from '../../core/plugin.js';
-import type { AuthResult } from '../sign-in/index.js';
+import { recordLoginRefusal, type AuthResult } from '../sign-in/index.js';
 import { AccountRefusal, resolveAccount } from './accounts.js';
 import type { SocialIdentities } from './identities.js';
 import { parseLoginRequest } from './login-request.js';
@@ -85,6 +85,13 @@ export function createSocialService(ids: SocialIdentities): SocialService {
           message: account.created ? 'Signed up successfully.' : 'Logged in successfully',
         });
       } catch (err) {
+        // Audited once: a refusal inside the sign-in service is recorded there already.
+        await recordLoginRefusal(ctx, {
+          method: provider,
+          user: account?.user,
+          error: err,
+          ...(err instanceof AccountRefusal ? { reason: err.error } : {}),
+        });
         if (err instanceof AccountRefusal) return fail(request, err.error, err.description);
         // A refusal of the user service or a gate (a profile field it will not store, a locked
         // factor) goes back to the application like any other; nothing was written before it.

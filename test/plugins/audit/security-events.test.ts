@@ -53,7 +53,7 @@ t.test('login success and failure, logout, password change, revocation, deactiva
   const login = await post('/v1/login', { email, password: PASSWORD });
   t.equal(login.status, 200);
   const logins = await rowsOf('user.login');
-  t.equal(logins.length, 2, 'one row per attempt');
+  t.equal(logins.length, 3, "one row per attempt, after the signup's own sign-in");
   t.match(logins[0], { actorType: 'user', actorId: userId, actorEmail: email, resourceId: userId });
   t.notMatch(logins[0].metadata ?? '', /failure/);
   const bearer = { authorization: `Bearer ${login.json.access_token as string}` };
