@@ -492,6 +492,16 @@ export async function createTokensService({
       // spent, so a request refused for its scope leaves the client's token usable.
       const scopes = options.scopes && options.scopes.length > 0 ? options.scopes : record.scopes;
       if (scopes.some((s) => !record.scopes.includes(s))) throw new ScopeExceedsGrantError();
+      // Session and user are read before the token is spent: a read that fails (the database
+      // unreachable) then leaves the client's token usable for a retry, where spending it first
+      // made that retry a reuse that ended the family.
+      const session = await sessions.get(record.userId, record.sid);
+      if (!session) throw invalid();
+      const user = await users.findById(record.userId);
+      if (!user || user.revokedTimestamp !== null) {
+        await sessions.revoke(record.userId, record.sid);
+        throw invalid();
+      }
       // The spent mark goes first: a replay arriving once the record is gone must find it, or it
       // is refused without ending the family (between the consume and a mark written after it, a
       // replay would go unnoticed).
@@ -499,13 +509,6 @@ export async function createTokensService({
       // Atomic: of two concurrent uses only one gets the record; the other is a reuse.
       if ((await memory.consume(refreshKey(r.sub, r.jti))) === null) {
         await sessions.revokeFamily(record.userId, familyOf(record));
-        throw invalid();
-      }
-      const session = await sessions.get(record.userId, record.sid);
-      if (!session) throw invalid();
-      const user = await users.findById(record.userId);
-      if (!user || user.revokedTimestamp !== null) {
-        await sessions.revoke(record.userId, record.sid);
         throw invalid();
       }
       const tokens = await issue({
