@@ -2,9 +2,10 @@
  * The checks an AuthnRequest passes before anyone is asked to sign in, as a pipeline of named
  * steps: the document itself, a known and active service provider of this organization, its
  * signature when the provider has a certificate (then every request must be signed), the
- * Destination, the time window, and the ACS and binding the answer may go to: only the
- * provider's registered ACS, on HTTP-POST.
+ * Destination, the time window, the ACS and binding the answer may go to (only the provider's
+ * registered ACS, on HTTP-POST), and the request's ID used once.
  */
+import type { MemoryStore } from '../../core/memory-store.js';
 import type { RawRequest } from '../../core/plugin.js';
 import {
   answersOnPost,
@@ -27,6 +28,7 @@ export interface RequestSite {
   binding: Binding;
   raw: RawRequest;
   providers: ServiceProviders;
+  memory: MemoryStore;
 }
 
 interface Checked {
@@ -79,12 +81,20 @@ function registeredAcs({ request, provider }: Checked): void {
   if (!answersOnPost(request)) refuse('the AuthnRequest asks for a binding other than HTTP-POST');
 }
 
+/** A request is answered once: its ID is remembered per provider for as long as it could be accepted. */
+async function usedOnce(site: RequestSite, { request, provider }: Checked): Promise<void> {
+  const key = `saml-idp:request:${provider.id}:${request.id}`;
+  if (!(await site.memory.setIfAbsent(key, '1', REQUEST_MAX_AGE_MS + 2 * CLOCK_SKEW_MS)))
+    refuse('the AuthnRequest was already used');
+}
+
 export async function checkedRequest(site: RequestSite): Promise<Checked> {
   const encoded = site.binding === 'redirect' ? site.raw.query.SAMLRequest : bodyField(site.raw.body, 'SAMLRequest');
   const request = readAuthnRequest(site.binding, encoded);
   const checked = { request, provider: await knownProvider(site, request) };
   for (const step of [signed, addressedHere]) step(site, checked);
   for (const step of [fresh, registeredAcs]) step(checked);
+  await usedOnce(site, checked);
   return checked;
 }
 

@@ -47,6 +47,7 @@ const sso =
         binding,
         raw: req,
         providers: ctx.kernel.service('saml-idp').providers,
+        memory: ctx.kernel.memory,
       });
       return await toContinue(ctx, org.name, {
         orgId: org.id,

@@ -7,6 +7,7 @@
  */
 import { SAML } from '@node-saml/node-saml';
 import t from 'tap';
+import { grpcClient } from '../../helpers/grpc-client.js';
 import { startLatchkey } from '../../providers/helpers/latchkey.js';
 import { selfSignedKeyPair } from '../org-saml/saml-idp.js';
 
@@ -138,6 +139,32 @@ t.test('signing keys: made with the first provider, rotated, retired', async (t)
     ['current', 'retired'],
   );
   t.match(await call('retire_saml_idp_key', { id: 'no-such-key' }), { status: 404, body: { code: 'not_found' } });
+});
+
+t.test('the same operations over GraphQL and gRPC', async (t) => {
+  const rest = await admin('saml_service_provider', { id: provider.id });
+  const graphql = await fetch(`${base}/graphql`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'x-service-admin-secret': 'test-admin-secret', origin: base },
+    body: JSON.stringify({
+      query: `query($id: ID!) { _saml_service_provider(params: { id: $id }) { id entity_id acs_url mapped_attributes { name field } } }`,
+      variables: { id: provider.id },
+    }),
+  });
+  const data = ((await graphql.json()) as { data: { _saml_service_provider: Record<string, unknown> } }).data;
+  t.same(data._saml_service_provider, {
+    id: rest.id,
+    entity_id: rest.entity_id,
+    acs_url: rest.acs_url,
+    mapped_attributes: rest.mapped_attributes,
+  });
+  const server = latchkey.server;
+  const client = grpcClient(server.grpcAddress, [...server.kernel.operations.values()]);
+  t.teardown(() => client.close());
+  const metadata = { 'x-service-admin-secret': 'test-admin-secret' };
+  const viaGrpc = await client.call('_saml_service_provider', { id: provider.id }, metadata);
+  t.same(viaGrpc.response, rest);
+  await t.rejects(client.call('_saml_service_provider', { id: 'no-such-provider' }, metadata), { code: 'not_found' });
 });
 
 t.test('SP metadata is read, not stored', async (t) => {

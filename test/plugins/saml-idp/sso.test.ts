@@ -6,6 +6,7 @@
  * IdP-initiated ones where the SP allows them, refused requests that deliver nothing, and a key
  * rotation seen in the metadata.
  */
+import { deflateRawSync } from 'node:zlib';
 import t from 'tap';
 import { Browser, type Hop } from '../../providers/helpers/browser.js';
 import { startLatchkey } from '../../providers/helpers/latchkey.js';
@@ -187,6 +188,52 @@ t.test('refused requests answer a 4xx page and deliver nothing', async (t) => {
   );
   t.match(await refused('unknown organization', `${base}/saml/idp/nobody/sso?SAMLRequest=x`, 404), /not_found/);
   sp.configure({ idpCerts: certificatesOf(await metadata()), ssoUrl, signWith: sp.keys });
+});
+
+t.test('an AuthnRequest is answered once', async (t) => {
+  const url = await sp.redirectUrl();
+  const first = await kimBrowser.follow(url, NEVER);
+  t.equal(last(first).url, sp.acsUrl, 'the first use is answered');
+  const again = await kimBrowser.follow(url, NEVER);
+  t.equal(last(again).status, 400);
+  t.match(last(again).body, /already used/, 'a replay is refused');
+});
+
+t.test('crafted requests of a provider without a certificate: each check refuses its case', async (t) => {
+  await admin('create_saml_service_provider', {
+    org_id: acme,
+    name: 'Acme CRM',
+    entity_id: 'urn:acme:crm',
+    acs_url: sp.acsUrl,
+  });
+  const crafted = (fields: { issueInstant?: string; destination?: string; extra?: string; prolog?: string }) => {
+    const xml =
+      (fields.prolog ?? '') +
+      `<samlp:AuthnRequest xmlns:samlp="urn:oasis:names:tc:SAML:2.0:protocol" xmlns:saml="urn:oasis:names:tc:SAML:2.0:assertion" ` +
+      `ID="_crafted${Math.random().toString(16).slice(2)}" Version="2.0" IssueInstant="${fields.issueInstant ?? new Date().toISOString()}" ` +
+      `Destination="${fields.destination ?? ssoUrl}"${fields.extra ?? ''}><saml:Issuer>urn:acme:crm</saml:Issuer></samlp:AuthnRequest>`;
+    return `${ssoUrl}?${new URLSearchParams({ SAMLRequest: deflateRawSync(Buffer.from(xml)).toString('base64') })}`;
+  };
+  const refusal = async (url: string) => {
+    const hops = await kimBrowser.follow(url, NEVER);
+    t.equal(last(hops).status, 400);
+    return last(hops).body ?? '';
+  };
+  const accepted = await kimBrowser.request(crafted({}));
+  t.equal(accepted.status, 303, 'a well-formed unsigned request of this provider goes on');
+  t.match(accepted.headers.get('location'), /\/saml\/idp\/acme\/continue\?ticket=/);
+  t.match(await refusal(crafted({ prolog: '<!DOCTYPE r [<!ENTITY x SYSTEM "file:///etc/passwd">]>' })), /DTD/);
+  t.match(await refusal(crafted({ issueInstant: new Date(Date.now() - 60 * 60 * 1000).toISOString() })), /time window/);
+  t.match(await refusal(crafted({ destination: 'https://other.example/sso' })), /another destination/);
+  t.match(
+    await refusal(crafted({ extra: ' ProtocolBinding="urn:oasis:names:tc:SAML:2.0:bindings:HTTP-Redirect"' })),
+    /binding other than HTTP-POST/,
+  );
+  t.match(
+    await refusal(crafted({ extra: ' AssertionConsumerServiceURL="https://evil.example/acs"' })),
+    /not registered/,
+  );
+  await latchkey.server.kernel.memory.deletePrefix('saml-idp:pending:');
 });
 
 t.test('a user outside the organization gets no assertion', async (t) => {
