@@ -7,6 +7,7 @@
  */
 import { SAML } from '@node-saml/node-saml';
 import t from 'tap';
+import { databaseText } from '../../helpers/database-text.js';
 import { grpcClient } from '../../helpers/grpc-client.js';
 import { startLatchkey } from '../../providers/helpers/latchkey.js';
 import { selfSignedKeyPair } from '../org-saml/saml-idp.js';
@@ -139,6 +140,13 @@ t.test('signing keys: made with the first provider, rotated, retired', async (t)
     ['current', 'retired'],
   );
   t.match(await call('retire_saml_idp_key', { id: 'no-such-key' }), { status: 404, body: { code: 'not_found' } });
+});
+
+t.test('the private signing keys are sealed at rest', async (t) => {
+  const text = await databaseText(latchkey.server.kernel);
+  t.ok(text.includes('latchkey_saml_idp_keys'), 'the keys table was read');
+  t.match(text, /BEGIN CERTIFICATE/, 'certificates are stored as they are');
+  t.notMatch(text, /PRIVATE KEY/, 'no private key in plain text');
 });
 
 t.test('the same operations over GraphQL and gRPC', async (t) => {
