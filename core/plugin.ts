@@ -24,12 +24,14 @@ export interface RawRoute {
   /** Accept `application/x-www-form-urlencoded` bodies (RFC 6749 §4.1.3). */
   form?: boolean;
   /**
-   * The shape of refusals the framework makes before the handler runs (bad JSON, too large a
-   * body, a wrong method or content type): `oauth` answers RFC 6749 §5.2's `{error,
-   * error_description}` where clients of the token endpoints read it; `scim` answers RFC 7644
-   * §3.12's error schema as `application/scim+json`; the default is REST's.
+   * The shape of refusals the HTTP layer makes instead of the handler (bad JSON, too large a
+   * body, a wrong method, content type or encoding, CSRF, rate limit, a path not found under the
+   * route's): `oauth` answers RFC 6749 §5.2's `{error, error_description}` where clients of the
+   * token endpoints read it, `oauth-registration` the same with RFC 7591 §3.2.2's codes; `scim`
+   * answers RFC 7644 §3.12's error schema as `application/scim+json`; `json-rpc` a JSON-RPC 2.0
+   * error object (MCP). The default is REST's `{code, message}`.
    */
-  errors?: 'oauth' | 'scim';
+  errors?: 'oauth' | 'oauth-registration' | 'scim' | 'json-rpc';
   /**
    * A per-client-IP bucket of the route's own, separate from the global limiter (SPEC.md
    * "Limits": org discovery, dynamic registration): at most `max` requests per `timeWindow`

@@ -139,7 +139,7 @@ export const registerRoute: RawRoute = {
   path: REGISTER_PATH,
   // A native or CLI client posts without a browser Origin (SPEC.md CSRF exemptions for back ends).
   csrfExempt: true,
-  errors: 'oauth',
+  errors: 'oauth-registration',
   // SPEC.md "Limits": a per-IP bucket of its own.
   rateLimit: { max: 20, timeWindow: '1 minute' },
   handler: register,

@@ -80,7 +80,7 @@ const notAllowed = async (): Promise<RawResponse> => ({
 });
 
 export const mcpRoutes: RawRoute[] = [
-  { method: 'POST', path: MCP_PATH, csrfExempt: true, handler: handle },
-  { method: 'GET', path: MCP_PATH, handler: notAllowed },
-  { method: 'DELETE', path: MCP_PATH, csrfExempt: true, handler: notAllowed },
+  { method: 'POST', path: MCP_PATH, csrfExempt: true, errors: 'json-rpc', handler: handle },
+  { method: 'GET', path: MCP_PATH, errors: 'json-rpc', handler: notAllowed },
+  { method: 'DELETE', path: MCP_PATH, csrfExempt: true, errors: 'json-rpc', handler: notAllowed },
 ];

@@ -9,9 +9,11 @@
  * - nothing GraphQL itself reports is ever 5xx; only a real fault (something thrown that is neither
  *   a ServiceError nor a request error) is a 500, with its detail kept for the log.
  */
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { GraphQLError, type ExecutionResult, type GraphQLSchema } from 'graphql';
-import mercurius from 'mercurius';
+import mercurius, { type MercuriusContext } from 'mercurius';
 import { ServiceError } from '../../core/errors.js';
+import { refuse } from '../http/refusal-shapes.js';
 import { canonicalVariableErrors } from './variable-errors.js';
 
 type Formatter = NonNullable<mercurius.MercuriusCommonOptions['errorFormatter']>;
@@ -116,4 +118,37 @@ function plainly<E extends { message: string }>(e: E): E {
   return e.message === 'Maximum call stack size exceeded'
     ? { ...e, message: 'invalid document: nested too deeply' }
     : e;
+}
+
+/**
+ * The GraphQL scope's error handler (Mercurius's `errorHandler` option): what Mercurius's own does
+ * (the error as a GraphQL error, through the formatter above), except for a body that grows past
+ * the limit while it is read (a chunked one): that refusal is the HTTP layer's, answered from the
+ * refusal table and closed only once the client has finished sending
+ * (transports/http/answer-then-close.ts).
+ */
+export function graphqlErrorHandler(
+  error: Error & { code?: string },
+  request: FastifyRequest,
+  reply: FastifyReply,
+): FastifyReply | undefined {
+  if (error.code === 'FST_ERR_CTP_BODY_TOO_LARGE') {
+    refuse(request, reply, { kind: 'body_too_large' });
+    return undefined;
+  }
+  const fields = error as Partial<GraphQLError>;
+  const graphqlError =
+    error instanceof GraphQLError
+      ? error
+      : new GraphQLError(error.message, {
+          ...(fields.nodes ? { nodes: fields.nodes } : {}),
+          ...(fields.source ? { source: fields.source } : {}),
+          ...(fields.positions ? { positions: fields.positions } : {}),
+          ...(fields.path ? { path: fields.path } : {}),
+          ...(fields.extensions ? { extensions: fields.extensions } : {}),
+          originalError: error,
+        });
+  const context = { reply, app: request.server } as unknown as MercuriusContext;
+  const { statusCode, response } = formatGraphqlErrors({ errors: [graphqlError] }, context);
+  return reply.code(statusCode).send(response);
 }

@@ -19,7 +19,7 @@ import { ServiceError } from '../../core/errors.js';
 import type { CompiledOperation } from '../../core/operations.js';
 import { applyEffects, contextFromRequest } from '../http/context.js';
 import { noStore } from '../http/security-headers.js';
-import { formatGraphqlErrors } from './errors.js';
+import { formatGraphqlErrors, graphqlErrorHandler } from './errors.js';
 import { queryLimitsRule } from './query-limits.js';
 import { anyScalar, int64Scalar, mapScalar } from './scalars.js';
 import { buildSdl } from './sdl.js';
@@ -145,6 +145,12 @@ export async function registerGraphql(app: FastifyInstance, kernel: Kernel, ops:
       graphiql: false,
       validationRules,
       errorFormatter: formatGraphqlErrors,
+      // Mercurius's handler with the HTTP layer's answer to an oversized body (errors.ts).
+      errorHandler: graphqlErrorHandler as unknown as (
+        error: Error,
+        request: FastifyRequest,
+        reply: FastifyReply,
+      ) => void,
       additionalRouteOptions: { preValidation: prepareRequest },
     });
   });

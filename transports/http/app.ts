@@ -6,21 +6,23 @@
  */
 import { parse as parseQueryString } from 'node:querystring';
 import cookie from '@fastify/cookie';
-import type { FastifyError, FastifyInstance, FastifyReply } from 'fastify';
+import type { FastifyError, FastifyInstance } from 'fastify';
 import { ServiceError } from '../../core/errors.js';
 import type { Kernel } from '../../core/kernel.js';
 import { registerGraphql } from '../graphql/register.js';
 import { addCsrfCheck } from './csrf.js';
-import { clientErrorOf, sendError, sendRefusal } from './errors.js';
+import { refusalOfError, sendError } from './errors.js';
 import type { HttpMetrics } from './metrics.js';
 import { rateLimiterOf, registerRateLimit, type IpRateLimiter } from './rate-limit.js';
 import { addRequestSteps, type RequestStep } from './request-steps.js';
 import { registerRawRoutes } from './raw-routes.js';
-import { registerRest, sendMethodNotAllowed } from './rest.js';
+import { registerRest } from './rest.js';
 import { registerApiReference } from './reference-pages/api-reference.js';
 import { originAllowList, refuseNonPreflightOptions, registerCors } from './cors.js';
 import { credentialedOriginsOf } from './credentialed-origins.js';
 import { httpsOnlyOf, securityHeadersStep } from './security-headers.js';
+import { refuse, registerSurfaces, SurfaceMap } from './refusal-shapes.js';
+import { oversizedBodiesStep } from './oversized-bodies.js';
 
 /** Request headers browsers may send cross-origin. */
 export const CORS_HEADERS = [
@@ -48,12 +50,14 @@ export async function mountKernel(app: FastifyInstance, { kernel, metrics, rateL
   const bodyLimit = config.number('body-limit', 1_048_576);
 
   // The methods each fixed path is routed for, so that any other method on it is a 405, not a 404;
-  // and the paths whose refusals take RFC 6749's shape (RawRoute.errors).
+  // and the surfaces whose refusals take their protocol's shape (RawRoute.errors, refusal-shapes.ts).
   const methodsByPath = new Map<string, Set<string>>();
-  const oauthPaths = new Set<string>();
+  const surfaces = new SurfaceMap();
+  registerSurfaces(app.server, surfaces);
+  const graphqlPath = `${app.prefix}/graphql`;
   app.addHook('onRoute', (route) => {
     route.bodyLimit ??= bodyLimit;
-    if ((route.config as { errors?: string } | undefined)?.errors === 'oauth') oauthPaths.add(route.url);
+    surfaces.addRoute(route, graphqlPath);
     if ((route.config as { methodNotAllowed?: boolean } | undefined)?.methodNotAllowed || /[:*]/.test(route.url))
       return;
     const methods = methodsByPath.get(route.url) ?? new Set<string>();
@@ -71,6 +75,7 @@ export async function mountKernel(app: FastifyInstance, { kernel, metrics, rateL
   const steps: (RequestStep | undefined)[] = [
     metrics?.instrument(app),
     securityHeadersStep(httpsOnlyOf(config)),
+    oversizedBodiesStep(bodyLimit),
     refuseNonPreflightOptions,
     refuseEncodedBodies,
   ];
@@ -90,17 +95,13 @@ export async function mountKernel(app: FastifyInstance, { kernel, metrics, rateL
   await app.register(cookie);
   addCsrfCheck(app, originAllowList(allowed).any, credentialed);
 
-  app.setErrorHandler((err: FastifyError, request, reply) => {
-    const client =
-      err instanceof ServiceError
-        ? { status: err.status.http, code: err.code, message: err.message }
-        : clientErrorOf(err);
-    if (client && client.status < 500 && oauthPaths.has(request.url.split('?', 1)[0]))
-      return sendOAuthRefusal(reply, client.status, client.message);
-    const scimRoute = (request.routeOptions.config as { errors?: string } | undefined)?.errors === 'scim';
-    if (client && client.status < 500 && scimRoute) return sendScimRefusal(reply, client.status, client.message);
+  app.setErrorHandler((err: FastifyError | ServiceError, request, reply) => {
+    const refusal = refusalOfError(err);
+    if (refusal) {
+      refuse(request, reply, refusal, surfaces);
+      return;
+    }
     if (err instanceof ServiceError) return sendError(reply, err);
-    if (client) return reply.code(client.status).send({ code: client.code, message: client.message });
     kernel.logger.error({ err }, 'request failed');
     return reply.code(500).send({ code: 'internal', message: 'internal server error' });
   });
@@ -111,16 +112,20 @@ export async function mountKernel(app: FastifyInstance, { kernel, metrics, rateL
     const methods = methodsByPath.get(path);
     if (methods && methods.size > 0) {
       metrics?.countUnmatched(request, 405);
-      if (oauthPaths.has(path))
-        return sendOAuthRefusal(
-          reply.header('allow', [...methods].join(', ')),
-          405,
-          `method not allowed; use ${[...methods].join(' or ')}`,
-        );
-      return sendMethodNotAllowed(reply, [...methods]);
+      const allowed = [...methods];
+      return refuse(
+        request,
+        reply,
+        {
+          kind: 'method_not_allowed',
+          message: `method not allowed; use ${allowed.join(' or ')}`,
+          headers: { allow: allowed.join(', ') },
+        },
+        surfaces,
+      );
     }
     metrics?.countUnmatched(request, 404);
-    return reply.code(404).send({ code: 'not_found', message: 'route not found' });
+    return refuse(request, reply, { kind: 'not_found' }, surfaces);
   });
 
   const ops = [...kernel.operations.values()];
@@ -177,21 +182,6 @@ function acceptScimJson(app: FastifyInstance): void {
   );
 }
 
-/** A refusal made before a SCIM route's handler ran, in RFC 7644 §3.12's error schema. */
-function sendScimRefusal(reply: FastifyReply, status: number, detail: string): FastifyReply {
-  return reply
-    .code(status)
-    .header('content-type', 'application/scim+json')
-    .send(
-      JSON.stringify({
-        schemas: ['urn:ietf:params:scim:api:messages:2.0:Error'],
-        status: String(status),
-        ...(status === 400 ? { scimType: 'invalidSyntax' } : {}),
-        detail,
-      }),
-    );
-}
-
 /** Whether the text is JSON that only the prototype-poisoning rule refuses (a refusal's cold path). */
 function isPoisonedJson(text: string): boolean {
   try {
@@ -210,25 +200,9 @@ function isPoisonedJson(text: string): boolean {
 const refuseEncodedBodies: RequestStep = (request, reply) => {
   const encoding = request.headers['content-encoding'];
   if (encoding === undefined || /^\s*identity\s*$/i.test(encoding)) return true;
-  sendRefusal(
-    request,
-    reply.header('accept-encoding', 'identity'),
-    new ServiceError('invalid_argument', 'unsupported content encoding; send the body uncompressed'),
-    415,
-  );
+  refuse(request, reply, { kind: 'unsupported_encoding', headers: { 'accept-encoding': 'identity' } });
   return false;
 };
-
-/**
- * A refusal made before an OAuth endpoint's handler ran (malformed body, wrong method or type),
- * in RFC 6749 §5.2's shape its clients parse, not REST's `{code, message}`.
- */
-function sendOAuthRefusal(reply: FastifyReply, status: number, description: string): FastifyReply {
-  return reply
-    .code(status)
-    .header('cache-control', 'no-store')
-    .send({ error: 'invalid_request', error_description: description });
-}
 
 /**
  * Form-encoded bodies only on the routes that declare them (`RawRoute.form`: the OAuth endpoints,

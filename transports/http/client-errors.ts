@@ -4,11 +4,13 @@
  * - `clientErrorHandler`: Node's HTTP parser refused the bytes (smuggling shapes such as
  *   Transfer-Encoding with Content-Length, bad framing, headers too large) or the request took
  *   longer than the request timeout. The connection is closed after the answer, as Node does.
- * - `frameworkErrors`: Fastify could not route the request (a URL that does not decode).
+ * - `frameworkErrors`: Fastify could not route the request (a URL that does not decode); answered
+ *   in the shape of the surface the path lies under.
  * These are server options: an app embedding the kernel keeps its own.
  */
 import type { Socket } from 'node:net';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
+import { refuse } from './refusal-shapes.js';
 
 interface Refusal {
   status: number;
@@ -56,20 +58,7 @@ export function clientErrorHandler(err: NodeJS.ErrnoException, socket: Socket): 
 }
 
 export function frameworkErrors(_err: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
-  // SCIM clients read RFC 7644 §3.12's error schema (RawRoute.errors 'scim'), before routing too.
-  if (/\/scim\/v2(\/|$)/.test(request.url.split('?', 1)[0])) {
-    void reply
-      .code(400)
-      .header('content-type', 'application/scim+json')
-      .send(
-        JSON.stringify({
-          schemas: ['urn:ietf:params:scim:api:messages:2.0:Error'],
-          status: '400',
-          scimType: 'invalidSyntax',
-          detail: 'malformed URL',
-        }),
-      );
-    return;
-  }
-  void reply.code(400).send({ code: 'invalid_argument', message: 'malformed URL' });
+  // No route matched, so the surface is the one the path lies under (refusal-shapes.ts): SCIM
+  // clients read RFC 7644 §3.12's error schema, OAuth clients RFC 6749 §5.2's, before routing too.
+  refuse(request, reply, { kind: 'malformed_url' });
 }

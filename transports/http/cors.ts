@@ -9,9 +9,8 @@
  */
 import cors, { type FastifyCorsOptions } from '@fastify/cors';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { ServiceError } from '../../core/errors.js';
 import type { CredentialedOrigins } from './credentialed-origins.js';
-import { sendRefusal } from './errors.js';
+import { refuse } from './refusal-shapes.js';
 import type { RequestStep } from './request-steps.js';
 
 export interface CorsOptions {
@@ -91,17 +90,14 @@ export async function registerCors(app: FastifyInstance, options: CorsOptions): 
 }
 
 /**
- * An OPTIONS request that is not a preflight is a 400 in the REST error envelope (SPEC.md
- * "Errors"), as any other bad request; @fastify/cors answers it in plain text (`strictPreflight`),
- * or not at all when the Origin is missing, hence this step before the plugin's hook.
+ * An OPTIONS request that is not a preflight is a 400 in the surface's error shape
+ * (refusal-shapes.ts), as any other bad request; @fastify/cors answers it in plain text
+ * (`strictPreflight`), or not at all when the Origin is missing, hence this step before the
+ * plugin's hook.
  */
 export const refuseNonPreflightOptions: RequestStep = (request, reply) => {
   if (request.method !== 'OPTIONS' || (request.headers.origin && request.headers['access-control-request-method']))
     return true;
-  sendRefusal(
-    request,
-    reply,
-    new ServiceError('invalid_argument', 'not a CORS preflight: Origin and Access-Control-Request-Method are required'),
-  );
+  refuse(request, reply, { kind: 'not_preflight' });
   return false;
 };

@@ -5,9 +5,8 @@
  * present Origin (else the Referer's) must be one that may use cookies: listed, or the service's own.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest, HookHandlerDoneFunction, RouteOptions } from 'fastify';
-import { ServiceError } from '../../core/errors.js';
 import type { CredentialedOrigins } from './credentialed-origins.js';
-import { sendRefusal } from './errors.js';
+import { refuse as refuseAs } from './refusal-shapes.js';
 
 const SAFE = new Set(['GET', 'HEAD', 'OPTIONS']);
 
@@ -61,5 +60,5 @@ export function csrfCheck(anyOrigin: boolean, credentialed: CredentialedOrigins)
 
 /** Sending from a callback hook ends the request; `done` must not be called after it. */
 function refuse(request: FastifyRequest, reply: FastifyReply, message: string): void {
-  sendRefusal(request, reply, new ServiceError('permission_denied', message));
+  refuseAs(request, reply, { kind: 'cross_site', message });
 }

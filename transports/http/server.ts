@@ -16,6 +16,7 @@ import { clientErrorHandler, frameworkErrors } from './client-errors.js';
 import { limitConnectionsPerAddress } from './connection-limits.js';
 import { holdResponsesPerTurn } from './held-responses.js';
 import { HttpMetrics } from './metrics.js';
+import { holdContinueForChecks } from './oversized-bodies.js';
 import { rateLimiterOf } from './rate-limit.js';
 
 export interface CreateServerOptions {
@@ -91,6 +92,7 @@ export async function createServer(options: CreateServerOptions): Promise<Latchk
     parseTrustedProxies(config.list('trusted-proxies')),
   );
   holdResponsesPerTurn(app);
+  holdContinueForChecks(app.server);
   const kernel = await Kernel.boot({ plugins: options.plugins, config, openStorage, openMemoryStore, logger });
   const metrics = new HttpMetrics(true, kernel.metrics);
   const rateLimiter = rateLimiterOf(kernel);
