@@ -66,10 +66,17 @@ export async function requestMagicLink(
   if (!user) {
     if (!config.bool('enable-signup', true)) throw permissionDenied('signup is disabled for this instance');
     roles = newAccountRoles(ctx, input.roles);
-    user = await users.create({ email: address, signup_method: MAGIC_LINK_METHOD, roles });
-    const dto = users.toUserDto(user);
-    ctx.kernel.events.emit('user.created', { user: dto, auth_recipe: MAGIC_LINK_METHOD });
-    ctx.kernel.events.emit('user.signup', { user: dto, auth_recipe: MAGIC_LINK_METHOD });
+    user = await users.create(
+      { email: address, signup_method: MAGIC_LINK_METHOD, roles },
+      {
+        // The account's events are stored by the commit that stores it (transactional outbox).
+        within: async (unit, created) => {
+          const dto = users.toUserDto(created);
+          await ctx.kernel.events.emitWithin(unit, 'user.created', { user: dto, auth_recipe: MAGIC_LINK_METHOD });
+          await ctx.kernel.events.emitWithin(unit, 'user.signup', { user: dto, auth_recipe: MAGIC_LINK_METHOD });
+        },
+      },
+    );
   } else {
     if (user.revokedTimestamp !== null) throw permissionDenied('user access has been revoked');
     roles = input.roles && input.roles.length > 0 ? [...new Set(input.roles)] : user.roles;

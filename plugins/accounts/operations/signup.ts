@@ -6,7 +6,6 @@ import { defineOperation } from '../../../core/operations.js';
 import { AuthResponse, SignUpRequest } from '../schemas.js';
 import { VERIFICATION_SENT } from '../verification.js';
 import { deps, loginMethod, requestedScopes, signupRoles, startSession } from '../service.js';
-import { emit } from './current-session.js';
 
 export const signupOperation = defineOperation({
   name: 'signup',
@@ -49,14 +48,19 @@ export const signupOperation = defineOperation({
         app_data: input.app_data,
         is_multi_factor_auth_enabled: input.is_multi_factor_auth_enabled,
       },
-      proving ? { proveEmail: input.redirect_uri ? { redirectUri: input.redirect_uri } : {} } : {},
+      {
+        ...(proving ? { proveEmail: input.redirect_uri ? { redirectUri: input.redirect_uri } : {} } : {}),
+        // The account's events are stored by the commit that stores it (transactional outbox).
+        within: async (unit, created) => {
+          const dto = users.toUserDto(created);
+          await ctx.kernel.events.emitWithin(unit, 'user.created', { user: dto, auth_recipe: method });
+          await ctx.kernel.events.emitWithin(unit, 'user.signup', { user: dto, auth_recipe: method });
+        },
+      },
     );
     if (proving && user.email !== null) {
       // No session until the address is proven (login refuses unverified emails as well).
-      const dto = users.toUserDto(user);
-      emit(ctx, 'user.created', { user: dto, auth_recipe: method });
-      emit(ctx, 'user.signup', { user: dto, auth_recipe: method });
-      return { message: VERIFICATION_SENT, user: dto };
+      return { message: VERIFICATION_SENT, user: users.toUserDto(user) };
     }
     const result = await startSession(ctx, user, {
       method,
@@ -65,10 +69,6 @@ export const signupOperation = defineOperation({
       amr: ['pwd'],
       message: 'Signed up successfully.',
     });
-    // The account exists even when the MFA gate withheld the tokens (then the answer has no user).
-    const dto = result.user ?? users.toUserDto(user);
-    emit(ctx, 'user.created', { user: dto, auth_recipe: method });
-    emit(ctx, 'user.signup', { user: dto, auth_recipe: method });
     return result;
   },
 });

@@ -109,3 +109,30 @@ t.test('every committed change has its row, and each row is delivered once', asy
     Array(10).fill(userId),
   );
 });
+
+t.test("a signup's user.created and user.signup rows are stored with the account or not at all", async (t) => {
+  const createdHook = await hookFor('user.created');
+  const signupHook = await hookFor('user.signup');
+  let failSignup = true;
+  server.kernel.events.addWriter('user.signup', async () => {
+    if (!failSignup) return;
+    failSignup = false;
+    throw new Error('injected failure between the outbox write and the commit');
+  });
+  const signupOf = (email: string) =>
+    post(
+      '/v1/signup',
+      { email, password: PASSWORD, confirm_password: PASSWORD },
+      { 'content-type': 'application/json', origin: server.url },
+    );
+  t.equal((await signupOf('unit@example.com')).status, 500, 'the signup fails');
+  t.equal((await post('/v1/admin/user', { email: 'unit@example.com' })).status, 404, 'no account');
+  t.equal((await webhooks.deliveries(createdHook)).length, 0, 'no user.created row');
+  t.equal((await webhooks.deliveries(signupHook)).length, 0, 'no user.signup row');
+
+  t.equal((await signupOf('unit@example.com')).status, 200);
+  const created = await webhooks.deliveries(createdHook);
+  t.equal(created.length, 1, 'one user.created row');
+  t.equal((await webhooks.deliveries(signupHook)).length, 1, 'one user.signup row');
+  t.match(JSON.parse(created[0].body), { event_name: 'user.created', user: { email: 'unit@example.com' } });
+});
