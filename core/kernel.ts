@@ -178,8 +178,9 @@ export class Kernel {
   }
 
   /**
-   * Meta values from every plugin (SPEC.md Meta; false for features no plugin provides). They
-   * depend only on the configuration, which never changes after boot, so they are computed once.
+   * Meta values from every plugin (the `meta` operation's `is_*_enabled` fields; false for features
+   * no plugin provides). They depend only on the configuration, which never changes after boot,
+   * so they are computed once.
    */
   metaValues(): Readonly<Record<string, boolean | string>> {
     if (!this.metaCache) {

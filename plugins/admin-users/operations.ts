@@ -147,7 +147,7 @@ export const adminUserOperations: AnyOperation[] = [
     name: '_delete_user',
     kind: 'mutation',
     access: 'admin',
-    description: "Deletes a user by id (SPEC.md Versioning 3), with the user's sessions, OTP and verification data.",
+    description: "Deletes a user by id (the only key it takes), with the user's sessions, OTP and verification data.",
     input: DeleteUserRequest,
     output: MessageResponse,
     audit: { action: 'user.delete', resourceType: 'user', resourceId: ({ input }) => input.id },

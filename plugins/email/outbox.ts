@@ -39,7 +39,8 @@ export interface OutboxOptions {
   onRetry?: () => void;
   /**
    * Seals the rendered bodies at rest: they hold one-time codes and sign-in links, which the
-   * database must not keep in plain text (DESIGN.md §5). Without it bodies are stored as given.
+   * database must not keep in plain text (secrets at rest are hashed or sealed with
+   * --encryption-key). Without it bodies are stored as given.
    */
   bodies?: BodySealer;
 }

@@ -66,7 +66,7 @@ function basicCredentials(header: string | undefined): { id: string; secret: str
 
 /**
  * `anonymousIsBuiltIn`: a request with no client credentials at all (no Basic, no client_id) is
- * the built-in application client. SPEC.md "POST /oauth/token" requires client_id only for the
+ * the built-in application client. POST /oauth/token requires client_id only for the
  * client_credentials and token-exchange grants, so the code and refresh grants take it from the
  * grant itself: a code or refresh token is bound to the client it was issued to, and one of a
  * registered (confidential) client is still refused, for the binding does not match.

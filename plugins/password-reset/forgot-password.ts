@@ -1,5 +1,5 @@
 /**
- * `forgot_password` (SPEC.md "Endpoints"): mails a reset link to the address when it has an
+ * `forgot_password` (POST /v1/forgot_password): mails a reset link to the address when it has an
  * account, and answers the same words, in the same time, when it has none (no enumeration). The
  * answer waits for the account lookup, which both cases do, and for a floor: every call answers
  * FLOOR_MS after it started. The mail itself (a token, a template, an outbox row) is queued only

@@ -2,8 +2,8 @@
  * `reset_password` by a mailed token (a reset or an invitation link): the new password is
  * checked before the token is taken (a refused password leaves the link usable), the token works
  * once and only for the address it was sent to, the address counts as verified (the link reached
- * it), and every session and refresh token of the user ends (SPEC.md "States and transitions":
- * a password reset invalidates the session). The phone variant (`otp`, `phone_number`) takes a
+ * it), and every session and refresh token of the user ends (a password reset invalidates the
+ * user's sessions). The phone variant (`otp`, `phone_number`) takes a
  * texted code (phone-reset.ts).
  */
 import type { RequestContext } from '../../core/context.js';

@@ -79,7 +79,7 @@ export interface WebhooksServiceOptions {
   worker: { wake(): void; idle(): Promise<void> };
 }
 
-/** A user shaped like CONTRACT.md's `User`, for `test_endpoint`'s simulated delivery. */
+/** A user shaped like the wire type `User`, for `test_endpoint`'s simulated delivery. */
 const SAMPLE_USER = {
   id: '00000000-0000-7000-8000-000000000000',
   email: 'test-user@example.com',
