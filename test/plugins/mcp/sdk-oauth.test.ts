@@ -5,10 +5,12 @@
  * id (RFC 7591 dynamic registration, or its client ID metadata document where the provider has
  * one and the server supports them), and starts the authorization-code flow with PKCE and
  * `resource={url}/mcp`. The signed-in user's browser part (the consent screen) is played with
- * plain HTTP requests; the SDK then redeems the code and calls every tool with the token.
+ * plain HTTP requests; the SDK then redeems the code and calls every tool with the token. A
+ * service account gets its token through the SDK's client-credentials provider the same way.
  */
 import t, { type Test } from 'tap';
 import { auth, type OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js';
+import { ClientCredentialsProvider } from '@modelcontextprotocol/sdk/client/auth-extensions.js';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type {
@@ -40,6 +42,7 @@ const REDIRECT = 'http://127.0.0.1:7777/callback';
 
 let cookie = '';
 let userId = '';
+let service: { id: string; secret: string };
 t.before(async () => {
   const signup = await fetch(`${base}/v1/signup`, {
     method: 'POST',
@@ -61,14 +64,26 @@ t.before(async () => {
     method: 'POST',
     headers: admin,
     body: JSON.stringify({
-      dsl: 'model\n  schema 1.1\ntype user\ntype doc\n  relations\n    define viewer: [user]\n',
+      dsl: 'model\n  schema 1.1\ntype user\ntype service_account\ntype doc\n  relations\n    define viewer: [user, service_account]\n',
     }),
   });
   if (model.status !== 200) throw new Error(`model: ${await model.text()}`);
+  const created = await fetch(`${base}/v1/admin/create_client`, {
+    method: 'POST',
+    headers: admin,
+    body: JSON.stringify({ name: 'Nightly job', allowed_scopes: ['openid'] }),
+  });
+  const client = (await created.json()) as { client: { client_id: string }; client_secret: string };
+  service = { id: client.client.client_id, secret: client.client_secret };
   const tuples = await fetch(`${base}/v1/admin/fga/tuples`, {
     method: 'POST',
     headers: admin,
-    body: JSON.stringify({ tuples: [{ user: `user:${userId}`, relation: 'viewer', object: 'doc:plan' }] }),
+    body: JSON.stringify({
+      tuples: [
+        { user: `user:${userId}`, relation: 'viewer', object: 'doc:plan' },
+        { user: `service_account:${service.id}`, relation: 'viewer', object: 'doc:runbook' },
+      ],
+    }),
   });
   if (tuples.status !== 200) throw new Error(`tuples: ${await tuples.text()}`);
 });
@@ -258,4 +273,49 @@ t.test('a client ID metadata document: the SDK uses its URL as client_id', async
   t.equal(decodeJwt(provider.saved!.access_token).client_id, clientId);
   t.equal(host.hits(path), 1, 'the server fetched the document once');
   await callEveryTool(t, c);
+});
+
+t.test("the SDK's client-credentials provider: a service account's token for {url}/mcp", async (t) => {
+  const log: string[] = [];
+  const provider = new ClientCredentialsProvider({
+    clientId: service.id,
+    clientSecret: service.secret,
+    scope: 'openid',
+    expectedIssuer: base,
+  });
+  const c = new Client({ name: 'nightly-job', version: '1.0.0' });
+  await c.connect(
+    new StreamableHTTPClientTransport(new URL(mcpUrl), { authProvider: provider, fetch: recordingFetch(log) }),
+  );
+  t.teardown(() => c.close());
+  t.same(
+    log.slice(0, 4),
+    [
+      'POST /mcp 401',
+      'GET /.well-known/oauth-protected-resource/mcp 200',
+      'GET /.well-known/oauth-authorization-server 200',
+      'POST /oauth/token 200',
+    ],
+    'challenge, discovery, then the client_credentials grant',
+  );
+  const claims = decodeJwt(provider.tokens()!.access_token);
+  t.match(claims, { aud: mcpUrl, client_id: service.id });
+  const checked = await c.callTool({
+    name: 'check_permissions',
+    arguments: {
+      checks: [
+        { relation: 'viewer', object: 'doc:runbook' },
+        { relation: 'viewer', object: 'doc:plan' },
+      ],
+    },
+  });
+  t.same(checked.structuredContent, {
+    results: [
+      { relation: 'viewer', object: 'doc:runbook', allowed: true },
+      { relation: 'viewer', object: 'doc:plan', allowed: false },
+    ],
+  });
+  const profile = await c.callTool({ name: 'profile', arguments: {} });
+  t.equal(profile.isError, true, 'a service account has no profile');
+  t.match(profile.content, [{ type: 'text', text: /^Unauthenticated: / }]);
 });
