@@ -1,7 +1,7 @@
 /**
  * The account scenarios on every reachable database (SQLite, PostgreSQL, MariaDB) and with the
- * database and Redis memory stores; and the startup drop of stale unique rules (SPEC.md
- * Versioning 5) without losing rows.
+ * database and Redis memory stores; and the startup drop of the stale unique constraints
+ * on `email` and `phone_number` (uniqueness moved to the application) without losing rows.
  */
 import t, { type Test } from 'tap';
 import type { Kernel } from '../../../core/kernel.js';

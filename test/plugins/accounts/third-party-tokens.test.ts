@@ -141,7 +141,11 @@ t.test(
       true,
       'introspection of an MCP-audience token: active',
     );
-    t.equal(await validate(mcpToken), false, 'validate_jwt_token of an MCP-audience token: invalid (SPEC.md "MCP" 2)');
+    t.equal(
+      await validate(mcpToken),
+      false,
+      'validate_jwt_token of an MCP-audience token: invalid (MCP-audience tokens are refused off /mcp)',
+    );
     // Without client authentication, a token bound to another API does not let that API end the
     // user's session (RFC 7009 §2.1).
     const anonymous = await fetch(`${f.server.url}/oauth/revoke`, {
@@ -171,7 +175,7 @@ t.test(
     t.equal(
       await profile(await tokenFor(`${origin}/mcp`)),
       401,
-      'an MCP-audience token stays refused (SPEC.md "MCP" 2)',
+      'an MCP-audience token stays refused (MCP-audience tokens are refused off /mcp)',
     );
   },
 );

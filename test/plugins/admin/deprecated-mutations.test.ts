@@ -1,6 +1,6 @@
 /**
  * The mutations v2 removed stay in the GraphQL schema, marked deprecated, and always fail with
- * SPEC.md's texts, with or
+ * their fixed error texts, with or
  * without input, with or without the admin secret.
  */
 import t from 'tap';

@@ -1,6 +1,6 @@
 /**
- * An admin secret longer than `_admin_login` accepts still starts the server (SPEC.md enforces
- * only non-emptiness), and the operator is warned that only the header can use it.
+ * An admin secret longer than `_admin_login` accepts still starts the server (--admin-secret
+ * must only be non-empty), and the operator is warned that only the header can use it.
  */
 import t from 'tap';
 import type { Logger } from '../../../core/logger.js';

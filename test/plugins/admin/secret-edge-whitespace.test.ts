@@ -1,9 +1,9 @@
 /**
  * An admin secret with whitespace at an end (`--admin-secret " s3cret\n"`, e.g. read from a file
- * with its trailing newline) is valid: SPEC.md "Startup configuration" enforces only that it is
+ * with its trailing newline) is valid: the startup rules require only that it is
  * not empty. HTTP carries no whitespace at either end of a header value (RFC 9110 §5.5, and Node
- * drops it on arrival), so the header `x-service-admin-secret` (SPEC.md "Authentication/
- * Super-admin") is compared with the secret as a header can carry it; `admin_secret` in a JSON
+ * drops it on arrival), so the header `x-service-admin-secret` (the super-admin's
+ * header) is compared with the secret as a header can carry it; `admin_secret` in a JSON
  * body still has to be exact.
  */
 import t from 'tap';

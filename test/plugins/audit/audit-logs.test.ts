@@ -1,7 +1,7 @@
 /**
  * The audit log through the real server: an FGA reset is recorded with who did it and from
  * where, and admins list records over REST and GraphQL with the filters of
- * SPEC.md's `audit_logs`; anyone else is refused, and a bad filter is a 400 in the envelope.
+ * the admin operation `audit_logs`; anyone else is refused, and a bad filter is a 400 in the envelope.
  */
 import t from 'tap';
 import { startTestServer, TEST_ADMIN_SECRET } from '../../helpers/server.js';

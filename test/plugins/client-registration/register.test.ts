@@ -1,6 +1,6 @@
 /**
- * Dynamic client registration end to end (RFC 7591; SPEC.md "POST /oauth/register" and
- * "Self-registering OAuth clients"): a public client registers itself, meets the consent screen
+ * Dynamic client registration end to end (RFC 7591, POST /oauth/register; a self-registered
+ * client always meets a consent screen): a public client registers itself, meets the consent screen
  * before any code (leading with the redirect host, warning on loopback-only redirects), redeems
  * its code with PKCE alone, and is remembered once approved; refused metadata answers RFC 7591
  * errors and registers nothing; a denial goes back as access_denied; the endpoint is off unless

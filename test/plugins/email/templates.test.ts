@@ -1,5 +1,5 @@
 /**
- * Mail templates: the branded defaults, the four admin operations of CONTRACT.md over REST and
+ * Mail templates: the branded defaults, the four template admin operations over REST and
  * GraphQL, escaping of every value, and templates that do not compile refused at write time.
  */
 import t from 'tap';

@@ -1,7 +1,7 @@
 /**
  * The fga plugin through the kernel pipeline (the one every transport uses): admin model and
  * tuple operations, check_permissions and list_permissions with the `user` trust rule, the
- * audited reset, the `fga` service other plugins use, and availability per SPEC.md.
+ * audited reset, the `fga` service other plugins use, and the operations' availability.
  * Users and the super-admin are simulated by a tiny plugin whose authenticators read test headers;
  * delegated (agent) callers need real agent tokens, so their checks are in delegated-callers.test.ts.
  */

@@ -1,5 +1,5 @@
 /**
- * SPEC.md POST /oauth/token: `expires_in` is the timestamp of expiry, so for client_credentials
+ * POST /oauth/token: `expires_in` is the timestamp of expiry, so for client_credentials
  * too it is the access token's own `exp`, even when the clock moves on while the token is made.
  */
 import t from 'tap';

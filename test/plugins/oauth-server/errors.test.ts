@@ -305,7 +305,7 @@ t.test('OAuth error answers', async (t) => {
   });
 
   t.test(
-    'code and refresh grants without any client credentials are the built-in client (SPEC.md: client_id only for client_credentials and exchange)',
+    'code and refresh grants without any client credentials are the built-in client (client_id is required only for client_credentials and exchange)',
     async (t) => {
       const builtIn = TEST_CLIENT_ID;
       const first = await getCode({ clientId: builtIn, scope: 'openid offline_access' });

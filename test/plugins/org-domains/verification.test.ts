@@ -1,9 +1,9 @@
 /**
  * Domain verification against a real DNS server on 127.0.0.1 (txt-dns.ts) serving the TXT
- * records each case sets (SPEC.md "Organization domain" state table and "Organization domain
- * operations"): an exact match verifies; near misses, a missing record and a server that never
- * answers fail with `dns verification failed` and keep the challenge for a retry; IDNA forms of
- * one name are one domain; guards refuse TLDs, public suffixes, consumer mail and non-domains;
+ * records each case sets (a domain goes from pending to verified, or stays pending for a retry):
+ * an exact match verifies; near misses, a missing record and a server that never answers fail
+ * with `dns verification failed` and keep the challenge for a retry; IDNA forms of one name are
+ * one domain; guards refuse TLDs, public suffixes, consumer mail and non-domains;
  * one owner per domain; audit events name the method and never the token; per-org limits.
  */
 import t from 'tap';
@@ -51,7 +51,7 @@ t.test('organization domains', async (t) => {
   const verify = (domain: string, orgId = org.id) =>
     call<{ domain: string; org_id: string; verified_at: number }>('_verify_org_domain', { org_id: orgId, domain });
 
-  t.test('the challenge has the SPEC.md shape and is stable while pending', async (t) => {
+  t.test('the challenge has the documented shape and is stable while pending', async (t) => {
     const c = await request('shape.example');
     t.equal(c.domain, 'shape.example');
     t.equal(c.record_type, 'TXT');

@@ -1,5 +1,5 @@
 /**
- * SCIM Groups (beyond SPEC.md): each provisioned group's members are the FGA tuples
+ * SCIM Groups: each provisioned group's members are the FGA tuples
  * `user:<id> member group:<id>`, so a model granting `group#member` a relation follows the
  * identity provider. Replays the group requests Entra ID and Okta send (probe by displayName,
  * create, add and remove members in each vendor's PATCH form, rename, delete) and checks the

@@ -1,5 +1,5 @@
 /**
- * SPEC.md "Shapes" AuthResponse and POST /oauth/token: `expires_in` is the Unix timestamp at which
+ * AuthResponse and POST /oauth/token: `expires_in` is the Unix timestamp at which
  * the access token expires, so it must be the token's own `exp`. `issue` took the time once for
  * `expires_in` and again when signing (after the custom-claims script, up to 50 ms, and the
  * ID token's turn): across a second boundary the response named a second before the real expiry.

@@ -1,5 +1,5 @@
 /**
- * The five trusted-issuer operations over REST (SPEC.md admin group "Trusted issuers"): bad input
+ * The five trusted-issuer operations over REST (the admin group "Trusted issuers"): bad input
  * is a 4xx that writes nothing, `subject_claim` defaults to `sub`, the list filters by client, and
  * deleting a client deletes its issuers.
  */

@@ -1,6 +1,6 @@
 /**
  * Webhook delivery through the real server to a real local receiver: every delivery carries the
- * CONTRACT.md body and a signature the receiver verifies with the client secret; a receiver that
+ * documented event body and a signature the receiver verifies with the client secret; a receiver that
  * fails twice gets the event once with three attempts logged; one that never answers, or answers
  * with a final 4xx, ends in the give-up state; a disabled webhook gets nothing.
  */

@@ -1,8 +1,8 @@
 /**
  * What a boot does to an existing schema (storage/schema/sync.ts, schema-lock.ts,
  * drop-unique.ts), on every reachable SQL database:
- * - indexes an operator added to our tables survive, while the stale unique rules SPEC.md
- *   Versioning 5 names (email, phone_number) go, expression indexes included;
+ * - indexes an operator added to our tables survive, while the stale unique rules on
+ *   email and phone_number (uniqueness moved to the application) go, expression indexes included;
  * - servers booting at once against one new database all start (on PostgreSQL and MariaDB,
  *   fresh or upgrading).
  */

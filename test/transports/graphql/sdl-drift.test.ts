@@ -1,6 +1,6 @@
 /**
  * The committed SDL (transports/graphql/schema.graphql) must be what the default distribution's
- * operation table generates today, and it must carry the CONTRACT.md names that
+ * operation table generates today, and it must carry the wire contract's names that
  * existing clients (authorizer-js) send.
  */
 import { execFile } from 'node:child_process';
@@ -62,7 +62,7 @@ function fieldsOf(typeName: string): Record<string, string> {
   return Object.fromEntries(Object.entries(type.getFields()).map(([k, v]) => [k, String(v.type)]));
 }
 
-t.test('meta and the admin session operations carry the CONTRACT.md names', async (t) => {
+t.test('meta and the admin session operations carry the wire contract names', async (t) => {
   t.equal(signature(root('Query', 'meta')), 'meta: Meta!');
   const meta: Record<string, string> = { version: 'String!', client_id: 'String!' };
   for (const f of CONTRACT_META_FLAGS) meta[f] = 'Boolean!';

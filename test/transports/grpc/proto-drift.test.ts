@@ -1,6 +1,7 @@
 /**
- * DESIGN.md §3: the generated .proto is committed and must match the operation table of the default
- * distribution. Plugins change the table, so this regenerates and compares.
+ * The generated .proto (a projection of the operation table) is committed and must match the
+ * operation table of the default distribution. Plugins change the table, so this regenerates and
+ * compares.
  */
 import { readFile } from 'node:fs/promises';
 import t from 'tap';

@@ -1,6 +1,7 @@
 /**
- * CORS against a real server (Fetch standard "CORS protocol"; SPEC.md --allowed-origins;
- * CONTRACT.md request headers): any origin reflected, or only the listed ones; credentials only
+ * CORS against a real server (Fetch standard "CORS protocol"; --allowed-origins; the request
+ * headers clients send: x-authorizer-url, x-authorizer-client-id, x-service-admin-secret,
+ * authorization, content-type): any origin reflected, or only the listed ones; credentials only
  * for listed origins and, with `*`, the service's own site (transports/http/credentialed-origins.ts).
  */
 import t from 'tap';

@@ -1,6 +1,6 @@
 /**
  * Which browser origins may use the caller's cookies (transports/http/credentialed-origins.ts).
- * With SPEC.md's default `--allowed-origins *` and `SameSite=None` session cookies, any website
+ * With the default `--allowed-origins *` and `SameSite=None` session cookies, any website
  * could read a signed-in user's tokens with `fetch(..., {credentials: 'include'})`, or post a
  * form that changed their profile. Another site's requests are served as if
  * they came without cookies, and set none.
