@@ -11,6 +11,8 @@ import { createDocumentResolver } from './resolver.js';
 
 export const ENABLE_FLAG = 'enable-client-id-metadata-document';
 export const ALLOWED_DOMAINS_FLAG = 'client-id-metadata-allowed-domains';
+/** A DNS host name or an IP literal without brackets: letters, digits, dots, hyphens, colons. */
+const HOST_NAME = /^\.?[a-z0-9]([a-z0-9.:-]*[a-z0-9])?$/i;
 
 export interface ClientMetadataService {
   /** The hosts allowed to serve documents (empty: any https host). */
@@ -45,6 +47,12 @@ export const clientMetadataPlugin = definePlugin<ClientMetadataService>({
         'Hosts allowed to serve client metadata documents, each with its subdomains (empty: any https host).',
     },
   ],
+  validateConfig: (config) => {
+    const bad = config.list(ALLOWED_DOMAINS_FLAG).find((d) => !HOST_NAME.test(d.trim()));
+    return bad === undefined
+      ? undefined
+      : `--${ALLOWED_DOMAINS_FLAG} lists host names (each allows its subdomains, no wildcards or URLs): ${JSON.stringify(bad)} is not one`;
+  },
   setup: (ctx) => {
     const allowedDomains = ctx.config.list(ALLOWED_DOMAINS_FLAG);
     ctx
