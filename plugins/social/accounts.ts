@@ -16,6 +16,8 @@ export class AccountRefusal extends Error {
   constructor(
     readonly error: string,
     readonly description: string,
+    /** The account refused, when it is known (its refused login names it in the audit log). */
+    readonly user?: UserRecord,
   ) {
     super(description);
   }
@@ -123,9 +125,9 @@ async function newUser(
 }
 
 function checkAccess(user: UserRecord, request: LoginRequest): string[] {
-  if (user.revokedTimestamp !== null) throw new AccountRefusal('access_denied', 'user access has been revoked');
+  if (user.revokedTimestamp !== null) throw new AccountRefusal('access_denied', 'user access has been revoked', user);
   const roles = request.roles.length > 0 ? request.roles : user.roles;
-  if (!roles.every((r) => user.roles.includes(r))) throw new AccountRefusal('access_denied', 'invalid role');
+  if (!roles.every((r) => user.roles.includes(r))) throw new AccountRefusal('access_denied', 'invalid role', user);
   return roles;
 }
 

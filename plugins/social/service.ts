@@ -88,7 +88,7 @@ export function createSocialService(ids: SocialIdentities): SocialService {
         // Audited once: a refusal inside the sign-in service is recorded there already.
         await recordLoginRefusal(ctx, {
           method: provider,
-          user: account?.user,
+          user: account?.user ?? (err instanceof AccountRefusal ? err.user : undefined),
           error: err,
           ...(err instanceof AccountRefusal ? { reason: err.error } : {}),
         });

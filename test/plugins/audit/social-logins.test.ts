@@ -2,8 +2,7 @@
  * Social logins end in a raw route (`/oauth_callback/{provider}`) and are audited like any other
  * sign-in (docs/audit.md): a new user's first login and a returning user's login are `user.login`
  * records of that user with the provider as method; the provider's error answer, an answer that
- * fails its checks and a revoked user are refused logins with the client address (the account rules refuse before the
- * user is named, so those records name the reason, not the user). The generic
+ * fails its checks and a revoked user are refused logins with the client address (the revoked user's names that user). The generic
  * OpenID Connect provider runs against a local issuer.
  */
 import t from 'tap';
@@ -71,7 +70,7 @@ t.test("the provider's error answer, an unverifiable answer and a revoked user a
   idp.nextAccount = { sub: 'audit-sub-1', claims: { email: 'social@example.com', email_verified: true } };
   t.equal((await login()).get('error'), 'access_denied');
   const [revoked] = await rowsOf('user.login');
-  t.match(revoked, { resourceType: 'user', ipAddress: '127.0.0.1' });
+  t.match(revoked, { actorType: 'user', actorId: user.id, resourceType: 'user', resourceId: user.id });
   t.match(meta(revoked), { outcome: 'failure', error: 'access_denied', method: 'oidc', reason: 'access_denied' });
   t.equal((await rowsOf('user.login')).length, 5, 'one record per attempt, none twice');
 });
