@@ -2,8 +2,8 @@
  * Social logins end in a raw route (`/oauth_callback/{provider}`) and are audited like any other
  * sign-in (docs/audit.md): a new user's first login and a returning user's login are `user.login`
  * records of that user with the provider as method; the provider's error answer, an answer that
- * fails its checks and a revoked user are refused logins with the client address (the revoked user's names that user). The generic
- * OpenID Connect provider runs against a local issuer.
+ * fails its checks and a revoked user are refused logins with the client address, the last one
+ * naming the user refused. The generic OpenID Connect provider runs against a local issuer.
  */
 import t from 'tap';
 import type { AuditLogRow } from '../../../plugins/audit/entities.js';
