@@ -18,6 +18,7 @@ const CASE = '4 crash';
 const LOAD_MS = 6_000;
 const DRAIN_MS = 120_000;
 const FAMILIES = 10;
+const SMS_USERS = 12;
 
 const MODEL = `model
   schema 1.1
@@ -109,19 +110,24 @@ export async function crashCase(db: DbName): Promise<Check[]> {
         const a = await signup(base, email, {}, 15_000);
         if (a.status === 200) ledger.signups.push({ email, id: String((a.body.user as { id: string }).id) });
       });
+    // Users with a phone number, signed in before the load; the load asks each for an SMS code.
+    const phones: { phone: string; access: string }[] = [];
+    for (let i = 0; i < SMS_USERS; i++) {
+      const phone = `+1555${3000000 + i}`;
+      const made = await verifiedUser(base, `sms-${i}@example.com`, { phone_number: phone });
+      if (made.id) ledger.signups.push({ email: `sms-${i}@example.com`, id: made.id });
+      if (made.status !== 200) throw new Error(`SMS user: ${made.status} ${JSON.stringify(made.body)}`);
+      phones.push({ phone, access: String(made.body.access_token) });
+    }
     const smsLoop = () =>
       loop(async () => {
-        const i = n++;
-        const made = await verifiedUser(base, `sms-${i}@example.com`, { phone_number: `+1555${3000000 + i}` });
-        if (made.id) ledger.signups.push({ email: `sms-${i}@example.com`, id: made.id });
-        if (made.status !== 200) return;
-        const a = await call(
-          base,
-          '/v1/sms_otp_mfa_setup',
-          {},
-          { bearer: String(made.body.access_token), timeoutMs: 15_000 },
-        );
-        if (a.status === 200) ledger.texts.push(`+1555${3000000 + i}`);
+        const user = phones.shift();
+        if (!user) {
+          await sleep(200);
+          return;
+        }
+        const a = await call(base, '/v1/sms_otp_mfa_setup', {}, { bearer: user.access, timeoutMs: 15_000 });
+        if (a.status === 200) ledger.texts.push(user.phone);
       });
     const scimLoop = () =>
       loop(async () => {
@@ -285,6 +291,11 @@ export async function crashCase(db: DbName): Promise<Check[]> {
     const received = new Map<string, number>();
     for (const d of hooks.accepted) received.set(d.email, (received.get(d.email) ?? 0) + 1);
     const beyondLog = [...received].filter(([email, count]) => count > (logged.get(email) ?? 0));
+    // A delivery the receiver answered just before the kill, whose result the server had no time
+    // to write, is sent again after the lease runs out (the documented at-least-once).
+    const firstSeen = new Map<string, number>();
+    for (const d of hooks.accepted) if (!firstSeen.has(d.email)) firstSeen.set(d.email, d.at);
+    const atKill = beyondLog.filter(([email]) => (firstSeen.get(email) ?? 0) >= killedAt - 2_000).length;
     checks.push({
       case: CASE,
       target,
@@ -297,7 +308,7 @@ export async function crashCase(db: DbName): Promise<Check[]> {
       target,
       check: 'no webhook delivery received more often than its log shows attempts',
       held: beyondLog.length === 0,
-      detail: `${[...received.values()].filter((c) => c > 1).length} events received twice, ${beyondLog.length} beyond the log (${logs.webhook_logs.length} log rows)`,
+      detail: `${[...received.values()].filter((c) => c > 1).length} events received twice, ${beyondLog.length} beyond the log (${logs.webhook_logs.length} log rows), ${atKill} of those first answered in the 2 s before the kill`,
     });
 
     // Refresh-token families: the last token each client holds either works, or its family is

@@ -30,6 +30,8 @@ export interface AcceptedText {
 }
 
 export interface AcceptedDelivery {
+  /** When the receiver answered it (ms since the epoch). */
+  at: number;
   deliveryId: string;
   event: string;
   email: string;
@@ -101,6 +103,7 @@ export const startWebhookPeer = () =>
       // A body that is not JSON is still a delivery; its fields stay empty.
     }
     return {
+      at: Date.now(),
       deliveryId: String(req.headers['x-service-delivery-id'] ?? ''),
       event: json.event_name ?? '',
       email: json.user?.email ?? '',
