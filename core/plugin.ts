@@ -33,8 +33,8 @@ export interface RawRoute {
    */
   errors?: 'oauth' | 'oauth-registration' | 'scim' | 'json-rpc';
   /**
-   * A per-client-IP bucket of the route's own, separate from the global limiter (SPEC.md
-   * "Limits": org discovery, dynamic registration): at most `max` requests per `timeWindow`
+   * A per-client-IP bucket of the route's own, separate from the global limiter (org
+   * discovery and dynamic registration have one): at most `max` requests per `timeWindow`
    * (milliseconds, or a text such as '1 minute'). Over it the request is a 429 with Retry-After.
    * Shared by every node when --redis-url is set. Without it the route counts in the global limit.
    */
@@ -110,7 +110,7 @@ export interface PluginDefinition<S = unknown> {
   /** The plugin's API; a function form sees the whole build (for example Meta's field list). */
   operations?: AnyOperation[] | ((build: BuildInfo) => AnyOperation[]);
   routes?: RawRoute[];
-  /** Webhook event names this plugin emits (CONTRACT.md event list). */
+  /** Webhook event names this plugin emits (subscribable with add_webhook). */
   events?: string[];
   /**
    * Domain events of this plugin that are audited actions, by event name (docs/audit.md): for

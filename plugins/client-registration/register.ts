@@ -1,6 +1,6 @@
 /**
- * POST /oauth/register (RFC 7591; SPEC.md "POST /oauth/register"): unauthenticated registration
- * of public clients, as a list of checks: the body is a JSON object; `token_endpoint_auth_method`
+ * POST /oauth/register (RFC 7591, with `--enable-dynamic-client-registration`): unauthenticated
+ * registration of public clients, as a list of checks: the body is a JSON object; `token_endpoint_auth_method`
  * is `none` (no secret is ever issued); the grants are the code flow's (`client_credentials` and
  * the implicit flow are refused); every redirect URI is https, or http on a loopback host
  * (RFC 8252 §7.3); the ceiling on self-registered clients is not reached. The client then needs
@@ -137,10 +137,10 @@ async function register(req: RawRequest, ctx: RequestContext): Promise<RawRespon
 export const registerRoute: RawRoute = {
   method: 'POST',
   path: REGISTER_PATH,
-  // A native or CLI client posts without a browser Origin (SPEC.md CSRF exemptions for back ends).
+  // A native or CLI client posts without a browser Origin: exempt from the CSRF check, as back ends are.
   csrfExempt: true,
   errors: 'oauth-registration',
-  // SPEC.md "Limits": a per-IP bucket of its own.
+  // Registration has a per-IP bucket of its own, separate from the global limiter.
   rateLimit: { max: 20, timeWindow: '1 minute' },
   handler: register,
 };

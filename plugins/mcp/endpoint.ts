@@ -1,7 +1,7 @@
 /**
  * POST /mcp: the streamable HTTP transport of the official MCP SDK, stateless (one SDK server per
- * request, answers as JSON), behind the bearer check of SPEC.md "Authentication/MCP". Steps:
- * the token is required and must be an MCP-audience token (else 401 with the RFC 9728
+ * request, answers as JSON), behind the bearer check of /mcp (every request carries its own
+ * token). Steps: the token is required and must be an MCP-audience token (else 401 with the RFC 9728
  * challenge), then the JSON-RPC message goes to the SDK, whose tool handlers run operations.
  */
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';

@@ -1,6 +1,7 @@
 /**
- * CORS (Fetch standard, "CORS protocol"; SPEC.md --allowed-origins; CONTRACT.md "Transport
- * rules" for the request headers) through @fastify/cors, whose `delegator` decides per request.
+ * CORS (Fetch standard, "CORS protocol"; --allowed-origins; the request headers clients send:
+ * x-authorizer-url, x-authorizer-client-id, x-service-admin-secret, authorization, content-type)
+ * through @fastify/cors, whose `delegator` decides per request.
  * A literal `*` is never sent: `--allowed-origins *` (or an empty list) reflects the caller's
  * origin, and a list reflects only its members. Credentials (the SDK sends cookies) are allowed
  * only to origins that credentialed-origins.ts trusts: listed ones, the service's own, and with
