@@ -246,6 +246,38 @@ t.test('a user outside the organization gets no assertion', async (t) => {
   t.equal(await pendingCount(), 0);
 });
 
+t.test("the provider's NameID format and attribute mapping shape the assertion", async (t) => {
+  await admin('update_saml_service_provider', {
+    id: provider.id,
+    name_id_format: 'urn:oasis:names:tc:SAML:2.0:nameid-format:persistent',
+    mapped_attributes: [
+      { name: 'mail', field: 'email' },
+      { name: 'uid', field: 'id' },
+      { name: 'displayName', field: 'name' },
+    ],
+  });
+  await kimBrowser.follow(await sp.redirectUrl(), NEVER);
+  const got = sp.received.at(-1)!;
+  t.notOk(got.error, 'node-saml validated the Response');
+  t.match(got.profile, {
+    nameID: kim,
+    nameIDFormat: 'urn:oasis:names:tc:SAML:2.0:nameid-format:persistent',
+    mail: 'kim@acme.example',
+    uid: kim,
+    displayName: 'Kim',
+  });
+  t.notOk(got.profile && 'given_name' in got.profile, 'only the mapped attributes');
+  await admin('update_saml_service_provider', {
+    id: provider.id,
+    name_id_format: 'urn:oasis:names:tc:SAML:1.1:nameid-format:emailAddress',
+    mapped_attributes: [
+      { name: 'email', field: 'email' },
+      { name: 'given_name', field: 'given_name' },
+      { name: 'family_name', field: 'family_name' },
+    ],
+  });
+});
+
 t.test('IdP-initiated where the SP allows it: a Response that answers no request', async (t) => {
   await admin('update_saml_service_provider', { id: provider.id, allow_idp_initiated: true });
   sp.configure({ idpCerts: certificatesOf(await metadata()), ssoUrl, idpInitiated: true });
