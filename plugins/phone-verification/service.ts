@@ -48,11 +48,12 @@ export function createPhoneVerification(deps: PhoneDeps): PhoneVerificationServi
       if (user.revokedTimestamp !== null) throw permissionDenied('user access has been revoked');
       const held = heldOf(redeemed.data, user, DEFAULT_SCOPES);
       const { after } = await users.update(user.id, { phone_number_verified: true });
-      // The remaining gates (MFA) still apply to the sign-in the code releases.
+      // The remaining gates (MFA) still apply to the sign-in the code releases, with only the
+      // roles the user still holds (an admin may have taken one away meanwhile).
       return signIn.complete(ctx, {
         user: after,
         method: 'mobile_basic_auth',
-        roles: held.roles,
+        roles: held.roles.filter((r) => after.roles.includes(r)),
         scopes: held.scopes,
         amr: AMR,
         message: PHONE_VERIFIED,

@@ -20,7 +20,7 @@ const counted = async (outcome: string): Promise<number> => {
   const found = new RegExp(`^latchkey_mail_delivery_failures_total\\{outcome="${outcome}"\\} (\\d+)$`, 'm').exec(text);
   return Number(found?.[1] ?? 0);
 };
-const until = async (what: () => Promise<boolean>, ms = 10_000) => {
+const until = async (what: () => Promise<boolean>, ms = 30_000) => {
   const end = Date.now() + ms;
   while (!(await what())) {
     if (Date.now() > end) throw new Error('timed out');
