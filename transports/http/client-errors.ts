@@ -1,16 +1,19 @@
 /**
- * Requests refused before any route sees them, answered in the REST envelope `{code, message}`
- * instead of Node's and Fastify's own bodies:
+ * Requests refused before any route sees them, answered in the error shape of the surface their
+ * path lies under (refusal-shapes.ts; REST's `{code, message}` when no path can be read) instead
+ * of Node's and Fastify's own bodies:
  * - `clientErrorHandler`: Node's HTTP parser refused the bytes (smuggling shapes such as
  *   Transfer-Encoding with Content-Length, bad framing, headers too large) or the request took
  *   longer than the request timeout. The connection is closed after the answer, as Node does.
+ *   The path is read from the request line when the packet Node hands over (`err.rawPacket`)
+ *   starts with one; a timeout has none and is answered in REST's envelope.
  * - `frameworkErrors`: Fastify could not route the request (a URL that does not decode); answered
  *   in the shape of the surface the path lies under.
  * These are server options: an app embedding the kernel keeps its own.
  */
 import type { Socket } from 'node:net';
-import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
-import { refuse } from './refusal-shapes.js';
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { refusalAnswer, refuse, surfaceOnServer } from './refusal-shapes.js';
 
 interface Refusal {
   status: number;
@@ -40,16 +43,37 @@ function refusalOf(err: NodeJS.ErrnoException): Refusal {
   }
 }
 
-export function clientErrorHandler(err: NodeJS.ErrnoException, socket: Socket): void {
+/** The path of the request line that `packet` starts with, if it does. */
+function pathOfPacket(packet: unknown): string | undefined {
+  if (!Buffer.isBuffer(packet)) return undefined;
+  const line = /^[A-Z]+ (\/[^ ?\r\n]*)/.exec(packet.subarray(0, 2048).toString('latin1'));
+  return line?.[1];
+}
+
+/** Fastify calls it bound to the server's instance. */
+export function clientErrorHandler(
+  this: FastifyInstance | undefined,
+  err: NodeJS.ErrnoException & { rawPacket?: unknown },
+  socket: Socket,
+): void {
   // Nothing can be answered on a connection the peer reset or that is already closing.
   if (err.code === 'ECONNRESET' || !socket.writable) {
     socket.destroy();
     return;
   }
   const { status, reason, code, message } = refusalOf(err);
-  const body = JSON.stringify({ code, message });
+  const path = code === 'invalid_argument' ? pathOfPacket(err.rawPacket) : undefined;
+  const { headers, body } =
+    path !== undefined && this
+      ? refusalAnswer(surfaceOnServer(this.server, path), {
+          kind: status === 431 ? 'headers_too_large' : 'malformed_request',
+        })
+      : { headers: { 'content-type': 'application/json; charset=utf-8' }, body: JSON.stringify({ code, message }) };
+  const head = Object.entries(headers)
+    .map(([name, value]) => `${name}: ${value}\r\n`)
+    .join('');
   socket.end(
-    `HTTP/1.1 ${status} ${reason}\r\nConnection: close\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
+    `HTTP/1.1 ${status} ${reason}\r\nConnection: close\r\n${head}Content-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
     () => socket.destroy(),
   );
   // The answer written (or a peer that does not read it), the socket is closed for good: a peer

@@ -33,6 +33,9 @@ export type RefusalKind =
   | 'rate_limited'
   | 'not_found'
   | 'malformed_url'
+  /** Bytes Node's HTTP parser refused (smuggling shapes, bad framing). */
+  | 'malformed_request'
+  | 'headers_too_large'
   /** Any other client error a framework or a hook raises: its status and code come with it. */
   | 'rejected';
 
@@ -135,6 +138,21 @@ export const REFUSALS: Readonly<Record<RefusalKind, KindRow>> = {
     message: 'malformed URL',
     oauth: 'invalid_request',
     scimType: 'invalidSyntax',
+    jsonRpc: TRANSPORT_ERROR,
+  },
+  malformed_request: {
+    status: 400,
+    code: 'invalid_argument',
+    message: 'malformed HTTP request',
+    oauth: 'invalid_request',
+    scimType: 'invalidSyntax',
+    jsonRpc: TRANSPORT_ERROR,
+  },
+  headers_too_large: {
+    status: 431,
+    code: 'invalid_argument',
+    message: 'request headers are too large',
+    oauth: 'invalid_request',
     jsonRpc: TRANSPORT_ERROR,
   },
   rejected: {

@@ -50,6 +50,22 @@ t.test('request smuggling shapes and bad framing: 400 invalid_argument in the en
   }
 });
 
+t.test("a refused request line under a surface of its own: that surface's error shape", async (t) => {
+  const smuggle = (path: string) =>
+    `POST ${path} HTTP/1.1\r\n${host}Transfer-Encoding: chunked\r\nContent-Length: 5\r\n\r\n0\r\n\r\n`;
+  const scim = await raw(smuggle('/scim/v2/Users'));
+  t.equal(scim.status, 400);
+  t.same(scim.body, {
+    schemas: ['urn:ietf:params:scim:api:messages:2.0:Error'],
+    status: '400',
+    scimType: 'invalidSyntax',
+    detail: 'malformed HTTP request',
+  });
+  const oauth = await raw(smuggle('/oauth/token'));
+  t.equal(oauth.status, 400);
+  t.same(oauth.body, { error: 'invalid_request', error_description: 'malformed HTTP request' });
+});
+
 t.test('headers too large: 431 in the envelope', async (t) => {
   const r = await raw(`GET /v1/meta HTTP/1.1\r\n${host}Cookie: a=${'x'.repeat(70_000)}\r\n\r\n`);
   t.equal(r.status, 431);
