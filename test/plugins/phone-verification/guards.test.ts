@@ -3,15 +3,19 @@
  * exists; five wrong codes lock the proof for 15 minutes; a code is stored sealed, never as the
  * code or its digest; a gateway that refuses a text answers 503 and counts in
  * `latchkey_sms_delivery_failures_total`, and a later login texts a new code; email signups are not
- * held; startup refuses the flag without the SMS gateway.
+ * held; the verified sign-in keeps only the roles the user still holds; startup refuses the flag
+ * without the SMS gateway.
  */
 import { createHash } from 'node:crypto';
 import t from 'tap';
 import { startTestServer } from '../../helpers/server.js';
-import { rest } from '../email/helpers.js';
+import { admin, rest } from '../email/helpers.js';
 import { metricsText, otherThan, startPhoneServer } from './helpers.js';
 
-const { server, gateway, nextCode, close } = await startPhoneServer({ 'enable-phone-verification': true });
+const { server, gateway, nextCode, close } = await startPhoneServer({
+  'enable-phone-verification': true,
+  roles: ['user', 'editor'],
+});
 t.teardown(close);
 const PASSWORD = 'Phone-pass-2';
 const signup = (phone_number: string, extra: Record<string, unknown> = {}) =>
@@ -88,6 +92,22 @@ t.test('resend_otp for a number that waits for nothing is the MFA codes’ busin
   const unknown = await rest(server, 'resend_otp', { phone_number: '+15558199999' });
   t.equal(unknown.status, 401);
   t.equal(gateway.texts.filter((m) => m.to === '+15558199999').length, 0, 'nothing texted');
+});
+
+t.test('the verified sign-in keeps only the roles the user still holds', async (t) => {
+  const phone = '+15558100007';
+  const signed = await signup(phone, { roles: ['user', 'editor'] });
+  t.equal(signed.status, 200);
+  const code = await nextCode(phone);
+  const user = await server.kernel.service('users').findByPhone(phone);
+  t.same(user?.roles, ['user', 'editor']);
+  t.equal((await rest(server, 'admin/update_user', { id: user!.id, roles: ['user'] }, admin)).status, 200);
+  const verified = await rest<{ access_token: string }>(server, 'verify_otp', { phone_number: phone, otp: code });
+  t.equal(verified.status, 200);
+  const claims = JSON.parse(Buffer.from(verified.body.access_token.split('.')[1]!, 'base64url').toString()) as {
+    role?: string[];
+  };
+  t.same(claims.role, ['user'], 'the role taken away meanwhile is not in the token');
 });
 
 t.test('startup refuses phone verification without the SMS gateway', async (t) => {
