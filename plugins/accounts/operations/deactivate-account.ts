@@ -2,7 +2,7 @@
 import { defineOperation } from '../../../core/operations.js';
 import { MessageResponse } from '../../../core/schema.js';
 import { deps } from '../service.js';
-import { currentSession, emit } from './current-session.js';
+import { currentSession } from './current-session.js';
 
 export const deactivateAccountOperation = defineOperation({
   name: 'deactivate_account',
@@ -14,10 +14,13 @@ export const deactivateAccountOperation = defineOperation({
   handler: async (ctx) => {
     const { user } = await currentSession(ctx, true);
     const { users, sessions } = deps(ctx);
-    const { user: updated, changed } = await users.setAccess(user.id, Math.floor(Date.now() / 1000));
+    // The event's outbox rows are stored by the commit that revokes access (transactional outbox).
+    await users.setAccess(user.id, Math.floor(Date.now() / 1000), {
+      within: (unit, updated) =>
+        ctx.kernel.events.emitWithin(unit, 'user.deactivated', { user: users.toUserDto(updated) }),
+    });
     await sessions.revokeAll(user.id);
     sessions.clearCookies(ctx);
-    if (changed) emit(ctx, 'user.deactivated', { user: users.toUserDto(updated) });
     return { message: 'user account deactivated successfully' };
   },
 });

@@ -136,3 +136,28 @@ t.test("a signup's user.created and user.signup rows are stored with the account
   t.equal((await webhooks.deliveries(signupHook)).length, 1, 'one user.signup row');
   t.match(JSON.parse(created[0].body), { event_name: 'user.created', user: { email: 'unit@example.com' } });
 });
+
+t.test('deactivate_account stores user.deactivated with the change or not at all', async (t) => {
+  const hook = await hookFor('user.deactivated');
+  let failNext = true;
+  server.kernel.events.addWriter('user.deactivated', async () => {
+    if (!failNext) return;
+    failNext = false;
+    throw new Error('injected failure between the outbox write and the commit');
+  });
+  const browser = { 'content-type': 'application/json', origin: server.url };
+  const signed = await post(
+    '/v1/signup',
+    { email: 'leaving@example.com', password: PASSWORD, confirm_password: PASSWORD },
+    browser,
+  );
+  const bearer = { ...browser, authorization: `Bearer ${signed.json.access_token as string}` };
+  t.equal((await post('/v1/deactivate_account', {}, bearer)).status, 500, 'the call fails');
+  const id = (signed.json.user as { id: string }).id;
+  const user = await post('/v1/admin/user', { id });
+  t.notOk(user.json.revoked_timestamp, 'the account is still active');
+  t.equal((await webhooks.deliveries(hook)).length, 0, 'no row');
+  t.equal((await post('/v1/deactivate_account', {}, bearer)).status, 200);
+  t.ok((await post('/v1/admin/user', { id })).json.revoked_timestamp, 'deactivated');
+  t.equal((await webhooks.deliveries(hook)).length, 1, 'with its one row');
+});
