@@ -14,6 +14,8 @@ import { redeemToken } from './verify.js';
 
 const NO_STORE = { 'cache-control': 'no-store' };
 
+const single = (value: unknown): string | undefined => (typeof value === 'string' ? value : undefined);
+
 /** The hosted page's landing for links (plugins/login-page account-forms.ts). */
 const HOSTED_LANDING = '/app/verified';
 
@@ -44,9 +46,10 @@ export const verificationRoutes: RawRoute[] = [
     method: 'GET',
     path: '/verify_email',
     handler: async (req, ctx) => {
-      const token = req.query.token ?? '';
-      const asked = req.query.redirect_uri;
-      const state = req.query.state;
+      // A parameter given twice arrives as a list: it is not a token, a target or a state.
+      const token = single(req.query.token) ?? '';
+      const asked = single(req.query.redirect_uri);
+      const state = single(req.query.state);
       if (token.length === 0 || token.length > 256)
         return error(new ServiceError('invalid_argument', 'invalid token: required, at most 256 characters'));
       let redeemed;

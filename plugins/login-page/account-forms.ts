@@ -145,7 +145,7 @@ export const accountFormRoutes: RawRoute[] = [
     path: '/app/reset-password',
     handler: async (req, ctx) => {
       if (!ctx.kernel.operations.has('reset_password')) return notInBuild();
-      const token = req.query.token ?? '';
+      const token = field(req.query, 'token') ?? '';
       if (token.length === 0 || token.length > 256)
         return page(
           ctx,
@@ -183,13 +183,13 @@ export const accountFormRoutes: RawRoute[] = [
     method: 'GET',
     path: '/app/verified',
     handler: async (req, ctx) => {
-      const failed = req.query.error_description;
+      const failed = field(req.query, 'error_description');
       if (failed) return page(ctx, 400, 'This link did not work', errorLine(failed) + back('/app'));
       return page(
         ctx,
         200,
         'You are signed in',
-        notice(req.query.message ?? 'Your email address is verified.') + `<p><a href="/app">Continue</a></p>`,
+        notice(field(req.query, 'message') ?? 'Your email address is verified.') + `<p><a href="/app">Continue</a></p>`,
       );
     },
   },

@@ -12,7 +12,8 @@ import { createHash, randomBytes } from 'node:crypto';
 import type { RequestContext } from '../../../core/context.js';
 import type { RawRequest, RawResponse, RawRoute } from '../../../core/plugin.js';
 import type { SessionRecord } from '../../sessions/index.js';
-import { readParams } from '../params.js';
+import { OAuthError } from '../errors.js';
+import { readParams, type Params } from '../params.js';
 import type { AuthorizationRequest } from './request.js';
 import { deliver, errorPage, esc } from './respond.js';
 
@@ -112,7 +113,14 @@ export async function consentPage(
 }
 
 async function decide(req: RawRequest, ctx: RequestContext): Promise<RawResponse> {
-  const params = readParams(req.body);
+  let params: Params;
+  try {
+    params = readParams(req.body);
+  } catch (err) {
+    // A repeated or oversized field (RFC 6749 §3.1): the form was not this page's.
+    if (err instanceof OAuthError) return errorPage(400, 'invalid_request', err.description);
+    throw err;
+  }
   const session = await ctx.kernel.service('sessions').fromRequest(ctx);
   const text =
     params.ticket && params.ticket.length <= 128 ? await ctx.kernel.memory.consume(ticketKey(params.ticket)) : null;

@@ -50,11 +50,15 @@ const answer = (status: number, body?: unknown, headers: Record<string, string> 
 /** The id segment of `/scim/v2/Users/<id>`. */
 function idOf(req: RawRequest): string {
   const segment = req.path.slice(req.path.lastIndexOf('/') + 1);
+  let id: string;
   try {
-    return decodeURIComponent(segment);
+    id = decodeURIComponent(segment);
   } catch {
     return '';
   }
+  // Ids are printable and at most 64 characters (entities.ts): anything else names no resource,
+  // and is not handed to the database (a NUL there is a driver error, not a 404).
+  return /^[\x21-\x7e]{1,64}$/.test(id) ? id : '';
 }
 
 const sourceOf = (ctx: RequestContext): RequestSource => ({ ip: ctx.ip, userAgent: ctx.header('user-agent') ?? '' });

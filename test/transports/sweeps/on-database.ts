@@ -13,6 +13,7 @@
  * ~3 of the suite's minutes.)
  */
 import t, { type Test } from 'tap';
+import type { FlagValue } from '../../../core/config.js';
 import { MEMORY_TABLE } from '../../../storage/entities/memory-entry.js';
 import { writeWatch, type WriteWatch } from '../../helpers/database-text.js';
 import { databaseTarget, type DbName } from '../../helpers/databases.js';
@@ -21,11 +22,15 @@ import { startTestServer, type TestServer } from '../../helpers/server.js';
 /** The memory store's table is left out of the snapshots: a refused login counts a failure there on purpose (five lock the account). */
 const MEMORY_TABLE_NAME = new RegExp(`^${MEMORY_TABLE}$`);
 
-/** Runs `sweep` against a fresh server on `name` (skipped when it is unreachable outside CI: databaseTarget throws there). */
+/**
+ * Runs `sweep` against a fresh server on `name` (skipped when it is unreachable outside CI:
+ * databaseTarget throws there), with `flags` beside the memory store's.
+ */
 export async function onDatabase(
   name: DbName,
   title: string,
   sweep: (t: Test, server: TestServer, watch: WriteWatch) => Promise<void>,
+  flags: Record<string, FlagValue> = {},
 ): Promise<void> {
   const target = await databaseTarget(name);
   if (!target) {
@@ -33,7 +38,7 @@ export async function onDatabase(
     return;
   }
   t.test(`on ${name}: ${title}`, async (t) => {
-    const server = await startTestServer({ database: target, flags: { 'memory-store': 'database' } });
+    const server = await startTestServer({ database: target, flags: { ...flags, 'memory-store': 'database' } });
     t.teardown(async () => {
       await server.close();
       await target.dispose();
