@@ -1,8 +1,9 @@
 /**
  * Where the bad-input sweeps run (rest-graphql-sweep.ts, grpc-sweep.ts): a server on one
  * database, the binary's default memory store (`database`) included, so bad input also goes
- * through its keys and rows. One test file per sweep and database (a file holding all three came
- * within tap's file timeout on a loaded machine).
+ * through its keys and rows. One test file per sweep, surface and database: a file holding all
+ * three databases came within tap's file timeout on a loaded machine, and one holding REST and
+ * GraphQL together was the last file running, alone, at the end of the suite.
  *
  * Which database: every transport on SQLite; on PostgreSQL and MariaDB, which enforce column types
  * and lengths that SQLite does not (input the checks let through could fail there alone, as a 5xx
