@@ -88,10 +88,11 @@ export async function startBenchChild<T>(
   const info = await new Promise<T>((resolve, reject) => {
     let out = '';
     // A loaded 2-core machine (other suites beside the bench) can take minutes to boot a server.
-    const timer = setTimeout(
-      () => reject(new Error(`${file} did not start in ${START_S} s: ${stderr}`)),
-      START_S * 1000,
-    );
+    // A child that did not start is killed, so it does not keep serving (and loading the machine).
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`${file} did not start in ${START_S} s: ${stderr}`));
+    }, START_S * 1000);
     child.stdout!.on('data', (d: Buffer) => {
       out += d.toString();
       const nl = out.indexOf('\n');
