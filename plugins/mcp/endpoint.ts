@@ -57,12 +57,10 @@ async function handle(req: RawRequest, http: RequestContext): Promise<RawRespons
   try {
     const headers = new Headers();
     for (const [k, v] of Object.entries(req.headers)) if (v !== undefined) headers.set(k, v);
-    const request = new Request(`${origin(url)}${MCP_PATH}`, {
-      method: 'POST',
-      headers,
-      body: req.rawBody ?? JSON.stringify(req.body ?? null),
-    });
-    const response = await transport.handleRequest(request, { parsedBody: req.body });
+    // The transport reads the message from parsedBody, so the body already parsed is never
+    // serialized again (a JSON value nested thousands deep would overflow JSON.stringify).
+    const request = new Request(`${origin(url)}${MCP_PATH}`, { method: 'POST', headers });
+    const response = await transport.handleRequest(request, { parsedBody: req.body ?? null });
     const text = await response.text();
     const out: Record<string, string> = {};
     response.headers.forEach((value, key) => (out[key] = value));
