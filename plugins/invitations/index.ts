@@ -48,14 +48,22 @@ export const invitationsPlugin = definePlugin({
         const invited: UserRecord[] = [];
         for (const address of addresses) {
           if (await users.findByEmail(address)) continue;
-          const user = await users.create({
-            email: address,
-            signup_method: 'basic_auth',
-            roles: [...users.roles.defaults],
-          });
-          const link = await ctx.kernel.service('password-reset').issueLink(ctx, user, 'invite', redirectUri);
-          await email.send({ event: 'invite_member', to: address, data: { link } });
-          ctx.kernel.events.emit('user.created', { user: users.toUserDto(user), auth_recipe: 'invite' });
+          // The invited user, its mail and its event are stored by one commit (transactional
+          // outbox): an invited user always has its invitation, since inviting the address again
+          // skips an existing user.
+          const user = await users.create(
+            { email: address, signup_method: 'basic_auth', roles: [...users.roles.defaults] },
+            {
+              within: async (unit, created) => {
+                const link = await ctx.kernel.service('password-reset').issueLink(ctx, created, 'invite', redirectUri);
+                await email.send({ event: 'invite_member', to: address, data: { link } }, unit);
+                await ctx.kernel.events.emitWithin(unit, 'user.created', {
+                  user: users.toUserDto(created),
+                  auth_recipe: 'invite',
+                });
+              },
+            },
+          );
           invited.push(user);
         }
         return { message: INVITATION_SENT, Users: invited.map((u) => users.toUserDto(u)) };

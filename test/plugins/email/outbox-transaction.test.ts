@@ -3,7 +3,7 @@
  * core/unit-of-work.ts): a failure after the user, its verification request and the mail's outbox
  * row were written and before the commit stores none of them; a database refusal of the outbox
  * row undoes the signup; every signup that committed has exactly one mail queued, and so does a
- * committed change of address.
+ * committed change of address; an invited user and its invitation mail are stored together.
  */
 import t from 'tap';
 import { startTestServer, TEST_ADMIN_SECRET } from '../../helpers/server.js';
@@ -87,4 +87,20 @@ t.test('every committed signup and change of address has its mail', async (t) =>
     'an admin change of address without marking it verified',
   );
   t.equal(await queued('moved@example.com', 'update_email'), 1, 'the new address is mailed once');
+});
+
+t.test('an invited user and its invitation mail are stored by one commit', async (t) => {
+  const invite = (email: string) => rest('admin/invite_members', { emails: [email] }, admin);
+  await sql(
+    "create trigger invite_refused before insert on latchkey_mail_outbox begin select raise(abort, 'outbox refused'); end",
+  );
+  const failed = await invite('invited@example.com');
+  await sql('drop trigger invite_refused');
+  t.equal(failed.status, 500, 'the invitation fails with its mail');
+  t.notOk(await userExists('invited@example.com'), 'no invited user is left without an invitation');
+  t.equal(await queued('invited@example.com'), 0);
+
+  t.equal((await invite('invited@example.com')).status, 200, 'inviting the address again works');
+  t.ok(await userExists('invited@example.com'));
+  t.equal(await queued('invited@example.com', 'invite_member'), 1, 'with exactly one invitation mail');
 });
