@@ -1,8 +1,9 @@
 /**
  * The delivery worker: claims due outbox rows (storage/claim-rows.ts: one node at a time per
- * row), makes one attempt per claimed row through the guarded client, and in one transaction
- * writes the attempt to the webhook log and the row's next state: delivered, pending again after
- * a backoff, or failed for good (the give-up state) after the last attempt or a final answer. It
+ * row), logs each attempt before its request leaves, makes it through the guarded client, and
+ * in one transaction writes the answer to that log entry and the row's next state: delivered,
+ * pending again after a backoff, or failed for good (the give-up state) after the last attempt or
+ * a final answer. It
  * polls, and is also woken at once when this process enqueues. Rows left by a stopped or killed
  * process are taken again once their lease runs out, so a restart resumes pending deliveries.
  */
@@ -55,6 +56,9 @@ export interface DeliveryWorker {
 /** Answers are read up to this many bytes; the log keeps `responseExcerptChars` of them. */
 const MAX_ANSWER_BYTES = 64 * 1024;
 
+/** The log entry of an attempt whose answer was never recorded (the process stopped during it). */
+export const CUT_OFF = 'no answer recorded: the attempt was cut off before its answer was read';
+
 export function createDeliveryWorker(o: WorkerOptions): DeliveryWorker {
   const owner = randomUUID();
   const { timing } = o;
@@ -78,6 +82,32 @@ export function createDeliveryWorker(o: WorkerOptions): DeliveryWorker {
         leaseOwner: null,
         updatedAt: now,
       });
+      return;
+    }
+    const attempts = row.attempts + 1;
+    const logId = newId();
+    const startedAt = Math.floor(now / 1000);
+    // The attempt is logged before its request leaves: one cut off by a crash stays in the log as
+    // an attempt without an answer, so its retry after a restart is a logged retry, not a second
+    // delivery the log cannot explain.
+    const claimed = await o.storage.em().transactional(async (tx) => {
+      const held = await updateLeased(tx, WebhookDeliveryEntity, row, { attempts, updatedAt: now });
+      if (held)
+        tx.create(WebhookLogEntity, {
+          id: logId,
+          webhookId: row.webhookId,
+          deliveryId: row.id,
+          attempt: attempts,
+          httpStatus: 0,
+          response: CUT_OFF,
+          request: row.body,
+          createdAt: startedAt,
+          updatedAt: startedAt,
+        } as never);
+      return held;
+    });
+    if (!claimed) {
+      o.logger.warn({ delivery: row.id }, 'webhooks: a delivery lease ran out before its attempt');
       return;
     }
     const extra = webhook.headers ? (JSON.parse(webhook.headers) as Record<string, string>) : {};
@@ -104,7 +134,6 @@ export function createDeliveryWorker(o: WorkerOptions): DeliveryWorker {
       error = outbound?.code ?? 'network';
       excerpt = `${error}: ${outbound?.message ?? 'the request failed'}`.slice(0, timing.responseExcerptChars);
     }
-    const attempts = row.attempts + 1;
     const delivered = status >= 200 && status < 300;
     const retry = !delivered && isRetryable(status, error) && attempts < timing.maxAttempts;
     const state: DeliveryState = delivered ? 'delivered' : retry ? 'pending' : 'failed';
@@ -120,18 +149,16 @@ export function createDeliveryWorker(o: WorkerOptions): DeliveryWorker {
         updatedAt: done,
       });
       if (!held) o.logger.warn({ delivery: row.id }, 'webhooks: a delivery lease ran out during its attempt');
-      // The attempt happened either way, so it is logged either way.
-      tx.create(WebhookLogEntity, {
-        id: newId(),
-        webhookId: row.webhookId,
-        deliveryId: row.id,
-        attempt: attempts,
-        httpStatus: status,
-        response: excerpt,
-        request: row.body,
-        createdAt: Math.floor(done / 1000),
-        updatedAt: Math.floor(done / 1000),
-      } as never);
+      // The attempt happened either way, so its log entry gets the answer either way.
+      await tx.nativeUpdate(
+        WebhookLogEntity,
+        { id: logId } as never,
+        {
+          httpStatus: status,
+          response: excerpt,
+          updatedAt: Math.floor(done / 1000),
+        } as never,
+      );
     });
     if (state === 'failed') {
       o.logger.warn(

@@ -7,6 +7,7 @@
 import t from 'tap';
 import { defaultPlugins } from '../../../plugins/default.js';
 import { createWebhooksPlugin } from '../../../plugins/webhooks/index.js';
+import { CUT_OFF } from '../../../plugins/webhooks/worker.js';
 import { startTestServer, TEST_ADMIN_SECRET, TEST_CLIENT_SECRET } from '../../helpers/server.js';
 import { FAST_TIMING, startReceiver, waitFor } from './receiver.js';
 
@@ -118,6 +119,32 @@ t.test('a receiver that never answers ends in the give-up state', async (t) => {
     logs.every((l) => l.http_status === 0 && /^timeout/.test(l.response ?? '')),
     'with the reason no answer came',
   );
+});
+
+t.test('an attempt is in the log while its request is in flight, and gets its answer after', async (t) => {
+  receiver.answer = (r) => (r.path === '/in-flight' ? 'hang' : 200);
+  const webhookId = await addWebhook('/in-flight');
+  const userId = await newUser('in-flight@example.com');
+  const seen = receiver.received.length;
+  await post('/v1/admin/revoke_access', { user_id: userId });
+  await waitFor(() => receiver.received.slice(seen).some((r) => r.path === '/in-flight'), 5000, 'the first attempt');
+  // The receiver holds the request: a process killed now leaves this entry, and its retry after a
+  // restart is the next logged attempt.
+  const during = await logsOf(webhookId);
+  t.equal(during.length, 1, 'the attempt is logged before any answer');
+  t.match(during[0], { http_status: 0, response: CUT_OFF });
+  await waitFor(
+    async () => (await logsOf(webhookId)).some((l) => /^timeout/.test(l.response ?? '')),
+    5000,
+    'the deadline',
+  );
+  const after = await logsOf(webhookId);
+  t.ok(
+    after.filter((l) => /^timeout/.test(l.response ?? '')).length >= 1,
+    'the entry holds the outcome once the attempt ends',
+  );
+  receiver.answer = () => 200;
+  await settled(webhookId);
 });
 
 t.test('a final answer (4xx, 3xx) is not retried; a disabled webhook gets nothing', async (t) => {
