@@ -5,22 +5,19 @@
  * back through /oauth_callback/google to the same /authorize request, which answers the relying
  * party with a code it redeems for an ID token naming the new user.
  */
-import { existsSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import * as oidc from 'openid-client';
-import { chromium } from 'playwright-core';
+import { chromiumMissing, launchChromium } from '../helpers/chromium.js';
 import t from 'tap';
 import { startLatchkey } from './helpers/latchkey.js';
 import { startOidcIssuer } from './helpers/oidc-issuer.js';
 import { freePort } from '../helpers/ports.js';
 import { rsaKeys } from '../plugins/oauth-server/setup.js';
 
-const CHROMIUM = '/usr/bin/chromium';
-
 t.test(
   'Continue with Google on the hosted page, back to the relying party with a code',
-  { skip: existsSync(CHROMIUM) ? false : 'chromium is not installed' },
+  { skip: chromiumMissing },
   async (t) => {
     const rp = createServer((_req, res) => res.end('<!doctype html><title>callback</title><p>back at the app</p>'));
     await new Promise<void>((r) => rp.listen(0, '127.0.0.1', r));
@@ -81,19 +78,7 @@ t.test(
       state: 'rp-state',
     });
 
-    const browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: [
-        '--headless',
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-quic',
-        '--no-first-run',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
-      ],
-    });
+    const browser = await launchChromium();
     t.teardown(() => browser.close());
     const page = await browser.newPage();
     await page.goto(url.toString());

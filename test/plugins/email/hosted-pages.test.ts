@@ -3,12 +3,9 @@
  * → sign in with the new password; the magic-link form and the verification landing answer as
  * pages; bad input on every form is a 4xx page that writes nothing.
  */
-import { existsSync } from 'node:fs';
 import t from 'tap';
-import { chromium } from 'playwright-core';
+import { chromiumMissing, launchChromium } from '../../helpers/chromium.js';
 import { rest, signupInput, startMailServer } from './helpers.js';
-
-const CHROMIUM = '/usr/bin/chromium';
 
 const { server, sink, close } = await startMailServer({
   'enable-login-page': true,
@@ -28,52 +25,36 @@ const form = (path: string, fields: Record<string, string>) =>
     body: new URLSearchParams(fields).toString(),
   });
 
-t.test(
-  'forgot and reset the password in Chromium with the mailed link',
-  { skip: existsSync(CHROMIUM) ? false : 'chromium is not installed' },
-  async (t) => {
-    const browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: [
-        '--headless',
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-quic',
-        '--no-first-run',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
-      ],
-    });
-    t.teardown(() => browser.close());
-    const page = await browser.newPage();
-    await page.goto(`${server.url}/app`);
-    await page.click('text=Forgot your password?');
-    t.equal(new URL(page.url()).pathname, '/app/forgot-password');
-    await page.fill('#email', 'web@example.com');
-    await page.click('button[type=submit]');
-    t.equal(await page.locator('h1').textContent(), 'Check your inbox');
+t.test('forgot and reset the password in Chromium with the mailed link', { skip: chromiumMissing }, async (t) => {
+  const browser = await launchChromium();
+  t.teardown(() => browser.close());
+  const page = await browser.newPage();
+  await page.goto(`${server.url}/app`);
+  await page.click('text=Forgot your password?');
+  t.equal(new URL(page.url()).pathname, '/app/forgot-password');
+  await page.fill('#email', 'web@example.com');
+  await page.click('button[type=submit]');
+  t.equal(await page.locator('h1').textContent(), 'Check your inbox');
 
-    const link = (await sink.next('web@example.com')).link(`${server.url}/app/reset-password?token=`);
-    t.ok(link, 'the mail links to the hosted reset form');
-    await page.goto(link!);
-    await page.fill('#password', 'Browser-pass-1');
-    await page.fill('#confirm_password', 'Browser-pass-2');
-    await page.click('button[type=submit]');
-    t.match(await page.locator('.error').textContent(), /does not match/, 'a mismatch is shown on the form');
-    await page.fill('#password', 'Browser-pass-1');
-    await page.fill('#confirm_password', 'Browser-pass-1');
-    await page.click('button[type=submit]');
-    t.equal(await page.locator('h1').textContent(), 'Password changed');
+  const link = (await sink.next('web@example.com')).link(`${server.url}/app/reset-password?token=`);
+  t.ok(link, 'the mail links to the hosted reset form');
+  await page.goto(link!);
+  await page.fill('#password', 'Browser-pass-1');
+  await page.fill('#confirm_password', 'Browser-pass-2');
+  await page.click('button[type=submit]');
+  t.match(await page.locator('.error').textContent(), /does not match/, 'a mismatch is shown on the form');
+  await page.fill('#password', 'Browser-pass-1');
+  await page.fill('#confirm_password', 'Browser-pass-1');
+  await page.click('button[type=submit]');
+  t.equal(await page.locator('h1').textContent(), 'Password changed');
 
-    await page.click('text=Back to sign in');
-    await page.fill('#email', 'web@example.com');
-    await page.fill('#password', 'Browser-pass-1');
-    await page.click('button[type=submit]');
-    await page.waitForURL(`${server.url}/app`);
-    t.equal(await page.locator('h1').textContent(), 'You are signed in');
-  },
-);
+  await page.click('text=Back to sign in');
+  await page.fill('#email', 'web@example.com');
+  await page.fill('#password', 'Browser-pass-1');
+  await page.click('button[type=submit]');
+  await page.waitForURL(`${server.url}/app`);
+  t.equal(await page.locator('h1').textContent(), 'You are signed in');
+});
 
 t.test('the magic-link form and the verification landing', async (t) => {
   const asked = await form('/app/magic-link', { email: 'web@example.com', return_to: '/app' });

@@ -4,21 +4,18 @@
  * OIDC broker to the upstream issuer (node-oidc-provider on 127.0.0.1), and the browser comes back
  * to the application with tokens of a just-in-time member and a Latchkey session of its own.
  */
-import { existsSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import t from 'tap';
-import { chromium } from 'playwright-core';
+import { chromiumMissing, launchChromium } from '../../helpers/chromium.js';
 import { delivered } from '../../providers/helpers/browser.js';
 import { startOidcIssuer } from '../../providers/helpers/oidc-issuer.js';
 import { startLatchkey } from '../../providers/helpers/latchkey.js';
 import { freePort } from '../../helpers/ports.js';
 
-const CHROMIUM = '/usr/bin/chromium';
-
 t.test(
   'email-first discovery, the upstream login and back with a session, in Chromium',
-  { skip: existsSync(CHROMIUM) ? false : 'chromium is not installed' },
+  { skip: chromiumMissing },
   async (t) => {
     // The application: a real local listener the browser lands on.
     const app = createServer((_req, res) => res.end('<!doctype html><title>app</title><p>back at the app</p>'));
@@ -64,19 +61,7 @@ t.test(
       claims: { email: 'robin@acme.example', email_verified: true, given_name: 'Robin' },
     };
 
-    const browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: [
-        '--headless',
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-quic',
-        '--no-first-run',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
-      ],
-    });
+    const browser = await launchChromium();
     t.teardown(() => browser.close());
     const page = await browser.newPage();
     // Redirect hops never commit a page, so the requests the browser made are what is recorded.

@@ -11,8 +11,8 @@ import { WebauthnCredentialEntity } from '../../../plugins/webauthn/entities.js'
 import { databaseText } from '../../helpers/database-text.js';
 import { startTestServer } from '../../helpers/server.js';
 import { TRANSPORTS, TransportClient } from '../mfa/transports.js';
+import { chromiumMissing } from '../../helpers/chromium.js';
 import {
-  chromiumMissing,
   withClientData,
   withForgedSignature,
   withVirtualAuthenticator,

@@ -5,7 +5,8 @@
  */
 import t from 'tap';
 import { startTestServer } from '../../helpers/server.js';
-import { chromiumMissing, withVirtualAuthenticator } from './virtual-authenticator.js';
+import { chromiumMissing } from '../../helpers/chromium.js';
+import { withVirtualAuthenticator } from './virtual-authenticator.js';
 
 t.test('passkeys on the hosted page', { skip: chromiumMissing }, async (t) => {
   // SameSite=None needs Secure; on plain http://localhost the pages use lax cookies.

@@ -4,11 +4,8 @@
  * ceremony at once. `create` / `get` run the browser's own WebAuthn on a page of the service's
  * origin and give back the JSON the server expects, for tests that submit it over any transport.
  */
-import { existsSync } from 'node:fs';
-import { chromium, type Browser, type BrowserContext, type CDPSession, type Page } from 'playwright-core';
-
-export const CHROMIUM = '/usr/bin/chromium';
-export const chromiumMissing = existsSync(CHROMIUM) ? false : 'chromium is not installed';
+import { type Browser, type BrowserContext, type CDPSession, type Page } from 'playwright-core';
+import { launchChromium } from '../../helpers/chromium.js';
 
 export interface VirtualAuthenticator {
   browser: Browser;
@@ -26,19 +23,7 @@ export interface VirtualAuthenticator {
 
 /** Opens `url` (a page of the relying party's origin) in a browser with a virtual authenticator. */
 export async function withVirtualAuthenticator(url: string): Promise<VirtualAuthenticator> {
-  const browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    args: [
-      '--headless',
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-quic',
-      '--no-first-run',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-    ],
-  });
+  const browser = await launchChromium();
   const context = await browser.newContext();
   const page = await context.newPage();
   await page.goto(url);

@@ -5,32 +5,18 @@
  * operation. Neither page may break its content-security policy (a violation is reported in the
  * console and fails the test).
  */
-import { existsSync } from 'node:fs';
 import t from 'tap';
-import { chromium, type Page } from 'playwright-core';
+import { type Page } from 'playwright-core';
+import { chromiumMissing, launchChromium } from '../../../helpers/chromium.js';
 import { startTestServer, TEST_CLIENT_ID } from '../../../helpers/server.js';
-
-const CHROMIUM = '/usr/bin/chromium';
 
 t.test(
   'the playground and the API reference work in Chromium, offline and under their policy',
-  { skip: existsSync(CHROMIUM) ? false : 'chromium is not installed' },
+  { skip: chromiumMissing },
   async (t) => {
     const server = await startTestServer({ flags: { 'enable-playground': true } });
     t.teardown(() => server.close());
-    const browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: [
-        '--headless',
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-quic',
-        '--no-first-run',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
-      ],
-    });
+    const browser = await launchChromium();
     t.teardown(() => browser.close());
     const origin = new URL(server.url).origin;
 
