@@ -8,27 +8,9 @@
  */
 import t from 'tap';
 import { startTestServer, TEST_ADMIN_SECRET } from '../../helpers/server.js';
+import { MODEL } from './documents-model.js';
 
 const ACCESS = 'urn:ietf:params:oauth:token-type:access_token';
-
-const MODEL = `model
-  schema 1.1
-type user
-type agent
-type group
-  relations
-    define member: [user, group#member]
-type folder
-  relations
-    define parent: [folder]
-    define viewer: [user, agent, group#member] or viewer from parent
-type document
-  relations
-    define parent: [folder]
-    define blocked: [user]
-    define viewer: [user, agent, group#member] or viewer from parent
-    define can_view: viewer but not blocked
-`;
 
 const server = await startTestServer();
 t.teardown(() => server.close());

@@ -11,6 +11,7 @@ import type { DomainEvent } from '../../../core/events.js';
 import { fgaPlugin } from '../../../plugins/fga/index.js';
 import { bootTestKernel, testContext } from '../../helpers/kernel.js';
 import type { Kernel } from '../../../core/kernel.js';
+import { MODEL } from './documents-model.js';
 
 const callers = definePlugin({
   name: 'test-callers',
@@ -25,25 +26,6 @@ const callers = definePlugin({
     );
   },
 });
-
-const MODEL = `model
-  schema 1.1
-type user
-type agent
-type group
-  relations
-    define member: [user, group#member]
-type folder
-  relations
-    define parent: [folder]
-    define viewer: [user, agent, group#member] or viewer from parent
-type document
-  relations
-    define parent: [folder]
-    define blocked: [user]
-    define viewer: [user, agent, group#member] or viewer from parent
-    define can_view: viewer but not blocked
-`;
 
 const admin = (k: Kernel) => testContext(k, { headers: { 'x-test-admin': '1' } });
 const as = (k: Kernel, user: string) => testContext(k, { headers: { 'x-test-user': user } });
