@@ -54,7 +54,6 @@ export interface RawRequest {
   rawQuery?: string;
   headers: Record<string, string | undefined>;
   body: unknown;
-  rawBody?: string;
 }
 
 export interface RawResponse {
