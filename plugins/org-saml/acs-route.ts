@@ -114,26 +114,34 @@ async function consume(req: RawRequest, ctx: RequestContext): Promise<RawRespons
   return { status: 303, headers: { location: next, 'cache-control': 'no-store' } };
 }
 
+/** A ticket or request id that does not lead back to this browser's login: refused and audited, as the POST step's refusals are. */
+async function unmatched(ctx: RequestContext): Promise<RawResponse> {
+  await recordLoginRefusal(ctx, { method: SAML_METHOD, reason: 'invalid_state' });
+  return ctx.kernel
+    .service('social')
+    .errorPage(400, 'invalid_state', 'the login could not be matched to this browser; start it again');
+}
+
 async function complete(req: RawRequest, ctx: RequestContext): Promise<RawResponse> {
   const social = ctx.kernel.service('social');
   const slug = slugOf(req.path);
   const verified = await takeVerified(ctx, req.query.ticket);
-  if (!verified || verified.slug !== slug)
-    return social.errorPage(400, 'invalid_state', 'the login could not be matched to this browser; start it again');
+  if (!verified || verified.slug !== slug) return unmatched(ctx);
   let request: LoginRequest;
   if (verified.requestId !== null) {
     const pending = await takePending(ctx, verified.requestId);
-    if (!pending || pending.slug !== slug || pending.connectionId !== verified.connectionId)
-      return social.errorPage(400, 'invalid_state', 'the login could not be matched to this browser; start it again');
+    if (!pending || pending.slug !== slug || pending.connectionId !== verified.connectionId) return unmatched(ctx);
     request = pending.request;
   } else if (verified.request) {
     request = verified.request;
   } else {
-    return social.errorPage(400, 'invalid_state', 'the login could not be matched to this browser; start it again');
+    return unmatched(ctx);
   }
   const connection = await activeConnection(ctx, slug);
-  if (!connection || connection.id !== verified.connectionId)
+  if (!connection || connection.id !== verified.connectionId) {
+    await recordLoginRefusal(ctx, { method: SAML_METHOD, reason: 'access_denied' });
     return social.fail(request, 'access_denied', 'the single sign-on connection changed during the login');
+  }
   const organizations = ctx.kernel.service('organizations');
   return social.complete(ctx, providerOf(connection.idpEntityId), verified.profile, request, {
     // Just-in-time membership: whoever the organization's own identity provider signs in belongs to it.

@@ -258,6 +258,29 @@ t.test('a response posted from another browser than the one that started the log
   t.equal(await usersNamed('csrf@acme.example'), 0);
 });
 
+/** The refused SAML logins of the audit log with the reason `invalid_state`. */
+async function stateRefusals(): Promise<number> {
+  const { audit_logs } = (await admin('audit_logs', { action: 'user.login' })) as {
+    audit_logs: { metadata?: string }[];
+  };
+  return audit_logs.filter((row) => {
+    const meta = JSON.parse(row.metadata ?? '{}') as Record<string, unknown>;
+    return meta.outcome === 'failure' && meta.method === 'org_saml' && meta.reason === 'invalid_state';
+  }).length;
+}
+
+t.test('the second ACS step audits each login it cannot match to the browser', async (t) => {
+  const before = await stateRefusals();
+  const attacker = new Browser();
+  const response = await idp.response({ user: user('unmatched'), inResponseTo: await startLogin(attacker) });
+  const hops = await post(new Browser(), response);
+  t.match(hops.at(-1)!.body ?? '', /invalid_state/, 'a login started in another browser');
+  const forged = await fetch(`${acsUrl}?ticket=forged-ticket`, { redirect: 'manual' });
+  t.equal(forged.status, 400, 'a ticket that was never issued');
+  t.match(await forged.text(), /invalid_state/);
+  t.equal(await stateRefusals(), before + 2, 'both refusals are recorded as failed logins');
+});
+
 t.test('IdP-initiated logins when allowed; an assertion is used once', async (t) => {
   await admin('update_org_saml_connection', { id: connection.id, allow_idp_initiated: true });
   const response = await idp.response({ user: user('direct') });
