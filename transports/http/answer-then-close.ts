@@ -16,6 +16,7 @@
  */
 import type { IncomingMessage, OutgoingHttpHeaders } from 'node:http';
 import type { FastifyReply } from 'fastify';
+import { countWrittenByHand } from './metrics.js';
 
 /** At most this much of a refused body is read and thrown away before the connection is closed. */
 export const DRAIN_BYTES = 64 * 1024 * 1024;
@@ -46,6 +47,8 @@ export function answerThenClose(reply: FastifyReply, answer: ClosingAnswer): voi
   // Fastify's documented way to write the response itself; the headers set so far (security
   // headers, CORS) go with it.
   reply.hijack();
+  // No onSend hook sees a hijacked reply: the request metrics are told here.
+  countWrittenByHand(reply.request, answer.status);
   const headers: OutgoingHttpHeaders = {};
   for (const [name, value] of Object.entries(reply.getHeaders())) if (value !== undefined) headers[name] = value;
   res.writeHead(answer.status, {

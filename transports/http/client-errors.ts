@@ -6,48 +6,66 @@
  *   Transfer-Encoding with Content-Length, bad framing, headers too large) or the request took
  *   longer than the request timeout. The connection is closed after the answer, as Node does.
  *   The path is read from the request line when the packet Node hands over (`err.rawPacket`)
- *   starts with one; a timeout has none and is answered in REST's envelope.
+ *   starts with one; a timeout comes without a packet, and its path is read from the chunk the
+ *   connection's latest request line came in (`rememberRequestLines`). Bytes with no request
+ *   line get REST's envelope. Each answer counts in the request metrics (route `unparsed`).
  * - `frameworkErrors`: Fastify could not route the request (a URL that does not decode); answered
  *   in the shape of the surface the path lies under.
  * These are server options: an app embedding the kernel keeps its own.
  */
+import type { Server } from 'node:http';
 import type { Socket } from 'node:net';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { refusalAnswer, refuse, surfaceOnServer } from './refusal-shapes.js';
+import { countUnparsed } from './metrics.js';
+import { refusalAnswer, refuse, surfaceOnServer, type RefusalKind } from './refusal-shapes.js';
 
-interface Refusal {
-  status: number;
-  reason: string;
-  code: string;
-  message: string;
-}
+const REASONS: Partial<Record<number, string>> = {
+  400: 'Bad Request',
+  408: 'Request Timeout',
+  431: 'Request Header Fields Too Large',
+};
 
-function refusalOf(err: NodeJS.ErrnoException): Refusal {
+function refusalOf(err: NodeJS.ErrnoException): RefusalKind {
   switch (err.code) {
     case 'HPE_HEADER_OVERFLOW':
-      return {
-        status: 431,
-        reason: 'Request Header Fields Too Large',
-        code: 'invalid_argument',
-        message: 'request headers are too large',
-      };
+      return 'headers_too_large';
     case 'ERR_HTTP_REQUEST_TIMEOUT':
-      return {
-        status: 408,
-        reason: 'Request Timeout',
-        code: 'deadline_exceeded',
-        message: 'the request did not arrive in time',
-      };
+      return 'request_timeout';
     default:
-      return { status: 400, reason: 'Bad Request', code: 'invalid_argument', message: 'malformed HTTP request' };
+      return 'malformed_request';
   }
 }
 
-/** The path of the request line that `packet` starts with, if it does. */
-function pathOfPacket(packet: unknown): string | undefined {
+/** The method and path of the request line that `packet` starts with, if it does. */
+function requestLineOf(packet: unknown): { method: string; path: string } | undefined {
   if (!Buffer.isBuffer(packet)) return undefined;
-  const line = /^[A-Z]+ (\/[^ ?\r\n]*)/.exec(packet.subarray(0, 2048).toString('latin1'));
-  return line?.[1];
+  const line = /^([A-Z]+) (\/[^ ?\r\n]*)/.exec(packet.subarray(0, 2048).toString('latin1'));
+  return line ? { method: line[1], path: line[2] } : undefined;
+}
+
+/**
+ * The chunk each connection's latest request began with: a timeout comes with no packet, yet the
+ * request line may have arrived long before it (headers or a body that never finish).
+ */
+const requestStarts = new WeakMap<Socket, Buffer>();
+
+/** Whether `chunk` begins like a request line (`METHOD /`): a few bytes looked at, no copy. */
+function startsRequest(chunk: Buffer): boolean {
+  let i = 0;
+  while (i < chunk.length && i < 16 && chunk[i] >= 0x41 && chunk[i] <= 0x5a) i++;
+  return i > 0 && chunk[i] === 0x20 && chunk[i + 1] === 0x2f;
+}
+
+/**
+ * Keeps, per connection of `server`, the chunk its latest request line came in (the socket's
+ * documented 'data' event), so that a timed-out request is answered in its surface's shape.
+ */
+export function rememberRequestLines(server: Server): void {
+  server.on('connection', (socket: Socket) => {
+    socket.on('data', (chunk: Buffer) => {
+      if (startsRequest(chunk)) requestStarts.set(socket, chunk);
+    });
+  });
 }
 
 /** Fastify calls it bound to the server's instance. */
@@ -61,14 +79,12 @@ export function clientErrorHandler(
     socket.destroy();
     return;
   }
-  const { status, reason, code, message } = refusalOf(err);
-  const path = code === 'invalid_argument' ? pathOfPacket(err.rawPacket) : undefined;
-  const { headers, body } =
-    path !== undefined && this
-      ? refusalAnswer(surfaceOnServer(this.server, path), {
-          kind: status === 431 ? 'headers_too_large' : 'malformed_request',
-        })
-      : { headers: { 'content-type': 'application/json; charset=utf-8' }, body: JSON.stringify({ code, message }) };
+  const kind = refusalOf(err);
+  const line = requestLineOf(kind === 'request_timeout' ? requestStarts.get(socket) : err.rawPacket);
+  const surface = line !== undefined && this ? surfaceOnServer(this.server, line.path) : 'rest';
+  const { status, headers, body } = refusalAnswer(surface, { kind });
+  if (this) countUnparsed(this.server, line?.method ?? 'unknown', status);
+  const reason = REASONS[status] ?? 'Bad Request';
   const head = Object.entries(headers)
     .map(([name, value]) => `${name}: ${value}\r\n`)
     .join('');

@@ -9,7 +9,12 @@ import { RequestSeriesSet, type RequestSeries } from './request-series.js';
 
 /** The request's start, set by the step `instrument` returns (a request decoration, so every request has the same shape). */
 const STARTED_AT = 'latchkeyStartedAt';
-type Stamped = FastifyRequest & { [STARTED_AT]: number };
+/** The metrics that count the request, set by the same step (an answer written by hand finds them there). */
+const COUNTED_BY = 'latchkeyCountedBy';
+type Stamped = FastifyRequest & { [STARTED_AT]: number; [COUNTED_BY]: HttpMetrics | null };
+
+/** The metrics of each HTTP server, for answers written before any request exists (client-errors.ts). */
+const metricsByServer = new WeakMap<object, HttpMetrics>();
 
 const secondsSince = (request: FastifyRequest): number => {
   const started = (request as Stamped)[STARTED_AT];
@@ -46,6 +51,7 @@ export class HttpMetrics {
    */
   instrument(app: FastifyInstance): RequestStep {
     app.decorateRequest(STARTED_AT, 0);
+    app.decorateRequest(COUNTED_BY, null);
     app.addHook('onRoute', (route) => {
       const hook = this.routeHook(route.url ?? route.path);
       route.onSend =
@@ -53,6 +59,7 @@ export class HttpMetrics {
     });
     return (request) => {
       (request as Stamped)[STARTED_AT] = performance.now();
+      (request as Stamped)[COUNTED_BY] = this;
       return true;
     };
   }
@@ -60,6 +67,30 @@ export class HttpMetrics {
   /** Records one finished request that matched no route (the not-found handler calls it). */
   countUnmatched(request: FastifyRequest, statusCode: number): void {
     this.requests.series(request.method, 'unmatched').record(statusCode, secondsSince(request));
+  }
+
+  /**
+   * Records a request whose answer was written on the socket by hand (reply.hijack), which the
+   * onSend hook never sees: a 413 answered before the body is read (answer-then-close.ts). Rare,
+   * so the series is found per call.
+   */
+  countWrittenByHand(request: FastifyRequest, statusCode: number): void {
+    const route = request.is404 ? 'unmatched' : (request.routeOptions.url ?? 'unmatched');
+    this.requests.series(request.method, route).record(statusCode, secondsSince(request));
+  }
+
+  /**
+   * Records an answer Node's HTTP parser stage wrote, before any request existed (a malformed
+   * request, headers too large, a request timeout): route `unparsed`, the method of the request
+   * line when one was read.
+   */
+  countUnparsed(method: string, statusCode: number): void {
+    this.requests.series(method, 'unparsed').record(statusCode, 0);
+  }
+
+  /** Makes this the metrics that count answers written on `server` before any request exists. */
+  countOn(server: object): void {
+    metricsByServer.set(server, this);
   }
 
   /** The Prometheus text of every metric. */
@@ -91,4 +122,14 @@ export class HttpMetrics {
     await server.listen({ host, port });
     return server;
   }
+}
+
+/** Counts a request answered by hand (reply.hijack) by the metrics that stamped it, if any. */
+export function countWrittenByHand(request: FastifyRequest, statusCode: number): void {
+  (request as Stamped)[COUNTED_BY]?.countWrittenByHand(request, statusCode);
+}
+
+/** Counts an answer written on `server` before any request existed, by the metrics counting there. */
+export function countUnparsed(server: object, method: string, statusCode: number): void {
+  metricsByServer.get(server)?.countUnparsed(method, statusCode);
 }

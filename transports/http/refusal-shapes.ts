@@ -36,13 +36,15 @@ export type RefusalKind =
   /** Bytes Node's HTTP parser refused (smuggling shapes, bad framing). */
   | 'malformed_request'
   | 'headers_too_large'
+  /** The request did not arrive within the header or request timeout. */
+  | 'request_timeout'
   /** Any other client error a framework or a hook raises: its status and code come with it. */
   | 'rejected';
 
 interface KindRow {
   status: number;
   /** REST's `code`; GraphQL's `extensions.code` is its upper-case token (core/errors.ts). */
-  code: ErrorCode;
+  code: ErrorCode | 'deadline_exceeded';
   message: string;
   /** RFC 6749 §5.2 `error`. */
   oauth: string;
@@ -155,6 +157,14 @@ export const REFUSALS: Readonly<Record<RefusalKind, KindRow>> = {
     oauth: 'invalid_request',
     jsonRpc: TRANSPORT_ERROR,
   },
+  request_timeout: {
+    status: 408,
+    // gRPC's DEADLINE_EXCEEDED token: no operation raises it, only the transport does.
+    code: 'deadline_exceeded',
+    message: 'the request did not arrive in time',
+    oauth: 'invalid_request',
+    jsonRpc: TRANSPORT_ERROR,
+  },
   rejected: {
     status: 400,
     code: 'invalid_argument',
@@ -184,6 +194,10 @@ export interface RefusalAnswer {
 
 const JSON_TYPE = 'application/json; charset=utf-8';
 const SCIM_ERROR = 'urn:ietf:params:scim:api:messages:2.0:Error';
+
+/** GraphQL's `extensions.code` of a REST code: the token core/errors.ts maps it to. */
+const graphqlCode = (code: KindRow['code']): string =>
+  code === 'deadline_exceeded' ? 'DEADLINE_EXCEEDED' : errorStatus[code].graphql;
 
 /** The OAuth `error` of a status the table has no row for (a `rejected` 5xx). */
 function oauthErrorOf(row: KindRow, status: number, registration: boolean): string {
@@ -237,7 +251,7 @@ export function refusalAnswer(surface: Surface, refusal: Refusal): RefusalAnswer
       return {
         status,
         headers: { ...extra, 'content-type': JSON_TYPE },
-        body: JSON.stringify({ data: null, errors: [{ message, extensions: { code: errorStatus[code].graphql } }] }),
+        body: JSON.stringify({ data: null, errors: [{ message, extensions: { code: graphqlCode(code) } }] }),
       };
     default:
       return { status, headers: { ...extra, 'content-type': JSON_TYPE }, body: JSON.stringify({ code, message }) };

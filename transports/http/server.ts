@@ -12,7 +12,7 @@ import type { AnyPlugin } from '../../core/plugin.js';
 import { openMemoryStore, openStorage } from '../../storage/index.js';
 import { startGrpcServer } from '../grpc/server.js';
 import { mountKernel } from './app.js';
-import { clientErrorHandler, frameworkErrors } from './client-errors.js';
+import { clientErrorHandler, frameworkErrors, rememberRequestLines } from './client-errors.js';
 import { limitConnectionsPerAddress } from './connection-limits.js';
 import { holdResponsesPerTurn } from './held-responses.js';
 import { HttpMetrics } from './metrics.js';
@@ -93,8 +93,10 @@ export async function createServer(options: CreateServerOptions): Promise<Latchk
   );
   holdResponsesPerTurn(app);
   holdContinueForChecks(app.server);
+  rememberRequestLines(app.server);
   const kernel = await Kernel.boot({ plugins: options.plugins, config, openStorage, openMemoryStore, logger });
   const metrics = new HttpMetrics(true, kernel.metrics);
+  metrics.countOn(app.server);
   const rateLimiter = rateLimiterOf(kernel);
   try {
     await app.register(async (scope) => mountKernel(scope, { kernel, metrics, rateLimiter }));

@@ -1,6 +1,7 @@
 /**
  * A client that sends its body slowly, or never finishes it, loses the connection once the
- * request timeout passes (transports/http/server.ts; slowloris on the body). Black-box over a raw socket against the real server, with the timeout
+ * request timeout passes (transports/http/server.ts; slowloris on the body); the 408 takes the
+ * error shape of the surface its request line names (transports/http/client-errors.ts). Black-box over a raw socket against the real server, with the timeout
  * shortened to one second.
  */
 import { connect, type Socket } from 'node:net';
@@ -8,7 +9,7 @@ import t from 'tap';
 import { REQUEST_TIMEOUT_MS } from '../../../transports/http/server.js';
 import { startTestServer } from '../../helpers/server.js';
 
-const server = await startTestServer({ requestTimeoutMs: 1_000 });
+const server = await startTestServer({ requestTimeoutMs: 1_000, flags: { 'mcp-enabled': true } });
 t.teardown(() => server.close());
 const { port } = new URL(server.url);
 
@@ -81,6 +82,59 @@ t.test('a peer that keeps its half open after the 408 still loses the socket', a
     }, 6_000).unref();
   });
   t.equal(outcome, 'closed after answering', `after ${Date.now() - started} ms`);
+});
+
+t.test("headers that never finish under a surface of its own: the 408 in that surface's shape", async (t) => {
+  const stalled = (path: string) => `POST ${path} HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nContent-Type: applic`;
+  const shapes: [string, unknown][] = [
+    [
+      '/scim/v2/Users',
+      {
+        schemas: ['urn:ietf:params:scim:api:messages:2.0:Error'],
+        status: '408',
+        detail: 'the request did not arrive in time',
+      },
+    ],
+    ['/oauth/token', { error: 'invalid_request', error_description: 'the request did not arrive in time' }],
+    ['/mcp', { jsonrpc: '2.0', error: { code: -32000, message: 'the request did not arrive in time' }, id: null }],
+    [
+      '/graphql',
+      {
+        data: null,
+        errors: [{ message: 'the request did not arrive in time', extensions: { code: 'DEADLINE_EXCEEDED' } }],
+      },
+    ],
+    ['/v1/signup', { code: 'deadline_exceeded', message: 'the request did not arrive in time' }],
+  ];
+  for (const [path, shape] of shapes) {
+    const { answer } = await slowRequest(stalled(path));
+    t.match(answer, /^HTTP\/1\.1 408 /, `${path}: request timeout`);
+    t.same(JSON.parse(answer.slice(answer.indexOf('\r\n\r\n') + 4)), shape, `${path}: the surface's shape`);
+  }
+});
+
+t.test('a request line dribbled across packets still names the surface', async (t) => {
+  const outcome = await new Promise<string>((resolve) => {
+    const socket = connect(Number(port), '127.0.0.1', () => {
+      socket.write('POST /oauth/token HTTP/1.1\r\n');
+      setTimeout(() => socket.writable && socket.write(`Host: 127.0.0.1:${port}\r\n`), 200);
+    });
+    let answer = '';
+    socket.on('data', (chunk) => (answer += chunk.toString('latin1')));
+    socket.on('error', () => {});
+    socket.once('close', () => resolve(answer));
+  });
+  t.match(outcome, /^HTTP\/1\.1 408 /);
+  t.match(outcome, /"error":"invalid_request"/, 'RFC 6749 shape, though the last packet held only a header');
+});
+
+t.test('a connection with no request line yet: the REST envelope', async (t) => {
+  const { answer } = await slowRequest('\r\n');
+  t.match(answer, /^HTTP\/1\.1 408 /);
+  t.same(JSON.parse(answer.slice(answer.indexOf('\r\n\r\n') + 4)), {
+    code: 'deadline_exceeded',
+    message: 'the request did not arrive in time',
+  });
 });
 
 t.test('nothing was written, and the server still answers', async (t) => {
