@@ -1,11 +1,12 @@
 /**
- * The store of organization SAML connections: one per organization, deleted with their
- * organization inside its deletion's transaction.
+ * The store of organization SAML connections: one per organization (storage/org-scoped-rows.ts),
+ * deleted with their organization inside its deletion's transaction.
  */
-import { UniqueConstraintViolationException, type EntityManager } from '@mikro-orm/core';
+import type { EntityManager } from '@mikro-orm/core';
 import { ServiceError } from '../../core/errors.js';
 import type { Storage } from '../../core/storage.js';
 import { newId } from '../../storage/ids.js';
+import { orgScopedRows } from '../../storage/org-scoped-rows.js';
 import { SamlConnectionEntity, type SamlConnectionRow } from './entities.js';
 
 /** Which assertion attribute carries each profile field; the subject is always the NameID. */
@@ -64,8 +65,11 @@ export interface SamlConnections {
 }
 
 export function createSamlConnections(storage: Storage): SamlConnections {
-  const row = async (where: Partial<SamlConnectionRow>) =>
-    (await storage.em().findOne(SamlConnectionEntity, where)) as SamlConnectionRow | null;
+  const rows = orgScopedRows<SamlConnectionRow>(storage, SamlConnectionEntity, {
+    notFound: connectionNotFound,
+    duplicate,
+  });
+  const found = (r: SamlConnectionRow | null) => (r ? toConnection(r) : null);
   return {
     async create(orgId, input) {
       const now = Date.now();
@@ -84,45 +88,18 @@ export function createSamlConnections(storage: Storage): SamlConnections {
         createdAt: now,
         updatedAt: now,
       };
-      if (await row({ orgId })) throw duplicate();
-      try {
-        await storage.em().insert(SamlConnectionEntity, r as never);
-      } catch (err) {
-        if (err instanceof UniqueConstraintViolationException) throw duplicate();
-        throw err;
-      }
+      await rows.insert(r);
       return toConnection(r);
     },
-    async update(id, patch) {
-      const em = storage.em();
-      const r = (await em.findOne(SamlConnectionEntity, { id })) as SamlConnectionRow | null;
-      if (!r) throw connectionNotFound();
-      if (patch.name !== undefined) r.name = patch.name;
-      if (patch.idpEntityId !== undefined) r.idpEntityId = patch.idpEntityId;
-      if (patch.idpSsoUrl !== undefined) r.idpSsoUrl = patch.idpSsoUrl;
-      if (patch.idpCertificate !== undefined) r.idpCertificate = patch.idpCertificate;
-      if (patch.spEntityId !== undefined) r.spEntityId = patch.spEntityId;
-      if (patch.acsUrl !== undefined) r.acsUrl = patch.acsUrl;
-      if (patch.attributeMapping !== undefined) r.attributeMapping = JSON.stringify(patch.attributeMapping);
-      if (patch.allowIdpInitiated !== undefined) r.allowIdpInitiated = patch.allowIdpInitiated;
-      if (patch.isActive !== undefined) r.isActive = patch.isActive;
-      r.updatedAt = Date.now();
-      await em.flush();
+    async update(id, { attributeMapping, ...fields }) {
+      const r = await rows.update(id, fields, (r) => {
+        if (attributeMapping !== undefined) r.attributeMapping = JSON.stringify(attributeMapping);
+      });
       return toConnection(r);
     },
-    async remove(id) {
-      if ((await storage.em().nativeDelete(SamlConnectionEntity, { id })) === 0) throw connectionNotFound();
-    },
-    get: async (id) => {
-      const r = await row({ id });
-      return r ? toConnection(r) : null;
-    },
-    byOrg: async (orgId) => {
-      const r = await row({ orgId });
-      return r ? toConnection(r) : null;
-    },
-    async removeForOrg(orgId, em) {
-      await em.nativeDelete(SamlConnectionEntity, { orgId });
-    },
+    remove: (id) => rows.remove(id),
+    get: async (id) => found(await rows.get(id)),
+    byOrg: async (orgId) => found(await rows.byOrg(orgId)),
+    removeForOrg: (orgId, em) => rows.removeForOrg(orgId, em),
   };
 }

@@ -4,7 +4,6 @@
  * or not). The pinned IdP certificate is write-only.
  */
 import type { RequestContext } from '../../core/context.js';
-import { invalidArgument } from '../../core/errors.js';
 import { defineOperation, type AnyOperation } from '../../core/operations.js';
 import { MessageResponse } from '../../core/schema.js';
 import { checkedCertificate } from './certificate.js';
@@ -27,12 +26,9 @@ import { checkedUrl } from '../org-sso/index.js';
 const saml = (ctx: RequestContext) => ctx.kernel.service('org-saml');
 const organizations = (ctx: RequestContext) => ctx.kernel.service('organizations');
 
-/** The connection when the caller administers its organization; the same `not_found` otherwise. */
-async function administeredConnection(ctx: RequestContext, id: string): Promise<SamlConnection> {
-  const connection = await saml(ctx).connections.get(id);
-  if (!connection || !organizations(ctx).administers(ctx.principal, connection.orgId)) throw connectionNotFound();
-  return connection;
-}
+/** The connection by its id or its organization's when the caller administers that organization; the same `not_found` otherwise. */
+const administeredConnection = (ctx: RequestContext, by: { id?: string | undefined; orgId?: string | undefined }) =>
+  organizations(ctx).administeredRecord(ctx.principal, by, saml(ctx).connections, connectionNotFound);
 
 async function view(ctx: RequestContext, c: SamlConnection) {
   const slug = (await organizations(ctx).get(c.orgId))?.name ?? '';
@@ -96,7 +92,7 @@ export const samlConnectionOperations: AnyOperation[] = [
       resourceId: ({ input }) => input.id,
     },
     handler: async (ctx, input) => {
-      const current = await administeredConnection(ctx, input.id);
+      const current = await administeredConnection(ctx, { id: input.id });
       const updated = await saml(ctx).connections.update(input.id, {
         ...(input.name !== undefined ? { name: input.name } : {}),
         ...(input.idp_entity_id !== undefined ? { idpEntityId: input.idp_entity_id } : {}),
@@ -126,7 +122,7 @@ export const samlConnectionOperations: AnyOperation[] = [
       resourceId: ({ input }) => input.id,
     },
     handler: async (ctx, input) => {
-      await administeredConnection(ctx, input.id);
+      await administeredConnection(ctx, { id: input.id });
       await saml(ctx).connections.remove(input.id);
       return { message: 'saml connection deleted successfully' };
     },
@@ -144,14 +140,6 @@ export const samlConnectionOperations: AnyOperation[] = [
       resourceId: ({ input, output }) => output?.id ?? input.id ?? input.org_id ?? '',
     },
     rest: { method: 'POST' },
-    handler: async (ctx, input) => {
-      if ((input.id === undefined) === (input.org_id === undefined))
-        throw invalidArgument('give exactly one of id and org_id');
-      if (input.id !== undefined) return view(ctx, await administeredConnection(ctx, input.id));
-      await organizations(ctx).requireAdministered(ctx.principal, input.org_id!);
-      const found = await saml(ctx).connections.byOrg(input.org_id!);
-      if (!found) throw connectionNotFound();
-      return view(ctx, found);
-    },
+    handler: async (ctx, input) => view(ctx, await administeredConnection(ctx, { id: input.id, orgId: input.org_id })),
   }),
 ];

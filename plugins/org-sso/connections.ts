@@ -1,11 +1,13 @@
 /**
- * The store of organization OIDC connections: one per organization, the upstream client secret
- * sealed by the keys service, deleted with their organization inside its deletion's transaction.
+ * The store of organization OIDC connections: one per organization (storage/org-scoped-rows.ts),
+ * the upstream client secret sealed by the keys service, deleted with their organization inside
+ * its deletion's transaction.
  */
-import { UniqueConstraintViolationException, type EntityManager } from '@mikro-orm/core';
+import type { EntityManager } from '@mikro-orm/core';
 import { ServiceError } from '../../core/errors.js';
 import type { Storage } from '../../core/storage.js';
 import { newId } from '../../storage/ids.js';
+import { orgScopedRows } from '../../storage/org-scoped-rows.js';
 import type { KeysService } from '../keys/index.js';
 import { OidcConnectionEntity, type OidcConnectionRow } from './entities.js';
 
@@ -33,6 +35,7 @@ export interface OidcConnectionInput {
 }
 
 export const connectionNotFound = () => new ServiceError('not_found', 'oidc connection not found');
+const duplicate = () => new ServiceError('already_exists', 'oidc connection already exists for this organization');
 
 const toConnection = (r: OidcConnectionRow): OidcConnection => ({
   id: r.id,
@@ -57,8 +60,11 @@ export interface OidcConnections {
 }
 
 export function createOidcConnections(storage: Storage, keys: KeysService): OidcConnections {
-  const row = async (where: Partial<OidcConnectionRow>) =>
-    (await storage.em().findOne(OidcConnectionEntity, where)) as OidcConnectionRow | null;
+  const rows = orgScopedRows<OidcConnectionRow>(storage, OidcConnectionEntity, {
+    notFound: connectionNotFound,
+    duplicate,
+  });
+  const found = (r: OidcConnectionRow | null) => (r ? toConnection(r) : null);
   return {
     async create(orgId, input) {
       const now = Date.now();
@@ -75,49 +81,23 @@ export function createOidcConnections(storage: Storage, keys: KeysService): Oidc
         createdAt: now,
         updatedAt: now,
       };
-      if (await row({ orgId }))
-        throw new ServiceError('already_exists', 'oidc connection already exists for this organization');
-      try {
-        await storage.em().insert(OidcConnectionEntity, r as never);
-      } catch (err) {
-        if (err instanceof UniqueConstraintViolationException)
-          throw new ServiceError('already_exists', 'oidc connection already exists for this organization');
-        throw err;
-      }
+      await rows.insert(r);
       return toConnection(r);
     },
-    async update(id, patch) {
-      const em = storage.em();
-      const r = (await em.findOne(OidcConnectionEntity, { id })) as OidcConnectionRow | null;
-      if (!r) throw connectionNotFound();
-      if (patch.name !== undefined) r.name = patch.name;
-      if (patch.issuerUrl !== undefined) r.issuerUrl = patch.issuerUrl;
-      if (patch.clientId !== undefined) r.clientId = patch.clientId;
-      if (patch.clientSecret !== undefined) r.clientSecretSealed = keys.seal(patch.clientSecret, SECRET_PURPOSE);
-      if (patch.scopes !== undefined) r.scopes = patch.scopes.join(' ');
-      if (patch.redirectUri !== undefined) r.redirectUri = patch.redirectUri;
-      if (patch.isActive !== undefined) r.isActive = patch.isActive;
-      r.updatedAt = Date.now();
-      await em.flush();
+    async update(id, { clientSecret, scopes, ...fields }) {
+      const r = await rows.update(id, fields, (r) => {
+        if (clientSecret !== undefined) r.clientSecretSealed = keys.seal(clientSecret, SECRET_PURPOSE);
+        if (scopes !== undefined) r.scopes = scopes.join(' ');
+      });
       return toConnection(r);
     },
-    async remove(id) {
-      if ((await storage.em().nativeDelete(OidcConnectionEntity, { id })) === 0) throw connectionNotFound();
-    },
-    get: async (id) => {
-      const r = await row({ id });
-      return r ? toConnection(r) : null;
-    },
-    byOrg: async (orgId) => {
-      const r = await row({ orgId });
-      return r ? toConnection(r) : null;
-    },
+    remove: (id) => rows.remove(id),
+    get: async (id) => found(await rows.get(id)),
+    byOrg: async (orgId) => found(await rows.byOrg(orgId)),
     async secretOf(id) {
-      const r = await row({ id });
+      const r = await rows.get(id);
       return r ? keys.open(r.clientSecretSealed, SECRET_PURPOSE) : null;
     },
-    async removeForOrg(orgId, em) {
-      await em.nativeDelete(OidcConnectionEntity, { orgId });
-    },
+    removeForOrg: (orgId, em) => rows.removeForOrg(orgId, em),
   };
 }

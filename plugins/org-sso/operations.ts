@@ -21,12 +21,9 @@ import {
 const sso = (ctx: RequestContext) => ctx.kernel.service('org-sso');
 const organizations = (ctx: RequestContext) => ctx.kernel.service('organizations');
 
-/** The connection when the caller administers its organization; the same `not_found` otherwise. */
-async function administeredConnection(ctx: RequestContext, id: string): Promise<OidcConnection> {
-  const connection = await sso(ctx).connections.get(id);
-  if (!connection || !organizations(ctx).administers(ctx.principal, connection.orgId)) throw connectionNotFound();
-  return connection;
-}
+/** The connection by its id or its organization's when the caller administers that organization; the same `not_found` otherwise. */
+const administeredConnection = (ctx: RequestContext, by: { id?: string | undefined; orgId?: string | undefined }) =>
+  organizations(ctx).administeredRecord(ctx.principal, by, sso(ctx).connections, connectionNotFound);
 
 async function view(ctx: RequestContext, c: OidcConnection) {
   const org = await organizations(ctx).get(c.orgId);
@@ -89,7 +86,7 @@ export const oidcConnectionOperations: AnyOperation[] = [
       resourceId: ({ input }) => input.id,
     },
     handler: async (ctx, input) => {
-      await administeredConnection(ctx, input.id);
+      await administeredConnection(ctx, { id: input.id });
       const scopes = checkedScopes(input.scopes);
       const updated = await sso(ctx).connections.update(input.id, {
         ...(input.name !== undefined ? { name: input.name } : {}),
@@ -117,7 +114,7 @@ export const oidcConnectionOperations: AnyOperation[] = [
       resourceId: ({ input }) => input.id,
     },
     handler: async (ctx, input) => {
-      await administeredConnection(ctx, input.id);
+      await administeredConnection(ctx, { id: input.id });
       await sso(ctx).connections.remove(input.id);
       sso(ctx).forget(input.id);
       return { message: 'oidc connection deleted successfully' };
@@ -136,14 +133,6 @@ export const oidcConnectionOperations: AnyOperation[] = [
       resourceId: ({ input, output }) => output?.id ?? input.id ?? input.org_id ?? '',
     },
     rest: { method: 'POST' },
-    handler: async (ctx, input) => {
-      if ((input.id === undefined) === (input.org_id === undefined))
-        throw invalidArgument('give exactly one of id and org_id');
-      if (input.id !== undefined) return view(ctx, await administeredConnection(ctx, input.id));
-      await organizations(ctx).requireAdministered(ctx.principal, input.org_id!);
-      const found = await sso(ctx).connections.byOrg(input.org_id!);
-      if (!found) throw connectionNotFound();
-      return view(ctx, found);
-    },
+    handler: async (ctx, input) => view(ctx, await administeredConnection(ctx, { id: input.id, orgId: input.org_id })),
   }),
 ];

@@ -15,7 +15,13 @@ import { OrgMemberEntity, OrganizationEntity } from './entities.js';
 import { organizationOperations } from './operations.js';
 import { createOrganizationsService, type Organization, type OrganizationsService } from './service.js';
 
-export type { Organization, OrgMembership, OrganizationsService, OrganizationPatch } from './service.js';
+export type {
+  Organization,
+  OrgMembership,
+  OrganizationsService,
+  OrganizationPatch,
+  OrgScopedRecords,
+} from './service.js';
 export { ORG_ADMIN_ROLE, organizationNotFound } from './service.js';
 export { organizationView } from './views.js';
 

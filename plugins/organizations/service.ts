@@ -6,7 +6,7 @@
  */
 import { UniqueConstraintViolationException, type EntityManager } from '@mikro-orm/core';
 import type { Principal } from '../../core/context.js';
-import { ServiceError, notFound } from '../../core/errors.js';
+import { ServiceError, invalidArgument, notFound } from '../../core/errors.js';
 import type { HookBus } from '../../core/hooks.js';
 import type { Storage } from '../../core/storage.js';
 import { newId } from '../../storage/ids.js';
@@ -76,6 +76,23 @@ export interface OrganizationsService {
    * caller does not administer as for one that does not exist, so a refusal tells nothing.
    */
   requireAdministered(principal: Principal | undefined, orgId: string): Promise<Organization>;
+  /**
+   * A record kept one per organization (an SSO connection) for an org-scoped operation, by its own
+   * `id` or its organization's `orgId` (exactly one, else `invalid_argument`): a record of an
+   * organization the caller does not administer is refused as a missing one is (`notFound()`).
+   */
+  administeredRecord<T extends { orgId: string }>(
+    principal: Principal | undefined,
+    by: { id?: string | undefined; orgId?: string | undefined },
+    records: OrgScopedRecords<T>,
+    notFound: () => ServiceError,
+  ): Promise<T>;
+}
+
+/** Records kept one per organization, as `administeredRecord` looks them up. */
+export interface OrgScopedRecords<T> {
+  get(id: string): Promise<T | null>;
+  byOrg(orgId: string): Promise<T | null>;
 }
 
 declare module '../../core/services.js' {
@@ -284,6 +301,20 @@ export function createOrganizationsService(storage: Storage, hooks: HookBus): Or
       const found = await service.get(orgId);
       if (!found) throw organizationNotFound();
       return found;
+    },
+
+    async administeredRecord(principal, by, records, notFound) {
+      if ((by.id === undefined) === (by.orgId === undefined))
+        throw invalidArgument('give exactly one of id and org_id');
+      if (by.id !== undefined) {
+        const record = await records.get(by.id);
+        if (!record || !service.administers(principal, record.orgId)) throw notFound();
+        return record;
+      }
+      await service.requireAdministered(principal, by.orgId!);
+      const record = await records.byOrg(by.orgId!);
+      if (!record) throw notFound();
+      return record;
     },
   };
 
