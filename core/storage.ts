@@ -95,10 +95,11 @@ export interface ChangeStamp {
    * Around one own autocommit statement writing one key (storage/sqlite-change-stamp.ts, "Own
    * writes"): `afterOwnWrite` is true when that statement was the only commit since the mark,
    * and then the registered readers (`onOwnWrite`) have dropped that key alone; on false the
-   * caller calls `noteWrite`.
+   * caller calls `noteWrite`. `key` undefined: the statement only added rows to a table that no
+   * kept read comes from (the audit log), so no reader has anything to drop.
    */
   beforeOwnWrite(): object | undefined;
-  afterOwnWrite(mark: object | undefined, changedRows: number, key: string): boolean;
+  afterOwnWrite(mark: object | undefined, changedRows: number, key: string | undefined): boolean;
   onOwnWrite(forget: (key: string) => void): () => void;
 }
 

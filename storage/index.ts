@@ -12,3 +12,4 @@ export { RedisMemoryStore, parseRedisUrl } from './memory/redis.js';
 export { dropStaleUniqueConstraints, uniqueRules, type UniqueRule } from './schema/drop-unique.js';
 export { syncSchema, pendingSchemaSql } from './schema/sync.js';
 export { claimRows, updateLeased, type ClaimOptions, type LeasedRow } from './claim-rows.js';
+export { rowAppender, type AppendRows } from './row-appends.js';

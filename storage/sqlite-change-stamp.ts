@@ -182,17 +182,18 @@ export class SqliteChangeStamp {
 
   /**
    * Just after it (`changedRows`: what the statement reported). True when it was the only commit
-   * since the mark: the listeners drop `key`, and the header after is taken as seen. Otherwise
-   * false, and the caller makes every kept read stale (`noteWrite`).
+   * since the mark: the listeners drop `key` (none is told when there is no key: rows added to a
+   * table no kept read comes from), and the header after is taken as seen. Otherwise false, and
+   * the caller makes every kept read stale (`noteWrite`).
    */
-  afterOwnWrite(mark: OwnWriteMark | undefined, changedRows: number, key: string): boolean {
+  afterOwnWrite(mark: OwnWriteMark | undefined, changedRows: number, key: string | undefined): boolean {
     if (!mark) return false;
     const after = this.headerNow();
     if (!after || !mark.header.equals(this.last)) return false;
     const only = changedRows > 0 ? changeCounter(after) === changeCounter(mark.header) + 1 : after.equals(mark.header);
     if (!only) return false;
     after.copy(this.last);
-    for (const forget of this.forgetters) forget(key);
+    if (key !== undefined) for (const forget of this.forgetters) forget(key);
     return true;
   }
 
