@@ -9,6 +9,7 @@ import type { RequestContext } from '../../core/context.js';
 import { ServiceError } from '../../core/errors.js';
 import type { RawRequest, RawResponse, RawRoute } from '../../core/plugin.js';
 import { esc } from './html.js';
+import { phoneResetAvailable } from './phone-forms.js';
 import { safeReturn } from './routes.js';
 
 const HTML = {
@@ -26,10 +27,22 @@ const STYLE =
 /** The hosted reset form for a token. */
 export const resetFormPath = (token: string): string => `/app/reset-password?${new URLSearchParams({ token })}`;
 
-/** The links the sign-in form shows to these forms, for the operations the build has. */
-export function accountLinks(ctx: RequestContext, returnTo: string): { label: string; href: string }[] {
+/**
+ * The links the sign-in form shows to these forms, for the operations the build has; the phone
+ * sign-in form links to the reset by a texted code (phone-forms.ts) instead of the mailed one.
+ */
+export function accountLinks(
+  ctx: RequestContext,
+  returnTo: string,
+  signIn: 'email' | 'phone' = 'email',
+): { label: string; href: string }[] {
   const q = `?${new URLSearchParams({ return_to: returnTo })}`;
   const links: { label: string; href: string }[] = [];
+  if (signIn === 'phone') {
+    if (phoneResetAvailable(ctx))
+      links.push({ label: 'Forgot your password? Reset it by SMS', href: `/app/forgot-password/phone${q}` });
+    return links;
+  }
   if (ctx.kernel.operations.has('forgot_password'))
     links.push({ label: 'Forgot your password?', href: `/app/forgot-password${q}` });
   if (ctx.kernel.operations.has('magic_link_login') && ctx.kernel.config.bool('enable-magic-link-login'))
@@ -37,7 +50,8 @@ export function accountLinks(ctx: RequestContext, returnTo: string): { label: st
   return links;
 }
 
-function page(ctx: RequestContext, status: number, title: string, body: string): RawResponse {
+/** A page of these forms: a title and its body, under the page's policy (no script). */
+export function page(ctx: RequestContext, status: number, title: string, body: string): RawResponse {
   const cfg = ctx.kernel.config;
   const organization = cfg.string('organization-name', 'Latchkey');
   const logo = cfg.string('organization-logo');
@@ -49,24 +63,25 @@ function page(ctx: RequestContext, status: number, title: string, body: string):
   };
 }
 
-const errorLine = (message: string | undefined) => (message ? `<p class="error" role="alert">${esc(message)}</p>` : '');
-const notice = (message: string) => `<p id="notice" role="status">${esc(message)}</p>`;
-const back = (returnTo: string) =>
+export const errorLine = (message: string | undefined) =>
+  message ? `<p class="error" role="alert">${esc(message)}</p>` : '';
+export const notice = (message: string) => `<p id="notice" role="status">${esc(message)}</p>`;
+export const back = (returnTo: string) =>
   `<p><a href="${esc(`/app?${new URLSearchParams({ return_to: returnTo })}`)}">Back to sign in</a></p>`;
 
-const field = (body: unknown, name: string): string | undefined => {
+export const field = (body: unknown, name: string): string | undefined => {
   const v = body && typeof body === 'object' ? (body as Record<string, unknown>)[name] : undefined;
   return typeof v === 'string' && v.length > 0 ? v : undefined;
 };
 
-const notInBuild = (): RawResponse => ({
+export const notInBuild = (): RawResponse => ({
   status: 404,
   headers: { 'cache-control': 'no-store' },
   body: { code: 'not_found', message: 'not found' },
 });
 
 /** Runs an operation for a form; a 4xx comes back as the error to show, anything else is thrown. */
-async function run(
+export async function run(
   ctx: RequestContext,
   operation: string,
   input: Record<string, string>,

@@ -6,11 +6,15 @@ export interface PageOptions {
   organization: string;
   logo?: string;
   /** `email-first`: home realm discovery's first step. */
-  view: 'login' | 'signup' | 'signed-in' | 'email-first';
+  view: 'login' | 'signup' | 'signed-in' | 'email-first' | 'phone-login' | 'phone-signup';
   returnTo: string;
   error?: string;
   email?: string;
+  /** The number a phone form is filled in with again after a refusal. */
+  phoneNumber?: string;
   signupEnabled: boolean;
+  /** Phone accounts sign up and in with their number and a password (`--enable-mobile-basic-authentication`). */
+  phone?: boolean;
   /** Links under the sign-in form to the mail-based forms (account-forms.ts). */
   accountLinks?: { label: string; href: string }[];
   /** One link per enabled social provider (social-links.ts). */
@@ -40,34 +44,62 @@ const socialButtons = (o: PageOptions): string =>
 export function renderPage(o: PageOptions): string {
   const hidden = `<input type="hidden" name="return_to" value="${esc(o.returnTo)}">`;
   const error = o.error ? `<p class="error" role="alert">${esc(o.error)}</p>` : '';
-  const q = (view: string) =>
-    `/app?${new URLSearchParams({ return_to: o.returnTo, ...(view === 'signup' ? { screen_hint: 'signup' } : {}) })}`;
+  const q = (view: string, method?: 'phone') =>
+    `/app?${new URLSearchParams({ return_to: o.returnTo, ...(view === 'signup' ? { screen_hint: 'signup' } : {}), ...(method ? { method } : {}) })}`;
+  const switchTo = (view: 'login' | 'signup', method: 'phone' | undefined, label: string, id: string) =>
+    o.phone ? `<p><a id="${id}" href="${esc(q(view, method))}">${label}</a></p>` : '';
+  const phoneField = (autocomplete: string) =>
+    `<label for="phone_number">Phone number</label><input id="phone_number" name="phone_number" type="tel" autocomplete="${autocomplete}" placeholder="+15551234567" required value="${esc(o.phoneNumber ?? '')}">`;
+  const links = (o.accountLinks ?? []).map((l) => `<p><a href="${esc(l.href)}">${esc(l.label)}</a></p>`).join('');
   let body: string;
-  if (o.view === 'signup') {
+  if (o.view === 'phone-signup') {
+    body =
+      `<h1>Create an account</h1>${error}<form method="post" action="/app/signup">${hidden}` +
+      phoneField('tel') +
+      `<label for="given_name">First name</label><input id="given_name" name="given_name" autocomplete="given-name">` +
+      `<label for="password">Password</label><input id="password" name="password" type="password" autocomplete="new-password" required>` +
+      `<label for="confirm_password">Confirm password</label><input id="confirm_password" name="confirm_password" type="password" autocomplete="new-password" required>` +
+      `<button type="submit">Sign up</button></form>` +
+      switchTo('signup', undefined, 'Sign up with an email address instead', 'use-email') +
+      `<p><a href="${esc(q('login', 'phone'))}">I already have an account</a></p>`;
+  } else if (o.view === 'phone-login') {
+    body =
+      `<h1>Sign in</h1>${error}<form method="post" action="/app/login">${hidden}` +
+      phoneField('username') +
+      `<label for="password">Password</label><input id="password" name="password" type="password" autocomplete="current-password" required>` +
+      `<button type="submit">Sign in</button></form>` +
+      switchTo('login', undefined, 'Sign in with an email address instead', 'use-email') +
+      links +
+      (o.signupEnabled ? `<p><a href="${esc(q('signup', 'phone'))}">Create an account</a></p>` : '');
+  } else if (o.view === 'signup') {
     body =
       `<h1>Create an account</h1>${error}<form method="post" action="/app/signup">${hidden}` +
       `<label for="email">Email</label><input id="email" name="email" type="email" autocomplete="email" required value="${esc(o.email ?? '')}">` +
       `<label for="given_name">First name</label><input id="given_name" name="given_name" autocomplete="given-name">` +
       `<label for="password">Password</label><input id="password" name="password" type="password" autocomplete="new-password" required>` +
       `<label for="confirm_password">Confirm password</label><input id="confirm_password" name="confirm_password" type="password" autocomplete="new-password" required>` +
-      `<button type="submit">Sign up</button></form>${socialButtons(o)}<p><a href="${esc(q('login'))}">I already have an account</a></p>`;
+      `<button type="submit">Sign up</button></form>${socialButtons(o)}` +
+      switchTo('signup', 'phone', 'Sign up with a phone number instead', 'use-phone') +
+      `<p><a href="${esc(q('login'))}">I already have an account</a></p>`;
   } else if (o.view === 'email-first') {
     body =
       `<h1>Sign in</h1>${error}<form method="post" action="/app/discover">${hidden}` +
       `<label for="email">Email</label><input id="email" name="email" type="email" autocomplete="username" required value="${esc(o.email ?? '')}">` +
       `<button type="submit">Continue</button></form>` +
-      `<p><a href="${esc(`/app?${new URLSearchParams({ return_to: o.returnTo, screen_hint: 'password' })}`)}">Sign in with a password</a></p>`;
+      `<p><a href="${esc(`/app?${new URLSearchParams({ return_to: o.returnTo, screen_hint: 'password' })}`)}">Sign in with a password</a></p>` +
+      switchTo('login', 'phone', 'Sign in with a phone number', 'use-phone');
   } else if (o.view === 'login') {
     body =
       `<h1>Sign in</h1>${error}<form method="post" action="/app/login">${hidden}` +
       `<label for="email">Email</label><input id="email" name="email" type="email" autocomplete="username" required value="${esc(o.email ?? '')}">` +
       `<label for="password">Password</label><input id="password" name="password" type="password" autocomplete="current-password" required>` +
       `<button type="submit">Sign in</button></form>` +
+      switchTo('login', 'phone', 'Sign in with a phone number instead', 'use-phone') +
       socialButtons(o) +
       (o.passkeys
         ? `<button type="button" id="passkey-login" data-return-to="${esc(o.returnTo)}">Sign in with a passkey</button>`
         : '') +
-      (o.accountLinks ?? []).map((l) => `<p><a href="${esc(l.href)}">${esc(l.label)}</a></p>`).join('') +
+      links +
       (o.signupEnabled ? `<p><a href="${esc(q('signup'))}">Create an account</a></p>` : '');
   } else {
     body =

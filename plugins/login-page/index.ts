@@ -5,6 +5,7 @@
 import { definePlugin } from '../../core/plugin.js';
 import { mfaPageRoutes } from './mfa-routes.js';
 import { accountFormRoutes } from './account-forms.js';
+import { phoneFormRoutes } from './phone-forms.js';
 import { loginPageRoutes } from './routes.js';
 
 export const loginPagePlugin = definePlugin({
@@ -13,5 +14,5 @@ export const loginPagePlugin = definePlugin({
   dependsOn: ['sessions', 'accounts'],
   flags: [{ name: 'enable-login-page', type: 'boolean', default: false, description: 'Hosted login page at /app.' }],
   enabled: (config) => config.bool('enable-login-page'),
-  routes: [...loginPageRoutes, ...mfaPageRoutes, ...accountFormRoutes],
+  routes: [...loginPageRoutes, ...mfaPageRoutes, ...accountFormRoutes, ...phoneFormRoutes],
 });

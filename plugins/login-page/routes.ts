@@ -10,6 +10,7 @@ import type { RawRequest, RawResponse, RawRoute } from '../../core/plugin.js';
 import { flagsFromQuery, mfaLocation, type WithheldAuth } from './mfa-routes.js';
 import { renderPage, type PageOptions } from './html.js';
 import { accountLinks, resetFormPath } from './account-forms.js';
+import { phoneAccounts, phoneCodePage } from './phone-forms.js';
 import { socialLinks } from './social-links.js';
 
 // No form-action directive: Chromium applies it to the redirects after the POST (on to the client).
@@ -62,7 +63,7 @@ const field = (body: unknown, name: string): string | undefined => {
 function page(
   ctx: RequestContext,
   status: number,
-  o: Omit<PageOptions, 'organization' | 'logo' | 'signupEnabled'>,
+  o: Omit<PageOptions, 'organization' | 'logo' | 'signupEnabled' | 'phone'>,
 ): RawResponse {
   const cfg = ctx.kernel.config;
   const logo = cfg.string('organization-logo');
@@ -74,7 +75,8 @@ function page(
       organization: cfg.string('organization-name', 'Latchkey'),
       ...(logo ? { logo } : {}),
       signupEnabled: cfg.bool('enable-signup', true),
-      accountLinks: accountLinks(ctx, o.returnTo),
+      phone: phoneAccounts(ctx),
+      accountLinks: accountLinks(ctx, o.returnTo, o.view === 'phone-login' ? 'phone' : 'email'),
       socialLinks: socialLinks(ctx, o.returnTo),
       passkeys: ctx.kernel.operations.has('webauthn_login_options'),
     }),
@@ -84,8 +86,17 @@ function page(
 async function submit(req: RawRequest, ctx: RequestContext, operation: 'login' | 'signup'): Promise<RawResponse> {
   const returnTo = safeReturn(field(req.body, 'return_to'));
   const email = field(req.body, 'email');
+  // A phone form sends the number instead of the address (the page shows it only where allowed).
+  const phoneNumber = email ? undefined : field(req.body, 'phone_number');
   const input: Record<string, string> = { password: field(req.body, 'password') ?? '' };
   if (email) input.email = email;
+  if (phoneNumber) input.phone_number = phoneNumber;
+  const again = {
+    view: phoneNumber ? (`phone-${operation}` as const) : operation,
+    returnTo,
+    ...(email ? { email } : {}),
+    ...(phoneNumber ? { phoneNumber } : {}),
+  };
   if (operation === 'signup') {
     input.confirm_password = field(req.body, 'confirm_password') ?? '';
     const given = field(req.body, 'given_name');
@@ -97,19 +108,22 @@ async function submit(req: RawRequest, ctx: RequestContext, operation: 'login' |
     // to be proven has no mfa cookie and says so.
     if (!result.access_token && ctx.setCookies.some((c) => c.name === 'mfa'))
       return { status: 303, headers: { location: mfaLocation(ctx, result, returnTo), 'cache-control': 'no-store' } };
+    // A number waiting for its proof (--enable-phone-verification): a code was texted; the code
+    // form carries the number in its body, never in a URL.
+    if (!result.access_token && phoneNumber && result.should_show_mobile_otp_screen)
+      return phoneCodePage(ctx, 200, { returnTo, phoneNumber });
     if (!result.access_token) {
       return page(ctx, 401, {
-        view: 'login',
-        returnTo,
+        ...again,
+        view: phoneNumber ? 'phone-login' : 'login',
         error: 'Additional verification is required; finish it in the application.',
-        ...(email ? { email } : {}),
       });
     }
     // 303: the browser follows with GET (RFC 9110 §15.4.4).
     return { status: 303, headers: { location: returnTo, 'cache-control': 'no-store' } };
   } catch (err) {
     if (err instanceof ServiceError && err.status.http < 500) {
-      return page(ctx, err.status.http, { view: operation, returnTo, error: err.message, ...(email ? { email } : {}) });
+      return page(ctx, err.status.http, { ...again, error: err.message });
     }
     throw err;
   }
@@ -176,6 +190,8 @@ export const loginPageRoutes: RawRoute[] = [
             ...(req.query.passkey === 'added' ? { notice: 'Passkey added.' } : {}),
           });
       }
+      if (req.query.method === 'phone' && phoneAccounts(ctx))
+        return page(ctx, 200, { view: signup ? 'phone-signup' : 'phone-login', returnTo });
       // With discovery on, the login starts with the email alone.
       const emailFirst = !signup && req.query.screen_hint !== 'password' && ctx.kernel.hasService('org-discovery');
       return page(ctx, 200, { view: signup ? 'signup' : emailFirst ? 'email-first' : 'login', returnTo });

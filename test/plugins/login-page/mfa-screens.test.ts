@@ -7,43 +7,13 @@
 import { generate } from 'otplib';
 import t from 'tap';
 import { startTestServer } from '../../helpers/server.js';
+import { formClient, hidden } from './form-client.js';
 
 const server = await startTestServer({ flags: { 'enable-login-page': true, 'app-cookie-same-site': 'lax' } });
 t.teardown(() => server.close());
 const PASSWORD = 'Screen-pass-1';
 
-/** A browser's cookie jar and form posts, redirects not followed. */
-function browser() {
-  const jar = new Map<string, string>();
-  const remember = (res: Response) => {
-    for (const line of res.headers.getSetCookie()) {
-      const [pair, ...attrs] = line.split(';');
-      const eq = pair.indexOf('=');
-      const name = pair.slice(0, eq).trim();
-      if (attrs.some((a) => /^\s*max-age=0\s*$/i.test(a))) jar.delete(name);
-      else jar.set(name, pair.slice(eq + 1).trim());
-    }
-  };
-  const cookie = () => [...jar].map(([k, v]) => `${k}=${v}`).join('; ');
-  return {
-    jar,
-    async get(path: string) {
-      const res = await fetch(`${server.url}${path}`, { redirect: 'manual', headers: { cookie: cookie() } });
-      remember(res);
-      return { status: res.status, location: res.headers.get('location'), html: await res.text() };
-    },
-    async post(path: string, form: Record<string, string>) {
-      const res = await fetch(`${server.url}${path}`, {
-        method: 'POST',
-        redirect: 'manual',
-        headers: { 'content-type': 'application/x-www-form-urlencoded', origin: server.url, cookie: cookie() },
-        body: new URLSearchParams(form).toString(),
-      });
-      remember(res);
-      return { status: res.status, location: res.headers.get('location'), html: await res.text() };
-    },
-  };
-}
+const browser = () => formClient(server.url);
 
 async function account(email: string) {
   const res = await fetch(`${server.url}/v1/signup`, {
@@ -53,8 +23,6 @@ async function account(email: string) {
   });
   if (res.status !== 200) throw new Error(`signup ${res.status}`);
 }
-
-const hidden = (html: string, name: string) => html.match(new RegExp(`name="${name}" value="([^"]*)"`))?.[1] ?? '';
 
 t.test('TOTP enrollment and code entry on the hosted page', async (t) => {
   const email = 'screens@example.com';
