@@ -19,6 +19,7 @@ import type {
   OAuthTokens,
 } from '@modelcontextprotocol/sdk/shared/auth.js';
 import { decodeJwt } from 'jose';
+import { expectServiceAccountTools, expectUserTools, seedDocuments } from '../../helpers/mcp-tools.js';
 import { startTestServer, TEST_ADMIN_SECRET } from '../../helpers/server.js';
 import { startDocumentHost } from '../client-metadata/document-host.js';
 
@@ -59,33 +60,14 @@ t.before(async () => {
     .getSetCookie()
     .map((c) => c.split(';')[0])
     .join('; ');
-  const admin = { 'content-type': 'application/json', 'x-service-admin-secret': TEST_ADMIN_SECRET, origin: base };
-  const model = await fetch(`${base}/v1/admin/fga/model`, {
-    method: 'POST',
-    headers: admin,
-    body: JSON.stringify({
-      dsl: 'model\n  schema 1.1\ntype user\ntype service_account\ntype doc\n  relations\n    define viewer: [user, service_account]\n',
-    }),
-  });
-  if (model.status !== 200) throw new Error(`model: ${await model.text()}`);
   const created = await fetch(`${base}/v1/admin/create_client`, {
     method: 'POST',
-    headers: admin,
+    headers: { 'content-type': 'application/json', 'x-service-admin-secret': TEST_ADMIN_SECRET, origin: base },
     body: JSON.stringify({ name: 'Nightly job', allowed_scopes: ['openid'] }),
   });
   const client = (await created.json()) as { client: { client_id: string }; client_secret: string };
   service = { id: client.client.client_id, secret: client.client_secret };
-  const tuples = await fetch(`${base}/v1/admin/fga/tuples`, {
-    method: 'POST',
-    headers: admin,
-    body: JSON.stringify({
-      tuples: [
-        { user: `user:${userId}`, relation: 'viewer', object: 'doc:plan' },
-        { user: `service_account:${service.id}`, relation: 'viewer', object: 'doc:runbook' },
-      ],
-    }),
-  });
-  if (tuples.status !== 200) throw new Error(`tuples: ${await tuples.text()}`);
+  await seedDocuments(base, userId, service.id);
 });
 
 /** An in-memory provider, as a CLI agent keeps its state; the browser step is left to the test. */
@@ -197,31 +179,11 @@ async function authorizeWithSdk(t: Test, provider: AgentProvider, log: string[])
   return connected;
 }
 
-async function callEveryTool(t: Test, c: Client): Promise<void> {
-  const { tools } = await c.listTools();
-  t.same(tools.map((x) => x.name).sort(), ['check_permissions', 'list_permissions', 'meta', 'profile']);
-  const meta = await c.callTool({ name: 'meta', arguments: {} });
-  t.match(meta.structuredContent, { is_basic_authentication_enabled: true });
-  const profile = await c.callTool({ name: 'profile', arguments: {} });
-  t.match(profile.structuredContent, { id: userId, email: 'mcp-owner@example.com', given_name: 'Ada' });
-  const checked = await c.callTool({
-    name: 'check_permissions',
-    arguments: {
-      checks: [
-        { relation: 'viewer', object: 'doc:plan' },
-        { relation: 'viewer', object: 'doc:secret' },
-      ],
-    },
+const callEveryTool = (t: Test, c: Client) =>
+  expectUserTools(t, c, {
+    profile: { id: userId, email: 'mcp-owner@example.com', given_name: 'Ada' },
+    refused: 'doc:secret',
   });
-  t.same(checked.structuredContent, {
-    results: [
-      { relation: 'viewer', object: 'doc:plan', allowed: true },
-      { relation: 'viewer', object: 'doc:secret', allowed: false },
-    ],
-  });
-  const listed = await c.callTool({ name: 'list_permissions', arguments: { relation: 'viewer', object_type: 'doc' } });
-  t.match(listed.structuredContent, { objects: ['doc:plan'] });
-}
 
 t.test('dynamic registration: challenge, discovery, registration, consent, PKCE, tools', async (t) => {
   const log: string[] = [];
@@ -300,22 +262,5 @@ t.test("the SDK's client-credentials provider: a service account's token for {ur
   );
   const claims = decodeJwt(provider.tokens()!.access_token);
   t.match(claims, { aud: mcpUrl, client_id: service.id });
-  const checked = await c.callTool({
-    name: 'check_permissions',
-    arguments: {
-      checks: [
-        { relation: 'viewer', object: 'doc:runbook' },
-        { relation: 'viewer', object: 'doc:plan' },
-      ],
-    },
-  });
-  t.same(checked.structuredContent, {
-    results: [
-      { relation: 'viewer', object: 'doc:runbook', allowed: true },
-      { relation: 'viewer', object: 'doc:plan', allowed: false },
-    ],
-  });
-  const profile = await c.callTool({ name: 'profile', arguments: {} });
-  t.equal(profile.isError, true, 'a service account has no profile');
-  t.match(profile.content, [{ type: 'text', text: /^Unauthenticated: / }]);
+  await expectServiceAccountTools(t, c);
 });

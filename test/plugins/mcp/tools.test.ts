@@ -9,6 +9,7 @@ import t from 'tap';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { SESSION_COOKIE } from '../../../plugins/sessions/index.js';
+import { expectServiceAccountTools, expectUserTools, seedDocuments } from '../../helpers/mcp-tools.js';
 import { startTestServer, TEST_ADMIN_SECRET } from '../../helpers/server.js';
 
 const server = await startTestServer({ flags: { 'mcp-enabled': true, 'app-cookie-secure': false } });
@@ -39,14 +40,6 @@ t.before(async () => {
     redirect_uris: [redirectUri],
   });
   client = { id: (created.client as { client_id: string }).client_id, secret: created.client_secret as string };
-  const model = await fetch(`${base}/v1/admin/fga/model`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', 'x-service-admin-secret': TEST_ADMIN_SECRET, origin: base },
-    body: JSON.stringify({
-      dsl: 'model\n  schema 1.1\ntype user\ntype service_account\ntype doc\n  relations\n    define viewer: [user, service_account]\n',
-    }),
-  });
-  if (model.status !== 200) throw new Error(`model: ${await model.text()}`);
 
   const signup = await fetch(`${base}/v1/signup`, {
     method: 'POST',
@@ -59,16 +52,7 @@ t.before(async () => {
     }),
   });
   user = ((await signup.json()) as { user: { id: string } }).user;
-  await fetch(`${base}/v1/admin/fga/tuples`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', 'x-service-admin-secret': TEST_ADMIN_SECRET, origin: base },
-    body: JSON.stringify({
-      tuples: [
-        { user: `user:${user.id}`, relation: 'viewer', object: 'doc:plan' },
-        { user: `service_account:${client.id}`, relation: 'viewer', object: 'doc:runbook' },
-      ],
-    }),
-  });
+  await seedDocuments(base, user.id, client.id);
 });
 
 /** Authorization code + PKCE with `resource={url}/mcp` from a signed-in browser. */
@@ -188,32 +172,12 @@ t.test('tokens for other audiences are refused at /mcp, and MCP tokens everywher
 t.test('a user token: every tool listed and called, failures as tool results', async (t) => {
   const c = await connect(await userMcpToken());
   t.teardown(() => c.close());
-  const { tools } = await c.listTools();
-  t.same(tools.map((x) => x.name).sort(), ['check_permissions', 'list_permissions', 'meta', 'profile']);
+  const tools = await expectUserTools(t, c, {
+    profile: { id: user.id, email: 'agent-owner@example.com' },
+    refused: 'doc:runbook',
+  });
   const check = tools.find((x) => x.name === 'check_permissions');
   t.match(check?.inputSchema, { type: 'object', properties: { checks: { type: 'array' } } }, 'the REST request shape');
-
-  const meta = await c.callTool({ name: 'meta', arguments: {} });
-  t.match(meta.structuredContent, { is_basic_authentication_enabled: true });
-  const profile = await c.callTool({ name: 'profile', arguments: {} });
-  t.match(profile.structuredContent, { id: user.id, email: 'agent-owner@example.com' });
-  const checked = await c.callTool({
-    name: 'check_permissions',
-    arguments: {
-      checks: [
-        { relation: 'viewer', object: 'doc:plan' },
-        { relation: 'viewer', object: 'doc:runbook' },
-      ],
-    },
-  });
-  t.same(checked.structuredContent, {
-    results: [
-      { relation: 'viewer', object: 'doc:plan', allowed: true },
-      { relation: 'viewer', object: 'doc:runbook', allowed: false },
-    ],
-  });
-  const listed = await c.callTool({ name: 'list_permissions', arguments: { relation: 'viewer', object_type: 'doc' } });
-  t.match(listed.structuredContent, { objects: ['doc:plan'] });
 
   const denied = await c.callTool({
     name: 'check_permissions',
@@ -229,24 +193,7 @@ t.test('a user token: every tool listed and called, failures as tool results', a
 t.test('a client-credentials token stands for the service account', async (t) => {
   const c = await connect(await serviceMcpToken());
   t.teardown(() => c.close());
-  const checked = await c.callTool({
-    name: 'check_permissions',
-    arguments: {
-      checks: [
-        { relation: 'viewer', object: 'doc:runbook' },
-        { relation: 'viewer', object: 'doc:plan' },
-      ],
-    },
-  });
-  t.same(checked.structuredContent, {
-    results: [
-      { relation: 'viewer', object: 'doc:runbook', allowed: true },
-      { relation: 'viewer', object: 'doc:plan', allowed: false },
-    ],
-  });
-  const profile = await c.callTool({ name: 'profile', arguments: {} });
-  t.equal(profile.isError, true, 'a service account has no profile');
-  t.match(profile.content, [{ type: 'text', text: /^Unauthenticated: / }]);
+  await expectServiceAccountTools(t, c);
 });
 
 t.test('with --mcp-enabled off, /mcp and its metadata do not exist', async (t) => {
