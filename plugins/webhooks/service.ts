@@ -5,6 +5,7 @@
  * outbound client.
  */
 import { failedPrecondition, invalidArgument, notFound } from '../../core/errors.js';
+import { StampedReads } from '../../core/stamped-reads.js';
 import type { Storage } from '../../core/storage.js';
 import type { UnitOfWork } from '../../core/unit-of-work.js';
 import { newId } from '../../storage/index.js';
@@ -96,9 +97,30 @@ const SAMPLE_USER = {
 
 const seconds = () => Math.floor(Date.now() / 1000);
 
+/** What the outbox rows of an event need of each enabled webhook. */
+type Subscriber = Pick<WebhookRow, 'id' | 'eventDescription'>;
+
 export function createWebhooksService(o: WebhooksServiceOptions): WebhooksService {
   const em = () => o.storage.em();
   const policy = o.outbound.policy;
+  const readSubscribers = async (eventName: string): Promise<Subscriber[]> => {
+    const rows = (await em().find(WebhookEntity, { eventName, enabled: true } as never)) as unknown as WebhookRow[];
+    return rows.map(({ id, eventDescription }) => ({ id, eventDescription }));
+  };
+  // Every emitted event asks which webhooks want it: every login and signup, and on most servers
+  // none do. On a SQLite file the answer is kept while nothing at all has been committed to the
+  // file (core/stamped-reads.ts), so a webhook added, changed or removed by this process or
+  // another is seen by the next event; elsewhere it is read every time. The names are the
+  // plugins' event names, a fixed set.
+  const kept = o.storage.changeStamp ? new StampedReads<Subscriber[]>(o.storage.changeStamp, 1_000) : undefined;
+  const subscribersOf = (eventName: string): Promise<Subscriber[]> =>
+    kept
+      ? kept.read(
+          eventName,
+          () => readSubscribers(eventName),
+          () => true,
+        )
+      : readSubscribers(eventName);
 
   async function find(id: string): Promise<WebhookRow> {
     const row = (await em().findOne(WebhookEntity, { id } as never)) as WebhookRow | null;
@@ -179,7 +201,7 @@ export function createWebhooksService(o: WebhooksServiceOptions): WebhooksServic
     async enqueue(eventName, payload, unit) {
       // The webhooks are read on a fork of their own: a read on the unit's EntityManager could
       // flush its pending change early, outside the transaction of its commit.
-      const hooks = (await em().find(WebhookEntity, { eventName, enabled: true } as never)) as unknown as WebhookRow[];
+      const hooks = await subscribersOf(eventName);
       if (hooks.length === 0) return 0;
       const target = unit?.em ?? em();
       const now = Date.now();
