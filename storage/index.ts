@@ -13,3 +13,4 @@ export { dropStaleUniqueConstraints, uniqueRules, type UniqueRule } from './sche
 export { syncSchema, pendingSchemaSql } from './schema/sync.js';
 export { claimRows, updateLeased, type ClaimOptions, type LeasedRow } from './claim-rows.js';
 export { rowAppender, type AppendRows } from './row-appends.js';
+export { rowReader, type ReadRow } from './row-reads.js';

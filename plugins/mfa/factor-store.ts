@@ -1,6 +1,7 @@
 /** The stored OTP-style enrollments (entities.ts), shared by the factor plugins through the `mfa` service. */
 import type { Storage } from '../../core/storage.js';
 import { newId } from '../../storage/ids.js';
+import { rowReader } from '../../storage/index.js';
 import { MfaFactorEntity, type MfaFactorRow } from './entities.js';
 import type { FactorRecord, FactorStore, MfaMethod } from './types.js';
 
@@ -16,8 +17,13 @@ const toRecord = (r: MfaFactorRow): FactorRecord => ({
 });
 
 export function createFactorStore(storage: Storage): FactorStore {
+  // Every sign-in asks each factor whether the user has it (the MFA gate): one fixed statement
+  // on SQL databases (storage/row-reads.ts), not a query built by the ORM per login.
+  const readRow = storage.isSql ? rowReader(storage, MfaFactorEntity.meta.className) : undefined;
   async function find(userId: string, method: MfaMethod): Promise<FactorRecord | null> {
-    const row = (await storage.em().findOne(MfaFactorEntity, { userId, method })) as MfaFactorRow | null;
+    const row = (
+      readRow ? await readRow({ userId, method }) : await storage.em().findOne(MfaFactorEntity, { userId, method })
+    ) as MfaFactorRow | null;
     return row ? toRecord(row) : null;
   }
   return {

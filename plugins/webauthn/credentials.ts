@@ -2,6 +2,7 @@
 import { ServiceError } from '../../core/errors.js';
 import type { Storage } from '../../core/storage.js';
 import { newId } from '../../storage/ids.js';
+import { rowReader } from '../../storage/index.js';
 import { WebauthnCredentialEntity, type WebauthnCredentialRow } from './entities.js';
 
 export interface StoredCredential {
@@ -31,6 +32,9 @@ const toCredential = (r: WebauthnCredentialRow): StoredCredential => ({
 });
 
 export function createCredentialStore(storage: Storage) {
+  // Every sign-in asks whether the user has a passkey (the MFA gate): one fixed statement on SQL
+  // databases (storage/row-reads.ts), not a count built by the ORM per login.
+  const readRow = storage.isSql ? rowReader(storage, WebauthnCredentialEntity.meta.className) : undefined;
   return {
     async list(userId: string): Promise<StoredCredential[]> {
       const rows = (await storage.em().find(WebauthnCredentialEntity, { userId } as never, {
@@ -96,6 +100,7 @@ export function createCredentialStore(storage: Storage) {
       await storage.em().nativeDelete(WebauthnCredentialEntity, { userId } as never);
     },
     async any(userId: string): Promise<boolean> {
+      if (readRow) return (await readRow({ userId })) !== null;
       return (await storage.em().count(WebauthnCredentialEntity, { userId } as never)) > 0;
     },
   };
