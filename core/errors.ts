@@ -110,8 +110,9 @@ const UNREACHABLE_CODES = new Set([
   '57P02',
   '57P03',
 ]);
-/** The same said only in words: pg's connect timeout and lost connection, knex's pool wait. */
-const UNREACHABLE_TEXT = /timeout expired|connection terminated|Timeout acquiring a connection|ended unexpectedly/i;
+/** The same said only in words: pg's connect and query timeouts and lost connection, knex's pool wait. */
+const UNREACHABLE_TEXT =
+  /timeout expired|Query read timeout|connection terminated|Timeout acquiring a connection|ended unexpectedly/i;
 
 /**
  * True when the error (or an error it wraps) says a store could not be reached: the request

@@ -2,13 +2,19 @@
  * MikroORM options for each database type. Drivers are imported on demand so a SQLite build
  * never loads the PostgreSQL, MySQL or MongoDB clients.
  */
+import { connect } from 'node:net';
 import type { Options } from '@mikro-orm/core';
+import { watchAnswers, watchedSocket } from './answer-watch.js';
 import type { DatabaseSettings } from './settings.js';
 
 /** How long a connection attempt may take before boot (or a ping) gives up. */
 export const CONNECT_TIMEOUT_MS = 5_000;
 /** How long a SQLite write waits for another process's lock. */
 export const SQLITE_BUSY_TIMEOUT_MS = 5_000;
+/** `--database-timeout-ms` when not given. */
+export const DEFAULT_DATABASE_TIMEOUT_MS = 2_000;
+/** Most connections one process holds to a database server. */
+const POOL_MAX = 10;
 
 export async function driverOptions(settings: DatabaseSettings): Promise<Options> {
   switch (settings.type) {
@@ -31,7 +37,7 @@ export async function driverOptions(settings: DatabaseSettings): Promise<Options
         driver: PostgreSqlDriver,
         clientUrl: settings.url,
         dbName: dbNameOf(settings.url),
-        pool: { min: 0, max: 10, acquireTimeoutMillis: CONNECT_TIMEOUT_MS * 2 },
+        pool: { min: 0, max: POOL_MAX, acquireTimeoutMillis: CONNECT_TIMEOUT_MS * 2 },
         driverOptions: { connection: { connectionTimeoutMillis: CONNECT_TIMEOUT_MS } },
       };
     }
@@ -41,7 +47,7 @@ export async function driverOptions(settings: DatabaseSettings): Promise<Options
         driver: MySqlDriver,
         clientUrl: settings.url,
         dbName: dbNameOf(settings.url),
-        pool: { min: 0, max: 10, acquireTimeoutMillis: CONNECT_TIMEOUT_MS * 2 },
+        pool: { min: 0, max: POOL_MAX, acquireTimeoutMillis: CONNECT_TIMEOUT_MS * 2 },
         driverOptions: { connection: { connectTimeout: CONNECT_TIMEOUT_MS } },
       };
     }
@@ -51,7 +57,7 @@ export async function driverOptions(settings: DatabaseSettings): Promise<Options
         driver: MariaDbDriver,
         clientUrl: settings.url,
         dbName: dbNameOf(settings.url),
-        pool: { min: 0, max: 10, acquireTimeoutMillis: CONNECT_TIMEOUT_MS * 2 },
+        pool: { min: 0, max: POOL_MAX, acquireTimeoutMillis: CONNECT_TIMEOUT_MS * 2 },
         driverOptions: { connection: { connectTimeout: CONNECT_TIMEOUT_MS } },
       };
     }
@@ -64,6 +70,51 @@ export async function driverOptions(settings: DatabaseSettings): Promise<Options
         driverOptions: { serverSelectionTimeoutMS: CONNECT_TIMEOUT_MS, connectTimeoutMS: CONNECT_TIMEOUT_MS },
       };
     }
+  }
+}
+
+/**
+ * The options a database server's pool serves requests with, applied once the schema is up to
+ * date (boot keeps the driver's defaults: a schema change may legitimately run long). Every wait a
+ * request can meet is bounded by `--database-timeout-ms`: a free pool connection, a new
+ * connection, and the answer to a query (a connection whose query got no answer is destroyed and
+ * never handed out again, answer-watch.ts). A stalled database then fails a request with a 503
+ * within about that time, or twice it when the wait for a connection ends just in time for a query
+ * that stalls. Undefined for SQLite and MongoDB, whose options stay as they are.
+ */
+export function servingOptions(settings: DatabaseSettings): Partial<Options> | undefined {
+  const ms = settings.timeoutMs;
+  const pool = { min: 0, max: POOL_MAX, acquireTimeoutMillis: ms, createTimeoutMillis: ms };
+  switch (settings.type) {
+    case 'postgres':
+      return {
+        pool,
+        driverOptions: {
+          connection: {
+            connectionTimeoutMillis: ms,
+            // Client-side limit on every query (it also holds under TLS, where the socket is not watched).
+            query_timeout: ms,
+            stream: () => watchedSocket(ms),
+          },
+        },
+      };
+    case 'mariadb': {
+      const { hostname, port } = new URL(settings.url);
+      const host = hostname.replace(/^\[|\]$/g, '');
+      return {
+        pool,
+        driverOptions: {
+          connection: {
+            connectTimeout: ms,
+            stream: () => watchAnswers(connect(Number(port) || 3306, host), ms),
+          },
+        },
+      };
+    }
+    case 'mysql':
+      return { pool, driverOptions: { connection: { connectTimeout: ms } } };
+    default:
+      return undefined;
   }
 }
 

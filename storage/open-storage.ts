@@ -7,7 +7,7 @@ import { mkdir } from 'node:fs/promises';
 import { MikroORM, type EntityManager } from '@mikro-orm/core';
 import type { Config } from '../core/config.js';
 import type { DatabaseType, EntityDefinition, StatementRunner, Storage, StorageOpener } from '../core/storage.js';
-import { driverOptions } from './drivers.js';
+import { driverOptions, servingOptions } from './drivers.js';
 import { statementRunner } from './sqlite-statements.js';
 import { SqliteChangeStamp } from './sqlite-change-stamp.js';
 import { WalSync } from './sqlite-wal-sync.js';
@@ -78,6 +78,8 @@ export const openStorage: StorageOpener = async (config: Config, entities: Entit
     await orm.close(true).catch(() => {});
     throw wrap(settings, 'could not bring the schema up to date', err);
   }
+  const serving = servingOptions(settings);
+  if (serving) await orm.reconnect(serving);
   return new MikroStorage(settings.type, orm, settings.folder && wal ? settings.url : undefined);
 };
 

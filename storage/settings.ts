@@ -6,6 +6,7 @@
 import { dirname, resolve } from 'node:path';
 import type { Config } from '../core/config.js';
 import { DATABASE_TYPES, type DatabaseType } from '../core/storage.js';
+import { DEFAULT_DATABASE_TIMEOUT_MS } from './drivers.js';
 
 export interface DatabaseSettings {
   type: DatabaseType;
@@ -16,6 +17,8 @@ export interface DatabaseSettings {
   /** libsql remote: the auth token taken from the URL. */
   authToken?: string;
   debug: boolean;
+  /** Database servers: the bound on each wait for the database while serving (drivers.ts). */
+  timeoutMs: number;
 }
 
 const DEFAULT_SQLITE_PATH = 'data/latchkey.db';
@@ -44,11 +47,15 @@ export function resolveDatabaseSettings(config: Config): DatabaseSettings {
     throw new StorageConfigError(`unsupported --database-type "${type}": expected one of ${DATABASE_TYPES.join(', ')}`);
   }
   const debug = config.bool('debug') || config.string('log-level', '') === 'debug';
-  if (type === 'sqlite' || type === 'libsql') return fileSettings(type, config, debug);
-  return { type, url: serverUrl(type, config), debug };
+  const timeoutMs = config.number('database-timeout-ms', DEFAULT_DATABASE_TIMEOUT_MS);
+  if (!Number.isInteger(timeoutMs) || timeoutMs < 100) {
+    throw new StorageConfigError(`--database-timeout-ms must be a whole number of milliseconds, at least 100`);
+  }
+  if (type === 'sqlite' || type === 'libsql') return { ...fileSettings(type, config, debug), timeoutMs };
+  return { type, url: serverUrl(type, config), debug, timeoutMs };
 }
 
-function fileSettings(type: 'sqlite' | 'libsql', config: Config, debug: boolean): DatabaseSettings {
+function fileSettings(type: 'sqlite' | 'libsql', config: Config, debug: boolean): Omit<DatabaseSettings, 'timeoutMs'> {
   let url =
     config.string('database-url', '').trim() || config.string('database-name', '').trim() || DEFAULT_SQLITE_PATH;
   let authToken: string | undefined;

@@ -86,6 +86,13 @@ export const serverFlags: FlagDeclaration[] = [
     description: 'Database password (instead of --database-url).',
   },
   {
+    name: 'database-timeout-ms',
+    type: 'number',
+    default: 2000,
+    description:
+      'PostgreSQL, MySQL and MariaDB: longest wait for a pooled connection, a new connection or the answer to a query while serving; a request that meets it answers 503 and a connection left without an answer is dropped (schema changes at boot are not limited).',
+  },
+  {
     name: 'redis-url',
     type: 'string',
     secret: true,

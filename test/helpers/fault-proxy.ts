@@ -42,6 +42,16 @@ export class FaultProxy {
     return this.current;
   }
 
+  /**
+   * Open connections holding bytes the client sent while the proxy stalled them: a client that
+   * gave up on an unanswered connection and closed it is no longer counted.
+   */
+  get heldConnections(): number {
+    let n = 0;
+    for (const link of this.links) if (link.toUpstream.length > 0) n++;
+    return n;
+  }
+
   /** host:port clients connect to. */
   get address(): string {
     return `127.0.0.1:${this.port}`;

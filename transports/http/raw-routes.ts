@@ -4,6 +4,7 @@ import type { Kernel } from '../../core/kernel.js';
 import { ServiceError, toServiceError } from '../../core/errors.js';
 import { applyEffects, contextFromRequest, headersOf } from './context.js';
 import { sendError } from './errors.js';
+import { refusalAnswer } from './refusal-shapes.js';
 import { removeDefaultHeader } from './security-headers.js';
 
 export function registerRawRoutes(app: FastifyInstance, kernel: Kernel): void {
@@ -42,9 +43,21 @@ export function registerRawRoutes(app: FastifyInstance, kernel: Kernel): void {
           return reply.send(res.body ?? '');
         } catch (err) {
           applyEffects(ctx, reply);
-          if (err instanceof ServiceError) return sendError(reply, err);
-          kernel.logger.error({ err, route: route.path }, 'route failed');
-          return sendError(reply, toServiceError(err));
+          if (!(err instanceof ServiceError)) kernel.logger.error({ err, route: route.path }, 'route failed');
+          const failure = toServiceError(err);
+          // A server-side failure (the database unreachable: 503) on a route of another protocol
+          // answers in that protocol's error shape: OAuth's `temporarily_unavailable`, SCIM's schema.
+          if (route.errors && failure.status.http >= 500) {
+            const answer = refusalAnswer(route.errors, {
+              kind: 'rejected',
+              status: failure.status.http,
+              code: failure.code,
+              message: failure.message,
+              ...(failure.headers ? { headers: failure.headers } : {}),
+            });
+            return reply.code(answer.status).headers(answer.headers).send(answer.body);
+          }
+          return sendError(reply, failure);
         }
       },
     });
