@@ -21,6 +21,13 @@ export const tokensPlugin = definePlugin<TokensService>({
   flags: [
     { name: 'jwt-role-claim', type: 'string', default: 'role', description: 'Claim that carries the roles.' },
     {
+      name: 'refresh-reuse-grace-seconds',
+      type: 'number',
+      default: 10,
+      description:
+        'A refresh token presented again by the same client within this many seconds of its rotation (the answer was lost) rotates anew and revokes the successor it was never given, unless that successor was used; later it is reuse and ends the family. 0 disables.',
+    },
+    {
       name: 'custom-access-token-script',
       type: 'string',
       description:

@@ -7,7 +7,10 @@
  * Refresh tokens are JWTs too (so `validate_jwt_token` can check them) whose `jti` is recorded in
  * the memory store only as a SHA-256 digest. They are single use: each use consumes the record
  * atomically and leaves a "spent" marker; presenting a spent token again revokes its family, which
- * is its session (RFC 9700 §4.14.2, refresh token rotation with reuse detection).
+ * is its session (RFC 9700 §4.14.2, refresh token rotation with reuse detection). A rotation stores
+ * the successor before it consumes the presented token, and a repeat by the same client within
+ * `--refresh-reuse-grace-seconds` of the rotation, while the successor is unused, rotates anew
+ * instead of ending the family (the answer of the first rotation was lost).
  */
 import { createHash } from 'node:crypto';
 import { decodeProtectedHeader, type JWTPayload } from 'jose';
@@ -60,6 +63,19 @@ interface RefreshRecord {
 }
 
 const familyOf = (record: RefreshRecord) => record.family ?? record.sid;
+
+/**
+ * What a spent refresh token leaves behind: its family, and when it was spent by a rotation, the
+ * successor that rotation stored, when, and for which client (the reuse grace). Written before the
+ * token is spent. Older marks are the family id alone.
+ */
+interface SpentMark {
+  family: string;
+  successor?: string;
+  rotatedAt?: number;
+  clientId?: string;
+}
+const readMark = (raw: string): SpentMark => (raw.startsWith('{') ? (JSON.parse(raw) as SpentMark) : { family: raw });
 
 const digest = (jti: string) => createHash('sha256').update(jti).digest('base64url');
 // Keyed under the user, so deleting a user removes their refresh records with one deletePrefix.
@@ -197,6 +213,7 @@ export async function createTokensService({
   const verifyWithCurrent = verifierByKid.get(current.kid) ?? verifierOf(current, issuer);
   const signPayload = signerFor(current);
   const random = createRandomPool();
+  const reuseGraceMs = Math.max(0, config.number('refresh-reuse-grace-seconds', 10)) * 1000;
 
   /** Adds iss, iat and exp to a payload built here for this one token, and signs it. */
   const signOwn = (claims: Record<string, unknown>, ttlSeconds: number): Promise<string> | string => {
@@ -289,7 +306,8 @@ export async function createTokensService({
     return sessions.get(payload.sub, sid);
   };
 
-  const issue = async (req: IssueRequest): Promise<IssuedTokens> => {
+  /** `refreshJti`: the id of the refresh token to issue, when rotation chose it beforehand. */
+  const issue = async (req: IssueRequest, refreshJti?: string): Promise<IssuedTokens> => {
     const { user, session } = req;
     const clientId = req.clientId ?? clientIdDefault;
     const ttl = req.accessTtlSeconds ?? ACCESS_TTL_SECONDS;
@@ -352,7 +370,7 @@ export async function createTokensService({
       scope,
     };
     if (req.refresh ?? req.scopes.includes('offline_access')) {
-      const jti = random.id(24);
+      const jti = refreshJti ?? random.id(24);
       const record: RefreshRecord = {
         sid: session.id,
         family: session.family ?? session.id,
@@ -440,6 +458,104 @@ export async function createTokensService({
     return session ? { claims: r.payload as Record<string, unknown>, userId: session.userId, session } : null;
   };
 
+  type RefreshOptions = Parameters<TokensService['refresh']>[1];
+  type Presented = { payload: JWTPayload; jti: string; sub: string };
+
+  /**
+   * Rotation (RFC 9700 §4.14.2). The successor's id is chosen first and recorded in the spent mark,
+   * then the successor is stored, and only then is the presented token spent (`spend`, atomic):
+   * a crash before the spend leaves the presented token valid (its retry rotates again and removes
+   * the unreturned successor), a crash after it leaves the successor stored, so either both
+   * happened or neither. `rotatedAt` is when the presented token was first rotated (a repeat
+   * inside the grace keeps the first time, so repeats cannot stretch the window).
+   */
+  const rotate = async (
+    r: Presented,
+    record: RefreshRecord,
+    options: RefreshOptions,
+    rotatedAt: number,
+    spend: () => Promise<boolean>,
+  ): Promise<RefreshResult> => {
+    // RFC 6749 §6: a refresh may narrow the scope, never widen it. Checked before the token is
+    // spent, so a request refused for its scope leaves the client's token usable.
+    const wanted = options?.scopes;
+    const scopes = wanted && wanted.length > 0 ? wanted : record.scopes;
+    if (scopes.some((s) => !record.scopes.includes(s))) throw new ScopeExceedsGrantError();
+    // Session and user are read before the token is spent: a read that fails (the database
+    // unreachable) then leaves the client's token usable for a retry, where spending it first
+    // made that retry a reuse that ended the family.
+    const session = await sessions.get(record.userId, record.sid);
+    if (!session) throw invalid();
+    const user = await users.findById(record.userId);
+    if (!user || user.revokedTimestamp !== null) {
+      await sessions.revoke(record.userId, record.sid);
+      throw invalid();
+    }
+    const successor = random.id(24);
+    // The spent mark goes first: a replay arriving once the record is gone must find it, or it
+    // is refused without ending the family.
+    const mark: SpentMark = { family: familyOf(record), successor, rotatedAt, clientId: record.clientId };
+    await memory.set(spentKey(r.sub, r.jti), JSON.stringify(mark), REFRESH_TTL_SECONDS * 1000);
+    const tokens = await issue(
+      {
+        user,
+        session,
+        scopes,
+        roles: record.roles,
+        clientId: record.clientId,
+        ...(record.audience ? { audience: record.audience } : {}),
+        // Rotation: the grant had offline_access; the new refresh token keeps the grant's scope.
+        refresh: true,
+        refreshScopes: record.scopes,
+        ...(record.scopedClaims ? { idTokenClaimsByScope: true } : {}),
+      },
+      successor,
+    );
+    if (!(await spend())) {
+      await memory.delete(refreshKey(r.sub, successor));
+      throw invalid();
+    }
+    return { user, session, tokens };
+  };
+
+  /**
+   * A token that is no longer stored. Presented again by the same client within the reuse grace
+   * of its rotation (the answer of that rotation was lost: a crash, a dropped connection), it
+   * rotates anew and the successor the client never received is revoked, provided that successor
+   * was not used meanwhile. Otherwise it is reuse: someone else holds the family, which ends
+   * (RFC 9700 §4.14.2), including the sessions it was rotated into since.
+   */
+  const repeatOrReuse = async (r: Presented, options: RefreshOptions): Promise<RefreshResult> => {
+    const raw = await memory.get(spentKey(r.sub, r.jti));
+    if (raw === null) throw invalid();
+    const mark = readMark(raw);
+    const inGrace =
+      reuseGraceMs > 0 &&
+      mark.successor !== undefined &&
+      mark.rotatedAt !== undefined &&
+      Date.now() - mark.rotatedAt <= reuseGraceMs &&
+      (options?.clientId === undefined || options.clientId === mark.clientId);
+    if (inGrace && mark.successor) {
+      const successor = mark.successor;
+      // Taken atomically: of two repeats only one rotates; a successor already used is reuse.
+      const held = await memory.consume(refreshKey(r.sub, successor));
+      if (held !== null) {
+        const record = JSON.parse(held) as RefreshRecord;
+        // The revoked successor counts as spent: whoever presents it later ends the family.
+        await memory.set(
+          spentKey(r.sub, successor),
+          JSON.stringify({ family: familyOf(record) } satisfies SpentMark),
+          REFRESH_TTL_SECONDS * 1000,
+        );
+        logger.info({ userId: r.sub }, 'refresh token repeated within the reuse grace; rotated again');
+        return rotate(r, record, options, mark.rotatedAt ?? Date.now(), async () => true);
+      }
+    }
+    await sessions.revokeFamily(r.sub, mark.family);
+    logger.warn({ userId: r.payload.sub }, 'refresh token reuse detected; session revoked');
+    throw invalid();
+  };
+
   const service: TokensService = {
     verifiedCacheStats: () => ({ hits: cacheHits, misses: cacheMisses, kept: verified.size }),
     authenticatedSession: (ctx) => authenticatedSessionOf(ctx.principal),
@@ -476,54 +592,22 @@ export async function createTokensService({
       const r = await refreshPayload(token);
       if (!r) throw invalid();
       const raw = await memory.get(refreshKey(r.sub, r.jti));
-      if (raw === null) {
-        const spentFamily = await memory.get(spentKey(r.sub, r.jti));
-        if (spentFamily !== null) {
-          // Reuse of a spent token: someone else holds the family; end it (RFC 9700 §4.14.2),
-          // including the sessions `session` has rotated it into since.
-          await sessions.revokeFamily(r.sub, spentFamily);
-          logger.warn({ userId: r.payload.sub }, 'refresh token reuse detected; session revoked');
-        }
-        throw invalid();
-      }
+      if (raw === null) return repeatOrReuse(r, options);
       const record = JSON.parse(raw) as RefreshRecord;
       if (options.clientId !== undefined && options.clientId !== record.clientId) throw invalid();
-      // RFC 6749 §6: a refresh may narrow the scope, never widen it. Checked before the token is
-      // spent, so a request refused for its scope leaves the client's token usable.
-      const scopes = options.scopes && options.scopes.length > 0 ? options.scopes : record.scopes;
-      if (scopes.some((s) => !record.scopes.includes(s))) throw new ScopeExceedsGrantError();
-      // Session and user are read before the token is spent: a read that fails (the database
-      // unreachable) then leaves the client's token usable for a retry, where spending it first
-      // made that retry a reuse that ended the family.
-      const session = await sessions.get(record.userId, record.sid);
-      if (!session) throw invalid();
-      const user = await users.findById(record.userId);
-      if (!user || user.revokedTimestamp !== null) {
-        await sessions.revoke(record.userId, record.sid);
-        throw invalid();
-      }
-      // The spent mark goes first: a replay arriving once the record is gone must find it, or it
-      // is refused without ending the family (between the consume and a mark written after it, a
-      // replay would go unnoticed).
-      await memory.set(spentKey(r.sub, r.jti), familyOf(record), REFRESH_TTL_SECONDS * 1000);
-      // Atomic: of two concurrent uses only one gets the record; the other is a reuse.
-      if ((await memory.consume(refreshKey(r.sub, r.jti))) === null) {
-        await sessions.revokeFamily(record.userId, familyOf(record));
-        throw invalid();
-      }
-      const tokens = await issue({
-        user,
-        session,
-        scopes,
-        roles: record.roles,
-        clientId: record.clientId,
-        ...(record.audience ? { audience: record.audience } : {}),
-        // Rotation: the grant had offline_access; the new refresh token keeps the grant's scope.
-        refresh: true,
-        refreshScopes: record.scopes,
-        ...(record.scopedClaims ? { idTokenClaimsByScope: true } : {}),
+      // A rotation of this token that stored its successor and then stopped before spending it (a
+      // crash) left that successor behind, unknown to any client: it goes now.
+      const earlier = await memory.get(spentKey(r.sub, r.jti));
+      const orphan = earlier === null ? undefined : readMark(earlier).successor;
+      if (orphan) await memory.delete(refreshKey(r.sub, orphan));
+      return rotate(r, record, options, Date.now(), async () => {
+        // Atomic: of two concurrent uses only one gets the record; the other is a reuse.
+        if ((await memory.consume(refreshKey(r.sub, r.jti))) === null) {
+          await sessions.revokeFamily(record.userId, familyOf(record));
+          return false;
+        }
+        return true;
       });
-      return { user, session, tokens };
     },
     async revokeRefreshToken(token) {
       const r = await refreshPayload(token);
@@ -531,8 +615,12 @@ export async function createTokensService({
       const held = await memory.get(refreshKey(r.sub, r.jti));
       if (held === null) return false;
       const record = JSON.parse(held) as RefreshRecord;
-      // Marked spent before it is taken away, as in `refresh`.
-      await memory.set(spentKey(r.sub, r.jti), familyOf(record), REFRESH_TTL_SECONDS * 1000);
+      // Marked spent before it is taken away, as in `refresh`; no successor, so no reuse grace.
+      await memory.set(
+        spentKey(r.sub, r.jti),
+        JSON.stringify({ family: familyOf(record) } satisfies SpentMark),
+        REFRESH_TTL_SECONDS * 1000,
+      );
       if ((await memory.consume(refreshKey(r.sub, r.jti))) === null) return false;
       // Revoking a refresh token ends its family: the session it belongs to and its successors.
       await sessions.revokeFamily(record.userId, familyOf(record));

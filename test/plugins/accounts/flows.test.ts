@@ -219,8 +219,10 @@ t.test('refresh tokens: single use, reuse revokes the family, revoke', async (t)
     ).is_valid,
     true,
   );
-  const next = await tokens.refresh(auth.refresh_token!);
-  t.ok(next.tokens.refresh_token, 'rotated');
+  const first = await tokens.refresh(auth.refresh_token!);
+  t.ok(first.tokens.refresh_token, 'rotated');
+  // Its successor used, a spent token is reuse even within the reuse grace.
+  const next = await tokens.refresh(first.tokens.refresh_token!);
   await t.rejects(tokens.refresh(auth.refresh_token!), { code: 'unauthenticated' }, 'spent token refused');
   t.equal(await tokens.verifyAccessToken(next.tokens.access_token), null, 'reuse revoked the family (session)');
   await t.rejects(tokens.refresh(next.tokens.refresh_token!), 'the newer token died with its family');

@@ -100,10 +100,12 @@ t.test('OpenID Connect flows with openid-client', async (t) => {
   });
 
   t.test('refresh rotation and reuse detection', async (t) => {
-    const next = await oidc.refreshTokenGrant(config, refreshToken);
-    t.ok(next.refresh_token);
-    t.not(next.refresh_token, refreshToken, 'rotated');
-    t.equal(next.claims()!.sub, fx.userId);
+    const first = await oidc.refreshTokenGrant(config, refreshToken);
+    t.ok(first.refresh_token);
+    t.not(first.refresh_token, refreshToken, 'rotated');
+    t.equal(first.claims()!.sub, fx.userId);
+    // Its successor used, a spent token is reuse even within the reuse grace.
+    const next = await oidc.refreshTokenGrant(config, first.refresh_token!);
     await t.rejects(
       oidc.refreshTokenGrant(config, refreshToken),
       oauthError('invalid_grant'),

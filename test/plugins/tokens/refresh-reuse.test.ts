@@ -1,15 +1,16 @@
 /**
  * Reuse of a spent refresh token ends its family (RFC 9700 §4.14.2), including a replay that
- * lands while the legitimate refresh is between taking the token and issuing the next one
- * (with the spent mark written after the token was taken, a replay in between would be refused
- * without ending the family, leaving the refresh to succeed).
+ * lands right after the legitimate refresh took the token (with the spent mark written after the
+ * token was taken, a replay in between would be refused without ending the family). The reuse
+ * grace is off here (`--refresh-reuse-grace-seconds 0`), so every repeat is reuse; the grace has
+ * its own test (refresh-reuse-grace.test.ts).
  */
 import t from 'tap';
 import type { MemoryStore } from '../../../core/memory-store.js';
 import type { TokensService } from '../../../plugins/tokens/types.js';
 import { bootAccounts, call, PASSWORD, signup, type Auth } from '../accounts/helpers.js';
 
-const tk = await bootAccounts();
+const tk = await bootAccounts({ 'refresh-reuse-grace-seconds': 0 });
 const { kernel } = tk;
 t.teardown(() => tk.close());
 const tokens = kernel.service('tokens') as TokensService;
@@ -19,7 +20,7 @@ async function offlineLogin(email: string): Promise<Auth> {
   return call<Auth>(kernel, 'login', { email, password: PASSWORD, scope: ['openid', 'offline_access'] });
 }
 
-t.test('a replay right after the token was taken ends the family, and the refresh in progress fails', async (t) => {
+t.test('a replay right after the token was taken ends the family, with the tokens the refresh returns', async (t) => {
   const auth = await offlineLogin('race@example.com');
   const memory: MemoryStore = kernel.memory;
   const consume = memory.consume.bind(memory);
@@ -36,12 +37,16 @@ t.test('a replay right after the token was taken ends the family, and the refres
   t.teardown(() => {
     memory.consume = consume;
   });
-  await t.rejects(
-    tokens.refresh(auth.refresh_token!),
-    { code: 'unauthenticated' },
-    'the refresh in progress finds its session ended',
-  );
+  // The successor is stored before the token is taken, so the refresh in progress answers; the
+  // family it answers with is the one the replay ended.
+  const rotated = await tokens.refresh(auth.refresh_token!);
   t.match(await replay, { code: 'unauthenticated' }, 'the replay is refused');
+  t.equal(await tokens.verifyAccessToken(rotated.tokens.access_token), null, 'the rotated access token is dead');
+  await t.rejects(
+    tokens.refresh(rotated.tokens.refresh_token!),
+    { code: 'unauthenticated' },
+    'the rotated refresh token is refused',
+  );
   await t.rejects(
     call(kernel, 'profile', undefined, { bearer: auth.access_token }),
     { code: 'unauthenticated' },
