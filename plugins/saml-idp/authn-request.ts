@@ -1,5 +1,5 @@
 /**
- * An AuthnRequest as it arrives on the HTTP-Redirect binding (DEFLATE, base64, URL-encoded, an
+ * An AuthnRequest (or a LogoutRequest, logout-request.ts) as it arrives on the HTTP-Redirect binding (DEFLATE, base64, URL-encoded, an
  * optional detached signature over the encoded query; SAML Bindings §3.4.4) or the HTTP-POST
  * binding (base64, an optional enveloped XML signature; §3.5.4), read and, when the service
  * provider has a certificate, verified: samlify checks the redirect binding's signature over the
@@ -13,7 +13,7 @@ import { SignedXml } from 'xml-crypto';
 import { RefusedSamlMessage, withoutDtd } from './xml-guard.js';
 
 const PROTOCOL = 'urn:oasis:names:tc:SAML:2.0:protocol';
-const ASSERTION = 'urn:oasis:names:tc:SAML:2.0:assertion';
+export const ASSERTION = 'urn:oasis:names:tc:SAML:2.0:assertion';
 const DSIG = 'http://www.w3.org/2000/09/xmldsig#';
 const POST_BINDING = 'urn:oasis:names:tc:SAML:2.0:bindings:HTTP-POST';
 const MAX_ENCODED = 64 * 1024;
@@ -36,11 +36,14 @@ export interface AuthnRequest {
 
 export type Binding = 'redirect' | 'post';
 
+/** The requests an SP sends the IdP. */
+export type RequestKind = 'AuthnRequest' | 'LogoutRequest';
+
 const refuse = (reason: string): never => {
   throw new RefusedSamlMessage(reason);
 };
 
-function decoded(binding: Binding, encoded: string | undefined): string {
+export function decoded(binding: Binding, encoded: string | undefined): string {
   if (typeof encoded !== 'string' || encoded.length === 0) return refuse('SAMLRequest is missing');
   if (encoded.length > MAX_ENCODED) return refuse('SAMLRequest is too large');
   if (!/^[A-Za-z0-9+/=\r\n]+$/.test(encoded)) return refuse('SAMLRequest is not base64');
@@ -55,7 +58,7 @@ function decoded(binding: Binding, encoded: string | undefined): string {
   }
 }
 
-function parsed(xml: string): Element {
+export function parsed(xml: string, kind: RequestKind = 'AuthnRequest'): Element {
   let root: Element | null;
   try {
     const parser = new DOMParser({
@@ -68,12 +71,12 @@ function parsed(xml: string): Element {
     if (err instanceof RefusedSamlMessage) throw err;
     return refuse('SAMLRequest is not well-formed XML');
   }
-  if (!root || root.namespaceURI !== PROTOCOL || root.localName !== 'AuthnRequest')
-    return refuse('SAMLRequest is not an AuthnRequest');
+  if (!root || root.namespaceURI !== PROTOCOL || root.localName !== kind)
+    return refuse(`SAMLRequest is not a${kind === 'AuthnRequest' ? 'n' : ''} ${kind}`);
   return root;
 }
 
-const childrenOf = (el: Element, ns: string, name: string): Element[] =>
+export const childrenOf = (el: Element, ns: string, name: string): Element[] =>
   Array.from(el.childNodes).filter(
     (n): n is Element => n.nodeType === 1 && (n as Element).namespaceURI === ns && (n as Element).localName === name,
   );
@@ -111,10 +114,15 @@ function rawParam(rawQuery: string, name: string): string | undefined {
  * The redirect binding's signature (SAML Bindings §3.4.4.1): over `SAMLRequest=…&RelayState=…&SigAlg=…`
  * with each value exactly as it appears in the URL, by the key of the SP's certificate.
  */
-export function checkRedirectSignature(rawQuery: string, query: Record<string, string | undefined>, certPem: string) {
+export function checkRedirectSignature(
+  rawQuery: string,
+  query: Record<string, string | undefined>,
+  certPem: string,
+  kind: RequestKind = 'AuthnRequest',
+) {
   const sigAlg = query.SigAlg;
   const signature = query.Signature;
-  if (!sigAlg || !signature) return refuse('the AuthnRequest is not signed');
+  if (!sigAlg || !signature) return refuse(`the ${kind} is not signed`);
   if (!REDIRECT_SIG_ALGS.has(sigAlg)) return refuse('the signature algorithm is not accepted');
   const parts = ['SAMLRequest', 'RelayState', 'SigAlg'].map((n) => rawParam(rawQuery, n)).filter(Boolean);
   const metadata = samlify.ServiceProvider({ entityID: 'signer', signingCert: certPem }).entityMeta;
@@ -129,7 +137,7 @@ export function checkRedirectSignature(rawQuery: string, query: Record<string, s
   } catch {
     verified = false;
   }
-  if (!verified) refuse('the AuthnRequest signature does not verify');
+  if (!verified) refuse(`the ${kind} signature does not verify`);
 }
 
 /**
@@ -137,10 +145,14 @@ export function checkRedirectSignature(rawQuery: string, query: Record<string, s
  * child of the AuthnRequest, by the key of the SP's certificate, whose one reference is the
  * AuthnRequest itself (a signature over anything else signs nothing of this request).
  */
-export function checkPostSignature(request: AuthnRequest, certPem: string): void {
-  const root = parsed(request.xml);
+export function checkPostSignature(
+  request: { id: string; xml: string },
+  certPem: string,
+  kind: RequestKind = 'AuthnRequest',
+): void {
+  const root = parsed(request.xml, kind);
   const signatures = childrenOf(root, DSIG, 'Signature');
-  if (signatures.length !== 1) return refuse('the AuthnRequest is not signed');
+  if (signatures.length !== 1) return refuse(`the ${kind} is not signed`);
   const sig = new SignedXml({ publicCert: certPem });
   let verified = false;
   try {
@@ -149,10 +161,10 @@ export function checkPostSignature(request: AuthnRequest, certPem: string): void
   } catch {
     verified = false;
   }
-  if (!verified) return refuse('the AuthnRequest signature does not verify');
+  if (!verified) return refuse(`the ${kind} signature does not verify`);
   const references = sig.getSignedReferences();
-  const signed = references.length === 1 ? parsed(references[0]!) : null;
-  if (!signed || signed.getAttribute('ID') !== request.id) refuse('the signature does not cover the AuthnRequest');
+  const signed = references.length === 1 ? parsed(references[0]!, kind) : null;
+  if (!signed || signed.getAttribute('ID') !== request.id) refuse(`the signature does not cover the ${kind}`);
 }
 
 /** SAML Core §3.4.1: the response goes back on the HTTP-POST binding only. */

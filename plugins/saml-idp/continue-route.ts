@@ -10,7 +10,7 @@ import { nameIdOf } from './attributes.js';
 import { signedResponse } from './idp-entity.js';
 import { organizationOf } from './organization-of.js';
 import { errorPage, postForm } from './pages.js';
-import { commonNameOf, CONTINUE_PATH, continuePathOf, idpEntityIdOf, ssoUrlOf } from './paths.js';
+import { commonNameOf, CONTINUE_PATH, continuePathOf, idpEndpointsOf } from './paths.js';
 import { peek, take } from './pending.js';
 
 const LOGIN_PAGE_PATH = '/app';
@@ -51,19 +51,14 @@ async function proceed(req: RawRequest, ctx: RequestContext): Promise<RawRespons
   const nameId = nameIdOf(user, provider.nameIdFormat);
   if (!nameId) return errorPage(403, 'access_denied', 'this account has no email address for the service provider');
   const signer = await idp.keys.signer(org.id, commonNameOf(org.name));
-  const response = await signedResponse(
-    { entityId: idpEntityIdOf(kernel.config, org.name), ssoUrl: ssoUrlOf(kernel.config, org.name) },
-    signer,
-    provider,
-    {
-      user,
-      nameId,
-      authTime: session.authTime,
-      amr: session.amr,
-      sessionId: session.family ?? session.id,
-      inResponseTo: pending.requestId,
-    },
-  );
+  const response = await signedResponse(idpEndpointsOf(kernel.config, org.name), signer, provider, {
+    user,
+    nameId,
+    authTime: session.authTime,
+    amr: session.amr,
+    sessionId: session.family ?? session.id,
+    inResponseTo: pending.requestId,
+  });
   return postForm(provider.acsUrl, {
     SAMLResponse: response,
     ...(pending.relayState !== null ? { RelayState: pending.relayState } : {}),

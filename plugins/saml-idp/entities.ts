@@ -14,6 +14,10 @@ export interface ServiceProviderRow {
   entityKey: string;
   acsUrl: string;
   spCertPem: string | null;
+  /** Its SingleLogoutService, where LogoutResponses go; null: no single logout. */
+  sloUrl?: string | null;
+  /** The binding of `sloUrl`: `redirect` or `post`. */
+  sloBinding?: string | null;
   nameIdFormat: string;
   /** JSON text: [{ name, field }]. */
   mappedAttributes: string;
@@ -34,6 +38,8 @@ export const ServiceProviderEntity = defineEntity({
     entityKey: p.string().length(64).fieldName('entity_key'),
     acsUrl: p.string().length(2048).fieldName('acs_url'),
     spCertPem: p.text().nullable().fieldName('sp_cert_pem'),
+    sloUrl: p.string().length(2048).nullable().fieldName('slo_url'),
+    sloBinding: p.string().length(16).nullable().fieldName('slo_binding'),
     nameIdFormat: p.string().length(256).fieldName('name_id_format'),
     mappedAttributes: p.text().fieldName('mapped_attributes'),
     allowIdpInitiated: p.boolean().fieldName('allow_idp_initiated'),

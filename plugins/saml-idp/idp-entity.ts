@@ -27,11 +27,16 @@ const UNSPECIFIED_CLASS = 'urn:oasis:names:tc:SAML:2.0:ac:classes:unspecified';
 export interface IdpEndpoints {
   entityId: string;
   ssoUrl: string;
+  sloUrl: string;
 }
 
 const ssoServices = (endpoints: IdpEndpoints) => [
   { Binding: BINDING.redirect, Location: endpoints.ssoUrl },
   { Binding: BINDING.post, Location: endpoints.ssoUrl },
+];
+const sloServices = (endpoints: IdpEndpoints) => [
+  { Binding: BINDING.redirect, Location: endpoints.sloUrl },
+  { Binding: BINDING.post, Location: endpoints.sloUrl },
 ];
 
 export function idpMetadata(endpoints: IdpEndpoints, published: IdpKey[]): string {
@@ -40,6 +45,7 @@ export function idpMetadata(endpoints: IdpEndpoints, published: IdpKey[]): strin
       entityID: endpoints.entityId,
       signingCert: published.map((k) => k.certPem),
       singleSignOnService: ssoServices(endpoints),
+      singleLogoutService: sloServices(endpoints),
       nameIDFormat: Object.values(NAME_ID_FORMATS),
       wantAuthnRequestsSigned: false,
     })
@@ -59,6 +65,10 @@ export interface SignIn {
 }
 
 const newId = () => `_${randomBytes(20).toString('hex')}`;
+
+/** The assertion's SessionIndex for a browser session: stands for it without naming it. */
+export const sessionIndexOf = (sessionId: string): string =>
+  `_${createHash('sha256').update(sessionId).digest('hex').slice(0, 40)}`;
 
 /** The base64 Response for the HTTP-POST binding (SAML Bindings §3.5.4). */
 export async function signedResponse(
@@ -114,7 +124,7 @@ export async function signedResponse(
     // Absent (the attribute dropped) for an IdP-initiated response (SAML Profiles §4.1.5).
     InResponseTo: signIn.inResponseTo,
     AuthnInstant: new Date(signIn.authTime * 1000).toISOString(),
-    SessionIndex: `_${createHash('sha256').update(signIn.sessionId).digest('hex').slice(0, 40)}`,
+    SessionIndex: sessionIndexOf(signIn.sessionId),
     AuthnContextClassRef: signIn.amr.includes('pwd') ? PASSWORD_CLASS : UNSPECIFIED_CLASS,
     ...Object.fromEntries(attributes.map((a, i) => [`attrV${i}`, a.value])),
   };

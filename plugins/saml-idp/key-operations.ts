@@ -66,7 +66,7 @@ export const keyOperations: AnyOperation[] = [
     kind: 'query',
     access: 'org-admin',
     description:
-      'Reads pasted SAML SP metadata XML: its entity id, HTTP-POST assertion consumer service and signing certificate. Creates no record and fetches nothing.',
+      'Reads pasted SAML SP metadata XML: its entity id, HTTP-POST assertion consumer service, signing certificate and SingleLogoutService (slo_url, slo_binding). Creates no record and fetches nothing.',
     input: ImportSAMLSPMetadataRequest,
     output: SAMLSPMetadataParseResult,
     audit: {
@@ -82,6 +82,7 @@ export const keyOperations: AnyOperation[] = [
         entity_id: parsed.entityId,
         acs_url: parsed.acsUrl,
         ...(parsed.certificate ? { certificate: parsed.certificate } : {}),
+        ...(parsed.singleLogout ? { slo_url: parsed.singleLogout.url, slo_binding: parsed.singleLogout.binding } : {}),
       };
     },
   }),

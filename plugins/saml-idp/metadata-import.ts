@@ -1,18 +1,21 @@
 /**
  * SP metadata pasted by an admin (SAML Metadata §2.4.4): its entity id, its assertion consumer
- * service on the HTTP-POST binding and its signing certificate, read by samlify's metadata
+ * service on the HTTP-POST binding, its signing certificate and its SingleLogoutService
+ * (HTTP-Redirect preferred, else HTTP-POST; §2.2.2), read by samlify's metadata
  * parser. Nothing is fetched (no URL in the document is followed) and nothing is stored: the
  * admin creates the service provider from the answer.
  */
 import * as samlify from 'samlify';
 import { invalidArgument } from '../../core/errors.js';
 import { certificateBody, checkedCertificate } from './certificate.js';
+import type { SingleLogout, SloBinding } from './service-providers.js';
 import { RefusedSamlMessage, withoutDtd } from './xml-guard.js';
 
 export interface ParsedSpMetadata {
   entityId: string;
   acsUrl: string;
   certificate: string | null;
+  singleLogout: SingleLogout | null;
 }
 
 const first = (v: unknown): string | undefined =>
@@ -39,5 +42,10 @@ export function parseSpMetadata(xml: string): ParsedSpMetadata {
   if (!acsUrl) throw invalidArgument('metadata_xml has no AssertionConsumerService on the HTTP-POST binding');
   const signing = first(meta.getX509Certificate('signing'));
   const certificate = signing ? checkedCertificate(certificateBody(signing), 'the metadata certificate') : null;
-  return { entityId, acsUrl, certificate };
+  let singleLogout: SingleLogout | null = null;
+  for (const binding of ['redirect', 'post'] as SloBinding[]) {
+    const url = first(meta.getSingleLogoutService(binding));
+    if (url && !singleLogout) singleLogout = { url, binding };
+  }
+  return { entityId, acsUrl, certificate, singleLogout };
 }

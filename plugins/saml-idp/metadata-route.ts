@@ -4,7 +4,7 @@ import type { RawRequest, RawResponse, RawRoute } from '../../core/plugin.js';
 import { idpMetadata } from './idp-entity.js';
 import { organizationOf } from './organization-of.js';
 import { errorPage } from './pages.js';
-import { idpEntityIdOf, METADATA_PATH, ssoUrlOf } from './paths.js';
+import { idpEndpointsOf, METADATA_PATH } from './paths.js';
 
 async function metadata(req: RawRequest, ctx: RequestContext): Promise<RawResponse> {
   const org = await organizationOf(ctx, req.path);
@@ -16,7 +16,7 @@ async function metadata(req: RawRequest, ctx: RequestContext): Promise<RawRespon
   return {
     status: 200,
     headers: { 'content-type': 'application/samlmetadata+xml; charset=utf-8', 'cache-control': 'no-cache' },
-    body: idpMetadata({ entityId: idpEntityIdOf(config, org.name), ssoUrl: ssoUrlOf(config, org.name) }, published),
+    body: idpMetadata(idpEndpointsOf(config, org.name), published),
   };
 }
 

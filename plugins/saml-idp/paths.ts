@@ -9,6 +9,8 @@ export const METADATA_PATH = '/saml/idp/:org_slug/metadata';
 export const SSO_PATH = '/saml/idp/:org_slug/sso';
 /** Where the browser continues, with a session, to receive the Response for a checked request. */
 export const CONTINUE_PATH = '/saml/idp/:org_slug/continue';
+/** SP-initiated single logout: HTTP-Redirect (GET) and HTTP-POST (POST) bindings. */
+export const SLO_PATH = '/saml/idp/:org_slug/slo';
 /** IdP-initiated single sign-on: `?sp=<entity id>&RelayState=…`. */
 export const INITIATE_PATH = '/saml/idp/:org_slug/initiate';
 
@@ -17,6 +19,13 @@ const pathOf = (slug: string, leaf: string) => `/saml/idp/${encodeURIComponent(s
 
 export const idpEntityIdOf = (config: Config, slug: string) => `${base(config)}${pathOf(slug, 'metadata')}`;
 export const ssoUrlOf = (config: Config, slug: string) => `${base(config)}${pathOf(slug, 'sso')}`;
+export const sloUrlOf = (config: Config, slug: string) => `${base(config)}${pathOf(slug, 'slo')}`;
+/** The IdP's entity id and service URLs of an organization. */
+export const idpEndpointsOf = (config: Config, slug: string) => ({
+  entityId: idpEntityIdOf(config, slug),
+  ssoUrl: ssoUrlOf(config, slug),
+  sloUrl: sloUrlOf(config, slug),
+});
 export const continuePathOf = (slug: string) => pathOf(slug, 'continue');
 
 /** The `{org_slug}` segment of an IdP path. */

@@ -6,6 +6,10 @@ const entityId = () => Type.String({ minLength: 1, maxLength: 1024 });
 const url = () => Type.String({ minLength: 1, maxLength: 2048 });
 const certificate = () => Type.String({ minLength: 1, maxLength: 16384 });
 const nameIdFormat = () => Type.String({ minLength: 1, maxLength: 256 });
+const sloBinding = () =>
+  Type.Union([Type.Literal('redirect'), Type.Literal('post')], {
+    description: 'The binding of slo_url: redirect (HTTP-Redirect, the default) or post (HTTP-POST).',
+  });
 
 export const SAMLMappedAttribute = OutputObject('SAMLMappedAttribute', {
   name: Type.String(),
@@ -30,6 +34,8 @@ export const SAMLServiceProvider = OutputObject('SAMLServiceProvider', {
   mapped_attributes: Type.Array(SAMLMappedAttribute),
   allow_idp_initiated: Bool(),
   is_active: Bool(),
+  slo_url: Type.Optional(Type.String()),
+  slo_binding: Type.Optional(Type.String()),
 });
 
 export const SAMLServiceProviders = OutputObject('SAMLServiceProviders', {
@@ -46,6 +52,8 @@ export const CreateSAMLServiceProviderRequest = InputObject('CreateSAMLServicePr
   name_id_format: Type.Optional(nameIdFormat()),
   mapped_attributes: Type.Optional(mappedAttributes()),
   allow_idp_initiated: Type.Optional(Bool()),
+  slo_url: Type.Optional(url()),
+  slo_binding: Type.Optional(sloBinding()),
 });
 
 export const UpdateSAMLServiceProviderRequest = InputObject('UpdateSAMLServiceProviderRequest', {
@@ -58,6 +66,10 @@ export const UpdateSAMLServiceProviderRequest = InputObject('UpdateSAMLServicePr
   mapped_attributes: Type.Optional(mappedAttributes()),
   allow_idp_initiated: Type.Optional(Bool()),
   is_active: Type.Optional(Bool()),
+  slo_url: Type.Optional(
+    Type.String({ maxLength: 2048, description: 'An empty value ends the single logout of the provider.' }),
+  ),
+  slo_binding: Type.Optional(sloBinding()),
 });
 
 export const DeleteSAMLServiceProviderRequest = InputObject('DeleteSAMLServiceProviderRequest', { id: Id() });
@@ -91,4 +103,6 @@ export const SAMLSPMetadataParseResult = OutputObject('SAMLSPMetadataParseResult
   entity_id: Type.String(),
   acs_url: Type.String(),
   certificate: Type.Optional(Type.String()),
+  slo_url: Type.Optional(Type.String()),
+  slo_binding: Type.Optional(Type.String()),
 });

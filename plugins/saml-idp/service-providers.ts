@@ -16,6 +16,15 @@ export interface MappedAttribute {
   field: string;
 }
 
+/** The SAML binding a LogoutResponse goes back on (SAML Bindings §3.4, §3.5). */
+export type SloBinding = 'redirect' | 'post';
+
+/** A service provider's SingleLogoutService (SAML Metadata §2.2.2). */
+export interface SingleLogout {
+  url: string;
+  binding: SloBinding;
+}
+
 export interface ServiceProvider {
   id: string;
   orgId: string;
@@ -23,13 +32,17 @@ export interface ServiceProvider {
   entityId: string;
   acsUrl: string;
   spCertPem: string | null;
+  /** Null: the provider takes part in no single logout. */
+  singleLogout: SingleLogout | null;
   nameIdFormat: string;
   mappedAttributes: MappedAttribute[];
   allowIdpInitiated: boolean;
   isActive: boolean;
 }
 
-export type ServiceProviderInput = Omit<ServiceProvider, 'id' | 'orgId' | 'isActive'>;
+export type ServiceProviderInput = Omit<ServiceProvider, 'id' | 'orgId' | 'isActive' | 'singleLogout'> & {
+  singleLogout?: SingleLogout | null;
+};
 export type ServiceProviderPatch = Partial<ServiceProviderInput> & { isActive?: boolean };
 
 export const providerNotFound = () => new ServiceError('not_found', 'saml service provider not found');
@@ -47,6 +60,7 @@ const toProvider = (r: ServiceProviderRow): ServiceProvider => ({
   entityId: r.entityId,
   acsUrl: r.acsUrl,
   spCertPem: r.spCertPem ?? null,
+  singleLogout: r.sloUrl ? { url: r.sloUrl, binding: r.sloBinding === 'post' ? 'post' : 'redirect' } : null,
   nameIdFormat: r.nameIdFormat,
   mappedAttributes: JSON.parse(r.mappedAttributes) as MappedAttribute[],
   allowIdpInitiated: Boolean(r.allowIdpInitiated),
@@ -85,6 +99,8 @@ export function createServiceProviders(storage: Storage): ServiceProviders {
         entityKey: keyOf(input.entityId),
         acsUrl: input.acsUrl,
         spCertPem: input.spCertPem,
+        sloUrl: input.singleLogout?.url ?? null,
+        sloBinding: input.singleLogout?.binding ?? null,
         nameIdFormat: input.nameIdFormat,
         mappedAttributes: JSON.stringify(input.mappedAttributes),
         allowIdpInitiated: input.allowIdpInitiated,
@@ -109,6 +125,10 @@ export function createServiceProviders(storage: Storage): ServiceProviders {
       if (patch.name !== undefined) r.name = patch.name;
       if (patch.acsUrl !== undefined) r.acsUrl = patch.acsUrl;
       if (patch.spCertPem !== undefined) r.spCertPem = patch.spCertPem;
+      if (patch.singleLogout !== undefined) {
+        r.sloUrl = patch.singleLogout?.url ?? null;
+        r.sloBinding = patch.singleLogout?.binding ?? null;
+      }
       if (patch.nameIdFormat !== undefined) r.nameIdFormat = patch.nameIdFormat;
       if (patch.mappedAttributes !== undefined) r.mappedAttributes = JSON.stringify(patch.mappedAttributes);
       if (patch.allowIdpInitiated !== undefined) r.allowIdpInitiated = patch.allowIdpInitiated;

@@ -24,6 +24,7 @@ export const providerView = (p: ServiceProvider) => ({
   mapped_attributes: p.mappedAttributes,
   allow_idp_initiated: p.allowIdpInitiated,
   is_active: p.isActive,
+  ...(p.singleLogout ? { slo_url: p.singleLogout.url, slo_binding: p.singleLogout.binding } : {}),
 });
 
 export const keyView = (k: IdpKey) => ({
