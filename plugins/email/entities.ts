@@ -5,32 +5,21 @@
  * templates (the API's Int64 fields).
  */
 import { defineEntity } from '@mikro-orm/core';
+import { queueIndexes, queueProperties, type QueuedRow } from '../../storage/outbox-queue.js';
 
-export const OUTBOX_STATUSES = ['pending', 'sent', 'failed'] as const;
-export type OutboxStatus = (typeof OUTBOX_STATUSES)[number];
-
-export interface OutboxRow {
-  id: string;
+/** A queued mail: its own columns beside the delivery state every outbox row has (storage/outbox-queue.ts). */
+export interface OutboxRow extends QueuedRow {
   event: string;
   recipient: string;
   subject: string;
   html: string;
   text: string;
-  status: OutboxStatus;
-  attempts: number;
-  /** When the next attempt may start. */
-  nextAttemptAt: number;
-  /** A node that claimed the row sends it until then; null when nobody holds it. */
-  leaseUntil: number | null;
-  lastError: string | null;
-  createdAt: number;
-  sentAt: number | null;
 }
 
 export const MailOutboxEntity = defineEntity({
   name: 'LatchkeyMailOutbox',
   tableName: 'latchkey_mail_outbox',
-  indexes: [{ properties: ['status', 'nextAttemptAt'] }, { properties: ['createdAt'] }],
+  indexes: queueIndexes(),
   properties: (p) => ({
     // `_id`: the same definition passes MikroORM's MongoDB validation.
     id: p.string().primary().fieldName('_id').length(64),
@@ -39,13 +28,7 @@ export const MailOutboxEntity = defineEntity({
     subject: p.string().length(998),
     html: p.text(),
     text: p.text(),
-    status: p.string().length(16),
-    attempts: p.integer(),
-    nextAttemptAt: p.bigint('number').fieldName('next_attempt_at'),
-    leaseUntil: p.bigint('number').fieldName('lease_until').nullable(),
-    lastError: p.string().fieldName('last_error').length(512).nullable(),
-    createdAt: p.bigint('number').fieldName('created_at'),
-    sentAt: p.bigint('number').fieldName('sent_at').nullable(),
+    ...queueProperties(),
   }),
 });
 

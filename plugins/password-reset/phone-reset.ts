@@ -40,8 +40,9 @@ export async function forgotPasswordByPhone(ctx: RequestContext, phoneNumber: st
   if (left > 0) await sleep(left);
   if (user && user.revokedTimestamp === null) {
     const organization = ctx.kernel.config.string('organization-name', 'Latchkey');
-    // Sent after the answer is written, as the mail is (forgot-password.ts): a slow gateway
-    // must not show in this answer's time. A failure is logged and counted; the user can ask again.
+    // Queued after the answer is written, as the mail is (forgot-password.ts), so that the
+    // answer takes the same time whether or not the number has an account; the sms outbox's
+    // worker texts it. A failure to queue is logged; the user can ask again.
     const text = () =>
       sms.codes
         .issue(CODE_PURPOSE, phone, CODE_TTL_MS, user.id)

@@ -26,7 +26,13 @@ export async function textCode(
   await sms.codes.checkNotLocked(PURPOSE, user.id);
   await sms.checkSendLimit(ctx, user.phoneNumber);
   const code = await sms.codes.issue(PURPOSE, user.id, CODE_TTL_MS, JSON.stringify(held));
-  await sms.send(user.phoneNumber, `${code} is your ${organization} verification code.`);
+  // The text is queued in the sms outbox (the gateway's pace never shows in this answer). The
+  // code lives in the memory store, which shares no transaction with the outbox, so it is
+  // written first and taken back when the text cannot be queued: no live code without its text.
+  await sms.send(user.phoneNumber, `${code} is your ${organization} verification code.`).catch(async (err: unknown) => {
+    await sms.codes.drop(PURPOSE, user.id);
+    throw err;
+  });
 }
 
 export function heldOf(data: string, user: UserRecord, defaultScopes: readonly string[]): HeldSignIn {

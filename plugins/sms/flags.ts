@@ -20,6 +20,18 @@ export const smsFlags: FlagDeclaration[] = [
     description:
       'Base URL of the Twilio-compatible gateway API; messages are posted to {base}/2010-04-01/Accounts/{sid}/Messages.json through the guarded outbound client (a gateway on a private network needs --outbound-allow-cidrs).',
   },
+  {
+    name: 'sms-max-attempts',
+    type: 'number',
+    default: 6,
+    description: 'Delivery attempts of one text before it is marked failed.',
+  },
+  {
+    name: 'sms-retry-delay-ms',
+    type: 'number',
+    default: 2000,
+    description: 'Delay before the first retry of a text; each further retry waits twice as long.',
+  },
 ];
 
 export interface GatewaySettings {
@@ -56,6 +68,10 @@ export function smsConfigProblem(config: Config): string | undefined {
   }
   if (url.protocol !== 'https:' && url.protocol !== 'http:')
     return '--sms-gateway-url must be an absolute http(s) URL.';
+  for (const name of ['sms-max-attempts', 'sms-retry-delay-ms']) {
+    const n = config.number(name);
+    if (n !== undefined && (!Number.isInteger(n) || n < 1)) return `--${name} must be a whole number of 1 or more`;
+  }
   if (!/^[A-Za-z0-9]{1,64}$/.test(config.string('sms-account-sid', 'x') || 'x')) {
     return '--sms-account-sid must be letters and digits only.';
   }

@@ -2,24 +2,21 @@
  * One text through a Twilio-compatible Messages API: `POST {base}/2010-04-01/Accounts/{sid}/Messages.json`
  * with a form body `To`, `From`, `Body` and HTTP Basic credentials (Twilio's REST API; API key and
  * secret as user and password). The request goes through the guarded outbound client, so the
- * gateway's address is checked and pinned like any other outbound call.
+ * gateway's address is checked and pinned like any other outbound call. The outbox worker
+ * (outbox.ts) makes each attempt; a failed one is retried from there.
  */
-import { ServiceError } from '../../core/errors.js';
 import type { Logger } from '../../core/logger.js';
 import type { OutboundService } from '../outbound/index.js';
 import type { GatewaySettings } from './flags.js';
 
 export const SEND_TIMEOUT_MS = 10_000;
 
-/** The gateway could not take the message; the caller's request fails with 503 and nothing stays half done. */
-const unavailable = () => new ServiceError('unavailable', 'the SMS gateway is not available, try again later');
-
 export function messagesUrl(settings: GatewaySettings): string {
   const base = settings.base.href.replace(/\/+$/, '');
   return `${base}/2010-04-01/Accounts/${encodeURIComponent(settings.accountSid)}/Messages.json`;
 }
 
-/** Why a text did not go out: the gateway could not be reached, or it answered with an error status. */
+/** Why an attempt did not go out: the gateway could not be reached, or it answered with an error status. */
 export type SendFailure = 'unreachable' | 'refused';
 
 export async function postMessage(
@@ -48,13 +45,14 @@ export async function postMessage(
     status = res.status;
   } catch (err) {
     // The reason (refused address, timeout, reset) is logged; the number and the text are not.
-    logger.warn({ err: (err as Error).message }, 'SMS gateway unreachable');
+    const reason = (err as Error).message;
+    logger.warn({ err: reason }, 'SMS gateway unreachable');
     onFailure('unreachable');
-    throw unavailable();
+    throw new Error(`the SMS gateway could not be reached: ${reason}`);
   }
   if (status < 200 || status >= 300) {
     logger.warn({ status }, 'SMS gateway refused the message');
     onFailure('refused');
-    throw unavailable();
+    throw new Error(`the SMS gateway answered ${status}`);
   }
 }

@@ -1,11 +1,21 @@
-/** The `sms` service: text messages through a Twilio-compatible gateway. */
+/** The `sms` service: text messages through a Twilio-compatible gateway, by a durable outbox. */
 import type { RequestContext } from '../../core/context.js';
+import type { UnitOfWork } from '../../core/unit-of-work.js';
 
 export interface SmsService {
   /** True when the gateway flags are set; without them nothing can be sent. */
   readonly configured: boolean;
-  /** Sends `body` to the E.164 number `to`; rejects with a ServiceError when the gateway refuses or is unreachable. */
-  send(to: string, body: string): Promise<void>;
+  /**
+   * Queues `body` for the E.164 number `to` in the durable outbox and resolves once the row is
+   * stored; the outbox worker posts it to the gateway, retrying with backoff while the gateway
+   * is slow, down or refusing, so the caller's request never waits for it. With `unit` the row
+   * joins the unit of work of the change that causes the text and is stored by its commit
+   * (core/unit-of-work.ts). Rejects with a ServiceError only when SMS is not configured or the
+   * number is not E.164.
+   */
+  send(to: string, body: string, unit?: UnitOfWork): Promise<void>;
+  /** Delivery counters since start (failures also go to the log and to the outbox rows). */
+  stats(): { sent: number; retried: number; failed: number };
   /**
    * Counts one text to `to` from this request's client IP against the abuse limits (per number and
    * per IP, shared by every node through the memory store); over either limit it throws the spec's

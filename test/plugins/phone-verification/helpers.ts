@@ -10,6 +10,8 @@ export const SMS_FLAGS: Record<string, FlagValue> = {
   'sms-sender': '+15550001111',
   'outbound-allow-cidrs': '127.0.0.1/32',
   'enable-mobile-basic-authentication': true,
+  // A text the gateway refuses is retried by the outbox this soon.
+  'sms-retry-delay-ms': 100,
 };
 
 export interface PhoneServer {

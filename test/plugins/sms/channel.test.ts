@@ -1,12 +1,14 @@
 /**
  * The SMS channel against a Twilio-shaped gateway on 127.0.0.1: what it posts (path, Basic
- * credentials, form), a refusing or unreachable gateway answered 503 with nothing sent, the
- * guarded client refusing a loopback gateway that --outbound-allow-cidrs does not list, the
- * per-number limit, startup refusals, and an SMS one-time code as a second factor end to end.
+ * credentials, form), a refusing gateway's text queued and sent by a retry (the refused attempt
+ * counted), the guarded client refusing a loopback gateway that --outbound-allow-cidrs does not
+ * list (the text stays queued, the gateway sees nothing), the per-number limit, startup refusals,
+ * and an SMS one-time code as a second factor end to end.
  */
 import t from 'tap';
-import { Config } from '../../../core/config.js';
+import { Config, type FlagValue } from '../../../core/config.js';
 import { ServiceError } from '../../../core/errors.js';
+import { SmsOutboxEntity, type SmsOutboxRow } from '../../../plugins/sms/entities.js';
 import { smsPlugin } from '../../../plugins/sms/index.js';
 import { TransportClient } from '../mfa/transports.js';
 import { startTestServer, type TestServer } from '../../helpers/server.js';
@@ -21,7 +23,21 @@ const SMS_FLAGS = {
   'sms-api-secret': 'sms-secret',
   'sms-sender': '+15550001111',
   'sms-gateway-url': gateway.url,
+  'sms-retry-delay-ms': 100,
 };
+
+/** The outbox rows of texts to `to` on `of`'s database, once the worker has had an attempt at each. */
+async function attemptedRows(of: TestServer, to: string): Promise<SmsOutboxRow[]> {
+  const deadline = Date.now() + 10_000;
+  for (;;) {
+    const rows = (await of.kernel.storage
+      .em()
+      .find(SmsOutboxEntity, { recipient: to } as never)) as unknown as SmsOutboxRow[];
+    if (rows.length > 0 && rows.every((r) => Number(r.attempts) > 0 && r.leaseUntil === null)) return rows;
+    if (Date.now() > deadline) throw new Error(`no finished attempt for ${to}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
 
 const server: TestServer = await startTestServer({
   flags: { ...SMS_FLAGS, 'outbound-allow-cidrs': '127.0.0.1/32', 'enable-mobile-basic-authentication': true },
@@ -43,34 +59,42 @@ t.test('a text is posted to the Messages API with Basic credentials and the form
   });
 });
 
-t.test('a refusing gateway is a 503 unavailable, and a number not in E.164 is a 400', async (t) => {
-  gateway.failNext(1, 500);
-  const before = gateway.texts.length;
-  await t.rejects(sms.send('+15551234567', 'x'), { code: 'unavailable' });
-  t.equal(gateway.texts.length, before, 'nothing recorded');
-  await t.rejects(sms.send('5551234567', 'x'), { code: 'invalid_argument' });
-  await t.rejects(sms.send('+1555<script>', 'x'), { code: 'invalid_argument' });
-});
+t.test(
+  'a refusing gateway: the text is queued at once and sent by a retry; a number not in E.164 is a 400',
+  async (t) => {
+    gateway.failNext(1, 500);
+    await sms.send('+15551230001', 'refused once');
+    const text = await gateway.next('+15551230001');
+    t.equal(text.body, 'refused once', 'sent by the retry');
+    const rows = await attemptedRows(server, '+15551230001');
+    t.equal(rows.length, 1);
+    t.match(rows[0], { status: 'sent', lastError: null });
+    t.equal(Number(rows[0]!.attempts), 2, 'the refused attempt and the one that went through');
+    await t.rejects(sms.send('5551234567', 'x'), { code: 'invalid_argument' });
+    await t.rejects(sms.send('+1555<script>', 'x'), { code: 'invalid_argument' });
+  },
+);
 
 t.test('the guarded client refuses a loopback gateway the allow list does not name', async (t) => {
   const closed = await startTestServer({ flags: SMS_FLAGS });
   t.teardown(() => closed.close());
-  const before = gateway.texts.length;
-  const err = await closed.kernel
-    .service('sms')
-    .send('+15551234567', 'x')
-    .catch((e: unknown) => e);
-  t.ok(err instanceof ServiceError && err.code === 'unavailable', 'refused as unavailable');
-  t.equal(gateway.texts.length, before, 'the gateway saw no request');
+  const before = gateway.requests;
+  await closed.kernel.service('sms').send('+15551230002', 'x');
+  const [row] = await attemptedRows(closed, '+15551230002');
+  t.equal(row!.status, 'pending', 'kept for a retry');
+  t.match(row!.lastError, /could not be reached/, 'the refused attempt says why');
+  t.equal(gateway.requests, before, 'the gateway saw no request');
 });
 
 t.test('startup refuses a partial gateway configuration and a bad gateway URL', async (t) => {
-  const check = (flags: Record<string, string>) => smsPlugin.validateConfig?.(new Config(flags));
+  const check = (flags: Record<string, FlagValue>) => smsPlugin.validateConfig?.(new Config(flags));
   t.match(check({ 'sms-account-sid': 'AC1' }), /needs --sms-api-key, --sms-api-secret, --sms-sender/);
   t.match(check({ ...SMS_FLAGS, 'sms-gateway-url': 'ftp://x' }), /absolute http\(s\) URL/);
   t.match(check({ ...SMS_FLAGS, 'sms-account-sid': '../x' }), /letters and digits/);
   t.equal(check(SMS_FLAGS), undefined);
   t.equal(check({}), undefined, 'no SMS at all is a valid configuration');
+  t.match(check({ ...SMS_FLAGS, 'sms-max-attempts': 0 }), /--sms-max-attempts must be a whole number/);
+  t.match(check({ ...SMS_FLAGS, 'sms-retry-delay-ms': 1.5 }), /--sms-retry-delay-ms must be a whole number/);
 });
 
 t.test('an SMS code as the second factor: setup, then a password login withheld until the code', async (t) => {

@@ -1,6 +1,8 @@
 /**
  * A Twilio-shaped Messages API on 127.0.0.1 for tests: it records each posted message (path,
- * Basic credentials, form fields) and answers like the real API, or with a status the test sets.
+ * Basic credentials, form fields) and answers like the real API, or with a status the test sets;
+ * it can answer late (a slow gateway) and listen on a port chosen before (a gateway that was down
+ * comes up).
  */
 import { createServer, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -14,8 +16,17 @@ export interface SentText {
   body: string;
 }
 
+export interface SmsGatewayOptions {
+  /** The port to listen on (default: any free one). */
+  port?: number;
+  /** How long each answer takes; a text counts as received once its answer is written. */
+  delayMs?: number;
+}
+
 export interface SmsGateway {
   url: string;
+  /** Requests that arrived, answered or not yet. */
+  readonly requests: number;
   texts: SentText[];
   /** Answers the next `count` requests with `status` instead of 201. */
   failNext(count: number, status: number): void;
@@ -30,14 +41,17 @@ const read = async (req: IncomingMessage): Promise<string> => {
   return text;
 };
 
-export async function startSmsGateway(): Promise<SmsGateway> {
+export async function startSmsGateway(options: SmsGatewayOptions = {}): Promise<SmsGateway> {
+  let requests = 0;
   const texts: SentText[] = [];
   const waiting: { to: string; resolve(t: SentText): void }[] = [];
   const taken = new Set<SentText>();
   let failures = 0;
   let failStatus = 500;
   const server = createServer(async (req, res) => {
+    requests++;
     const form = new URLSearchParams(await read(req));
+    if (options.delayMs) await new Promise((resolve) => setTimeout(resolve, options.delayMs));
     if (failures > 0) {
       failures--;
       res.writeHead(failStatus, { 'content-type': 'application/json' }).end('{"code":20500,"message":"error"}');
@@ -64,10 +78,13 @@ export async function startSmsGateway(): Promise<SmsGateway> {
       .writeHead(201, { 'content-type': 'application/json' })
       .end(JSON.stringify({ sid: `SM${texts.length}`, status: 'queued' }));
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  await new Promise<void>((resolve) => server.listen(options.port ?? 0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
   return {
     url: `http://127.0.0.1:${port}`,
+    get requests() {
+      return requests;
+    },
     texts,
     failNext(count, status) {
       failures = count;
@@ -81,6 +98,10 @@ export async function startSmsGateway(): Promise<SmsGateway> {
       }
       return new Promise((resolve) => waiting.push({ to, resolve }));
     },
-    close: () => new Promise((resolve) => server.close(() => resolve())),
+    close: () =>
+      new Promise((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
   };
 }
