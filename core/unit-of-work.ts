@@ -21,9 +21,13 @@ export interface OpenUnitOfWork extends UnitOfWork {
   /**
    * Flushes `em` (MikroORM writes every pending row of the flush in one transaction) and then
    * runs the after-commit work; a failing after-commit step is reported to `onError` and does
-   * not fail the commit, which has happened.
+   * not fail the commit, which has happened. `statements`: a change written with native
+   * statements (`nativeDelete`) runs them on `em` inside that same transaction, before the
+   * pending rows; a throw from it rolls the whole transaction back. Nothing else may read on
+   * another EntityManager meanwhile (SQLite has one connection, which the transaction holds):
+   * the writers have done their reads when they added their rows.
    */
-  commit(): Promise<void>;
+  commit(statements?: (em: EntityManager) => Promise<void>): Promise<void>;
 }
 
 export function openUnitOfWork(em: EntityManager, onError: (err: unknown) => void = () => {}): OpenUnitOfWork {
@@ -31,8 +35,18 @@ export function openUnitOfWork(em: EntityManager, onError: (err: unknown) => voi
   return {
     em,
     afterCommit: (fn) => void after.push(fn),
-    async commit() {
-      await em.flush();
+    async commit(statements) {
+      if (!statements) await em.flush();
+      else {
+        await em.begin();
+        try {
+          await statements(em);
+          await em.commit();
+        } catch (err) {
+          await em.rollback();
+          throw err;
+        }
+      }
       for (const fn of after.splice(0)) {
         try {
           fn();

@@ -35,13 +35,10 @@ export function signupRoles(ctx: RequestContext, wanted: readonly string[] | und
 }
 
 export type { AuthResult } from '../sign-in/index.js';
+import type { SignInAttempt } from '../sign-in/index.js';
 
 /** Starts a session, sets the cookies and issues the tokens, after the sign-in gates (signup, login). */
-export function startSession(
-  ctx: RequestContext,
-  user: UserRecord,
-  opts: { method: string; roles: string[]; scopes: string[]; amr: string[]; message: string; readAt?: number },
-) {
+export function startSession(ctx: RequestContext, user: UserRecord, opts: Omit<SignInAttempt, 'user'>) {
   return ctx.kernel.service('sign-in').complete(ctx, { user, ...opts });
 }
 

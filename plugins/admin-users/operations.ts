@@ -156,8 +156,10 @@ export const adminUserOperations: AnyOperation[] = [
       const user = await mustFind(ctx, input.id);
       // The `user.deleted` hook ends the user's sessions and refresh tokens (sessions and tokens
       // plugins) and the users service removes the verification requests.
-      await users.delete(user.id);
-      ctx.kernel.events.emit('user.deleted', { user: users.toUserDto(user) });
+      // The event's outbox rows are stored by the commit that deletes the row.
+      await users.delete(user.id, {
+        within: (unit) => ctx.kernel.events.emitWithin(unit, 'user.deleted', { user: users.toUserDto(user) }),
+      });
       return { message: 'user deleted successfully' };
     },
   }),

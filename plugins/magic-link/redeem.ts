@@ -7,6 +7,7 @@ import type { RequestContext } from '../../core/context.js';
 import { invalidArgument, permissionDenied } from '../../core/errors.js';
 import type { LinkTokens } from '../email/index.js';
 import { EMAIL_AMR, type Redeemed } from '../email-verification/index.js';
+import { loginEvent } from '../sign-in/index.js';
 import { MAGIC_LINK_METHOD, type MagicLinkGrant } from './request.js';
 
 export async function redeemMagicLink(
@@ -37,7 +38,7 @@ export async function redeemMagicLink(
     amr: [EMAIL_AMR],
     message: 'Logged in successfully',
     readAt,
+    within: loginEvent(ctx.kernel.events, MAGIC_LINK_METHOD),
   });
-  if (result.access_token) ctx.kernel.events.emit('user.login', { user: result.user, auth_recipe: MAGIC_LINK_METHOD });
   return { result, redirectUri: grant.redirectUri, state: grant.state };
 }

@@ -5,7 +5,7 @@ import { invalidArgument, permissionDenied, unauthenticated } from '../../core/e
 import type { EventBus } from '../../core/events.js';
 import type { MemoryStore } from '../../core/memory-store.js';
 import type { Storage } from '../../core/storage.js';
-import type { SignInService } from '../sign-in/index.js';
+import { loginEvent, type SignInService } from '../sign-in/index.js';
 import type { UserRecord, UsersService } from '../users/index.js';
 import { createFactorStore } from './factor-store.js';
 import { createFailureCounter } from './failures.js';
@@ -89,7 +89,7 @@ export function createMfaService({ config, storage, memory, events, users, signI
       if (!(await pendingStore.take(pending)))
         throw unauthenticated('the multi-factor sign-in has expired; sign in again');
       pendingStore.clearCookie(ctx);
-      const result = await signIn.startSession(ctx, {
+      return signIn.startSession(ctx, {
         user,
         method: pending.method,
         roles: pending.roles,
@@ -97,9 +97,8 @@ export function createMfaService({ config, storage, memory, events, users, signI
         amr: amr === null ? pending.amr : [...new Set([...pending.amr, amr, 'mfa'])],
         message,
         ...(pending.readAt !== undefined ? { readAt: pending.readAt } : {}),
+        within: loginEvent(events, pending.method),
       });
-      events.emit('user.login', { user: result.user, auth_recipe: pending.method });
-      return result;
     },
 
     async enrollee(ctx: RequestContext, hint: OtpHint) {

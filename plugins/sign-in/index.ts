@@ -10,6 +10,7 @@ import type { SignInService } from './types.js';
 
 export type { AuthResult, IssuedAuthResult, SignInAttempt, SignInGate, SignInService } from './types.js';
 export { recordLoginRefusal, type LoginRefusal } from './audit.js';
+export { loginEvent } from './login-event.js';
 
 declare module '../../core/services.js' {
   interface Services {
@@ -27,6 +28,8 @@ export const signInPlugin = definePlugin<SignInService>({
         users: ctx.service('users'),
         sessions: ctx.service('sessions'),
         tokens: ctx.service('tokens'),
+        storage: ctx.storage,
+        logger: ctx.logger,
       }),
     ),
 });

@@ -1,5 +1,8 @@
 /** The sign-in pipeline: gates, then session, cookies and tokens. */
 import type { RequestContext } from '../../core/context.js';
+import type { Logger } from '../../core/logger.js';
+import type { Storage } from '../../core/storage.js';
+import { openUnitOfWork } from '../../core/unit-of-work.js';
 import type { SessionsService } from '../sessions/index.js';
 import type { TokensService } from '../tokens/index.js';
 import type { UsersService } from '../users/index.js';
@@ -11,9 +14,11 @@ export interface SignInDeps {
   users: UsersService;
   sessions: SessionsService;
   tokens: TokensService;
+  storage: Storage;
+  logger: Logger;
 }
 
-export function createSignInService({ users, sessions, tokens }: SignInDeps): SignInService {
+export function createSignInService({ users, sessions, tokens, storage, logger }: SignInDeps): SignInService {
   const firstGates: SignInGate[] = [];
   const gates: SignInGate[] = [];
 
@@ -43,7 +48,20 @@ export function createSignInService({ users, sessions, tokens }: SignInDeps): Si
       amr: attempt.amr,
       ...(attempt.readAt !== undefined ? { readAt: attempt.readAt } : {}),
     });
-    return respond(ctx, attempt.user, session, attempt.message);
+    const result = await respond(ctx, attempt.user, session, attempt.message);
+    if (attempt.within) {
+      const unit = openUnitOfWork(storage.em(), (err) => logger.error({ err }, 'after-commit step failed'));
+      try {
+        await attempt.within(unit, result.user);
+        await unit.commit();
+      } catch (err) {
+        // The tokens are not answered: the session they name ends with them.
+        sessions.clearCookies(ctx);
+        await sessions.revoke(session.userId, session.id);
+        throw err;
+      }
+    }
+    return result;
   }
 
   async function complete(ctx: RequestContext, attempt: SignInAttempt): Promise<AuthResult> {

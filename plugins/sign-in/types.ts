@@ -4,6 +4,7 @@
  * gates (the MFA gate) run in one place instead of once per path.
  */
 import type { RequestContext } from '../../core/context.js';
+import type { UnitOfWork } from '../../core/unit-of-work.js';
 import type { SessionRecord } from '../sessions/index.js';
 import type { UserDto, UserRecord } from '../users/index.js';
 
@@ -20,6 +21,13 @@ export interface SignInAttempt {
   message: string;
   /** When the user record was read: a revoke of every session after this moment ends the new one too. */
   readAt?: number;
+  /**
+   * Runs once the session has started and its tokens are issued, in a unit of work committed
+   * before they are answered: the login's event (`events.emitWithin(unit, 'user.login', ...)`)
+   * is stored by that commit. Its failure ends the session and fails the sign-in, so no tokens
+   * are answered without their event. Not run when a gate withholds the session.
+   */
+  within?: (unit: UnitOfWork, user: UserDto) => Promise<void>;
 }
 
 /**

@@ -5,6 +5,7 @@
  * too (no takeover through an unverified address on either side); else a new account when
  * `--enable-signup` allows it.
  */
+import { UniqueConstraintViolationException } from '@mikro-orm/core';
 import type { RequestContext } from '../../core/context.js';
 import { ServiceError } from '../../core/errors.js';
 import type { UserRecord } from '../users/index.js';
@@ -100,26 +101,35 @@ async function newUser(
     throw new AccountRefusal('invalid_request', 'invalid roles');
   let user: UserRecord;
   try {
-    user = await users.create({
-      ...(email ? { email, email_verified: profile.emailVerified } : {}),
-      signup_method: provider,
-      roles,
-      ...(profile.givenName ? { given_name: profile.givenName } : {}),
-      ...(profile.familyName ? { family_name: profile.familyName } : {}),
-      ...(profile.nickname ? { nickname: profile.nickname } : {}),
-      ...(profile.preferredUsername ? { preferred_username: profile.preferredUsername } : {}),
-      ...(profile.picture ? { picture: profile.picture } : {}),
-    });
+    user = await users.create(
+      {
+        ...(email ? { email, email_verified: profile.emailVerified } : {}),
+        signup_method: provider,
+        roles,
+        ...(profile.givenName ? { given_name: profile.givenName } : {}),
+        ...(profile.familyName ? { family_name: profile.familyName } : {}),
+        ...(profile.nickname ? { nickname: profile.nickname } : {}),
+        ...(profile.preferredUsername ? { preferred_username: profile.preferredUsername } : {}),
+        ...(profile.picture ? { picture: profile.picture } : {}),
+      },
+      {
+        // The user, its identity link and its signup's events are stored by one commit.
+        within: async (unit, created) => {
+          ids.linkWithin(unit, provider, profile.subject, created.id);
+          const dto = users.toUserDto(created);
+          await ctx.kernel.events.emitWithin(unit, 'user.created', { user: dto, auth_recipe: provider });
+          await ctx.kernel.events.emitWithin(unit, 'user.signup', { user: dto, auth_recipe: provider });
+        },
+      },
+    );
   } catch (err) {
     // Another login created the same address meanwhile.
     if (err instanceof ServiceError && err.code === 'already_exists')
       throw new AccountRefusal('access_denied', 'an account with this email already exists');
+    // A concurrent first login of the same subject linked it first: nothing of this one is kept.
+    if (err instanceof UniqueConstraintViolationException && (await ids.userOf(provider, profile.subject)) !== null)
+      throw new AccountRefusal('access_denied', 'the sign-in raced another one; try again');
     throw err;
-  }
-  if (!(await ids.link(provider, profile.subject, user.id))) {
-    // A concurrent first login of the same subject linked it first: this record is not kept.
-    await users.delete(user.id);
-    throw new AccountRefusal('access_denied', 'the sign-in raced another one; try again');
   }
   return { user, roles, created: true };
 }

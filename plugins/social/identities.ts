@@ -1,6 +1,7 @@
 /** The provider-subject links of users (entities.ts), removed with their user. */
 import { createHash } from 'node:crypto';
 import type { Storage } from '../../core/storage.js';
+import type { UnitOfWork } from '../../core/unit-of-work.js';
 import { newId } from '../../storage/ids.js';
 import { SocialIdentityEntity, type SocialIdentityRow } from './entities.js';
 
@@ -9,12 +10,26 @@ export interface SocialIdentities {
   userOf(provider: string, subject: string): Promise<string | null>;
   /** Links the subject to the user; false when the subject is already linked (to anyone). */
   link(provider: string, subject: string, userId: string): Promise<boolean>;
+  /**
+   * Links the subject to a user the unit of work creates, stored by its commit; a concurrent link
+   * of the same subject fails that commit with a unique-key violation.
+   */
+  linkWithin(unit: UnitOfWork, provider: string, subject: string, userId: string): void;
   unlink(provider: string, subject: string): Promise<void>;
   removeUser(userId: string): Promise<void>;
 }
 
 const keyOf = (provider: string, subject: string): string =>
   createHash('sha256').update(`${provider}\n${subject}`).digest('hex');
+
+const newRow = (provider: string, subject: string, userId: string): SocialIdentityRow => ({
+  id: newId(),
+  providerSubject: keyOf(provider, subject),
+  provider,
+  subject,
+  userId,
+  createdAt: Date.now(),
+});
 
 export function socialIdentities(storage: Storage): SocialIdentities {
   return {
@@ -26,14 +41,7 @@ export function socialIdentities(storage: Storage): SocialIdentities {
     },
     async link(provider, subject, userId) {
       const em = storage.em();
-      em.create(SocialIdentityEntity, {
-        id: newId(),
-        providerSubject: keyOf(provider, subject),
-        provider,
-        subject,
-        userId,
-        createdAt: Date.now(),
-      } satisfies SocialIdentityRow);
+      em.create(SocialIdentityEntity, newRow(provider, subject, userId));
       try {
         await em.flush();
         return true;
@@ -42,6 +50,9 @@ export function socialIdentities(storage: Storage): SocialIdentities {
         if ((await this.userOf(provider, subject)) !== null) return false;
         throw err;
       }
+    },
+    linkWithin(unit, provider, subject, userId) {
+      unit.em.create(SocialIdentityEntity, newRow(provider, subject, userId));
     },
     async unlink(provider, subject) {
       await storage.em().nativeDelete(SocialIdentityEntity, { providerSubject: keyOf(provider, subject) } as never);

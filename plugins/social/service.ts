@@ -5,7 +5,7 @@
 import type { RequestContext } from '../../core/context.js';
 import { ServiceError } from '../../core/errors.js';
 import type { RawResponse } from '../../core/plugin.js';
-import { recordLoginRefusal, type AuthResult } from '../sign-in/index.js';
+import { loginEvent, recordLoginRefusal, type AuthResult } from '../sign-in/index.js';
 import { AccountRefusal, resolveAccount } from './accounts.js';
 import type { SocialIdentities } from './identities.js';
 import { parseLoginRequest } from './login-request.js';
@@ -83,6 +83,8 @@ export function createSocialService(ids: SocialIdentities): SocialService {
           scopes: request.scopes,
           amr: FEDERATED_AMR,
           message: account.created ? 'Signed up successfully.' : 'Logged in successfully',
+          // A new account's events were stored with it; a returning user's login with the session.
+          ...(account.created ? {} : { within: loginEvent(ctx.kernel.events, provider) }),
         });
       } catch (err) {
         // Audited once: a refusal inside the sign-in service is recorded there already.
@@ -97,13 +99,6 @@ export function createSocialService(ids: SocialIdentities): SocialService {
         // factor) goes back to the application like any other; nothing was written before it.
         if (err instanceof ServiceError && err.status.http < 500) return fail(request, 'access_denied', err.message);
         throw err;
-      }
-      const dto = result.user ?? ctx.kernel.service('users').toUserDto(account.user);
-      if (account.created) {
-        ctx.kernel.events.emit('user.created', { user: dto, auth_recipe: provider });
-        ctx.kernel.events.emit('user.signup', { user: dto, auth_recipe: provider });
-      } else if (result.access_token) {
-        ctx.kernel.events.emit('user.login', { user: dto, auth_recipe: provider });
       }
       if (ownOrigin(ctx, request.redirectUri)) {
         // Withheld by a gate: the service's own page is told which screen comes next.

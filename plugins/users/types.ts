@@ -163,7 +163,13 @@ export interface UsersService {
    * `not_found` when absent, also for the loser of two concurrent deletions, which must not
    * report the deletion again.
    */
-  delete(id: string): Promise<void>;
+  delete(
+    id: string,
+    options?: {
+      /** Runs when this call deletes the row, before its commit (its event is stored with the deletion). */
+      within?: WithinUserWrite;
+    },
+  ): Promise<void>;
   list(q: UserListQuery): Promise<{ users: UserRecord[]; total: number }>;
   /** Password check with lockout: 5 failures lock for 15 minutes; success clears the count. */
   /**

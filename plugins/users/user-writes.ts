@@ -231,7 +231,7 @@ export function createUserWrites({
       });
     },
 
-    async delete(id) {
+    async delete(id, options = {}) {
       const em = storage.em();
       const row = (await em.findOne(UserEntity, { id } as never)) as UserRow | null;
       if (!row) throw notFound('user not found');
@@ -248,12 +248,27 @@ export function createUserWrites({
       // delete_user also removes the user's verification data.
       await verifications.deleteForUser(user);
       await passwords.forgetFailures(id);
-      const deleted = await em.nativeDelete(UserEntity, { id } as never);
-      reads.forget(id);
+      // The row's deletion and its event's outbox rows are stored by one commit; the rows are
+      // discarded when another deletion took the row first.
+      const unit = openUnitOfWork(em, (err) => logger.error({ err }, 'after-commit step failed'));
+      await options.within?.(unit, user);
+      const taken = notFound('user not found');
+      const deleted = await unit
+        .commit(async (tx) => {
+          if ((await tx.nativeDelete(UserEntity, { id } as never)) === 0) throw taken;
+        })
+        .then(
+          () => true,
+          (err: unknown) => {
+            if (err === taken) return false;
+            throw err;
+          },
+        )
+        .finally(() => reads.forget(id));
       await hooks.run('user.deleted', { user });
       // Another deletion took the row first: only one of them reports the deletion (webhooks see
       // one user deleted once).
-      if (deleted === 0) throw notFound('user not found');
+      if (!deleted) throw taken;
     },
   };
 }

@@ -14,7 +14,7 @@ import type { RequestContext } from '../../core/context.js';
 import type { EventBus } from '../../core/events.js';
 import { invalidArgument, permissionDenied, unauthenticated } from '../../core/errors.js';
 import type { MemoryStore } from '../../core/memory-store.js';
-import type { AuthResult } from '../sign-in/index.js';
+import { loginEvent, type AuthResult } from '../sign-in/index.js';
 import type { MfaService } from '../mfa/index.js';
 import type { UserRecord, UsersService } from '../users/index.js';
 import type { CredentialStore } from './credentials.js';
@@ -199,7 +199,7 @@ export function createWebauthnService(d: WebauthnDeps) {
     if (!user) throw ceremonyFailed();
     if (user.revokedTimestamp !== null) throw permissionDenied('user access has been revoked');
     if (pending) return mfa.complete(ctx, pending, 'hwk', 'Multi factor authentication verified successfully');
-    const result = await ctx.kernel.service('sign-in').complete(ctx, {
+    return ctx.kernel.service('sign-in').complete(ctx, {
       user,
       method: 'webauthn',
       roles: user.roles,
@@ -207,9 +207,8 @@ export function createWebauthnService(d: WebauthnDeps) {
       amr: ['hwk'],
       message: 'Logged in successfully',
       readAt,
+      within: loginEvent(d.events, 'webauthn'),
     });
-    if (result.user) d.events.emit('user.login', { user: result.user, auth_recipe: 'webauthn' });
-    return result;
   }
 
   return { registrationOptions, registrationVerify, loginOptions, loginVerify };

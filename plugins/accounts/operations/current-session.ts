@@ -54,7 +54,3 @@ export function cachedCurrentUser(
   const session = knownSession(ctx, tokens);
   return session && users.cachedById(session.userId);
 }
-
-export function emit(ctx: RequestContext, name: string, payload: Record<string, unknown>): void {
-  ctx.kernel.events.emit(name, payload);
-}

@@ -13,7 +13,7 @@ import {
   revokedAccess,
   startSession,
 } from '../service.js';
-import { emit } from './current-session.js';
+import { loginEvent } from '../../sign-in/index.js';
 
 export const loginOperation = defineOperation({
   name: 'login',
@@ -67,17 +67,17 @@ export const loginOperation = defineOperation({
     const roles = input.roles && input.roles.length > 0 ? [...new Set(input.roles)] : user.roles;
     if (!hasRoles(user.roles, roles)) throw permissionDenied('invalid role');
     const scopes = requestedScopes(input.scope);
-    const result = await startSession(ctx, user, {
+    return startSession(ctx, user, {
       method,
       roles,
       scopes,
       amr: ['pwd'],
       message: 'Logged in successfully',
       readAt,
+      // Stored with the session's start; a login the MFA gate withheld is not one yet: the step
+      // that finishes it sends the event.
+      within: loginEvent(ctx.kernel.events, method),
     });
-    // A login the MFA gate withheld is not one yet: the step that finishes it sends the event.
-    if (result.access_token) emit(ctx, 'user.login', { user: result.user, auth_recipe: method });
-    return result;
   },
 });
 

@@ -161,3 +161,59 @@ t.test('deactivate_account stores user.deactivated with the change or not at all
   t.ok((await post('/v1/admin/user', { id })).json.revoked_timestamp, 'deactivated');
   t.equal((await webhooks.deliveries(hook)).length, 1, 'with its one row');
 });
+
+/** An outbox writer for `event` that fails once, after the webhook plugin's writer added its row. */
+function failOnce(event: string): void {
+  let armed = true;
+  server.kernel.events.addWriter(event, async () => {
+    if (!armed) return;
+    armed = false;
+    throw new Error('injected failure between the outbox write and the commit');
+  });
+}
+
+const browser = { 'content-type': 'application/json', origin: server.url };
+const signupAs = async (email: string) =>
+  (
+    (await post('/v1/signup', { email, password: PASSWORD, confirm_password: PASSWORD }, browser)).json.user as {
+      id: string;
+    }
+  ).id;
+
+t.test("a login's user.login row is stored with the session's start or not at all", async (t) => {
+  const hook = await hookFor('user.login');
+  const id = await signupAs('login@example.com');
+  const sessions = () => server.kernel.memory.keys(`session:${id}:`);
+  const before = (await sessions()).length;
+  failOnce('user.login');
+  const login = () => post('/v1/login', { email: 'login@example.com', password: PASSWORD }, browser);
+  const failed = await login();
+  t.equal(failed.status, 500, 'the login fails');
+  t.notOk(failed.json.access_token, 'no tokens are answered');
+  t.equal((await sessions()).length, before, 'the session it started is ended');
+  t.equal((await webhooks.deliveries(hook)).length, 0, 'no user.login row');
+
+  const ok = await login();
+  t.equal(ok.status, 200);
+  t.equal((await sessions()).length, before + 1, 'the retried login has its session');
+  const rows = await webhooks.deliveries(hook);
+  t.equal(rows.length, 1, 'and its one user.login row');
+  t.match(JSON.parse(rows[0].body), { event_name: 'user.login', user: { id }, auth_recipe: 'basic_auth' });
+});
+
+t.test("delete_user's user.deleted row is stored with the deletion or not at all", async (t) => {
+  const hook = await hookFor('user.deleted');
+  const id = await signupAs('deleted@example.com');
+  failOnce('user.deleted');
+  t.equal((await post('/v1/admin/delete_user', { id })).status, 500, 'the call fails');
+  t.equal((await post('/v1/admin/user', { id })).status, 200, 'the user is still stored');
+  t.equal((await webhooks.deliveries(hook)).length, 0, 'no user.deleted row');
+
+  t.equal((await post('/v1/admin/delete_user', { id })).status, 200, 'the retry deletes');
+  t.equal((await post('/v1/admin/user', { id })).status, 404);
+  const rows = await webhooks.deliveries(hook);
+  t.equal(rows.length, 1, 'with its one user.deleted row');
+  t.match(JSON.parse(rows[0].body), { event_name: 'user.deleted', user: { id, email: 'deleted@example.com' } });
+  t.equal((await post('/v1/admin/delete_user', { id })).status, 404, 'a second deletion finds nothing');
+  t.equal((await webhooks.deliveries(hook)).length, 1, 'and sends nothing');
+});
