@@ -10,13 +10,14 @@
  *   connection's latest request line came in (`rememberRequestLines`). Bytes with no request
  *   line get REST's envelope. Each answer counts in the request metrics (route `unparsed`).
  * - `frameworkErrors`: Fastify could not route the request (a URL that does not decode); answered
- *   in the shape of the surface the path lies under.
+ *   in the shape of the surface the path lies under, and counted in the request metrics (route
+ *   `unmatched`).
  * These are server options: an app embedding the kernel keeps its own.
  */
 import type { Server } from 'node:http';
 import type { Socket } from 'node:net';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { countUnparsed } from './metrics.js';
+import { countUnrouted } from './metrics.js';
 import { refusalAnswer, refuse, surfaceOnServer, type RefusalKind } from './refusal-shapes.js';
 
 const REASONS: Partial<Record<number, string>> = {
@@ -83,7 +84,7 @@ export function clientErrorHandler(
   const line = requestLineOf(kind === 'request_timeout' ? requestStarts.get(socket) : err.rawPacket);
   const surface = line !== undefined && this ? surfaceOnServer(this.server, line.path) : 'rest';
   const { status, headers, body } = refusalAnswer(surface, { kind });
-  if (this) countUnparsed(this.server, line?.method ?? 'unknown', status);
+  if (this) countUnrouted(this.server, line?.method ?? 'unknown', 'unparsed', status);
   const reason = REASONS[status] ?? 'Bad Request';
   const head = Object.entries(headers)
     .map(([name, value]) => `${name}: ${value}\r\n`)
@@ -101,4 +102,6 @@ export function frameworkErrors(_err: FastifyError, request: FastifyRequest, rep
   // No route matched, so the surface is the one the path lies under (refusal-shapes.ts): SCIM
   // clients read RFC 7644 §3.12's error schema, OAuth clients RFC 6749 §5.2's, before routing too.
   refuse(request, reply, { kind: 'malformed_url' });
+  // No route's hooks count it: the request metrics are told here.
+  countUnrouted(request.server.server, request.method, 'unmatched', reply.statusCode);
 }

@@ -80,15 +80,15 @@ export class HttpMetrics {
   }
 
   /**
-   * Records an answer Node's HTTP parser stage wrote, before any request existed (a malformed
-   * request, headers too large, a request timeout): route `unparsed`, the method of the request
-   * line when one was read.
+   * Records an answer written before any route ran: Node's HTTP parser stage (a malformed
+   * request, headers too large, a request timeout: route `unparsed`, the method of the request
+   * line when one was read) or Fastify's router (a URL that does not decode: route `unmatched`).
    */
-  countUnparsed(method: string, statusCode: number): void {
-    this.requests.series(method, 'unparsed').record(statusCode, 0);
+  countUnrouted(method: string, route: 'unparsed' | 'unmatched', statusCode: number): void {
+    this.requests.series(method, route).record(statusCode, 0);
   }
 
-  /** Makes this the metrics that count answers written on `server` before any request exists. */
+  /** Makes this the metrics that count answers written on `server` before any route ran. */
   countOn(server: object): void {
     metricsByServer.set(server, this);
   }
@@ -129,7 +129,12 @@ export function countWrittenByHand(request: FastifyRequest, statusCode: number):
   (request as Stamped)[COUNTED_BY]?.countWrittenByHand(request, statusCode);
 }
 
-/** Counts an answer written on `server` before any request existed, by the metrics counting there. */
-export function countUnparsed(server: object, method: string, statusCode: number): void {
-  metricsByServer.get(server)?.countUnparsed(method, statusCode);
+/** Counts an answer written on `server` before any route ran, by the metrics counting there. */
+export function countUnrouted(
+  server: object,
+  method: string,
+  route: 'unparsed' | 'unmatched',
+  statusCode: number,
+): void {
+  metricsByServer.get(server)?.countUnrouted(method, route, statusCode);
 }

@@ -83,6 +83,9 @@ t.test('every answered request counts on the metrics listener, with its status',
   t.match(stalled, /^HTTP\/1\.1 408 /, 'headers that never finish');
   t.equal(await count('GET', 'unparsed', 408), 1, 'count as a 408');
 
+  t.equal((await fetch(`${server.url}/v1/%E0%A4%A`)).status, 400, 'a URL that does not decode');
+  t.equal(await count('GET', 'unmatched', 400), 1, 'counts under route "unmatched"');
+
   t.equal((await fetch(`${server.url}/v1/meta`)).status, 200);
   t.equal(await count('GET', '/v1/meta', 200), 1, 'an ordinary answer still counts once');
 });
