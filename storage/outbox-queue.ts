@@ -60,7 +60,7 @@ export const queueIndexes = () => [
 ];
 
 /** The error an attempt carries until its outcome is written: what a crash leaves behind. */
-export const CUT_OFF = 'no outcome recorded: the attempt was cut off before it finished';
+export const CUT_OFF = 'no outcome recorded yet: the attempt is in flight, or was cut off before it finished';
 
 /** How often an idle worker looks for due rows (others' rows, retries); new rows wake it at once. */
 const POLL_MS = 1_000;
