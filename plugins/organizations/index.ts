@@ -21,6 +21,7 @@ export type {
   OrganizationsService,
   OrganizationPatch,
   OrgScopedRecords,
+  WithinChange,
 } from './service.js';
 export { ORG_ADMIN_ROLE, organizationNotFound } from './service.js';
 export { organizationView } from './views.js';
@@ -52,7 +53,7 @@ export const organizationsPlugin = definePlugin<OrganizationsService>({
   operations: organizationOperations,
   events: ORGANIZATION_EVENTS,
   setup(ctx) {
-    const service = createOrganizationsService(ctx.storage, ctx.hooks);
+    const service = createOrganizationsService(ctx.storage, ctx.hooks, ctx.logger);
     ctx.authenticate('org-admin', orgAdminAuthenticator(service));
     return service;
   },

@@ -48,8 +48,13 @@ export const organizationOperations: AnyOperation[] = [
     output: Organization,
     audit: { action: 'organization.create', resourceType: 'organization', resourceId: ({ output }) => output?.id },
     handler: async (ctx, input) => {
-      const created = await orgs(ctx).create(input);
-      ctx.kernel.events.emit('organization.created', { ...actorOf(ctx), organization: organizationView(created) });
+      const created = await orgs(ctx).create(input, {
+        within: (unit, organization) =>
+          ctx.kernel.events.emitWithin(unit, 'organization.created', {
+            ...actorOf(ctx),
+            organization: organizationView(organization),
+          }),
+      });
       return organizationView(created);
     },
   }),
@@ -63,8 +68,13 @@ export const organizationOperations: AnyOperation[] = [
     audit: { action: 'organization.update', resourceType: 'organization', resourceId: ({ input }) => input.id },
     handler: async (ctx, input) => {
       await orgs(ctx).requireAdministered(ctx.principal, input.id);
-      const updated = await orgs(ctx).update(input.id, input);
-      ctx.kernel.events.emit('organization.updated', { ...actorOf(ctx), organization: organizationView(updated) });
+      const updated = await orgs(ctx).update(input.id, input, {
+        within: (unit, organization) =>
+          ctx.kernel.events.emitWithin(unit, 'organization.updated', {
+            ...actorOf(ctx),
+            organization: organizationView(organization),
+          }),
+      });
       return organizationView(updated);
     },
   }),
@@ -78,8 +88,10 @@ export const organizationOperations: AnyOperation[] = [
     output: MessageResponse,
     audit: { action: 'organization.delete', resourceType: 'organization', resourceId: ({ input }) => input.id },
     handler: async (ctx, input) => {
-      await orgs(ctx).remove(input.id);
-      ctx.kernel.events.emit('organization.deleted', { ...actorOf(ctx), organization_id: input.id });
+      await orgs(ctx).remove(input.id, {
+        within: (unit) =>
+          ctx.kernel.events.emitWithin(unit, 'organization.deleted', { ...actorOf(ctx), organization_id: input.id }),
+      });
       return { message: 'organization deleted successfully' };
     },
   }),
@@ -126,12 +138,14 @@ export const organizationOperations: AnyOperation[] = [
       await orgs(ctx).requireAdministered(ctx.principal, input.org_id);
       const user = input.user_id.length <= 64 ? await users(ctx).findById(input.user_id) : null;
       if (!user) throw userNotFound();
-      const { membership, created } = await orgs(ctx).addMember(input.org_id, user.id, input.roles);
-      ctx.kernel.events.emit(created ? 'organization.member_added' : 'organization.member_updated', {
-        ...actorOf(ctx),
-        org_id: input.org_id,
-        user_id: user.id,
-        roles: membership.roles,
+      const { membership } = await orgs(ctx).addMember(input.org_id, user.id, input.roles, {
+        within: (unit, { membership, created }) =>
+          ctx.kernel.events.emitWithin(unit, created ? 'organization.member_added' : 'organization.member_updated', {
+            ...actorOf(ctx),
+            org_id: input.org_id,
+            user_id: user.id,
+            roles: membership.roles,
+          }),
       });
       return memberView(membership, user);
     },
@@ -151,12 +165,15 @@ export const organizationOperations: AnyOperation[] = [
     },
     handler: async (ctx, input) => {
       await orgs(ctx).requireAdministered(ctx.principal, input.org_id);
-      if (!(await orgs(ctx).removeMember(input.org_id, input.user_id))) throw memberNotFound();
-      ctx.kernel.events.emit('organization.member_removed', {
-        ...actorOf(ctx),
-        org_id: input.org_id,
-        user_id: input.user_id,
+      const removed = await orgs(ctx).removeMember(input.org_id, input.user_id, {
+        within: (unit) =>
+          ctx.kernel.events.emitWithin(unit, 'organization.member_removed', {
+            ...actorOf(ctx),
+            org_id: input.org_id,
+            user_id: input.user_id,
+          }),
       });
+      if (!removed) throw memberNotFound();
       return { message: 'member removed successfully' };
     },
   }),

@@ -8,6 +8,8 @@ import { UniqueConstraintViolationException, type EntityManager } from '@mikro-o
 import type { Principal } from '../../core/context.js';
 import { ServiceError, invalidArgument, notFound } from '../../core/errors.js';
 import type { HookBus } from '../../core/hooks.js';
+import type { Logger } from '../../core/logger.js';
+import { openUnitOfWork, type UnitOfWork } from '../../core/unit-of-work.js';
 import type { Storage } from '../../core/storage.js';
 import { newId } from '../../storage/ids.js';
 import { OrgMemberEntity, OrganizationEntity, type OrgMemberRow, type OrganizationRow } from './entities.js';
@@ -43,14 +45,28 @@ export interface OrganizationPatch {
   enabled?: boolean;
 }
 
+/**
+ * Runs inside the unit of work of a change, before its commit (core/unit-of-work.ts): events
+ * emitted with `events.emitWithin(unit, ...)` are stored by the same commit as the change, and a
+ * throw stores neither.
+ */
+export type WithinChange<T> = (unit: UnitOfWork, result: T) => Promise<void>;
+
 export interface OrganizationsService {
-  create(input: { name: string; display_name?: string }): Promise<Organization>;
-  update(id: string, patch: OrganizationPatch): Promise<Organization>;
+  create(
+    input: { name: string; display_name?: string },
+    options?: { within?: WithinChange<Organization> },
+  ): Promise<Organization>;
+  update(
+    id: string,
+    patch: OrganizationPatch,
+    options?: { within?: WithinChange<Organization> },
+  ): Promise<Organization>;
   /**
    * Deletes the organization, its memberships and, through the `organization.deleting` hook run
    * inside the same transaction, every record other plugins keep for it. `not_found` when absent.
    */
-  remove(id: string): Promise<void>;
+  remove(id: string, options?: { within?: WithinChange<Organization> }): Promise<void>;
   get(id: string): Promise<Organization | null>;
   /** By slug (`Organization.name`). */
   getByName(name: string): Promise<Organization | null>;
@@ -60,9 +76,10 @@ export interface OrganizationsService {
     orgId: string,
     userId: string,
     roles?: readonly string[],
+    options?: { within?: WithinChange<{ membership: OrgMembership; created: boolean }> },
   ): Promise<{ membership: OrgMembership; created: boolean }>;
-  /** False when the user was not a member. */
-  removeMember(orgId: string, userId: string): Promise<boolean>;
+  /** False when the user was not a member (`within` then stores nothing). */
+  removeMember(orgId: string, userId: string, options?: { within?: WithinChange<void> }): Promise<boolean>;
   membership(orgId: string, userId: string): Promise<OrgMembership | null>;
   isMember(orgId: string, userId: string): Promise<boolean>;
   members(orgId: string, page: number, limit: number): Promise<{ members: OrgMembership[]; total: number }>;
@@ -129,8 +146,31 @@ function toMembership(r: OrgMemberRow): OrgMembership {
 
 const nameTaken = () => new ServiceError('already_exists', 'organization with given name already exists');
 
-export function createOrganizationsService(storage: Storage, hooks: HookBus): OrganizationsService {
+export function createOrganizationsService(storage: Storage, hooks: HookBus, logger: Logger): OrganizationsService {
   const em = (): EntityManager => storage.em();
+  const unitOf = (manager: EntityManager) =>
+    openUnitOfWork(manager, (err) => logger.error({ err }, 'after-commit step failed'));
+  /** Commits a unit whose change is `statements`; false when they found nothing to change (`missing`). */
+  async function commitStatements(
+    manager: EntityManager,
+    within: ((unit: UnitOfWork) => Promise<void>) | undefined,
+    statements: (tx: EntityManager) => Promise<number>,
+  ): Promise<boolean> {
+    const unit = unitOf(manager);
+    await within?.(unit);
+    const missing = new Error('nothing to change');
+    return unit
+      .commit(async (tx) => {
+        if ((await statements(tx)) === 0) throw missing;
+      })
+      .then(
+        () => true,
+        (err: unknown) => {
+          if (err === missing) return false;
+          throw err;
+        },
+      );
+  }
 
   async function row(id: string, manager: EntityManager = em()): Promise<OrganizationRow | null> {
     if (!fits(id)) return null;
@@ -138,15 +178,19 @@ export function createOrganizationsService(storage: Storage, hooks: HookBus): Or
   }
 
   const service: OrganizationsService = {
-    async create(input) {
+    async create(input, options = {}) {
       const name = checkSlug(input.name);
       const displayName = input.display_name !== undefined ? checkDisplayName(input.display_name) : null;
       const manager = em();
       if (await manager.findOne(OrganizationEntity, { name })) throw nameTaken();
       const now = Date.now();
       const r: OrganizationRow = { id: newId(), name, displayName, enabled: true, createdAt: now, updatedAt: now };
+      // The organization and its event's outbox rows are stored by one commit.
+      manager.create(OrganizationEntity, r as never);
+      const unit = unitOf(manager);
+      await options.within?.(unit, toOrganization(r));
       try {
-        await manager.insert(OrganizationEntity, r as never);
+        await unit.commit();
       } catch (err) {
         if (err instanceof UniqueConstraintViolationException) throw nameTaken();
         throw err;
@@ -154,7 +198,7 @@ export function createOrganizationsService(storage: Storage, hooks: HookBus): Or
       return toOrganization(r);
     },
 
-    async update(id, patch) {
+    async update(id, patch, options = {}) {
       const name = patch.name !== undefined ? checkSlug(patch.name) : undefined;
       const displayName = patch.display_name !== undefined ? checkDisplayName(patch.display_name) : undefined;
       const manager = em();
@@ -167,8 +211,10 @@ export function createOrganizationsService(storage: Storage, hooks: HookBus): Or
       if (displayName !== undefined) found.displayName = displayName;
       if (patch.enabled !== undefined) found.enabled = patch.enabled;
       found.updatedAt = Date.now();
+      const unit = unitOf(manager);
+      await options.within?.(unit, toOrganization(found));
       try {
-        await manager.flush();
+        await unit.commit();
       } catch (err) {
         if (err instanceof UniqueConstraintViolationException) throw nameTaken();
         throw err;
@@ -176,18 +222,19 @@ export function createOrganizationsService(storage: Storage, hooks: HookBus): Or
       return toOrganization(found);
     },
 
-    async remove(id) {
+    async remove(id, options = {}) {
       const found = await row(id);
       if (!found) throw organizationNotFound();
       const organization = toOrganization(found);
-      await em().transactional(async (tx) => {
+      const within = options.within;
+      const deleted = await commitStatements(em(), within && ((unit) => within(unit, organization)), async (tx) => {
         // Other plugins first: their rows name the organization (domains, SCIM, SSO connections).
         await hooks.run('organization.deleting', { organization, em: tx });
         await tx.nativeDelete(OrgMemberEntity, { orgId: id });
-        const deleted = await tx.nativeDelete(OrganizationEntity, { id });
-        // The loser of two concurrent deletions reports what a missing organization does.
-        if (deleted === 0) throw organizationNotFound();
+        return tx.nativeDelete(OrganizationEntity, { id });
       });
+      // The loser of two concurrent deletions reports what a missing organization does.
+      if (!deleted) throw organizationNotFound();
     },
 
     async get(id) {
@@ -210,16 +257,20 @@ export function createOrganizationsService(storage: Storage, hooks: HookBus): Or
       return { organizations: (rows as OrganizationRow[]).map(toOrganization), total };
     },
 
-    async addMember(orgId, userId, roles) {
+    async addMember(orgId, userId, roles, options = {}) {
       const wanted = roles !== undefined ? checkRoles(roles) : undefined;
       const manager = em();
+      /** Commits the unit of `manager` with the membership's event rows. */
+      const stored = async (result: { membership: OrgMembership; created: boolean }, on = manager) => {
+        const unit = unitOf(on);
+        await options.within?.(unit, result);
+        await unit.commit();
+        return result;
+      };
       const existing = (await manager.findOne(OrgMemberEntity, { orgId, userId })) as OrgMemberRow | null;
       if (existing) {
-        if (wanted !== undefined) {
-          existing.roles = wanted;
-          await manager.flush();
-        }
-        return { membership: toMembership(existing), created: false };
+        if (wanted !== undefined) existing.roles = wanted;
+        return stored({ membership: toMembership(existing), created: false });
       }
       const r: OrgMemberRow = {
         id: newId(),
@@ -228,21 +279,25 @@ export function createOrganizationsService(storage: Storage, hooks: HookBus): Or
         roles: wanted ?? [...DEFAULT_MEMBER_ROLES],
         createdAt: Date.now(),
       };
+      manager.create(OrgMemberEntity, r as never);
       try {
-        await manager.insert(OrgMemberEntity, r as never);
+        return await stored({ membership: toMembership(r), created: true });
       } catch (err) {
         // A concurrent add of the same member won: the membership exists, as asked.
         if (!(err instanceof UniqueConstraintViolationException)) throw err;
-        const now = (await em().findOne(OrgMemberEntity, { orgId, userId })) as OrgMemberRow | null;
+        const fresh = em();
+        const now = (await fresh.findOne(OrgMemberEntity, { orgId, userId })) as OrgMemberRow | null;
         if (!now) throw err;
-        return { membership: toMembership(now), created: false };
+        return stored({ membership: toMembership(now), created: false }, fresh);
       }
-      return { membership: toMembership(r), created: true };
     },
 
-    async removeMember(orgId, userId) {
+    async removeMember(orgId, userId, options = {}) {
       if (!fits(orgId) || !fits(userId)) return false;
-      return (await em().nativeDelete(OrgMemberEntity, { orgId, userId })) > 0;
+      const within = options.within;
+      return commitStatements(em(), within && ((unit) => within(unit)), (tx) =>
+        tx.nativeDelete(OrgMemberEntity, { orgId, userId }),
+      );
     },
 
     async membership(orgId, userId) {

@@ -217,3 +217,36 @@ t.test("delete_user's user.deleted row is stored with the deletion or not at all
   t.equal((await post('/v1/admin/delete_user', { id })).status, 404, 'a second deletion finds nothing');
   t.equal((await webhooks.deliveries(hook)).length, 1, 'and sends nothing');
 });
+
+t.test('organization events are stored with their change or not at all', async (t) => {
+  const createdHook = await hookFor('organization.created');
+  const deletedHook = await hookFor('organization.deleted');
+  const exists = async (id: string) => (await post('/v1/admin/organization', { id })).status === 200;
+  const seen: Record<string, unknown>[] = [];
+  t.teardown(server.kernel.events.on('organization.created', (e) => void seen.push(e.payload)));
+  failOnce('organization.created');
+  t.equal((await post('/v1/admin/create_organization', { name: 'outboxed' })).status, 500, 'the creation fails');
+  const listed = await post('/v1/admin/organizations', {});
+  t.equal((listed.json.organizations as unknown[]).length, 0, 'no organization was stored');
+  t.equal((await webhooks.deliveries(createdHook)).length, 0, 'nor its event');
+
+  const created = await post('/v1/admin/create_organization', { name: 'outboxed' });
+  t.equal(created.status, 200, 'the retry creates it');
+  const id = created.json.id as string;
+  const rows = await webhooks.deliveries(createdHook);
+  t.equal(rows.length, 1, 'with its one organization.created row');
+  t.match(JSON.parse(rows[0].body), { event_name: 'organization.created' });
+  await server.kernel.events.drain();
+  t.equal(seen.length, 1);
+  t.match(seen, [{ organization: { id, name: 'outboxed' } }], 'subscribers heard of the committed creation only');
+
+  failOnce('organization.deleted');
+  t.equal((await post('/v1/admin/delete_organization', { id })).status, 500, 'the deletion fails');
+  t.ok(await exists(id), 'the organization is still stored');
+  t.equal((await webhooks.deliveries(deletedHook)).length, 0, 'no organization.deleted row');
+  t.equal((await post('/v1/admin/delete_organization', { id })).status, 200, 'the retry deletes it');
+  t.notOk(await exists(id));
+  t.equal((await webhooks.deliveries(deletedHook)).length, 1, 'with its one organization.deleted row');
+  t.equal((await post('/v1/admin/delete_organization', { id })).status, 404, 'a second deletion finds nothing');
+  t.equal((await webhooks.deliveries(deletedHook)).length, 1, 'and stores no event');
+});
