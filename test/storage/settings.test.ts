@@ -60,3 +60,11 @@ t.test('libsql remote URLs keep their token out of the URL', async (t) => {
   t.equal(s.url, 'libsql://x.turso.io');
   t.equal(s.authToken, 'abc');
 });
+
+t.test('--database-timeout-ms bounds the waits while serving: 2 s unless given, at least 100 ms', async (t) => {
+  const server = { 'database-type': 'postgres', 'database-url': 'postgres://127.0.0.1/a' };
+  t.equal(settings(server).timeoutMs, 2_000);
+  t.equal(settings({ ...server, 'database-timeout-ms': 8_000 }).timeoutMs, 8_000);
+  t.throws(() => settings({ ...server, 'database-timeout-ms': 50 }), /--database-timeout-ms/);
+  t.throws(() => settings({ ...server, 'database-timeout-ms': 1.5 }), /--database-timeout-ms/);
+});
