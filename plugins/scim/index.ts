@@ -77,6 +77,7 @@ export const scimPlugin = definePlugin<ScimService>({
     const provisioning = createProvisioning({
       storage: ctx.storage,
       events: ctx.events,
+      logger: ctx.logger,
       users: ctx.service('users'),
       sessions: ctx.service('sessions'),
       organizations: ctx.service('organizations'),

@@ -9,14 +9,16 @@
  * session, and refresh also refuses a revoked user); inactive -> active restores access; a user
  * created inactive is revoked from birth and can never be issued a token.
  */
-import { UniqueConstraintViolationException } from '@mikro-orm/core';
+import { UniqueConstraintViolationException, type EntityManager } from '@mikro-orm/core';
 import { ServiceError } from '../../core/errors.js';
 import type { EventBus } from '../../core/events.js';
+import type { Logger } from '../../core/logger.js';
 import type { Storage } from '../../core/storage.js';
+import { openUnitOfWork, type UnitOfWork } from '../../core/unit-of-work.js';
 import type { OrganizationsService } from '../organizations/index.js';
 import type { OrgDomainsService } from '../org-domains/index.js';
 import type { SessionsService } from '../sessions/index.js';
-import type { UserRecord, UsersService } from '../users/index.js';
+import type { UserRecord, UsersService, WithinUserWrite } from '../users/index.js';
 import { ScimUserEntity, type ScimUserRow } from './entities.js';
 import { primaryEmail, type ScimUserFields } from './http/user-input.js';
 import { badRequest } from './http/scim-error.js';
@@ -49,6 +51,7 @@ export interface Provisioning {
 export interface ProvisioningDeps {
   storage: Storage;
   events: EventBus;
+  logger: Logger;
   users: UsersService;
   sessions: SessionsService;
   organizations: OrganizationsService;
@@ -59,8 +62,10 @@ const userNameTaken = () => new ServiceError('already_exists', 'userName is alre
 const emailTaken = () => new ServiceError('already_exists', 'user with given email already exists');
 
 export function createProvisioning(deps: ProvisioningDeps): Provisioning {
-  const { storage, users, sessions, organizations, events } = deps;
+  const { storage, users, sessions, organizations, events, logger } = deps;
   const em = () => storage.em();
+  const unitOf = (manager: EntityManager) =>
+    openUnitOfWork(manager, (err) => logger.error({ err }, 'after-commit step failed'));
   const linkOf = async (where: Record<string, unknown>) =>
     (await em().findOne(ScimUserEntity, where)) as ScimUserRow | null;
 
@@ -82,16 +87,30 @@ export function createProvisioning(deps: ProvisioningDeps): Provisioning {
     return (await domains.get(domain))?.orgId === orgId;
   }
 
-  async function setActive(user: UserRecord, active: boolean): Promise<{ user: UserRecord; changed: boolean }> {
+  /** Sets the user's access; `within` runs in the change's unit of work when there is one. */
+  async function setActive(
+    user: UserRecord,
+    active: boolean,
+    within?: WithinUserWrite,
+  ): Promise<{ user: UserRecord; changed: boolean }> {
     if (active === (user.revokedTimestamp === null)) return { user, changed: false };
-    const result = await users.setAccess(user.id, active ? null : Math.floor(Date.now() / 1000));
+    const result = await users.setAccess(user.id, active ? null : Math.floor(Date.now() / 1000), {
+      ...(within ? { within } : {}),
+    });
     // Deactivation ends every session now; so the session's access and refresh tokens end too.
     if (!active) await sessions.revokeAll(user.id);
     return result;
   }
 
-  const emit = (name: string, orgId: string, user: UserRecord, from: RequestSource | undefined) =>
-    events.emit(name, {
+  /** Stores a provisioning event in the unit of work of its change (core/unit-of-work.ts). */
+  const emitWithin = (
+    unit: UnitOfWork,
+    name: string,
+    orgId: string,
+    user: UserRecord,
+    from: RequestSource | undefined,
+  ) =>
+    events.emitWithin(unit, name, {
       org_id: orgId,
       actor: `scim:${orgId}`,
       actor_kind: 'scim',
@@ -104,18 +123,9 @@ export function createProvisioning(deps: ProvisioningDeps): Provisioning {
       const email = await emailFor(fields, null);
       const userName = fields.userName ?? email;
       if (await linkOf({ orgId, userNameKey: userName.toLowerCase() })) throw userNameTaken();
-      const user = await users.create({
-        email,
-        email_verified: await domainVerified(orgId, email),
-        signup_method: 'scim',
-        roles: [...users.roles.defaults],
-        ...(fields.givenName ? { given_name: fields.givenName } : {}),
-        ...(fields.familyName ? { family_name: fields.familyName } : {}),
-        revoked: !fields.active,
-      });
       const now = Date.now();
-      const link: ScimUserRow = {
-        userId: user.id,
+      const newLink = (userId: string): ScimUserRow => ({
+        userId,
         orgId,
         userName,
         userNameKey: userName.toLowerCase(),
@@ -123,18 +133,40 @@ export function createProvisioning(deps: ProvisioningDeps): Provisioning {
         emails: fields.emails,
         createdAt: now,
         updatedAt: now,
-      };
+      });
+      let user: UserRecord;
       try {
-        await em().insert(ScimUserEntity, link as never);
-        await organizations.addMember(orgId, user.id);
+        // The user, its SCIM link and its event are stored by one commit; a concurrent create of
+        // the same userName fails that commit, and nothing of this one is stored.
+        user = await users.create(
+          {
+            email,
+            email_verified: await domainVerified(orgId, email),
+            signup_method: 'scim',
+            roles: [...users.roles.defaults],
+            ...(fields.givenName ? { given_name: fields.givenName } : {}),
+            ...(fields.familyName ? { family_name: fields.familyName } : {}),
+            revoked: !fields.active,
+          },
+          {
+            within: async (unit, created) => {
+              unit.em.create(ScimUserEntity, newLink(created.id) as never);
+              await emitWithin(unit, USER_PROVISIONED, orgId, created, from);
+            },
+          },
+        );
       } catch (err) {
-        // No half-provisioned user: a concurrent create of the same userName won.
-        await users.delete(user.id).catch(() => {});
         if (err instanceof UniqueConstraintViolationException) throw userNameTaken();
         throw err;
       }
-      emit(USER_PROVISIONED, orgId, user, from);
-      return { user, link };
+      try {
+        await organizations.addMember(orgId, user.id);
+      } catch (err) {
+        // No half-provisioned user.
+        await users.delete(user.id).catch(() => {});
+        throw err;
+      }
+      return { user, link: newLink(user.id) };
     },
 
     async find(orgId, userId) {
@@ -173,20 +205,33 @@ export function createProvisioning(deps: ProvisioningDeps): Provisioning {
       row.externalId = fields.externalId;
       row.emails = fields.emails;
       row.updatedAt = Date.now();
+      // The event is stored with the last write of the change: the access change when there is
+      // one, else the SCIM attributes.
+      const changesAccess = fields.active !== (after.revokedTimestamp === null);
+      const unit = unitOf(manager);
+      if (!changesAccess) await emitWithin(unit, USER_SCIM_UPDATED, link.orgId, after, from);
       try {
-        await manager.flush();
+        await unit.commit();
       } catch (err) {
         if (err instanceof UniqueConstraintViolationException) throw userNameTaken();
         throw err;
       }
-      const { user: final, changed } = await setActive(after, fields.active);
-      emit(changed && !fields.active ? USER_DEPROVISIONED : USER_SCIM_UPDATED, link.orgId, final, from);
+      const { user: final, changed } = await setActive(after, fields.active, (accessUnit, stored) =>
+        emitWithin(accessUnit, fields.active ? USER_SCIM_UPDATED : USER_DEPROVISIONED, link.orgId, stored, from),
+      );
+      if (changesAccess && !changed) {
+        // Another request changed the access first: this update's event is stored on its own.
+        const own = unitOf(em());
+        await emitWithin(own, USER_SCIM_UPDATED, link.orgId, final, from);
+        await own.commit();
+      }
       return { user: final, link: row };
     },
 
     async deactivate(current, from) {
-      const { user, changed } = await setActive(current.user, false);
-      if (changed) emit(USER_DEPROVISIONED, current.link.orgId, user, from);
+      const { user } = await setActive(current.user, false, (unit, stored) =>
+        emitWithin(unit, USER_DEPROVISIONED, current.link.orgId, stored, from),
+      );
       return { user, link: current.link };
     },
   };

@@ -11,7 +11,7 @@ import { createUsersService } from './service.js';
 import { VerificationEntity } from './verification.js';
 import type { UsersService } from './types.js';
 
-export type { UsersService, UserRecord, UserDto, UserPatch } from './types.js';
+export type { UsersService, UserRecord, UserDto, UserPatch, WithinUserWrite } from './types.js';
 export type { NewVerification, VerificationRecord, VerificationRequestsService } from './verification.js';
 export type { VerificationRequestedPayload } from './email-verification.js';
 export { SIGNUP_IDENTIFIER, UPDATE_EMAIL_IDENTIFIER } from './email-verification.js';

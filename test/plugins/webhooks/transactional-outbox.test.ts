@@ -1,11 +1,13 @@
 /**
  * The transactional outbox (core/unit-of-work.ts): revoking and restoring a user's access writes
- * the change and its webhook outbox rows in one commit. A failure after both were written and
+ * the change and its webhook outbox rows in one commit, and so do signups, logins (the session's
+ * start), deactivations, user deletions, organization changes and SCIM provisioning. A failure after both were written and
  * before the commit stores neither; a database refusal of the outbox row undoes the change; every
  * change that did commit has exactly one row per webhook of its event, which is then delivered.
  */
 import t from 'tap';
 import { startTestServer, TEST_ADMIN_SECRET, TEST_CLIENT_SECRET } from '../../helpers/server.js';
+import { scim, USER } from '../scim/scim-client.js';
 import { startReceiver } from './receiver.js';
 
 const server = await startTestServer({ flags: { 'outbound-allow-cidrs': ['127.0.0.1/32'] } });
@@ -249,4 +251,31 @@ t.test('organization events are stored with their change or not at all', async (
   t.equal((await webhooks.deliveries(deletedHook)).length, 1, 'with its one organization.deleted row');
   t.equal((await post('/v1/admin/delete_organization', { id })).status, 404, 'a second deletion finds nothing');
   t.equal((await webhooks.deliveries(deletedHook)).length, 1, 'and stores no event');
+});
+
+t.test('SCIM provisioning events are stored with their change or not at all', async (t) => {
+  const provisionedHook = await hookFor('user.provisioned');
+  const deprovisionedHook = await hookFor('user.deprovisioned');
+  const org = await post('/v1/admin/create_organization', { name: 'scim-outbox' });
+  const endpoint = await post('/v1/admin/create_scim_endpoint', { org_id: org.json.id });
+  const token = endpoint.json.token as string;
+  const email = 'provisioned@example.com';
+  const provision = () => scim(server, token, 'POST', '/Users', { schemas: [USER], userName: email, active: true });
+
+  failOnce('user.provisioned');
+  t.equal((await provision()).status, 500, 'the provisioning fails');
+  t.equal((await post('/v1/admin/user', { email })).status, 404, 'no user was stored');
+  t.equal((await webhooks.deliveries(provisionedHook)).length, 0, 'nor its event');
+  const created = await provision();
+  t.equal(created.status, 201, 'the retry provisions the user');
+  const id = created.body!.id as string;
+  t.equal((await webhooks.deliveries(provisionedHook)).length, 1, 'with its one user.provisioned row');
+
+  failOnce('user.deprovisioned');
+  t.equal((await scim(server, token, 'DELETE', `/Users/${id}`)).status, 500, 'the deprovisioning fails');
+  t.notOk((await post('/v1/admin/user', { id })).json.revoked_timestamp, 'the user keeps access');
+  t.equal((await webhooks.deliveries(deprovisionedHook)).length, 0, 'no user.deprovisioned row');
+  t.equal((await scim(server, token, 'DELETE', `/Users/${id}`)).status, 204, 'the retry deprovisions');
+  t.ok((await post('/v1/admin/user', { id })).json.revoked_timestamp, 'access revoked');
+  t.equal((await webhooks.deliveries(deprovisionedHook)).length, 1, 'with its one user.deprovisioned row');
 });
