@@ -50,6 +50,7 @@ export function createOrgDomainsPlugin(options: OrgDomainsOptions = {}) {
         ctx.storage,
         ctx.memory,
         txtLookup(ctx.config.list('dns-resolver'), timeoutMs),
+        ctx.logger,
       );
       // Deleting the organization frees its domains, in the deletion's transaction.
       ctx.hooks.on('organization.deleting', async ({ organization, em }) => {

@@ -5,6 +5,7 @@
  * one. Verification is audited with its method (`dns_txt` or `trusted_assert`), never the token.
  */
 import type { RequestContext } from '../../core/context.js';
+import type { UnitOfWork } from '../../core/unit-of-work.js';
 import { ServiceError, invalidArgument, notFound } from '../../core/errors.js';
 import { defineOperation, type AnyOperation } from '../../core/operations.js';
 import { MessageResponse, pageOf, paginationOf } from '../../core/schema.js';
@@ -36,18 +37,22 @@ export function domainView(r: OrgDomainRecord) {
   };
 }
 
-/** The audit record of a verification: who, from where, which domain and how. */
-function verified(ctx: RequestContext, record: OrgDomainRecord, method: VerificationMethod): void {
-  ctx.kernel.events.emit(ORG_DOMAIN_VERIFIED, {
-    actor: ctx.principal?.subject ?? 'unknown',
-    actor_kind: ctx.principal?.kind ?? 'unknown',
-    ip: ctx.ip,
-    user_agent: ctx.header('user-agent') ?? '',
-    org_id: record.orgId,
-    domain: record.domain,
-    method,
-  });
-}
+/**
+ * The event of a verification (and so its audit record): who, from where, which domain and how;
+ * stored by the commit that stores the verified domain.
+ */
+const verified =
+  (ctx: RequestContext, method: VerificationMethod) =>
+  (unit: UnitOfWork, record: OrgDomainRecord): Promise<void> =>
+    ctx.kernel.events.emitWithin(unit, ORG_DOMAIN_VERIFIED, {
+      actor: ctx.principal?.subject ?? 'unknown',
+      actor_kind: ctx.principal?.kind ?? 'unknown',
+      ip: ctx.ip,
+      user_agent: ctx.header('user-agent') ?? '',
+      org_id: record.orgId,
+      domain: record.domain,
+      method,
+    });
 
 export function orgDomainOperations(limitPerMinute: number): AnyOperation[] {
   return [
@@ -89,8 +94,9 @@ export function orgDomainOperations(limitPerMinute: number): AnyOperation[] {
       handler: async (ctx, input) => {
         await orgs(ctx).requireAdministered(ctx.principal, input.org_id);
         await countOrgAttempt(ctx.kernel.memory, 'verify', input.org_id, limitPerMinute);
-        const { record, newly } = await domains(ctx).verify(input.org_id, input.domain);
-        if (newly) verified(ctx, record, 'dns_txt');
+        const { record } = await domains(ctx).verify(input.org_id, input.domain, {
+          within: verified(ctx, 'dns_txt'),
+        });
         return domainView(record);
       },
     }),
@@ -111,8 +117,9 @@ export function orgDomainOperations(limitPerMinute: number): AnyOperation[] {
         // An org admin's trusted assertion is rejected.
         if (ctx.principal?.kind !== 'admin') throw new ServiceError('permission_denied', 'super-admin only');
         await orgs(ctx).requireAdministered(ctx.principal, input.org_id);
-        const { record, newly } = await domains(ctx).assert(input.org_id, input.domain);
-        if (newly) verified(ctx, record, 'trusted_assert');
+        const { record } = await domains(ctx).assert(input.org_id, input.domain, {
+          within: verified(ctx, 'trusted_assert'),
+        });
         return domainView(record);
       },
     }),
@@ -130,14 +137,17 @@ export function orgDomainOperations(limitPerMinute: number): AnyOperation[] {
         // The owning organization comes from the row; a domain of another organization is "not found".
         const record = await domains(ctx).get(domain);
         if (!record || !orgs(ctx).administers(ctx.principal, record.orgId)) throw domainNotFound();
-        if (!(await domains(ctx).remove(domain))) throw domainNotFound();
-        ctx.kernel.events.emit(ORG_DOMAIN_DELETED, {
-          actor: ctx.principal?.subject ?? 'unknown',
-          actor_kind: ctx.principal?.kind ?? 'unknown',
-          ip: ctx.ip,
-          org_id: record.orgId,
-          domain,
+        const removed = await domains(ctx).remove(domain, {
+          within: (unit) =>
+            ctx.kernel.events.emitWithin(unit, ORG_DOMAIN_DELETED, {
+              actor: ctx.principal?.subject ?? 'unknown',
+              actor_kind: ctx.principal?.kind ?? 'unknown',
+              ip: ctx.ip,
+              org_id: record.orgId,
+              domain,
+            }),
         });
+        if (!removed) throw domainNotFound();
         return { message: 'domain deleted successfully' };
       },
     }),

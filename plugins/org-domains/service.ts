@@ -3,10 +3,12 @@
  * the lookup discovery uses (states: pending, verified, expired). Authorization is the
  * operations' job; this holds the state machine.
  */
-import { UniqueConstraintViolationException } from '@mikro-orm/core';
+import { UniqueConstraintViolationException, type EntityManager } from '@mikro-orm/core';
 import { ServiceError, failedPrecondition } from '../../core/errors.js';
+import type { Logger } from '../../core/logger.js';
 import type { MemoryStore } from '../../core/memory-store.js';
 import type { Storage } from '../../core/storage.js';
+import { openUnitOfWork, type UnitOfWork } from '../../core/unit-of-work.js';
 import { CHALLENGE_TTL_MS, challengeKey, newChallengeValue, recordNameOf } from './challenge.js';
 import type { TxtLookup } from './dns-lookup.js';
 import { OrgDomainEntity, type OrgDomainRow } from './entities.js';
@@ -37,13 +39,30 @@ export interface OrgDomainsService {
   get(domain: string): Promise<OrgDomainRecord | null>;
   /** Starts (or repeats) the challenge of an organization for a domain. */
   request(orgId: string, domain: string): Promise<DomainChallenge>;
-  /** Checks the TXT record; `newly` is false when the organization had verified it already. */
-  verify(orgId: string, domain: string): Promise<{ record: OrgDomainRecord; newly: boolean }>;
-  /** Records the domain as verified without DNS (super-admin's trusted assertion). */
-  assert(orgId: string, domain: string): Promise<{ record: OrgDomainRecord; newly: boolean }>;
-  /** Removes a verified domain; false when it was not there. */
-  remove(domain: string): Promise<boolean>;
+  /**
+   * Checks the TXT record; `newly` is false when the organization had verified it already.
+   * `within` runs in the unit of work that stores a newly verified domain (its event is stored
+   * by the same commit).
+   */
+  verify(
+    orgId: string,
+    domain: string,
+    options?: DomainWriteOptions,
+  ): Promise<{ record: OrgDomainRecord; newly: boolean }>;
+  /** Records the domain as verified without DNS (super-admin's trusted assertion); `within` as for verify. */
+  assert(
+    orgId: string,
+    domain: string,
+    options?: DomainWriteOptions,
+  ): Promise<{ record: OrgDomainRecord; newly: boolean }>;
+  /** Removes a verified domain; false when it was not there (`within` then stores nothing). */
+  remove(domain: string, options?: DomainWriteOptions): Promise<boolean>;
   list(orgId: string, page: number, limit: number): Promise<{ domains: OrgDomainRecord[]; total: number }>;
+}
+
+export interface DomainWriteOptions {
+  /** Runs inside the unit of work of the change, before its commit (core/unit-of-work.ts). */
+  within?: (unit: UnitOfWork, record: OrgDomainRecord) => Promise<void>;
 }
 
 declare module '../../core/services.js' {
@@ -67,7 +86,14 @@ function toRecord(r: OrgDomainRow): OrgDomainRecord {
   };
 }
 
-export function createOrgDomainsService(storage: Storage, memory: MemoryStore, lookup: TxtLookup): OrgDomainsService {
+export function createOrgDomainsService(
+  storage: Storage,
+  memory: MemoryStore,
+  lookup: TxtLookup,
+  logger: Logger,
+): OrgDomainsService {
+  const unitOf = (em: EntityManager) => openUnitOfWork(em, (err) => logger.error({ err }, 'after-commit step failed'));
+
   async function get(domain: string): Promise<OrgDomainRecord | null> {
     const found = (await storage.em().findOne(OrgDomainEntity, { domain })) as OrgDomainRow | null;
     return found ? toRecord(found) : null;
@@ -78,11 +104,16 @@ export function createOrgDomainsService(storage: Storage, memory: MemoryStore, l
     orgId: string,
     domain: string,
     method: VerificationMethod,
+    options: DomainWriteOptions,
   ): Promise<{ record: OrgDomainRecord; newly: boolean }> {
     const now = Date.now();
     const row: OrgDomainRow = { domain, orgId, method, verifiedAt: now, createdAt: now };
+    const em = storage.em();
+    em.create(OrgDomainEntity, row as never);
+    const unit = unitOf(em);
+    await options.within?.(unit, toRecord(row));
     try {
-      await storage.em().insert(OrgDomainEntity, row as never);
+      await unit.commit();
       return { record: toRecord(row), newly: true };
     } catch (err) {
       if (!(err instanceof UniqueConstraintViolationException)) throw err;
@@ -114,7 +145,7 @@ export function createOrgDomainsService(storage: Storage, memory: MemoryStore, l
       return { domain, recordType: 'TXT', recordName: recordNameOf(domain), recordValue: value };
     },
 
-    async verify(orgId, input) {
+    async verify(orgId, input, options = {}) {
       const domain = claimableDomain(input);
       const already = await existing(orgId, domain);
       if (already) return { record: already, newly: false };
@@ -125,22 +156,37 @@ export function createOrgDomainsService(storage: Storage, memory: MemoryStore, l
       // Exact string comparison, no prefix or substring match; on failure the challenge stays for a retry.
       if (answer.kind !== 'records' || !answer.values.includes(expected))
         throw failedPrecondition(DNS_VERIFICATION_FAILED);
-      const result = await insert(orgId, domain, 'dns_txt');
+      const result = await insert(orgId, domain, 'dns_txt', options);
       await memory.delete(key);
       return result;
     },
 
-    async assert(orgId, input) {
+    async assert(orgId, input, options = {}) {
       const domain = claimableDomain(input);
       const already = await existing(orgId, domain);
       if (already) return { record: already, newly: false };
-      const result = await insert(orgId, domain, 'trusted_assert');
+      const result = await insert(orgId, domain, 'trusted_assert', options);
       await memory.delete(challengeKey(orgId, domain));
       return result;
     },
 
-    async remove(domain) {
-      return (await storage.em().nativeDelete(OrgDomainEntity, { domain })) > 0;
+    async remove(domain, options = {}) {
+      const record = await get(domain);
+      if (!record) return false;
+      const unit = unitOf(storage.em());
+      await options.within?.(unit, record);
+      const missing = new Error('domain not found');
+      return unit
+        .commit(async (tx) => {
+          if ((await tx.nativeDelete(OrgDomainEntity, { domain })) === 0) throw missing;
+        })
+        .then(
+          () => true,
+          (err: unknown) => {
+            if (err === missing) return false;
+            throw err;
+          },
+        );
     },
 
     async list(orgId, page, limit) {

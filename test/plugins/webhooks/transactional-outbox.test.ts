@@ -1,7 +1,7 @@
 /**
  * The transactional outbox (core/unit-of-work.ts): revoking and restoring a user's access writes
  * the change and its webhook outbox rows in one commit, and so do signups, logins (the session's
- * start), deactivations, user deletions, organization changes and SCIM provisioning. A failure after both were written and
+ * start), deactivations, user deletions, organization and domain changes and SCIM provisioning. A failure after both were written and
  * before the commit stores neither; a database refusal of the outbox row undoes the change; every
  * change that did commit has exactly one row per webhook of its event, which is then delivered.
  */
@@ -278,4 +278,33 @@ t.test('SCIM provisioning events are stored with their change or not at all', as
   t.equal((await scim(server, token, 'DELETE', `/Users/${id}`)).status, 204, 'the retry deprovisions');
   t.ok((await post('/v1/admin/user', { id })).json.revoked_timestamp, 'access revoked');
   t.equal((await webhooks.deliveries(deprovisionedHook)).length, 1, 'with its one user.deprovisioned row');
+});
+
+t.test('organization domain events are stored with their change or not at all', async (t) => {
+  const verifiedHook = await hookFor('org_domain.verified');
+  const deletedHook = await hookFor('org_domain.deleted');
+  const org = (await post('/v1/admin/create_organization', { name: 'domain-outbox' })).json.id as string;
+  const domain = 'outbox.example';
+  const held = async () =>
+    ((await post('/v1/admin/org_domains', { org_id: org })).json.org_domains as { domain: string }[]).length;
+  const add = () => post('/v1/admin/add_verified_org_domain', { org_id: org, domain });
+  const remove = () => post('/v1/admin/delete_org_domain', { domain });
+
+  failOnce('org_domain.verified');
+  t.equal((await add()).status, 500, 'the assertion fails');
+  t.equal(await held(), 0, 'no domain was stored');
+  t.equal((await webhooks.deliveries(verifiedHook)).length, 0, 'nor its event');
+  t.equal((await add()).status, 200, 'the retry stores it');
+  t.equal(await held(), 1);
+  t.equal((await webhooks.deliveries(verifiedHook)).length, 1, 'with its one org_domain.verified row');
+  t.equal((await add()).status, 200, 'asserting it again');
+  t.equal((await webhooks.deliveries(verifiedHook)).length, 1, 'is no new verification');
+
+  failOnce('org_domain.deleted');
+  t.equal((await remove()).status, 500, 'the removal fails');
+  t.equal(await held(), 1, 'the domain is still stored');
+  t.equal((await webhooks.deliveries(deletedHook)).length, 0, 'no org_domain.deleted row');
+  t.equal((await remove()).status, 200, 'the retry removes it');
+  t.equal(await held(), 0);
+  t.equal((await webhooks.deliveries(deletedHook)).length, 1, 'with its one org_domain.deleted row');
 });
