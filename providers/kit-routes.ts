@@ -8,7 +8,7 @@ import * as oidc from 'openid-client';
 import type { Config } from '../core/config.js';
 import type { RequestContext } from '../core/context.js';
 import type { RawRequest, RawResponse, RawRoute } from '../core/plugin.js';
-import { SocialLoginFailure, type LoginRequest, type SocialProfile } from '../plugins/social/index.js';
+import type { SocialProfile } from '../plugins/social/index.js';
 import { recordLoginRefusal } from '../plugins/sign-in/index.js';
 import { ProviderError, reasonOf } from './errors.js';
 import { fetchJson } from './fetch-json.js';
@@ -42,13 +42,9 @@ function logFailure(ctx: RequestContext, provider: string, step: string, err: un
 
 async function begin(d: ProviderDescriptor, clientOf: ClientOf, req: RawRequest, ctx: RequestContext) {
   const social = ctx.kernel.service('social');
-  let request: LoginRequest;
-  try {
-    request = await social.parseLoginRequest(ctx, req.query);
-  } catch (err) {
-    if (err instanceof SocialLoginFailure) return err.response;
-    throw err;
-  }
+  const parsed = await social.loginRequestOf(ctx, req.query);
+  if ('refusal' in parsed) return parsed.refusal;
+  const { request } = parsed;
   let client: ProviderClient;
   try {
     client = await clientOf(ctx.kernel.config);

@@ -2,9 +2,5 @@
 import type { RequestContext } from '../../core/context.js';
 import type { SamlConnection } from './connections.js';
 
-export async function activeConnection(ctx: RequestContext, slug: string): Promise<SamlConnection | null> {
-  const org = slug ? await ctx.kernel.service('organizations').getByName(slug) : null;
-  if (!org || !org.enabled) return null;
-  const connection = await ctx.kernel.service('org-saml').connections.byOrg(org.id);
-  return connection && connection.isActive ? connection : null;
-}
+export const activeConnection = (ctx: RequestContext, slug: string): Promise<SamlConnection | null> =>
+  ctx.kernel.service('organizations').activeRecordOf(slug, ctx.kernel.service('org-saml').connections);

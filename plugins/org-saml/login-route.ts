@@ -5,24 +5,16 @@
  */
 import type { RequestContext } from '../../core/context.js';
 import type { RawRequest, RawResponse, RawRoute } from '../../core/plugin.js';
-import { SocialLoginFailure, type LoginRequest } from '../social/index.js';
-import { activeConnection } from './connection-of.js';
+import { orgLoginOf } from '../org-sso/index.js';
 import { LOGIN_PATH, slugOf } from './paths.js';
 import { savePending } from './relay-state.js';
 import { endpointsOf, newRequestId, serviceProviderOf } from './service-provider.js';
 
 async function login(req: RawRequest, ctx: RequestContext): Promise<RawResponse> {
-  const social = ctx.kernel.service('social');
-  let request: LoginRequest;
-  try {
-    request = await social.parseLoginRequest(ctx, req.query);
-  } catch (err) {
-    if (err instanceof SocialLoginFailure) return err.response;
-    throw err;
-  }
   const slug = slugOf(req.path);
-  const connection = await activeConnection(ctx, slug);
-  if (!connection) return social.fail(request, 'invalid_request', 'no single sign-on connection for this organization');
+  const started = await orgLoginOf(ctx, req.query, slug, ctx.kernel.service('org-saml').connections);
+  if ('refusal' in started) return started.refusal;
+  const { request, connection } = started;
   const requestId = newRequestId();
   const sp = serviceProviderOf(
     ctx.kernel.memory,

@@ -13,9 +13,10 @@ import type { RequestContext } from '../../core/context.js';
 import { ServiceError } from '../../core/errors.js';
 import type { RawRequest, RawResponse, RawRoute } from '../../core/plugin.js';
 import { recordLoginRefusal } from '../sign-in/index.js';
-import { SocialLoginFailure, type LoginRequest, type SocialProfile } from '../social/index.js';
+import type { SocialProfile } from '../social/index.js';
 import { type OidcConnection } from './connections.js';
 import { savePending, takePending } from './broker-state.js';
+import { orgLoginOf } from './org-login.js';
 import { CALLBACK_PATH, callbackUrlOf, LOGIN_PATH, slugOf } from './paths.js';
 
 /** The sign-in method and identity namespace of an issuer: its URL's digest, so a changed issuer never reaches old identities. */
@@ -29,28 +30,18 @@ const query = (req: RawRequest): Record<string, string> => {
 };
 
 /** The organization's active connection for a slug, or null (an unknown slug and an inactive connection look alike). */
-async function activeConnection(ctx: RequestContext, slug: string): Promise<OidcConnection | null> {
-  const org = slug ? await ctx.kernel.service('organizations').getByName(slug) : null;
-  if (!org || !org.enabled) return null;
-  const connection = await ctx.kernel.service('org-sso').connections.byOrg(org.id);
-  return connection && connection.isActive ? connection : null;
-}
+const activeConnection = (ctx: RequestContext, slug: string): Promise<OidcConnection | null> =>
+  ctx.kernel.service('organizations').activeRecordOf(slug, ctx.kernel.service('org-sso').connections);
 
 const callbackOf = (ctx: RequestContext, c: OidcConnection, slug: string) =>
   c.redirectUri ?? callbackUrlOf(ctx.kernel.config, slug);
 
 async function login(req: RawRequest, ctx: RequestContext): Promise<RawResponse> {
   const social = ctx.kernel.service('social');
-  let request: LoginRequest;
-  try {
-    request = await social.parseLoginRequest(ctx, req.query);
-  } catch (err) {
-    if (err instanceof SocialLoginFailure) return err.response;
-    throw err;
-  }
   const slug = slugOf(req.path);
-  const connection = await activeConnection(ctx, slug);
-  if (!connection) return social.fail(request, 'invalid_request', 'no single sign-on connection for this organization');
+  const started = await orgLoginOf(ctx, req.query, slug, ctx.kernel.service('org-sso').connections);
+  if ('refusal' in started) return started.refusal;
+  const { request, connection } = started;
   let config: oidc.Configuration;
   try {
     config = await ctx.kernel.service('org-sso').relyingParty(connection);

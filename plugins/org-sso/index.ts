@@ -18,6 +18,7 @@ import { createRelyingParties } from './relying-party.js';
 export type { OidcConnection, OidcConnections } from './connections.js';
 export { providerOf } from './broker.js';
 export { checkedUrl, loopbackHttp } from './issuer-url.js';
+export { orgLoginOf } from './org-login.js';
 
 export interface OrgSsoService extends OrgSsoConnectionSource {
   readonly connections: OidcConnections;

@@ -104,6 +104,14 @@ export interface OrganizationsService {
     records: OrgScopedRecords<T>,
     notFound: () => ServiceError,
   ): Promise<T>;
+  /**
+   * The active record kept for the enabled organization named `slug` (its SSO connection), or
+   * null: an unknown slug, a disabled organization and an inactive record look alike.
+   */
+  activeRecordOf<T extends { isActive: boolean }>(
+    slug: string,
+    records: Pick<OrgScopedRecords<T>, 'byOrg'>,
+  ): Promise<T | null>;
 }
 
 /** Records kept one per organization, as `administeredRecord` looks them up. */
@@ -356,6 +364,13 @@ export function createOrganizationsService(storage: Storage, hooks: HookBus, log
       const found = await service.get(orgId);
       if (!found) throw organizationNotFound();
       return found;
+    },
+
+    async activeRecordOf(slug, records) {
+      const org = slug ? await service.getByName(slug) : null;
+      if (!org || !org.enabled) return null;
+      const record = await records.byOrg(org.id);
+      return record && record.isActive ? record : null;
     },
 
     async administeredRecord(principal, by, records, notFound) {

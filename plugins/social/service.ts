@@ -9,7 +9,7 @@ import { loginEvent, recordLoginRefusal, type AuthResult } from '../sign-in/inde
 import { AccountRefusal, resolveAccount } from './accounts.js';
 import type { SocialIdentities } from './identities.js';
 import { parseLoginRequest } from './login-request.js';
-import { errorPage, redirectWith } from './responses.js';
+import { errorPage, redirectWith, SocialLoginFailure } from './responses.js';
 import type { LoginRequest, SocialProviderInfo, SocialService } from './types.js';
 
 /** RFC 8176 has no value for a federated login; `fed` is the one Microsoft Entra and others use. */
@@ -68,6 +68,14 @@ export function createSocialService(ids: SocialIdentities): SocialService {
     },
     providers: () => [...registered.values()],
     parseLoginRequest,
+    async loginRequestOf(ctx, query) {
+      try {
+        return { request: await parseLoginRequest(ctx, query) };
+      } catch (err) {
+        if (err instanceof SocialLoginFailure) return { refusal: err.response };
+        throw err;
+      }
+    },
     fail,
     errorPage,
     async complete(ctx, provider, profile, request, options) {

@@ -58,6 +58,14 @@ export interface SocialService {
    * target cannot be trusted, else with a redirect that carries the error.
    */
   parseLoginRequest(ctx: RequestContext, query: Record<string, string | undefined>): Promise<LoginRequest>;
+  /**
+   * parseLoginRequest for a login route: the request, or the refusal's response to answer as it
+   * is (a SocialLoginFailure's); any other error is thrown.
+   */
+  loginRequestOf(
+    ctx: RequestContext,
+    query: Record<string, string | undefined>,
+  ): Promise<{ request: LoginRequest } | { refusal: RawResponse }>;
   /** Finds, links or creates the user, ends through the sign-in service, and answers the redirect. */
   complete(
     ctx: RequestContext,
