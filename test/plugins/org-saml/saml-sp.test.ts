@@ -9,6 +9,7 @@
 import t from 'tap';
 import { Browser, delivered, landing } from '../../providers/helpers/browser.js';
 import { APP_CALLBACK, startLatchkey } from '../../providers/helpers/latchkey.js';
+import { orgAdminOf } from '../../helpers/org-admin.js';
 import { freePort } from '../../helpers/ports.js';
 import { SamlIdp, selfSignedKeyPair, type SamlUser } from './saml-idp.js';
 
@@ -301,23 +302,7 @@ t.test('IdP-initiated logins when allowed; an assertion is used once', async (t)
 });
 
 t.test("another organization's admin sees the same not-found for this connection as for none", async (t) => {
-  const signup = await fetch(`${base}/v1/signup`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', origin: base },
-    body: JSON.stringify({
-      email: 'boss@globex.example',
-      password: 'Globex-pass-1',
-      confirm_password: 'Globex-pass-1',
-    }),
-  });
-  const boss = (await signup.json()) as { access_token: string; user: { id: string } };
-  await admin('add_org_member', { org_id: other, user_id: boss.user.id, roles: ['service:org_admin'] });
-  const asBoss = (op: string, body: unknown) =>
-    fetch(`${base}/v1/admin/${op}`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', authorization: `Bearer ${boss.access_token}`, origin: base },
-      body: JSON.stringify(body),
-    }).then(async (r) => ({ status: r.status, body: (await r.json()) as Record<string, unknown> }));
+  const asBoss = (await orgAdminOf(base, other, admin)).call;
   const foreign = await asBoss('org_saml_connection', { id: connection.id });
   const missing = await asBoss('org_saml_connection', { id: '01a24f00-0000-7000-8000-000000000000' });
   t.same(foreign, missing, 'the same answer');

@@ -8,6 +8,7 @@
 import { SAML } from '@node-saml/node-saml';
 import t from 'tap';
 import { databaseText } from '../../helpers/database-text.js';
+import { orgAdminOf } from '../../helpers/org-admin.js';
 import { grpcClient } from '../../helpers/grpc-client.js';
 import { startLatchkey } from '../../providers/helpers/latchkey.js';
 import { selfSignedKeyPair } from '../org-saml/saml-idp.js';
@@ -204,19 +205,9 @@ t.test('SP metadata is read, not stored', async (t) => {
 });
 
 t.test("another organization's admin gets the same not-found as for nothing", async (t) => {
-  const signup = await fetch(`${base}/v1/signup`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', origin: base },
-    body: JSON.stringify({
-      email: 'boss@globex.example',
-      password: 'Globex-pass-1',
-      confirm_password: 'Globex-pass-1',
-    }),
-  });
-  const boss = (await signup.json()) as { access_token: string; user: { id: string } };
-  await admin('add_org_member', { org_id: globex, user_id: boss.user.id, roles: ['service:org_admin'] });
+  const boss = await orgAdminOf(base, globex, admin);
   const asBoss = (op: string, body: unknown) =>
-    call(op, body, { 'x-service-admin-secret': '', authorization: `Bearer ${boss.access_token}` });
+    call(op, body, { 'x-service-admin-secret': '', authorization: `Bearer ${boss.token}` });
   const missing = '01a24f00-0000-7000-8000-000000000000';
   t.same(
     await asBoss('saml_service_provider', { id: provider.id }),
