@@ -8,7 +8,8 @@
  */
 import t from 'tap';
 import { Browser, delivered, landing } from '../../providers/helpers/browser.js';
-import { APP_CALLBACK, startLatchkey } from '../../providers/helpers/latchkey.js';
+import { APP_CALLBACK } from '../../providers/helpers/latchkey.js';
+import { startOrgSsoScene } from '../../helpers/org-sso.js';
 import { orgAdminOf } from '../../helpers/org-admin.js';
 import { freePort } from '../../helpers/ports.js';
 import { SamlIdp, selfSignedKeyPair, type SamlUser } from './saml-idp.js';
@@ -19,19 +20,13 @@ const acsUrl = `${base}/oauth/saml/acme/acs`;
 const idp = new SamlIdp();
 await idp.start();
 t.teardown(() => idp.close());
-const latchkey = await startLatchkey({
-  url: base,
-  'http-port': port,
-  'enable-org-discovery': true,
-  'encryption-key': 'org-saml-test-encryption-key-0123456789',
-});
+const {
+  latchkey,
+  admin,
+  acme,
+  globex: other,
+} = await startOrgSsoScene(base, port, { 'encryption-key': 'org-saml-test-encryption-key-0123456789' });
 t.teardown(() => latchkey.close());
-const { admin } = latchkey;
-
-const orgOf = async (name: string) => ((await admin('create_organization', { name })) as { id: string }).id;
-const acme = await orgOf('acme');
-const other = await orgOf('globex');
-await admin('add_verified_org_domain', { org_id: acme, domain: 'acme.example' });
 
 const connection = await admin('create_org_saml_connection', {
   org_id: acme,

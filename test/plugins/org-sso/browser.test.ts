@@ -9,7 +9,7 @@ import type { AddressInfo } from 'node:net';
 import t from 'tap';
 import { chromiumMissing, launchChromium } from '../../helpers/chromium.js';
 import { delivered } from '../../providers/helpers/browser.js';
-import { startOidcIssuer } from '../../providers/helpers/oidc-issuer.js';
+import { startAcmeIssuer } from '../../helpers/org-sso.js';
 import { startLatchkey } from '../../providers/helpers/latchkey.js';
 import { freePort } from '../../helpers/ports.js';
 
@@ -25,15 +25,7 @@ t.test(
 
     const port = await freePort();
     const base = `http://localhost:${port}`;
-    const idp = await startOidcIssuer({
-      clients: [
-        {
-          client_id: 'acme-latchkey',
-          client_secret: 'acme-upstream-secret-0123',
-          redirect_uris: [`${base}/oauth/oidc/acme/callback`],
-        },
-      ],
-    });
+    const idp = await startAcmeIssuer(base);
     t.teardown(() => idp.close());
     // SameSite=None needs Secure; on plain http://localhost the test uses lax cookies.
     const latchkey = await startLatchkey({

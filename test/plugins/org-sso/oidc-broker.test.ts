@@ -8,37 +8,25 @@
  */
 import t from 'tap';
 import { Browser, delivered, landing } from '../../providers/helpers/browser.js';
-import { startOidcIssuer } from '../../providers/helpers/oidc-issuer.js';
-import { APP_CALLBACK, startLatchkey } from '../../providers/helpers/latchkey.js';
+import { APP_CALLBACK } from '../../providers/helpers/latchkey.js';
+import { startAcmeIssuer, startOrgSsoScene } from '../../helpers/org-sso.js';
 import { orgAdminOf } from '../../helpers/org-admin.js';
 import { freePort } from '../../helpers/ports.js';
 
 const port = await freePort();
 const base = `http://localhost:${port}`;
-const idp = await startOidcIssuer({
-  clients: [
-    {
-      client_id: 'acme-latchkey',
-      client_secret: 'acme-upstream-secret-0123',
-      redirect_uris: [`${base}/oauth/oidc/acme/callback`],
-    },
-  ],
-});
+const idp = await startAcmeIssuer(base);
 t.teardown(() => idp.close());
-const latchkey = await startLatchkey({
-  url: base,
-  'http-port': port,
-  'enable-org-discovery': true,
+const {
+  latchkey,
+  admin,
+  acme,
+  globex: other,
+} = await startOrgSsoScene(base, port, {
   'outbound-allow-cidrs': '127.0.0.1/32',
   'encryption-key': 'org-sso-test-encryption-key-0123456789',
 });
 t.teardown(() => latchkey.close());
-const { admin } = latchkey;
-
-const orgOf = async (name: string) => ((await admin('create_organization', { name })) as { id: string }).id;
-const acme = await orgOf('acme');
-const other = await orgOf('globex');
-await admin('add_verified_org_domain', { org_id: acme, domain: 'acme.example' });
 
 const connection = (await admin('create_org_oidc_connection', {
   org_id: acme,
