@@ -4,9 +4,11 @@
  * acme.example) and `globex`; for OIDC, acme's upstream issuer with Latchkey registered as its
  * client `acme-latchkey`.
  */
+import type { Test } from 'tap';
 import type { FlagValue } from '../../core/config.js';
+import { Browser, landing } from '../providers/helpers/browser.js';
 import { startOidcIssuer } from '../providers/helpers/oidc-issuer.js';
-import { startLatchkey, type Latchkey } from '../providers/helpers/latchkey.js';
+import { APP_CALLBACK, startLatchkey, type Latchkey } from '../providers/helpers/latchkey.js';
 
 export const ACME_CLIENT = { id: 'acme-latchkey', secret: 'acme-upstream-secret-0123' };
 
@@ -42,4 +44,28 @@ export async function startOrgSsoScene(
   const globex = await orgOf('globex');
   await admin('add_verified_org_domain', { org_id: acme, domain: 'acme.example' });
   return { latchkey, admin, acme, globex };
+}
+
+/**
+ * An inactive connection of acme's is not offered by discovery and refuses logins with
+ * `invalid_request`; deleting acme deletes the connection.
+ */
+export async function expectInactiveThenDeleted(
+  t: Test,
+  scene: Pick<OrgSsoScene, 'latchkey' | 'admin' | 'acme'>,
+  kind: 'oidc' | 'saml',
+  connectionId: string,
+  loginUrl: string,
+): Promise<void> {
+  const { admin } = scene;
+  await admin(`update_org_${kind}_connection`, { id: connectionId, is_active: false });
+  const res = await fetch(`${scene.latchkey.url}/api/v1/org-discovery?email=kim@acme.example`);
+  t.same(await res.json(), { connection: null });
+  const refused = landing(await new Browser().follow(loginUrl, APP_CALLBACK));
+  t.equal(
+    refused.searchParams.get('error') ?? new URLSearchParams(refused.hash.slice(1)).get('error'),
+    'invalid_request',
+  );
+  await admin('delete_organization', { id: scene.acme });
+  await t.rejects(admin(`org_${kind}_connection`, { id: connectionId }), /404/);
 }

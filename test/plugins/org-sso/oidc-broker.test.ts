@@ -9,7 +9,7 @@
 import t from 'tap';
 import { Browser, delivered, landing } from '../../providers/helpers/browser.js';
 import { APP_CALLBACK } from '../../providers/helpers/latchkey.js';
-import { startAcmeIssuer, startOrgSsoScene } from '../../helpers/org-sso.js';
+import { expectInactiveThenDeleted, startAcmeIssuer, startOrgSsoScene } from '../../helpers/org-sso.js';
 import { orgAdminOf } from '../../helpers/org-admin.js';
 import { freePort } from '../../helpers/ports.js';
 
@@ -142,15 +142,6 @@ t.test("another organization's admin sees the same not-found for this connection
   t.equal(own.status, 404, 'its own organization has none');
 });
 
-t.test('an inactive connection is not offered and refuses logins; deleting the organization deletes it', async (t) => {
-  await admin('update_org_oidc_connection', { id: connection.id, is_active: false });
-  const res = await fetch(`${base}/api/v1/org-discovery?email=kim@acme.example`);
-  t.same(await res.json(), { connection: null });
-  const refused = landing(await new Browser().follow(loginUrl(), APP_CALLBACK));
-  t.equal(
-    refused.searchParams.get('error') ?? new URLSearchParams(refused.hash.slice(1)).get('error'),
-    'invalid_request',
-  );
-  await admin('delete_organization', { id: acme });
-  await t.rejects(admin('org_oidc_connection', { id: connection.id }), /404/);
-});
+t.test('an inactive connection is not offered and refuses logins; deleting the organization deletes it', (t) =>
+  expectInactiveThenDeleted(t, { latchkey, admin, acme }, 'oidc', connection.id as string, loginUrl()),
+);
