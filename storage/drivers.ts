@@ -73,18 +73,24 @@ export async function driverOptions(settings: DatabaseSettings): Promise<Options
   }
 }
 
+/** The longest wait for a free pooled connection: 2.5 times `--database-timeout-ms`, at least 5 s. */
+export const poolWaitMs = (timeoutMs: number): number => Math.max(5_000, Math.round(timeoutMs * 2.5));
+
 /**
  * The options a database server's pool serves requests with, applied once the schema is up to
  * date (boot keeps the driver's defaults: a schema change may legitimately run long). Every wait a
- * request can meet is bounded by `--database-timeout-ms`: a free pool connection, a new
- * connection, and the answer to a query (a connection whose query got no answer is destroyed and
- * never handed out again, answer-watch.ts). A stalled database then fails a request with a 503
- * within about that time, or twice it when the wait for a connection ends just in time for a query
- * that stalls. Undefined for SQLite and MongoDB, whose options stay as they are.
+ * request can meet is bounded: a new connection and the answer to a query by
+ * `--database-timeout-ms` (a connection whose query got no answer is destroyed and never handed
+ * out again, answer-watch.ts), a free pool connection by `poolWaitMs`. A stalled database then
+ * fails a request with a 503 within about that time, or twice it when a pooled connection was
+ * handed over just before it stalled. Undefined for SQLite and MongoDB, whose options stay as they are.
  */
 export function servingOptions(settings: DatabaseSettings): Partial<Options> | undefined {
   const ms = settings.timeoutMs;
-  const pool = { min: 0, max: POOL_MAX, acquireTimeoutMillis: ms, createTimeoutMillis: ms };
+  // A request waiting for a free connection waits longer: under load the pool is busy while the
+  // database answers (a 2 s wait failed requests in a 50-connection soak). A stalled database
+  // still frees the pool within `ms`: its connections are destroyed and new ones fail to connect.
+  const pool = { min: 0, max: POOL_MAX, acquireTimeoutMillis: poolWaitMs(ms), createTimeoutMillis: ms };
   switch (settings.type) {
     case 'postgres':
       return {

@@ -90,7 +90,7 @@ export const serverFlags: FlagDeclaration[] = [
     type: 'number',
     default: 2000,
     description:
-      'PostgreSQL, MySQL and MariaDB: longest wait for a pooled connection, a new connection or the answer to a query while serving; a request that meets it answers 503 and a connection left without an answer is dropped (schema changes at boot are not limited).',
+      'PostgreSQL, MySQL and MariaDB: longest wait for a new connection or for the answer to a query while serving (a free pooled connection is waited for 2.5 times as long, at least 5 s); a request that meets it answers 503 and a connection left without an answer is dropped (schema changes at boot are not limited).',
   },
   {
     name: 'redis-url',

@@ -19,6 +19,8 @@ interface Link {
   /** Bytes held while the link is stalled, per direction. */
   toUpstream: Buffer[];
   toClient: Buffer[];
+  /** When the oldest of the bytes held toward upstream arrived. */
+  heldSince?: number;
 }
 
 export class FaultProxy {
@@ -50,6 +52,15 @@ export class FaultProxy {
     let n = 0;
     for (const link of this.links) if (link.toUpstream.length > 0) n++;
     return n;
+  }
+
+  /** How long the longest-waiting open connection has held unanswered bytes from its client (0: none). */
+  get oldestHeldMs(): number {
+    let oldest = 0;
+    const now = Date.now();
+    for (const link of this.links)
+      if (link.toUpstream.length > 0 && link.heldSince !== undefined) oldest = Math.max(oldest, now - link.heldSince);
+    return oldest;
   }
 
   /** host:port clients connect to. */
@@ -99,7 +110,10 @@ export class FaultProxy {
     this.links.add(link);
     client.on('data', (d: Buffer) => {
       if (this.current === 'up' && link.upstream && !link.upstream.connecting) link.upstream.write(d);
-      else link.toUpstream.push(d);
+      else {
+        if (link.toUpstream.length === 0) link.heldSince = Date.now();
+        link.toUpstream.push(d);
+      }
     });
     client.on('error', () => this.drop(link));
     client.on('close', () => this.drop(link));
@@ -126,6 +140,7 @@ export class FaultProxy {
   private flush(link: Link): void {
     if (this.current !== 'up' || !link.upstream || link.upstream.connecting) return;
     for (const d of link.toUpstream.splice(0)) link.upstream.write(d);
+    link.heldSince = undefined;
     for (const d of link.toClient.splice(0)) link.client.write(d);
   }
 

@@ -13,6 +13,8 @@ import { startTestServer, TEST_CLIENT_ID, TEST_CLIENT_SECRET } from '../helpers/
 const PASSWORD = 'Blackhole-pass-1';
 /** Twice the default --database-timeout-ms, and room for a loaded machine. */
 const ANSWER_BOUND_MS = 5_000;
+/** The default --database-timeout-ms, and room for the timer and a loaded machine. */
+const HELD_LIMIT_MS = 2_000 + 1_000;
 
 const until = async (check: () => Promise<boolean>, limitMs: number): Promise<number | null> => {
   const start = Date.now();
@@ -107,8 +109,14 @@ for (const name of ['postgres', 'mariadb'] as DbName[]) {
       t.ok(graph.ms <= ANSWER_BOUND_MS, `GraphQL answers within the bound (${graph.ms} ms)`);
       const unhealthy = await until(async () => (await health()) === 503, 10_000);
       t.not(unhealthy, null, '/healthz answers 503 within 10 s');
-      const dropped = await until(async () => proxy.heldConnections === 0, 6_000);
-      t.not(dropped, null, 'every connection left without an answer is closed, not kept in the pool');
+      // Connections keep being opened meanwhile (each waits its connect limit), but none that holds
+      // an unanswered request outlives the limit: a kept one would hold it for as long as the outage.
+      let oldest = 0;
+      for (let i = 0; i < 15; i++) {
+        oldest = Math.max(oldest, proxy.oldestHeldMs);
+        await new Promise((r) => setTimeout(r, 200));
+      }
+      t.ok(oldest <= HELD_LIMIT_MS, `no connection kept waiting on an answer past the limit (oldest ${oldest} ms)`);
       const again = await login();
       t.equal(again.status, 503, 'a later login still answers 503 while the database is away');
       t.ok(again.ms <= ANSWER_BOUND_MS, `within the bound (${again.ms} ms)`);
