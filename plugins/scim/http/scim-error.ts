@@ -3,7 +3,7 @@
  * status it names, as `application/scim+json`. A ServiceError of the shared services maps to the
  * status of the same meaning.
  */
-import { ServiceError, type ErrorCode } from '../../../core/errors.js';
+import { ServiceError, toServiceError, type ErrorCode } from '../../../core/errors.js';
 import type { RawResponse } from '../../../core/plugin.js';
 
 export const ERROR_SCHEMA = 'urn:ietf:params:scim:api:messages:2.0:Error';
@@ -37,6 +37,7 @@ const BY_CODE: Partial<Record<ErrorCode, { status: number; scimType?: ScimType }
   unauthenticated: { status: 401 },
   permission_denied: { status: 403 },
   resource_exhausted: { status: 429 },
+  unavailable: { status: 503 },
 };
 
 /** The SCIM error answer for anything thrown; null for what is not a known refusal (an internal error). */
@@ -46,6 +47,11 @@ export function scimErrorResponse(err: unknown): RawResponse | null {
   else if (err instanceof ServiceError) {
     const mapped = BY_CODE[err.code];
     if (mapped) e = new ScimError(mapped.status, err.message, mapped.scimType, { ...(err.headers ?? {}) });
+  } else {
+    // A store that could not be reached (the database's pool wait, a connection lost) is a 503 the
+    // client may retry, not an internal error.
+    const s = toServiceError(err);
+    if (s.code === 'unavailable') e = new ScimError(503, s.message);
   }
   if (!e) return null;
   return {
