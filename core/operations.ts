@@ -48,12 +48,6 @@ export interface OperationDefinition<I extends TSchema | undefined = TSchema | u
    * that. The operation itself still runs on every call (its checks and effects apply).
    */
   constantOutput?: boolean;
-  /**
-   * The output carries tokens (JWTs, opaque base64url): REST writes its JSON with such strings
-   * copied as they are, not scanned character by character for escapes
-   * (transports/http/answer-json.ts). The text parses to the same value.
-   */
-  tokenOutput?: boolean;
   /** Offered as an MCP tool. */
   mcp?: boolean;
   /**

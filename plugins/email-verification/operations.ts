@@ -16,7 +16,6 @@ export const verificationOperations: AnyOperation[] = [
     description: 'Completes email verification (or a magic link) with the mailed token; starts a session.',
     input: VerifyEmailRequest,
     output: AuthResponse,
-    tokenOutput: true,
     handler: async (ctx, input) => (await redeemToken(ctx, input.token)).result,
   }),
   defineOperation({

@@ -27,7 +27,6 @@ export const mfaOperations: AnyOperation[] = [
       resourceId: ({ output }) => output?.user?.id,
       actor: ({ output }) => (output?.user ? { kind: 'user', id: output.user.id } : undefined),
     },
-    tokenOutput: true,
     handler: async (ctx, input) => {
       const service = mfa(ctx);
       // A phone number waiting for its verification code (--enable-phone-verification) comes
@@ -72,7 +71,6 @@ export const mfaOperations: AnyOperation[] = [
     description: 'Declines a first-time MFA offer and issues the withheld tokens; refused under --enforce-mfa.',
     input: SkipMfaSetupRequest,
     output: AuthResponse,
-    tokenOutput: true,
     graphql: { required: false },
     handler: async (ctx, input) => {
       const service = mfa(ctx);

@@ -29,7 +29,6 @@ export const scimOperations: AnyOperation[] = [
     input: ScimEndpointRequest,
     output: CreateScimEndpointResponse,
     audit: { action: 'scim_endpoint.create', resourceType: 'scim_endpoint', resourceId: ({ input }) => input.org_id },
-    tokenOutput: true,
     handler: async (ctx, input) => {
       await administered(ctx, input.org_id);
       const { endpoint, token } = await endpoints(ctx).create(input.org_id);
@@ -48,7 +47,6 @@ export const scimOperations: AnyOperation[] = [
       resourceType: 'scim_endpoint',
       resourceId: ({ input }) => input.org_id,
     },
-    tokenOutput: true,
     handler: async (ctx, input) => {
       await administered(ctx, input.org_id);
       const { endpoint, token } = await endpoints(ctx).rotate(input.org_id);

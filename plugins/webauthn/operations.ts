@@ -50,7 +50,6 @@ export const webauthnOperations: AnyOperation[] = [
       resourceId: ({ caller, output }) => caller?.userId ?? output?.user?.id,
       metadata: () => ({ method: 'webauthn' }),
     },
-    tokenOutput: true,
     handler: (ctx, input) => webauthn(ctx).registrationVerify(ctx, input),
   }),
   defineOperation({
@@ -78,7 +77,6 @@ export const webauthnOperations: AnyOperation[] = [
       actor: ({ output }) => (output?.user ? { kind: 'user', id: output.user.id } : undefined),
       metadata: () => ({ method: 'webauthn' }),
     },
-    tokenOutput: true,
     handler: (ctx, input) => webauthn(ctx).loginVerify(ctx, input),
   }),
   defineOperation({

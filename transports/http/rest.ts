@@ -11,7 +11,6 @@ import { ServiceError } from '../../core/errors.js';
 import type { CompiledOperation } from '../../core/operations.js';
 import { applyEffects, contextFromRequest } from './context.js';
 import { sendError } from './errors.js';
-import { answerJson } from './answer-json.js';
 import { noStore } from './security-headers.js';
 
 const ALL_METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
@@ -25,7 +24,6 @@ export function registerRest(app: FastifyInstance, kernel: Kernel, ops: readonly
   for (const [path, pathOps] of byPath) {
     for (const op of pathOps) {
       const constant = op.def.constantOutput === true;
-      const tokens = op.def.tokenOutput === true && !constant;
       let serialized: string | undefined;
       // Explicit promises, not an async function: this runs for every REST call, and an async
       // frame adds its own promise and microtask to each (bench/profiling/callgrind-requests.ts).
@@ -41,14 +39,12 @@ export function registerRest(app: FastifyInstance, kernel: Kernel, ops: readonly
         return kernel.invokeCompiled(op, ctx, input).then(
           (out) => {
             applyEffects(ctx, reply);
-            if (!constant && !tokens) {
+            if (!constant) {
               reply.send(out);
               return;
             }
-            // A text made here (once for a constant answer) goes as it is, with the type Fastify gives its own JSON.
-            reply
-              .type('application/json; charset=utf-8')
-              .send(tokens ? answerJson(out) : (serialized ??= JSON.stringify(out)));
+            // A text made once for a constant answer goes as it is, with the type Fastify gives its own JSON.
+            reply.type('application/json; charset=utf-8').send((serialized ??= JSON.stringify(out)));
           },
           (err: unknown) => {
             applyEffects(ctx, reply);

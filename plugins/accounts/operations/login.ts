@@ -37,7 +37,6 @@ export const loginOperation = defineOperation({
         ? { method: 'password', ...(output.access_token ? {} : { completed: false }) }
         : { method: 'password', identifier: input.email ?? input.phone_number },
   },
-  tokenOutput: true,
   handler: async (ctx, input) => {
     const { config, users } = deps(ctx);
     const method = loginMethod(ctx, input);

@@ -14,7 +14,6 @@ export const sessionOperation = defineOperation({
   changesState: true,
   input: SessionQueryRequest,
   output: AuthResponse,
-  tokenOutput: true,
   graphql: { required: false },
   handler: async (ctx, input) => {
     const { session, user } = await currentSession(ctx, true);

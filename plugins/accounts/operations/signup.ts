@@ -14,7 +14,6 @@ export const signupOperation = defineOperation({
   description: 'Registers a user with email or phone number and password; starts a session.',
   input: SignUpRequest,
   output: AuthResponse,
-  tokenOutput: true,
   handler: async (ctx, input) => {
     const { config, users } = deps(ctx);
     if (!config.bool('enable-signup', true)) throw permissionDenied('signup is disabled for this instance');
