@@ -11,12 +11,11 @@
  * `{ result }`) and finally `'close'`.
  * With BENCH_CPU_PROF=<dir> the parent starts children with `--cpu-prof` into that directory.
  */
-import { createPublicKey } from 'node:crypto';
+import { createPublicKey, createSecretKey } from 'node:crypto';
 import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
 import Fastify from 'fastify';
-import { asymmetricVerifier } from '../../plugins/tokens/asymmetric-verify.js';
-import { hmacJws } from '../../plugins/tokens/hmac-jws.js';
+import { jwtVerify } from 'jose';
 import type { VerifiedCacheStats } from '../../plugins/tokens/types.js';
 import { availableParallelism } from 'node:os';
 import { holdResponsesPerTurn } from '../../transports/http/held-responses.js';
@@ -91,19 +90,19 @@ async function hashThreads(stored: string, password: string, threads: number, se
 const send = (m: unknown) => process.send?.(m);
 
 async function bare(spec: Extract<ChildSpec, { kind: 'bare' }>): Promise<{ url: string; close(): Promise<void> }> {
-  // The fastest verification each algorithm has in Node, as Latchkey itself verifies, with the
-  // same functions: HS256 with node:crypto's HMAC (plugins/tokens/hmac-jws.ts) and RS256 with
-  // node:crypto's public-key verify (plugins/tokens/asymmetric-verify.ts), both synchronous, with
-  // a key imported once. jose would hand each token to WebCrypto on libuv's pool, which costs far
-  // more than an HMAC and about as much as an RSA verification: a reference slower than it need
-  // be (HS256 and RS256 alike).
-  const hmac =
-    spec.alg === 'HS256' ? hmacJws('HS256', new TextEncoder().encode(spec.secret ?? ''), '', spec.issuer) : null;
-  const rsa =
-    spec.alg === 'RS256' ? asymmetricVerifier('RS256', createPublicKey(spec.publicPem ?? ''), spec.issuer) : null;
+  // The same verification Latchkey does: jose's jwtVerify with the key object made once, the
+  // algorithm pinned, the issuer checked and `exp` required (plugins/tokens/key-verifier.ts).
+  const key =
+    spec.alg === 'HS256'
+      ? createSecretKey(new TextEncoder().encode(spec.secret ?? ''))
+      : createPublicKey(spec.publicPem ?? '');
+  const options = { issuer: spec.issuer, algorithms: [spec.alg], requiredClaims: ['exp'] };
   const verify = async (token: string): Promise<Record<string, unknown> | null> => {
-    const now = Math.floor(Date.now() / 1000);
-    return hmac ? hmac.verify(token, now) : rsa!(token, now);
+    try {
+      return (await jwtVerify(token, key, options)).payload;
+    } catch {
+      return null;
+    }
   };
   const app = Fastify({ logger: false });
   // The same work a resource server does: read the bearer token, verify it, answer with its claims.

@@ -11,8 +11,10 @@
  * the token load, summarized by the last row of this section; plus each server's CPU time per
  * request from /proc): a token costs ~0.55-0.6 ms of server CPU, and the RS256 signature (one
  * 2048-bit RSA private-key operation, ~0.25 ms measured alone on this machine) is the largest
- * single part. The token is assembled here and signed with node:crypto's asynchronous sign
- * (plugins/tokens/asymmetric-sign.ts), whose RSA work runs on libuv's pool. On 2026-11-21 (2-core
+ * single part. The token's claims are assembled by the tokens service and signed with jose's
+ * CompactSign and a key imported once (plugins/tokens/service.ts); WebCrypto runs the RSA work on
+ * libuv's pool. These figures were measured when tokens were signed with node:crypto's sign
+ * directly; the main thread's share of the signature is larger with jose. On 2026-11-21 (2-core
  * VM where one RS256 signature costs ~0.78 ms of CPU): ~1.25 ms of server CPU per token for
  * Latchkey against ~1.8 ms for oidc-provider; Latchkey's main thread ~0.32 ms per token, of
  * which socket writev ~18%, the sign dispatch ~9%, Fastify ~7%, and the oauth-server, tokens and

@@ -1,5 +1,5 @@
 /**
- * Development aid, not part of `npm run bench`: the accounts bench's cold HS256 rows alone, with
+ * Development aid, not part of `npm run bench`: the accounts bench's cold token rows alone, with
  * server CPU per request. `profile` (bearer) and `validate_jwt_token` on Latchkey against the bare
  * routes verifying the same tokens, every request a token neither side has seen lately: 24,000
  * tokens of one session, each side going on through them in strict order (autocannon), as the
@@ -7,7 +7,7 @@
  *
  *   npx tsx bench/profiling/cold-tokens.ts
  *
- * Environment: R rounds (default 3), S seconds per run (4), HOT seconds of one-token traffic to
+ * Environment: ALG (HS256, the default, or RS256 with a fresh 2048-bit key pair), R rounds (default 3), S seconds per run (4), HOT seconds of one-token traffic to
  * each side first (default 0; the bench's order: Latchkey answers it from its cache, the bare
  * route verifies), WARM seconds of one untimed round before the timed ones (default 0; the bench
  * warms for 10), LOGINS seconds of password logins (wrk, 8 in flight) that
@@ -28,6 +28,7 @@
  * cache hit more and more (0%, 12%, 62% over three runs, counted in the server; cause not found,
  * a strict cycle gives ~0.2%), which made the cold rows look like 90-95% of bare.
  */
+import { generateKeyPairSync } from 'node:crypto';
 import { startCheckoutParty, startParty, type Party } from '../accounts/parties.js';
 import { procCpuSeconds } from '../child.js';
 import { httpRun, postJson } from '../accounts/http.js';
@@ -58,7 +59,23 @@ if (againstHistoryFlag !== undefined && !process.env.AGAINST)
   throw new Error('AGAINST_HISTORY needs AGAINST (the server that skips or keeps the history)');
 const againstHistory = againstHistoryFlag !== '0';
 
-const flags = { 'rate-limit-per-minute': 0, 'memory-store': 'database', 'jwt-secret': SECRET };
+const alg = process.env.ALG ?? 'HS256';
+if (alg !== 'HS256' && alg !== 'RS256') throw new Error(`ALG must be HS256 or RS256, not ${alg}`);
+const rsa = alg === 'RS256' ? generateKeyPairSync('rsa', { modulusLength: 2048 }) : undefined;
+const publicPem = rsa?.publicKey.export({ type: 'spki', format: 'pem' }).toString();
+// With RS256 the secret stays as the key for encryption at rest.
+const flags: Record<string, string | number> = {
+  'rate-limit-per-minute': 0,
+  'memory-store': 'database',
+  'jwt-secret': SECRET,
+  ...(rsa && publicPem
+    ? {
+        'jwt-type': 'RS256',
+        'jwt-private-key': rsa.privateKey.export({ type: 'pkcs8', format: 'pem' }).toString(),
+        'jwt-public-key': publicPem,
+      }
+    : {}),
+};
 
 /** A Latchkey server under test, with the cold user's tokens and its place in their cycle. */
 interface Server {
@@ -90,7 +107,11 @@ const againstParty = process.env.AGAINST
 const latchkey = await serverOf('latchkey', await startParty({ kind: 'latchkey', flags }));
 const servers = [latchkey];
 if (againstParty) servers.push(await serverOf('AGAINST', againstParty));
-const bare = await startParty({ kind: 'bare', alg: 'HS256', secret: SECRET, issuer: latchkey.party.origin });
+const bare = await startParty(
+  alg === 'RS256'
+    ? { kind: 'bare', alg, publicPem, issuer: latchkey.party.origin }
+    : { kind: 'bare', alg, secret: SECRET, issuer: latchkey.party.origin },
+);
 let bareAt = 0;
 // The bare route verifies this server's tokens (its issuer is this server's --url).
 const nextForBare = () => latchkey.tokens[bareAt++ % latchkey.tokens.length];

@@ -1,30 +1,54 @@
 /**
- * One verification key's token check: the payload when the token is valid (signature, alg,
- * iss, exp, nbf), else null. HS* keys verify with node:crypto HMAC (hmac-jws.ts), RS and ES keys
- * with node:crypto's public-key verification (asymmetric-verify.ts says why not jose); both apply
- * the header and claim rules jose's jwtVerify applied (compact-jws.ts). Used for user tokens
- * (tokens/service.ts) and service-account tokens (oauth-server/service-tokens.ts) alike.
+ * One verification key's token check with jose's jwtVerify: the payload when the token is valid,
+ * else null. jose applies the signature, the algorithm pinned to the key's (so `none` and any
+ * other algorithm are refused), the protected header's rules (`crit`), the issuer, and the
+ * registered claims (RFC 7519 §4.1: `exp`, required here, `nbf` and `iat` numbers, no clock
+ * tolerance); the canonical signature encoding and the `b64` header are checked here besides.
+ * Used for user tokens (tokens/service.ts) and service-account tokens
+ * (oauth-server/service-tokens.ts) alike.
  */
-import type { JWTPayload } from 'jose';
+import { createSecretKey, type KeyObject } from 'node:crypto';
+import { jwtVerify, type JWTPayload, type JWTVerifyOptions } from 'jose';
 import type { KeysService } from '../keys/index.js';
-import { isAsymmetricAlg } from './asymmetric-sign.js';
-import { asymmetricVerifier } from './asymmetric-verify.js';
-import { hmacJws, isHmacAlg } from './hmac-jws.js';
 
 export type VerificationKey = KeysService['verifiers'][number];
 
-/** Never throws or rejects; `nowSeconds` may have a fraction. */
-export type TokenVerifier = (token: string, nowSeconds: number) => Promise<JWTPayload | null> | JWTPayload | null;
+/** Never rejects; `nowSeconds` may have a fraction. */
+export type TokenVerifier = (token: string, nowSeconds: number) => Promise<JWTPayload | null>;
+
+/** The key object jose verifies with, made once: an HMAC secret as a KeyObject, RS and ES keys as loaded. */
+export const keyObjectOf = (key: CryptoKey | Uint8Array): CryptoKey | KeyObject =>
+  key instanceof Uint8Array ? createSecretKey(key) : key;
+
+/**
+ * Only the canonical base64url text of a signature is the token: a lenient decoder takes
+ * `<token>=` (padding) or a last character with its unused bits set as the same signature, and
+ * each such text would be another entry for anything keyed by the text (the verified-token cache).
+ */
+function canonicalSignature(token: string): boolean {
+  const text = token.slice(token.lastIndexOf('.') + 1);
+  return Buffer.from(text, 'base64url').toString('base64url') === text;
+}
 
 function verifierFor(k: VerificationKey, issuer: string): TokenVerifier {
-  if (isHmacAlg(k.alg) && k.verifyKey instanceof Uint8Array) {
-    const hmac = hmacJws(k.alg, k.verifyKey, k.kid, issuer);
-    return (token, now) => hmac.verify(token, Math.floor(now)) as JWTPayload | null;
-  }
-  if (k.verifyKey instanceof Uint8Array || !isAsymmetricAlg(k.alg))
-    throw new Error(`no verifier for a ${k.alg} key of this kind`);
-  const verifyAsymmetric = asymmetricVerifier(k.alg, k.verifyKey, issuer);
-  return (token, now) => verifyAsymmetric(token, Math.floor(now)) as Promise<JWTPayload | null> | JWTPayload | null;
+  const key = keyObjectOf(k.verifyKey);
+  const algorithms = [k.alg];
+  // `exp` is optional in RFC 7519 but required here: every token this server signs has one, and
+  // one without it, were a key ever misused to sign such a thing, would never stop working.
+  const requiredClaims = ['exp'];
+  return async (token, now) => {
+    if (!canonicalSignature(token)) return null;
+    const options: JWTVerifyOptions = { algorithms, requiredClaims, currentDate: new Date(now * 1000) };
+    if (issuer) options.issuer = issuer;
+    try {
+      const { payload, protectedHeader } = await jwtVerify(token, key, options);
+      // RFC 7797 §6: `b64` must be listed in `crit`, which jose then applies; outside `crit` jose
+      // ignores it. No token of ours carries it: refused.
+      return 'b64' in protectedHeader ? null : payload;
+    } catch {
+      return null;
+    }
+  };
 }
 
 const made = new WeakMap<VerificationKey, { issuer: string; verify: TokenVerifier }>();

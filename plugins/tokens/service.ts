@@ -13,7 +13,7 @@
  * instead of ending the family (the answer of the first rotation was lost).
  */
 import { createHash } from 'node:crypto';
-import { decodeProtectedHeader, type JWTPayload } from 'jose';
+import { CompactSign, decodeProtectedHeader, type JWTPayload } from 'jose';
 import type { Config } from '../../core/config.js';
 import { ServiceError } from '../../core/errors.js';
 import type { Logger } from '../../core/logger.js';
@@ -23,9 +23,7 @@ import type { KeysService } from '../keys/index.js';
 import type { SessionRecord, SessionsService } from '../sessions/index.js';
 import type { UserRecord, UsersService } from '../users/index.js';
 import { compileCustomizer, RESERVED_CLAIMS } from './custom-claims.js';
-import { asymmetricSigner, isAsymmetricAlg } from './asymmetric-sign.js';
-import { verifierOf, type TokenVerifier } from './key-verifier.js';
-import { hmacJws, isHmacAlg } from './hmac-jws.js';
+import { keyObjectOf, verifierOf, type TokenVerifier } from './key-verifier.js';
 import { authenticatedSessionOf } from './authenticator.js';
 import { SecondSighting } from './second-sighting.js';
 import { VerifiedTokens } from './verified-tokens.js';
@@ -171,14 +169,16 @@ export const MAX_TOKEN_LENGTH = 8192;
 /** At most this many verified tokens are remembered (see `verified` below). */
 export const VERIFIED_CACHE_MAX = 20_000;
 
-/** Signs a complete payload with the current key: HMAC synchronously, RS and ES on libuv's pool. */
-function signerFor(k: KeysService['current']): (payload: Record<string, unknown>) => Promise<string> | string {
-  if (isHmacAlg(k.alg) && k.signKey instanceof Uint8Array) {
-    const hmac = hmacJws(k.alg, k.signKey, k.kid, '');
-    return (payload) => hmac.sign(payload);
-  }
-  if (isAsymmetricAlg(k.alg) && !(k.signKey instanceof Uint8Array)) return asymmetricSigner(k.alg, k.signKey, k.kid);
-  throw new Error(`no signer for --jwt-type ${k.alg}`);
+/**
+ * Signs a complete payload (iss, iat and exp already set) with the current key, through jose's
+ * CompactSign: the claims are assembled here, so SignJWT's builder has nothing to add. The key
+ * object is made once, and the header is the same for every token.
+ */
+function signerFor(k: KeysService['current']): (payload: Record<string, unknown>) => Promise<string> {
+  const key = keyObjectOf(k.signKey);
+  const header = { alg: k.alg, kid: k.kid, typ: 'JWT' };
+  const encoder = new TextEncoder();
+  return (payload) => new CompactSign(encoder.encode(JSON.stringify(payload))).setProtectedHeader(header).sign(key);
 }
 
 export async function createTokensService({
@@ -216,7 +216,7 @@ export async function createTokensService({
   const reuseGraceMs = Math.max(0, config.number('refresh-reuse-grace-seconds', 10)) * 1000;
 
   /** Adds iss, iat and exp to a payload built here for this one token, and signs it. */
-  const signOwn = (claims: Record<string, unknown>, ttlSeconds: number): Promise<string> | string => {
+  const signOwn = (claims: Record<string, unknown>, ttlSeconds: number): Promise<string> => {
     const iat = Math.floor(Date.now() / 1000);
     claims.iss = issuer;
     claims.iat = iat;
@@ -252,10 +252,10 @@ export async function createTokensService({
 
   /**
    * Checks a token with the key its header names (the current key when it names none we hold).
-   * With one key there is nothing to choose: the header is not decoded twice (the verifier reads
-   * it anyway), ~3% of a cold validate_jwt_token's CPU. Throws on a malformed header.
+   * With one key there is nothing to choose: the header is not decoded twice (jose reads it
+   * anyway). Throws on a malformed header.
    */
-  const verifyWithKeyOf = (token: string, now: number): Promise<JWTPayload | null> | JWTPayload | null => {
+  const verifyWithKeyOf = (token: string, now: number): Promise<JWTPayload | null> => {
     const kid = verifierByKid.size > 1 ? decodeProtectedHeader(token).kid : undefined;
     return ((kid ? verifierByKid.get(kid) : undefined) ?? verifyWithCurrent)(token, now);
   };
@@ -269,12 +269,9 @@ export async function createTokensService({
   };
 
   /**
-   * Signature, algorithm, issuer and expiry. Synchronous when the answer is (a cached token, an
-   * HMAC key): a bearer request's token check then adds no promise of its own to the request.
-   * With the callers below written the same way (no async frame between the authenticator and
-   * the memory store), a cold bearer `profile` request costs the server's main thread 223.9k
-   * machine instructions against 229.3k with async frames (bench/profiling/callgrind-requests.ts;
-   * the difference is V8's promise and microtask machinery). Never throws or rejects.
+   * Signature, algorithm, issuer and expiry (jose, key-verifier.ts). Synchronous when the token
+   * is in the verified-token cache: a bearer request's token check then adds no promise of its
+   * own to the request. Never throws or rejects.
    */
   const verifyJwtNow = (token: string): Promise<JWTPayload | null> | JWTPayload | null => {
     if (token.length > MAX_TOKEN_LENGTH) return null;
@@ -285,18 +282,16 @@ export async function createTokensService({
       return hit;
     }
     cacheMisses++;
-    let checked: Promise<JWTPayload | null> | JWTPayload | null;
+    let checked: Promise<JWTPayload | null>;
     try {
       checked = verifyWithKeyOf(token, now);
     } catch {
       return null;
     }
-    return checked instanceof Promise
-      ? checked.then(
-          (payload) => kept(token, payload),
-          () => null,
-        )
-      : kept(token, checked);
+    return checked.then(
+      (payload) => kept(token, payload),
+      () => null,
+    );
   };
   const verifyJwt = async (token: string): Promise<JWTPayload | null> => verifyJwtNow(token);
 
