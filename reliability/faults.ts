@@ -158,6 +158,7 @@ export async function peerFaults(): Promise<Check[]> {
       'sms-api-secret': 'sms-secret',
       'sms-sender': '+15550001111',
       'sms-gateway-url': `http://127.0.0.1:${smsProxy.port}`,
+      'sms-limit-per-ip': 1_000_000,
     },
     join(stack.dir, 'server.log'),
   );

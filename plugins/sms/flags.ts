@@ -32,6 +32,18 @@ export const smsFlags: FlagDeclaration[] = [
     default: 2000,
     description: 'Delay before the first retry of a text; each further retry waits twice as long.',
   },
+  {
+    name: 'sms-limit-per-number',
+    type: 'number',
+    default: 5,
+    description: 'Code-texting requests (verification, SMS OTP, password reset) per phone number per 15 minutes.',
+  },
+  {
+    name: 'sms-limit-per-ip',
+    type: 'number',
+    default: 20,
+    description: 'Code-texting requests per client IP per 15 minutes.',
+  },
 ];
 
 export interface GatewaySettings {
@@ -68,7 +80,7 @@ export function smsConfigProblem(config: Config): string | undefined {
   }
   if (url.protocol !== 'https:' && url.protocol !== 'http:')
     return '--sms-gateway-url must be an absolute http(s) URL.';
-  for (const name of ['sms-max-attempts', 'sms-retry-delay-ms']) {
+  for (const name of ['sms-max-attempts', 'sms-retry-delay-ms', 'sms-limit-per-number', 'sms-limit-per-ip']) {
     const n = config.number(name);
     if (n !== undefined && (!Number.isInteger(n) || n < 1)) return `--${name} must be a whole number of 1 or more`;
   }

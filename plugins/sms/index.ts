@@ -13,7 +13,7 @@ import { createSmsCodes } from './codes.js';
 import { SmsOutboxEntity } from './entities.js';
 import { gatewaySettings, smsConfigProblem, smsFlags } from './flags.js';
 import { createSmsOutbox } from './outbox.js';
-import { createSmsLimits } from './send-limits.js';
+import { createSmsLimits, SMS_PER_IP, SMS_PER_NUMBER } from './send-limits.js';
 import type { SmsService } from './types.js';
 
 export type { SmsCodes, SmsService } from './types.js';
@@ -42,7 +42,11 @@ export const smsPlugin = definePlugin<SmsService>({
     const { config } = ctx;
     const settings = gatewaySettings(config);
     const keys = ctx.service('keys');
-    const limit = createSmsLimits(ctx.memory);
+    const limit = createSmsLimits(
+      ctx.memory,
+      config.number('sms-limit-per-number', SMS_PER_NUMBER),
+      config.number('sms-limit-per-ip', SMS_PER_IP),
+    );
     const failures = new Counter({
       name: 'latchkey_sms_delivery_failures_total',
       help: 'Attempts the SMS gateway did not take: `unreachable` (no answer, refused address, timeout), `refused` (an error status); `failed` counts texts given up after --sms-max-attempts.',

@@ -2,7 +2,8 @@
  * The SMS channel against a Twilio-shaped gateway on 127.0.0.1: what it posts (path, Basic
  * credentials, form), a refusing gateway's text queued and sent by a retry (the refused attempt
  * counted), the guarded client refusing a loopback gateway that --outbound-allow-cidrs does not
- * list (the text stays queued, the gateway sees nothing), the per-number limit, startup refusals,
+ * list (the text stays queued, the gateway sees nothing), the per-number and per-IP limits and
+ * their flags, startup refusals,
  * and an SMS one-time code as a second factor end to end.
  */
 import t from 'tap';
@@ -95,6 +96,8 @@ t.test('startup refuses a partial gateway configuration and a bad gateway URL', 
   t.equal(check({}), undefined, 'no SMS at all is a valid configuration');
   t.match(check({ ...SMS_FLAGS, 'sms-max-attempts': 0 }), /--sms-max-attempts must be a whole number/);
   t.match(check({ ...SMS_FLAGS, 'sms-retry-delay-ms': 1.5 }), /--sms-retry-delay-ms must be a whole number/);
+  t.match(check({ ...SMS_FLAGS, 'sms-limit-per-number': 0 }), /--sms-limit-per-number must be a whole number/);
+  t.match(check({ ...SMS_FLAGS, 'sms-limit-per-ip': -3 }), /--sms-limit-per-ip must be a whole number/);
 });
 
 t.test('an SMS code as the second factor: setup, then a password login withheld until the code', async (t) => {
@@ -137,4 +140,25 @@ t.test('texts to one number are limited per 15-minute window (429)', async (t) =
     );
   }
   t.same(outcomes, ['ok', 'ok', 'ok', 'ok', 'ok', 'resource_exhausted', 'resource_exhausted']);
+});
+
+t.test('--sms-limit-per-number and --sms-limit-per-ip set the 15-minute budgets', async (t) => {
+  const limited = await startTestServer({
+    flags: { ...SMS_FLAGS, 'outbound-allow-cidrs': '127.0.0.1/32', 'sms-limit-per-number': 2, 'sms-limit-per-ip': 3 },
+  });
+  t.teardown(() => limited.close());
+  const check = limited.kernel.service('sms').checkSendLimit;
+  const outcome = (ip: string, to: string) =>
+    check({ ip } as Parameters<typeof check>[0], to).then(
+      () => 'ok',
+      (e: ServiceError) => e.message,
+    );
+  const byNumber = [];
+  for (let i = 0; i < 3; i++) byNumber.push(await outcome(`198.51.100.${i + 1}`, '+15550007777'));
+  t.same(byNumber.slice(0, 2), ['ok', 'ok']);
+  t.match(byNumber[2], /for this number/, 'the third text to one number within the window is refused');
+  const byIp = [];
+  for (let i = 0; i < 4; i++) byIp.push(await outcome('198.51.100.50', `+1555000800${i}`));
+  t.same(byIp.slice(0, 3), ['ok', 'ok', 'ok']);
+  t.match(byIp[3], /from this address/, 'the fourth text from one address within the window is refused');
 });
