@@ -211,12 +211,23 @@ export async function soakCase(seconds: number): Promise<Check[]> {
     // The webhook deliveries the load caused arrive (the outbox keeps up).
     const delivered = () => new Set(hooks.accepted.map((d) => d.deliveryId)).size - deliveredBefore;
     await within(30_000, async () => delivered() >= events, 1_000);
+    const inTime = delivered();
+    // A backlog left at 30 s is followed for 3 more minutes, so the table tells a slow outbox
+    // from a lossy one.
+    const drainStart = Date.now();
+    if (inTime < events) await within(180_000, async () => delivered() >= events, 1_000);
+    const drained =
+      inTime >= events
+        ? ''
+        : delivered() >= events
+          ? `; all ${events} by ${(30 + (Date.now() - drainStart) / 1000).toFixed(0)} s after the end`
+          : `; ${delivered()} by 210 s after the end`;
     checks.push({
       case: CASE,
       target,
-      check: 'webhook deliveries caused by the load all arrive',
-      held: delivered() >= events,
-      detail: `${delivered()} of ${events} (logins and SCIM changes) within 30 s of the end`,
+      check: 'webhook deliveries caused by the load all arrive within 30 s of the end',
+      held: inTime >= events,
+      detail: `${inTime} of ${events} (logins and SCIM changes) within 30 s of the end${drained}`,
     });
   } finally {
     await server.stop();
