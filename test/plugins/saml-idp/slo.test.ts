@@ -11,21 +11,10 @@
 import t from 'tap';
 import * as samlify from 'samlify';
 import { Browser, type Hop } from '../../providers/helpers/browser.js';
-import { startLatchkey } from '../../providers/helpers/latchkey.js';
-import { certificatesOf, NodeSamlSp } from './node-saml-sp.js';
+import { startIdpScene } from './idp-scene.js';
+import { certificatesOf } from './node-saml-sp.js';
 
-const latchkey = await startLatchkey({
-  'enable-login-page': true,
-  'encryption-key': 'saml-idp-slo-test-encryption-key-0123456789',
-});
-t.teardown(() => latchkey.close());
-const { admin, url: base } = latchkey;
-const sp = new NodeSamlSp();
-await sp.start();
-t.teardown(() => sp.close());
-
-const idpEntityId = `${base}/saml/idp/acme/metadata`;
-const ssoUrl = `${base}/saml/idp/acme/sso`;
+const { admin, base, sp, idpEntityId, ssoUrl } = await startIdpScene('saml-idp-slo-test-encryption-key-0123456789');
 const sloUrl = `${base}/saml/idp/acme/slo`;
 const NEVER = 'about:never';
 const PASSWORD = 'Slo-pass-123';

@@ -9,22 +9,13 @@
 import { deflateRawSync } from 'node:zlib';
 import t from 'tap';
 import { Browser, type Hop } from '../../providers/helpers/browser.js';
-import { startLatchkey } from '../../providers/helpers/latchkey.js';
+import { startIdpScene } from './idp-scene.js';
 import { selfSignedKeyPair } from '../org-saml/saml-idp.js';
 import { certificatesOf, NodeSamlSp } from './node-saml-sp.js';
 
-const latchkey = await startLatchkey({
-  'enable-login-page': true,
-  'encryption-key': 'saml-idp-sso-test-encryption-key-0123456789',
-});
-t.teardown(() => latchkey.close());
-const { admin, url: base } = latchkey;
-const sp = new NodeSamlSp();
-await sp.start();
-t.teardown(() => sp.close());
-
-const idpEntityId = `${base}/saml/idp/acme/metadata`;
-const ssoUrl = `${base}/saml/idp/acme/sso`;
+const { latchkey, admin, base, sp, idpEntityId, ssoUrl } = await startIdpScene(
+  'saml-idp-sso-test-encryption-key-0123456789',
+);
 const NEVER = 'about:never';
 const acme = ((await admin('create_organization', { name: 'acme' })) as { id: string }).id;
 
