@@ -7,8 +7,8 @@
  */
 import t from 'tap';
 import { databaseTarget, type DbName } from '../helpers/databases.js';
-import { FaultProxy } from '../helpers/fault-proxy.js';
-import { startTestServer, TEST_CLIENT_ID, TEST_CLIENT_SECRET } from '../helpers/server.js';
+import { serverBehindProxy } from './server-behind-proxy.js';
+import { TEST_CLIENT_ID, TEST_CLIENT_SECRET } from '../helpers/server.js';
 
 const PASSWORD = 'Blackhole-pass-1';
 /** Twice the default --database-timeout-ms, and room for a loaded machine. */
@@ -32,15 +32,7 @@ for (const name of ['postgres', 'mariadb'] as DbName[]) {
     { skip: target ? false : `${name} is not reachable` },
     async (t) => {
       if (!target) return;
-      t.teardown(() => target.dispose());
-      const url = new URL(target.flags['database-url']);
-      const proxy = await FaultProxy.start(url.hostname, Number(url.port));
-      t.teardown(() => proxy.close());
-      url.host = proxy.address;
-      const server = await startTestServer({
-        database: { ...target, flags: { ...target.flags, 'database-url': url.toString() } },
-      });
-      t.teardown(() => server.close());
+      const { proxy, server } = await serverBehindProxy(t, target);
 
       const timed = async (path: string, init: RequestInit) => {
         const start = Date.now();
