@@ -16,7 +16,8 @@
  * session marks from SQLite again. Only tables that no kept read comes from may be written
  * through here.
  */
-import type { StatementAround, Storage } from '../core/storage.js';
+import type { Storage } from '../core/storage.js';
+import { runOwnWrite } from './own-write.js';
 
 /** Adds the rows (objects keyed by the entity's property names) with one statement. */
 export type AppendRows = (rows: readonly object[]) => Promise<void>;
@@ -52,20 +53,8 @@ export function rowAppender(storage: Storage, entityName: string): AppendRows {
     const { names } = shapeOf();
     const params: unknown[] = [];
     for (const row of rows) for (const name of names) params.push((row as Record<string, unknown>)[name] ?? null);
-    let mark: object | undefined;
-    let only = false;
-    const around: StatementAround | undefined = changes && {
-      before: () => {
-        mark = changes.beforeOwnWrite();
-      },
-      after: (affectedRows) => {
-        only = changes.afterOwnWrite(mark, affectedRows, undefined);
-      },
-    };
-    try {
-      await storage.statements.run(textFor(rows.length), params, 'run', { around });
-    } finally {
-      if (!only) changes?.noteWrite();
-    }
+    await runOwnWrite(changes, undefined, (around) =>
+      storage.statements.run(textFor(rows.length), params, 'run', { around }),
+    );
   };
 }

@@ -15,6 +15,7 @@ import type { AbstractSqlConnection, Knex } from '@mikro-orm/knex';
 import type { MemoryStore } from '../../core/memory-store.js';
 import type { DatabaseType, StatementAround, StatementOptions, Storage } from '../../core/storage.js';
 import { MEMORY_KEY_MAX, MEMORY_TABLE } from '../entities/memory-entry.js';
+import { runOwnWrite } from '../own-write.js';
 import { ttl } from './process.js';
 
 const SWEEP_INTERVAL_MS = 60_000;
@@ -260,31 +261,14 @@ export class DatabaseMemoryStore implements MemoryStore {
    * read just before and just after the statement, where it runs (StatementOptions.around): read
    * around the `await`, a write of another request waiting for the connection (while an ORM
    * query held it, the FGA poll's for one) ran in between, and then neither counted as the only
-   * commit. Under a login load that was 1 in 10 session writes (measured, 2026-11-29), and each
+   * commit. Under a login load that was 1 in 10 session writes under measurement, and each
    * made every kept read stale.
    */
   private async ownWrite(
     key: string,
     exec: (around: StatementAround | undefined) => Promise<RunResult>,
   ): Promise<RunResult> {
-    const changes = this.storage.changeStamp;
-    let mark: object | undefined;
-    let only = false;
-    const around: StatementAround | undefined = changes && {
-      before: () => {
-        mark = changes.beforeOwnWrite();
-      },
-      after: (affectedRows) => {
-        only = changes.afterOwnWrite(mark, affectedRows, key);
-      },
-    };
-    let result: RunResult | undefined;
-    try {
-      result = await exec(around);
-      return result;
-    } finally {
-      if (!(result && only)) this.wrote();
-    }
+    return runOwnWrite(this.storage.changeStamp, key, exec);
   }
 
   /** A write of this store is committed: reads kept from before it are stale (see `get`). */
