@@ -81,18 +81,25 @@ export const childrenOf = (el: Element, ns: string, name: string): Element[] =>
     (n): n is Element => n.nodeType === 1 && (n as Element).namespaceURI === ns && (n as Element).localName === name,
   );
 
-function fieldsOf(root: Element, xml: string): AuthnRequest {
+/** What every SAML request carries (SAML 2.0 core §3.2.1): its ID, version, issuer, instant and destination. */
+export function requestHeader(root: Element, kind: 'AuthnRequest' | 'LogoutRequest') {
   const id = root.getAttribute('ID');
-  if (!id || id.length > 256) return refuse('the AuthnRequest has no ID');
-  if (root.getAttribute('Version') !== '2.0') return refuse('the AuthnRequest is not SAML 2.0');
+  if (!id || id.length > 256) return refuse(`the ${kind} has no ID`);
+  if (root.getAttribute('Version') !== '2.0') return refuse(`the ${kind} is not SAML 2.0`);
   const issuers = childrenOf(root, ASSERTION, 'Issuer');
   const issuer = issuers.length === 1 ? (issuers[0]!.textContent ?? '').trim() : '';
-  if (!issuer) return refuse('the AuthnRequest names no issuer');
+  if (!issuer) return refuse(`the ${kind} names no issuer`);
   return {
     id,
     issuer,
     issueInstant: root.getAttribute('IssueInstant') ?? '',
     destination: root.getAttribute('Destination'),
+  };
+}
+
+function fieldsOf(root: Element, xml: string): AuthnRequest {
+  return {
+    ...requestHeader(root, 'AuthnRequest'),
     acsUrl: root.getAttribute('AssertionConsumerServiceURL'),
     protocolBinding: root.getAttribute('ProtocolBinding'),
     xml,

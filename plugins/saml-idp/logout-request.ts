@@ -15,6 +15,7 @@ import {
   childrenOf,
   decoded,
   parsed,
+  requestHeader,
   type Binding,
 } from './authn-request.js';
 import { bodyField } from './request-checks.js';
@@ -56,19 +57,11 @@ const text = (el: { textContent: string | null }) => (el.textContent ?? '').trim
 export function readLogoutRequest(binding: Binding, encoded: string | undefined): LogoutRequest {
   const xml = decoded(binding, encoded);
   const root = parsed(xml, 'LogoutRequest');
-  const id = root.getAttribute('ID');
-  if (!id || id.length > 256) return refuse('the LogoutRequest has no ID');
-  if (root.getAttribute('Version') !== '2.0') return refuse('the LogoutRequest is not SAML 2.0');
-  const issuers = childrenOf(root, ASSERTION, 'Issuer');
-  const issuer = issuers.length === 1 ? text(issuers[0]!) : '';
-  if (!issuer) return refuse('the LogoutRequest names no issuer');
+  const header = requestHeader(root, 'LogoutRequest');
   const nameIds = childrenOf(root, ASSERTION, 'NameID');
   if (nameIds.length > 1) return refuse('the LogoutRequest names more than one principal');
   return {
-    id,
-    issuer,
-    issueInstant: root.getAttribute('IssueInstant') ?? '',
-    destination: root.getAttribute('Destination'),
+    ...header,
     notOnOrAfter: root.getAttribute('NotOnOrAfter'),
     nameId: nameIds.length === 1 ? text(nameIds[0]!) : null,
     sessionIndexes: childrenOf(root, PROTOCOL, 'SessionIndex').map(text),
