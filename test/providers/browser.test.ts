@@ -8,6 +8,7 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import * as oidc from 'openid-client';
+import { authorizationRequest } from '../helpers/authorization-request.js';
 import { chromiumMissing, launchChromium } from '../helpers/chromium.js';
 import t from 'tap';
 import { startLatchkey } from './helpers/latchkey.js';
@@ -64,19 +65,12 @@ t.test(
     });
     const client = created.client as { client_id: string };
 
-    const config = await oidc.discovery(new URL(base), client.client_id, created.client_secret as string, undefined, {
-      execute: [oidc.allowInsecureRequests],
-    });
-    const verifier = oidc.randomPKCECodeVerifier();
-    const nonce = oidc.randomNonce();
-    const url = oidc.buildAuthorizationUrl(config, {
-      redirect_uri: redirectUri,
-      response_type: 'code',
-      scope: 'openid email profile',
-      code_challenge: await oidc.calculatePKCECodeChallenge(verifier),
-      nonce,
-      state: 'rp-state',
-    });
+    const { config, verifier, nonce, url } = await authorizationRequest(
+      base,
+      { id: client.client_id, secret: created.client_secret as string },
+      redirectUri,
+      'rp-state',
+    );
 
     const browser = await launchChromium();
     t.teardown(() => browser.close());

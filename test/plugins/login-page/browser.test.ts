@@ -7,6 +7,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import t from 'tap';
 import * as oidc from 'openid-client';
+import { authorizationRequest } from '../../helpers/authorization-request.js';
 import { chromiumMissing, launchChromium } from '../../helpers/chromium.js';
 import { accountsPlugin } from '../../../plugins/accounts/index.js';
 import { loginPagePlugin } from '../../../plugins/login-page/index.js';
@@ -28,19 +29,12 @@ t.test('sign in through the hosted login page in Chromium', { skip: chromiumMiss
   t.teardown(() => fx.server.close());
   await fx.admin('update_client', { id: fx.client.id, redirect_uris: [redirectUri] });
 
-  const config = await oidc.discovery(new URL(fx.server.url), fx.client.client_id, fx.client.client_secret, undefined, {
-    execute: [oidc.allowInsecureRequests],
-  });
-  const verifier = oidc.randomPKCECodeVerifier();
-  const nonce = oidc.randomNonce();
-  const url = oidc.buildAuthorizationUrl(config, {
-    redirect_uri: redirectUri,
-    response_type: 'code',
-    scope: 'openid email profile',
-    code_challenge: await oidc.calculatePKCECodeChallenge(verifier),
-    nonce,
-    state: 'browser-state',
-  });
+  const { config, verifier, nonce, url } = await authorizationRequest(
+    fx.server.url,
+    { id: fx.client.client_id, secret: fx.client.client_secret },
+    redirectUri,
+    'browser-state',
+  );
 
   const browser = await launchChromium();
   t.teardown(() => browser.close());
