@@ -7,6 +7,7 @@
  */
 import t from 'tap';
 import { databaseTarget, type DbName } from '../helpers/databases.js';
+import { postJson } from '../helpers/post-json.js';
 import { serverBehindProxy } from './server-behind-proxy.js';
 import { TEST_CLIENT_ID, TEST_CLIENT_SECRET } from '../helpers/server.js';
 
@@ -34,21 +35,15 @@ for (const name of ['postgres', 'mariadb'] as DbName[]) {
       if (!target) return;
       const { proxy, server } = await serverBehindProxy(t, target);
 
-      const timed = async (path: string, init: RequestInit) => {
+      const timed = async (send: () => Promise<Response>) => {
         const start = Date.now();
-        const res = await fetch(`${server.url}${path}`, { ...init, signal: AbortSignal.timeout(30_000) });
+        const res = await send();
         return { status: res.status, body: (await res.json()) as Record<string, unknown>, ms: Date.now() - start };
       };
+      const request = (path: string, init: RequestInit) =>
+        timed(() => fetch(`${server.url}${path}`, { ...init, signal: AbortSignal.timeout(30_000) }));
       const post = (path: string, body: unknown, bearer?: string) =>
-        timed(path, {
-          method: 'POST',
-          headers: {
-            'content-type': 'application/json',
-            origin: server.url,
-            ...(bearer ? { authorization: `Bearer ${bearer}` } : {}),
-          },
-          body: JSON.stringify(body),
-        });
+        timed(() => postJson(server.url, path, body, bearer, 30_000));
       const login = () =>
         post('/v1/login', { email: 'held@example.com', password: PASSWORD, scope: ['openid', 'offline_access'] });
       const health = () =>
@@ -64,7 +59,7 @@ for (const name of ['postgres', 'mariadb'] as DbName[]) {
       const access = String(first.body.access_token);
       const refreshToken = String(first.body.refresh_token);
       const refresh = () =>
-        timed('/oauth/token', {
+        request('/oauth/token', {
           method: 'POST',
           headers: { 'content-type': 'application/x-www-form-urlencoded' },
           body: new URLSearchParams({
@@ -78,7 +73,7 @@ for (const name of ['postgres', 'mariadb'] as DbName[]) {
       await proxy.set('blackhole');
       const [signin, profile, rotated, graph] = await Promise.all([
         login(),
-        timed('/v1/profile', { headers: { authorization: `Bearer ${access}` } }),
+        request('/v1/profile', { headers: { authorization: `Bearer ${access}` } }),
         refresh(),
         post('/graphql', { query: '{ profile { id email } }' }, access),
       ]);

@@ -6,6 +6,7 @@
  */
 import t from 'tap';
 import { databaseTarget, type DbName } from '../helpers/databases.js';
+import { postJson } from '../helpers/post-json.js';
 import { serverBehindProxy } from './server-behind-proxy.js';
 import { TEST_CLIENT_ID, TEST_CLIENT_SECRET } from '../helpers/server.js';
 
@@ -20,17 +21,7 @@ for (const name of ['postgres', 'mariadb'] as DbName[]) {
       if (!target) return;
       const { proxy, server } = await serverBehindProxy(t, target);
 
-      const post = (path: string, body: unknown, bearer?: string) =>
-        fetch(`${server.url}${path}`, {
-          method: 'POST',
-          headers: {
-            'content-type': 'application/json',
-            origin: server.url,
-            ...(bearer ? { authorization: `Bearer ${bearer}` } : {}),
-          },
-          body: JSON.stringify(body),
-          signal: AbortSignal.timeout(20_000),
-        });
+      const post = (path: string, body: unknown, bearer?: string) => postJson(server.url, path, body, bearer);
       const health = () =>
         fetch(`${server.url}/healthz`, { signal: AbortSignal.timeout(15_000) }).then((r) => r.status);
       const signup = (email: string) => post('/v1/signup', { email, password: PASSWORD, confirm_password: PASSWORD });

@@ -6,6 +6,7 @@
  * family if presented); after the grace the repeat is reuse and ends the family.
  */
 import t from 'tap';
+import { postJson } from '../../helpers/post-json.js';
 import { startTestServer, TEST_CLIENT_ID, TEST_CLIENT_SECRET } from '../../helpers/server.js';
 
 const PASSWORD = 'Grace-pass-1';
@@ -13,15 +14,7 @@ const server = await startTestServer({ flags: { 'refresh-reuse-grace-seconds': 1
 t.teardown(() => server.close());
 
 const post = async (path: string, body: unknown, bearer?: string) => {
-  const res = await fetch(`${server.url}${path}`, {
-    method: 'POST',
-    headers: {
-      'content-type': 'application/json',
-      origin: server.url,
-      ...(bearer ? { authorization: `Bearer ${bearer}` } : {}),
-    },
-    body: JSON.stringify(body),
-  });
+  const res = await postJson(server.url, path, body, bearer);
   return { status: res.status, body: (await res.json()) as Record<string, unknown> };
 };
 const refresh = async (token: string) => {
