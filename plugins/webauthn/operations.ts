@@ -85,6 +85,8 @@ export const webauthnOperations: AnyOperation[] = [
     access: 'session',
     description: "The caller's own passkeys.",
     output: Type.Array(WebauthnCredentialInfo),
+    // The REST listing is a POST like every other passkey call the published clients make.
+    rest: { method: 'POST' },
     handler: async (ctx) => {
       const list = await webauthn(ctx).credentials.list(callerId(ctx));
       return list.map((c) => ({
