@@ -2,6 +2,7 @@
  * The organization's IdP signing keys (rotate, retire, list) and the SP metadata import, all
  * org-scoped. Key answers carry the certificate only; the private key never leaves the store.
  */
+import { ServiceError } from '../../core/errors.js';
 import { defineOperation, type AnyOperation } from '../../core/operations.js';
 import { keyNotFound } from './idp-keys.js';
 import { parseSpMetadata } from './metadata-import.js';
@@ -63,7 +64,8 @@ export const keyOperations: AnyOperation[] = [
   }),
   defineOperation({
     name: '_import_saml_sp_metadata',
-    kind: 'query',
+    // A mutation in the GraphQL schema, where the published clients send it.
+    kind: 'mutation',
     access: 'org-admin',
     description:
       'Reads pasted SAML SP metadata XML: its entity id, HTTP-POST assertion consumer service, signing certificate and SingleLogoutService (slo_url, slo_binding). Creates no record and fetches nothing.',
@@ -76,7 +78,9 @@ export const keyOperations: AnyOperation[] = [
     },
     rest: { method: 'POST' },
     handler: async (ctx, input) => {
-      await organizations(ctx).requireAdministered(ctx.principal, input.org_id);
+      if (input.org_id !== undefined) await organizations(ctx).requireAdministered(ctx.principal, input.org_id);
+      else if (ctx.principal?.kind !== 'admin')
+        throw new ServiceError('invalid_argument', 'org_id is required for an organization admin');
       const parsed = parseSpMetadata(input.metadata_xml);
       return {
         entity_id: parsed.entityId,

@@ -95,7 +95,9 @@ export const RetireSAMLIDPKeyRequest = InputObject('RetireSAMLIDPKeyRequest', { 
 export const SAMLIDPKeysRequest = InputObject('SAMLIDPKeysRequest', { org_id: Id() });
 
 export const ImportSAMLSPMetadataRequest = InputObject('ImportSAMLSPMetadataRequest', {
-  org_id: Id(),
+  // Optional: the import stores nothing, so a super-admin may read metadata for no organization;
+  // an organization admin names one it administers.
+  org_id: Type.Optional(Id()),
   metadata_xml: Type.String({ minLength: 1, maxLength: 262144 }),
 });
 
