@@ -4,12 +4,18 @@
  * fails with `failed_precondition`, and `checkRelations` answers false (fail closed).
  */
 import { ServiceError } from '../../core/errors.js';
+import type { UnitOfWork } from '../../core/unit-of-work.js';
 import type { CompiledModel } from './engine/compiled-model.js';
 import type { ListResult } from './engine/list-objects.js';
 import type { CheckQuery } from './engine/queries.js';
 import type { Tuple } from './engine/types.js';
 import type { ListPermissionsResult, Permission } from './service.js';
 import type { ReadFilter, StoredModel, TuplePage } from './store/types.js';
+
+export interface ResetOptions {
+  beforeReset?: () => Promise<void>;
+  within?: (unit: UnitOfWork) => Promise<void>;
+}
 
 export interface FgaApi {
   readonly enabled: boolean;
@@ -19,8 +25,12 @@ export interface FgaApi {
   writeTuples(tuples: readonly Tuple[]): Promise<void>;
   deleteTuples(tuples: readonly Tuple[]): Promise<void>;
   readTuples(filter: ReadFilter, pageSize: number, continuationToken?: string): Promise<TuplePage>;
-  /** `beforeReset` runs once the reset is allowed, before anything is deleted (the audit record). */
-  reset(beforeReset?: () => Promise<void>): Promise<void>;
+  /**
+   * Deletes the store's models. `beforeReset` runs once the reset is allowed, before anything is
+   * deleted (the audit record); `within` adds the reset's event rows to the reset's own commit
+   * when the store is kept in the main database, and the answer is then true (FgaStore.reset).
+   */
+  reset(options?: ResetOptions): Promise<boolean>;
   check(queries: readonly CheckQuery[]): boolean[];
   /** True only when `subject` holds every listed relation (`required_relations`). */
   checkRelations(subject: string, relations: readonly Permission[]): Promise<boolean>;

@@ -48,7 +48,7 @@ export const fgaPlugin = definePlugin<FgaApi>({
   entities: fgaEntities,
   operations: fgaOperations,
   setup: async (ctx) => {
-    const store = await openFgaStore(ctx.config, ctx.storage);
+    const store = await openFgaStore(ctx.config, ctx.storage, ctx.logger);
     if (!store) {
       ctx.logger.info(
         { database: ctx.storage.type },

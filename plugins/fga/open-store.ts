@@ -4,6 +4,7 @@
  * database when it is SQLite, PostgreSQL, MySQL or MariaDB; otherwise nowhere (FGA is off).
  */
 import type { Config } from '../../core/config.js';
+import type { Logger } from '../../core/logger.js';
 import type { Storage } from '../../core/storage.js';
 import { openStorage } from '../../storage/index.js';
 import { MemoryFgaStore } from './store/memory-store.js';
@@ -33,7 +34,7 @@ export function fgaConfigProblem(config: Config): string | undefined {
   return undefined;
 }
 
-export async function openFgaStore(config: Config, main: Storage): Promise<FgaStore | null> {
+export async function openFgaStore(config: Config, main: Storage, logger?: Logger): Promise<FgaStore | null> {
   const store = config.string('fga-store', '').trim();
   if (store === 'memory') return new MemoryFgaStore();
   if (store) {
@@ -53,6 +54,6 @@ export async function openFgaStore(config: Config, main: Storage): Promise<FgaSt
     }
     return SqlFgaStore.open(own, true);
   }
-  if (MAIN_SQL.has(main.type)) return SqlFgaStore.open(main, false);
+  if (MAIN_SQL.has(main.type)) return SqlFgaStore.open(main, false, logger ? { logger } : {});
   return null;
 }

@@ -31,6 +31,7 @@ import type { ListResult } from './engine/list-objects.js';
 import type { Tuple } from './engine/types.js';
 import type { Change, FgaStore, ReadFilter, StoredModel, TuplePage } from './store/types.js';
 import { ModelChangedError, stillHasTuples } from './store/store-rules.js';
+import type { ResetOptions } from './api.js';
 
 export const LIST_CAP = 1000;
 const CHANGE_BATCH = 10_000;
@@ -261,12 +262,15 @@ export class FgaService {
    * Deletes the store. `beforeReset` (the audit record) runs once the reset is known to be
    * allowed and before anything is deleted: a reset never happens unrecorded, and a refused one
    * leaves no record. The store checks for tuples again under its lock, for a write in between.
+   * `within` (the reset's event) joins the reset's own commit where the store allows it: see
+   * FgaStore.reset for when it does (true) and why a store of its own cannot (false).
    */
-  async reset(beforeReset?: () => Promise<void>): Promise<void> {
+  async reset(options: ResetOptions = {}): Promise<boolean> {
     if ((await this.store.countTuples()) > 0) throw stillHasTuples();
-    await beforeReset?.();
-    await this.store.reset();
+    await options.beforeReset?.();
+    const within = await this.store.reset(options.within);
     await this.syncAfterWrite();
+    return within;
   }
 
   private requireModel(): void {

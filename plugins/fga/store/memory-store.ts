@@ -84,10 +84,12 @@ export class MemoryFgaStore implements FgaStore {
     return this.tuples.size;
   }
 
-  async reset(): Promise<void> {
+  /** Kept in this process, not in the main database: no transaction holds the reset and its event (false). */
+  async reset(): Promise<boolean> {
     if (this.tuples.size > 0) throw stillHasTuples();
     this.models.length = 0;
     this.append({ seq: ++this.seq, op: 'reset' });
+    return false;
   }
 
   async snapshot(): Promise<Snapshot> {

@@ -7,7 +7,9 @@ import { createHash } from 'node:crypto';
 import { LockMode, type EntityManager } from '@mikro-orm/core';
 import type { SqlEntityManager } from '@mikro-orm/knex';
 import { ServiceError } from '../../../core/errors.js';
+import type { Logger } from '../../../core/logger.js';
 import type { Storage } from '../../../core/storage.js';
+import { openUnitOfWork, type UnitOfWork } from '../../../core/unit-of-work.js';
 import { newId } from '../../../storage/index.js';
 import { tupleKey } from '../engine/tuple-format.js';
 import type { Tuple } from '../engine/types.js';
@@ -68,10 +70,16 @@ export class SqlFgaStore implements FgaStore {
     private readonly owned: boolean,
     /** Model ids (time-ordered from this node's clock; tests stand in a node whose clock is behind). */
     private readonly modelId: () => string,
+    /** Where a failed after-commit step of a reset's unit of work is reported. */
+    private readonly logger: Logger | undefined,
   ) {}
 
-  static async open(storage: Storage, owned: boolean, options: { modelId?: () => string } = {}): Promise<SqlFgaStore> {
-    const store = new SqlFgaStore(storage, owned, options.modelId ?? newId);
+  static async open(
+    storage: Storage,
+    owned: boolean,
+    options: { modelId?: () => string; logger?: Logger } = {},
+  ): Promise<SqlFgaStore> {
+    const store = new SqlFgaStore(storage, owned, options.modelId ?? newId, options.logger);
     await store.ensureCounter();
     return store;
   }
@@ -91,15 +99,23 @@ export class SqlFgaStore implements FgaStore {
     }
   }
 
-  /** Runs `fn` holding the counter lock; `fn` gets the first free sequence number. */
-  private async sequenced<T>(count: number, fn: (em: SqlEntityManager, firstSeq: number) => Promise<T>): Promise<T> {
+  /**
+   * Runs `fn` holding the counter lock; `fn` gets the first free sequence number. With `within`
+   * the transaction is a unit of work's commit (core/unit-of-work.ts): `within` adds its rows to
+   * the unit first, and the one commit stores them with the change.
+   */
+  private async sequenced<T>(
+    count: number,
+    fn: (em: SqlEntityManager, firstSeq: number) => Promise<T>,
+    within?: (unit: UnitOfWork) => Promise<void>,
+  ): Promise<T> {
     // SQLite: a transaction starts deferred (reading the counter takes a shared lock), so of two
     // connections on one file (two nodes) the second to write cannot take the write lock and
     // fails at once with SQLITE_BUSY, whatever the busy timeout (that would deadlock). Nothing
     // was written then: the whole transaction runs again after a short pause.
     for (let attempt = 1; ; attempt++) {
       try {
-        return await this.sequencedOnce(count, fn);
+        return await this.sequencedOnce(count, fn, within);
       } catch (err) {
         if (attempt >= BUSY_ATTEMPTS || !isBusy(err)) throw err;
         await new Promise((r) => setTimeout(r, 2 + Math.random() * 8 * attempt));
@@ -107,8 +123,12 @@ export class SqlFgaStore implements FgaStore {
     }
   }
 
-  private sequencedOnce<T>(count: number, fn: (em: SqlEntityManager, firstSeq: number) => Promise<T>): Promise<T> {
-    return this.em().transactional(async (em: EntityManager) => {
+  private async sequencedOnce<T>(
+    count: number,
+    fn: (em: SqlEntityManager, firstSeq: number) => Promise<T>,
+    within: ((unit: UnitOfWork) => Promise<void>) | undefined,
+  ): Promise<T> {
+    const locked = async (em: EntityManager): Promise<T> => {
       const sqlEm = em as SqlEntityManager;
       const sqlite = this.storage.type === 'sqlite' || this.storage.type === 'libsql';
       // SQLite has no row locks: a write as the transaction's first statement takes the file's
@@ -123,7 +143,18 @@ export class SqlFgaStore implements FgaStore {
       const result = await fn(sqlEm, first);
       if (count > 0) await sqlEm.nativeUpdate(fgaCounterEntity, { id: COUNTER_ID }, { seq: first + count - 1 });
       return result;
+    };
+    if (!within) return this.em().transactional(locked);
+    // A unit of its own for each run: a rolled-back transaction drops the rows its unit held, so
+    // a run again after SQLITE_BUSY has `within` add them again. `within` does its reads before
+    // the transaction begins (on SQLite the transaction holds the one connection).
+    const unit = openUnitOfWork(this.em(), (err) => this.logger?.error({ err }, 'after-commit step failed'));
+    await within(unit);
+    let result: T | undefined;
+    await unit.commit(async (em) => {
+      result = await locked(em);
     });
+    return result as T;
   }
 
   /**
@@ -287,22 +318,35 @@ export class SqlFgaStore implements FgaStore {
     return this.em().count(fgaTupleEntity, {});
   }
 
-  async reset(): Promise<void> {
-    await this.sequenced(1, async (em, seq) => {
-      if ((await em.count(fgaTupleEntity, {})) > 0) {
-        throw stillHasTuples();
-      }
-      await em.nativeDelete(fgaModelEntity, {});
-      await em.insert(fgaChangeEntity, {
-        seq,
-        op: 'reset',
-        object: null,
-        relation: null,
-        user: null,
-        modelId: null,
-        at: Date.now(),
-      });
-    });
+  /**
+   * Stores the reset and `within`'s rows in one transaction when this store is kept in the main
+   * database (true). A store with a database of its own (`--fga-store`) cannot: its transaction
+   * and the main database's are two commits on two servers, and no order of the two leaves no gap
+   * (the event first could report a reset that then fails, the reset first can lose the event to
+   * a crash in between), so `within` is not called and the caller emits after the reset (false).
+   */
+  async reset(within?: (unit: UnitOfWork) => Promise<void>): Promise<boolean> {
+    const shared = within !== undefined && !this.owned;
+    await this.sequenced(
+      1,
+      async (em, seq) => {
+        if ((await em.count(fgaTupleEntity, {})) > 0) {
+          throw stillHasTuples();
+        }
+        await em.nativeDelete(fgaModelEntity, {});
+        await em.insert(fgaChangeEntity, {
+          seq,
+          op: 'reset',
+          object: null,
+          relation: null,
+          user: null,
+          modelId: null,
+          at: Date.now(),
+        });
+      },
+      shared ? within : undefined,
+    );
+    return shared;
   }
 
   async snapshot(): Promise<Snapshot> {

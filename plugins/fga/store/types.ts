@@ -3,6 +3,7 @@
  * gap-free monotonic sequence. Evaluation never reads a store directly: each node keeps an
  * index (engine/tuple-index.ts) loaded from `snapshot()` and advanced with `changesSince()`.
  */
+import type { UnitOfWork } from '../../../core/unit-of-work.js';
 import type { Tuple } from '../engine/types.js';
 
 export interface StoredModel {
@@ -59,8 +60,15 @@ export interface FgaStore {
   importTuples(tuples: readonly Tuple[], modelId?: string): Promise<void>;
   readTuples(filter: ReadFilter, pageSize: number, continuationToken?: string): Promise<TuplePage>;
   countTuples(): Promise<number>;
-  /** Deletes every model version; refused (failed_precondition) while tuples exist. */
-  reset(): Promise<void>;
+  /**
+   * Deletes every model version; refused (failed_precondition) while tuples exist. `within`
+   * (the reset's event, `events.emitWithin`) adds its rows to a unit of work of the main
+   * database that the reset's own transaction commits: the reset and its rows are stored
+   * together or not at all. Only a store kept in the main database can do that: the answer is
+   * true then, and false for a store of its own (memory, or a database at `--fga-store-url`),
+   * which never calls `within` because no one transaction spans two databases.
+   */
+  reset(within?: (unit: UnitOfWork) => Promise<void>): Promise<boolean>;
   snapshot(): Promise<Snapshot>;
   /** Changes after `seq`, oldest first, at most `limit`; null when the log no longer reaches back. */
   changesSince(seq: number, limit: number): Promise<Change[] | null>;
