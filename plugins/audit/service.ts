@@ -8,6 +8,7 @@ import type { EntityManager } from '@mikro-orm/core';
 import type { AuditEventDeclaration, AuditRecord } from '../../core/audit.js';
 import type { DomainEvent } from '../../core/events.js';
 import type { Storage } from '../../core/storage.js';
+import type { UnitOfWork } from '../../core/unit-of-work.js';
 import { rowAppender, type AppendRows } from '../../storage/index.js';
 import { AUDITED_EVENTS } from './audited-events.js';
 import { AuditLogEntity, type AuditLogRow } from './entities.js';
@@ -25,8 +26,12 @@ export interface AuditFilter {
 }
 
 export interface AuditService {
-  /** Records one audited action from an operation declaration or a plugin's `auditEvents` (core/audit.ts). */
-  write(record: AuditRecord): Promise<void>;
+  /**
+   * Records one audited action from an operation declaration or a plugin's `auditEvents`
+   * (core/audit.ts). With `unit` the row joins that unit of work (the change it records) and is
+   * written by its commit; without, it is written at once.
+   */
+  write(record: AuditRecord, unit?: UnitOfWork): Promise<void>;
   /** Records one audited domain event named in AUDITED_EVENTS; another name is a programming error and throws. */
   record(event: DomainEvent): Promise<void>;
   list(filter: AuditFilter, page: { limit: number; offset: number }): Promise<{ rows: AuditLogRow[]; total: number }>;
@@ -125,7 +130,10 @@ export function createAuditService(storage: Storage): AuditService {
         fork.create(AuditLogEntity, row as never);
         await fork.flush();
       };
-  const write = async (record: AuditRecord): Promise<void> => writeRow(rowOf(record));
+  const write = async (record: AuditRecord, unit?: UnitOfWork): Promise<void> => {
+    if (!unit) return writeRow(rowOf(record));
+    unit.em.create(AuditLogEntity, rowOf(record) as never);
+  };
   return {
     write,
     async record(event) {
