@@ -1,9 +1,10 @@
 /**
  * `_import_saml_sp_metadata` over GraphQL is a mutation taking `{metadata_xml!}`: a super-admin
  * reads metadata without naming an organization, an organization admin names one it administers
- * (and no other), and the field is not on Query.
+ * (and no other), and the field is not on Query. REST and gRPC take the same input.
  */
 import t from 'tap';
+import { grpcClient } from '../../helpers/grpc-client.js';
 import { orgAdminOf } from '../../helpers/org-admin.js';
 import { postJson } from '../../helpers/post-json.js';
 import { startTestServer, TEST_ADMIN_SECRET } from '../../helpers/server.js';
@@ -82,4 +83,13 @@ t.test('_import_saml_sp_metadata is a GraphQL mutation', async (t) => {
   });
   t.equal(restAdmin.status, 200, 'REST takes the same flat body');
   t.same(await restAdmin.json(), parsed);
+
+  const grpc = grpcClient(server.grpcAddress, [...server.kernel.operations.values()]);
+  t.teardown(() => grpc.close());
+  const viaGrpc = await grpc.call(
+    '_import_saml_sp_metadata',
+    { metadata_xml: METADATA },
+    { 'x-service-admin-secret': TEST_ADMIN_SECRET },
+  );
+  t.match(viaGrpc.response, parsed, 'and gRPC without org_id');
 });
