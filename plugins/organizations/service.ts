@@ -78,6 +78,13 @@ export interface OrganizationsService {
     roles?: readonly string[],
     options?: { within?: WithinChange<{ membership: OrgMembership; created: boolean }> },
   ): Promise<{ membership: OrgMembership; created: boolean }>;
+  /**
+   * Adds a new member's row to `unit`, the unit of work of a change another plugin commits (a
+   * user created with its membership): that one commit stores both, or neither. Nothing is read
+   * (the user may exist only in `unit`); a membership that exists already fails the commit (the
+   * unique index on organization and user).
+   */
+  addMemberWithin(unit: UnitOfWork, orgId: string, userId: string, roles?: readonly string[]): OrgMembership;
   /** False when the user was not a member (`within` then stores nothing). */
   removeMember(orgId: string, userId: string, options?: { within?: WithinChange<void> }): Promise<boolean>;
   membership(orgId: string, userId: string): Promise<OrgMembership | null>;
@@ -298,6 +305,18 @@ export function createOrganizationsService(storage: Storage, hooks: HookBus, log
         if (!now) throw err;
         return stored({ membership: toMembership(now), created: false }, fresh);
       }
+    },
+
+    addMemberWithin(unit, orgId, userId, roles) {
+      const r: OrgMemberRow = {
+        id: newId(),
+        orgId,
+        userId,
+        roles: roles !== undefined ? checkRoles(roles) : [...DEFAULT_MEMBER_ROLES],
+        createdAt: Date.now(),
+      };
+      unit.em.create(OrgMemberEntity, r as never);
+      return toMembership(r);
     },
 
     async removeMember(orgId, userId, options = {}) {

@@ -136,8 +136,10 @@ export function createProvisioning(deps: ProvisioningDeps): Provisioning {
       });
       let user: UserRecord;
       try {
-        // The user, its SCIM link and its event are stored by one commit; a concurrent create of
-        // the same userName fails that commit, and nothing of this one is stored.
+        // The user, its SCIM link, its membership of the organization and its event (the webhook
+        // outbox rows and the audit record) are stored by one commit: a failure anywhere, a
+        // concurrent create of the same userName, or a database that cannot be reached, stores
+        // none of them, so no half-provisioned user is left for the client's retry to collide with.
         user = await users.create(
           {
             email,
@@ -151,19 +153,13 @@ export function createProvisioning(deps: ProvisioningDeps): Provisioning {
           {
             within: async (unit, created) => {
               unit.em.create(ScimUserEntity, newLink(created.id) as never);
+              organizations.addMemberWithin(unit, orgId, created.id);
               await emitWithin(unit, USER_PROVISIONED, orgId, created, from);
             },
           },
         );
       } catch (err) {
         if (err instanceof UniqueConstraintViolationException) throw userNameTaken();
-        throw err;
-      }
-      try {
-        await organizations.addMember(orgId, user.id);
-      } catch (err) {
-        // No half-provisioned user.
-        await users.delete(user.id).catch(() => {});
         throw err;
       }
       return { user, link: newLink(user.id) };
