@@ -1,7 +1,8 @@
 /**
  * The password flags over REST: `--enable-strong-password` requires an upper-case letter, a
- * lower-case letter, a digit and a symbol (length 6 to 36 either way), and
- * `--enable-basic-authentication=false` refuses email and password signup and login; Meta says
+ * lower-case letter, a digit and a symbol (length 6 to 36 either way),
+ * `--enable-basic-authentication=false` refuses email and password signup and login, and
+ * `--enable-signup=false` refuses new accounts while existing ones still sign in; Meta says
  * which is in force.
  */
 import t from 'tap';
@@ -55,4 +56,21 @@ t.test('--enable-basic-authentication=false', async (t) => {
   const login = await postJson(server.url, '/v1/login', { email: 'basic@example.com', password: 'Basic-pass-1' });
   t.equal(login.status, 403, 'and so is login');
   t.match(await login.json(), { code: 'permission_denied' });
+});
+
+t.test('--enable-signup=false', async (t) => {
+  const server = await startTestServer({ flags: { 'enable-signup': false } });
+  t.teardown(() => server.close());
+  t.equal((await meta(server.url)).is_sign_up_enabled, false, 'Meta says so');
+  const refused = await signup(server.url, 'new@example.com', 'Signup-pass-1');
+  t.equal(refused.status, 403);
+  t.same(await refused.json(), { code: 'permission_denied', message: 'signup is disabled for this instance' });
+  await server.kernel.service('users').create({
+    email: 'existing@example.com',
+    password: 'Existing-pass-1',
+    signup_method: 'basic_auth',
+    roles: ['user'],
+  });
+  const login = await postJson(server.url, '/v1/login', { email: 'existing@example.com', password: 'Existing-pass-1' });
+  t.equal(login.status, 200, 'an existing account still signs in');
 });
