@@ -8,6 +8,8 @@ import { SMTPServer } from 'smtp-server';
 
 export interface SinkMail {
   to: string;
+  /** The From header's address and display name. */
+  from: { address: string; name: string };
   subject: string;
   html: string;
   text: string;
@@ -53,8 +55,10 @@ export interface SmtpSink {
 function toSinkMail(parsed: ParsedMail): SinkMail {
   const to = Array.isArray(parsed.to) ? parsed.to[0] : parsed.to;
   const text = parsed.text ?? '';
+  const from = parsed.from?.value[0];
   return {
     to: to?.value[0]?.address ?? '',
+    from: { address: from?.address ?? '', name: from?.name ?? '' },
     subject: parsed.subject ?? '',
     html: typeof parsed.html === 'string' ? parsed.html : '',
     text,
