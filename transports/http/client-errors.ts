@@ -6,15 +6,15 @@
  *   Transfer-Encoding with Content-Length, bad framing, headers too large) or the request took
  *   longer than the request timeout. The connection is closed after the answer, as Node does.
  *   The path is read from the request line when the packet Node hands over (`err.rawPacket`)
- *   starts with one; a timeout comes without a packet, and its path is read from the chunk the
- *   connection's latest request line came in (`rememberRequestLines`). Bytes with no request
- *   line get REST's envelope. Each answer counts in the request metrics (route `unparsed`).
+ *   starts with one; a timeout comes without a packet, and its path is that of the connection's
+ *   request whose body is still arriving (`rememberArrivingRequests`). Bytes with no request
+ *   line, and headers that never finish, get REST's envelope. Each answer counts in the request metrics (route `unparsed`).
  * - `frameworkErrors`: Fastify could not route the request (a URL that does not decode); answered
  *   in the shape of the surface the path lies under, and counted in the request metrics (route
  *   `unmatched`).
  * These are server options: an app embedding the kernel keeps its own.
  */
-import type { Server } from 'node:http';
+import type { IncomingMessage, Server } from 'node:http';
 import type { Socket } from 'node:net';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { countUnrouted } from './metrics.js';
@@ -45,28 +45,29 @@ function requestLineOf(packet: unknown): { method: string; path: string } | unde
 }
 
 /**
- * The chunk each connection's latest request began with: a timeout comes with no packet, yet the
- * request line may have arrived long before it (headers or a body that never finish).
+ * Each connection's latest request, once its headers are read (the server's documented 'request'
+ * event). A timeout comes with no packet; while that request's body is still arriving, its path
+ * names the surface. Headers that never finish leave no request here and get REST's envelope:
+ * reading the request line before the headers end would take a 'data' listener on every socket,
+ * which makes Node hand each connection's bytes through the socket's stream instead of straight to
+ * its HTTP parser, about 25 µs of CPU on every request (docs/http-layer.md).
  */
-const requestStarts = new WeakMap<Socket, Buffer>();
+const latestRequests = new WeakMap<Socket, IncomingMessage>();
 
-/** Whether `chunk` begins like a request line (`METHOD /`): a few bytes looked at, no copy. */
-function startsRequest(chunk: Buffer): boolean {
-  let i = 0;
-  while (i < chunk.length && i < 16 && chunk[i] >= 0x41 && chunk[i] <= 0x5a) i++;
-  return i > 0 && chunk[i] === 0x20 && chunk[i + 1] === 0x2f;
+/** Keeps, per connection of `server`, its latest request, so a timed-out body is answered in its surface's shape. */
+export function rememberArrivingRequests(server: Server): void {
+  server.on('request', (req: IncomingMessage) => {
+    latestRequests.set(req.socket, req);
+  });
 }
 
-/**
- * Keeps, per connection of `server`, the chunk its latest request line came in (the socket's
- * documented 'data' event), so that a timed-out request is answered in its surface's shape.
- */
-export function rememberRequestLines(server: Server): void {
-  server.on('connection', (socket: Socket) => {
-    socket.on('data', (chunk: Buffer) => {
-      if (startsRequest(chunk)) requestStarts.set(socket, chunk);
-    });
-  });
+/** The method and path of the request still arriving on `socket`, if its headers were read. */
+function arrivingRequestOf(socket: Socket): { method: string; path: string } | undefined {
+  const req = latestRequests.get(socket);
+  if (req === undefined || req.complete) return undefined;
+  const url = req.url ?? '/';
+  const query = url.indexOf('?');
+  return { method: req.method ?? 'unknown', path: query < 0 ? url : url.slice(0, query) };
 }
 
 /** Fastify calls it bound to the server's instance. */
@@ -81,7 +82,7 @@ export function clientErrorHandler(
     return;
   }
   const kind = refusalOf(err);
-  const line = requestLineOf(kind === 'request_timeout' ? requestStarts.get(socket) : err.rawPacket);
+  const line = kind === 'request_timeout' ? arrivingRequestOf(socket) : requestLineOf(err.rawPacket);
   const surface = line !== undefined && this ? surfaceOnServer(this.server, line.path) : 'rest';
   const { status, headers, body } = refusalAnswer(surface, { kind });
   if (this) countUnrouted(this.server, line?.method ?? 'unknown', 'unparsed', status);

@@ -12,7 +12,7 @@ import type { AnyPlugin } from '../../core/plugin.js';
 import { openMemoryStore, openStorage } from '../../storage/index.js';
 import { startGrpcServer } from '../grpc/server.js';
 import { mountKernel } from './app.js';
-import { clientErrorHandler, frameworkErrors, rememberRequestLines } from './client-errors.js';
+import { clientErrorHandler, frameworkErrors, rememberArrivingRequests } from './client-errors.js';
 import { limitConnectionsPerAddress } from './connection-limits.js';
 import { holdResponsesPerTurn } from './held-responses.js';
 import { HttpMetrics } from './metrics.js';
@@ -82,6 +82,10 @@ export async function createServer(options: CreateServerOptions): Promise<Latchk
     // one per request.
     ...(loggerOptions === false ? {} : { childLoggerFactory: (parent: FastifyBaseLogger) => parent }),
     return503OnClosing: true,
+    // Mounting every operation on every transport is one plugin; on a starved or instrumented
+    // host (a 2-core machine under a test run, a server counted by valgrind) it can pass avvio's
+    // 10 s default, and a start that is merely slow should not fail.
+    pluginTimeout: 120_000,
     clientErrorHandler,
     frameworkErrors,
   });
@@ -93,7 +97,7 @@ export async function createServer(options: CreateServerOptions): Promise<Latchk
   );
   holdResponsesPerTurn(app);
   holdContinueForChecks(app.server);
-  rememberRequestLines(app.server);
+  rememberArrivingRequests(app.server);
   const kernel = await Kernel.boot({ plugins: options.plugins, config, openStorage, openMemoryStore, logger });
   const metrics = new HttpMetrics(true, kernel.metrics);
   metrics.countOn(app.server);

@@ -81,7 +81,8 @@ t.test('every answered request counts on the metrics listener, with its status',
 
   const stalled = await rawExchange(port, 'GET /v1/meta HTTP/1.1\r\nHost: x\r\n');
   t.match(stalled, /^HTTP\/1\.1 408 /, 'headers that never finish');
-  t.equal(await count('GET', 'unparsed', 408), 1, 'count as a 408');
+  // The request line of headers that never finish is not read (transports/http/client-errors.ts).
+  t.equal(await count('unknown', 'unparsed', 408), 1, 'count as a 408 of an unknown method');
 
   t.equal((await fetch(`${server.url}/v1/%E0%A4%A`)).status, 400, 'a URL that does not decode');
   t.equal(await count('GET', 'unmatched', 400), 1, 'counts under route "unmatched"');

@@ -1,7 +1,8 @@
 /**
  * A client that sends its body slowly, or never finishes it, loses the connection once the
  * request timeout passes (transports/http/server.ts; slowloris on the body); the 408 takes the
- * error shape of the surface its request line names (transports/http/client-errors.ts). Black-box over a raw socket against the real server, with the timeout
+ * error shape of the surface the stalled request's line names once its headers were read
+ * (transports/http/client-errors.ts). Black-box over a raw socket against the real server, with the timeout
  * shortened to one second.
  */
 import { connect, type Socket } from 'node:net';
@@ -84,8 +85,9 @@ t.test('a peer that keeps its half open after the 408 still loses the socket', a
   t.equal(outcome, 'closed after answering', `after ${Date.now() - started} ms`);
 });
 
-t.test("headers that never finish under a surface of its own: the 408 in that surface's shape", async (t) => {
-  const stalled = (path: string) => `POST ${path} HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nContent-Type: applic`;
+t.test("a body that never finishes under a surface of its own: the 408 in that surface's shape", async (t) => {
+  const stalled = (path: string) =>
+    `POST ${path} HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nOrigin: ${server.url}\r\nContent-Type: application/json\r\nContent-Length: 40\r\n\r\n{"a":`;
   const shapes: [string, unknown][] = [
     [
       '/scim/v2/Users',
@@ -113,11 +115,18 @@ t.test("headers that never finish under a surface of its own: the 408 in that su
   }
 });
 
-t.test('a request line dribbled across packets still names the surface', async (t) => {
+t.test('headers dribbled across packets, then a body that stalls: still named by its request line', async (t) => {
   const outcome = await new Promise<string>((resolve) => {
     const socket = connect(Number(port), '127.0.0.1', () => {
       socket.write('POST /oauth/token HTTP/1.1\r\n');
-      setTimeout(() => socket.writable && socket.write(`Host: 127.0.0.1:${port}\r\n`), 200);
+      setTimeout(
+        () =>
+          socket.writable &&
+          socket.write(
+            `Host: 127.0.0.1:${port}\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: 30\r\n\r\ngrant`,
+          ),
+        200,
+      );
     });
     let answer = '';
     socket.on('data', (chunk) => (answer += chunk.toString('latin1')));
@@ -125,7 +134,32 @@ t.test('a request line dribbled across packets still names the surface', async (
     socket.once('close', () => resolve(answer));
   });
   t.match(outcome, /^HTTP\/1\.1 408 /);
-  t.match(outcome, /"error":"invalid_request"/, 'RFC 6749 shape, though the last packet held only a header');
+  t.match(outcome, /"error":"invalid_request"/, 'RFC 6749 shape, though the last packet held no request line');
+});
+
+t.test('headers that never finish: 408 in the REST envelope, whatever the path', async (t) => {
+  // The request line is not read before the headers end (transports/http/client-errors.ts).
+  for (const path of ['/oauth/token', '/v1/signup']) {
+    const { answer } = await slowRequest(`POST ${path} HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nContent-Type: applic`);
+    t.match(answer, /^HTTP\/1\.1 408 /, `${path}: request timeout`);
+    t.same(
+      JSON.parse(answer.slice(answer.indexOf('\r\n\r\n') + 4)),
+      { code: 'deadline_exceeded', message: 'the request did not arrive in time' },
+      `${path}: the REST envelope`,
+    );
+  }
+});
+
+t.test('a keep-alive connection whose second request stalls in its headers is not named by the first', async (t) => {
+  const first = `GET /v1/meta HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\n\r\n`;
+  const { answer } = await slowRequest(`${first}POST /oauth/token HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nContent-Ty`);
+  t.match(answer, /^HTTP\/1\.1 200 /, 'the first request is answered');
+  const second = answer.slice(answer.indexOf('HTTP/1.1 408 '));
+  t.match(second, /^HTTP\/1\.1 408 /, 'the second times out');
+  t.same(JSON.parse(second.slice(second.indexOf('\r\n\r\n') + 4)), {
+    code: 'deadline_exceeded',
+    message: 'the request did not arrive in time',
+  });
 });
 
 t.test('a connection with no request line yet: the REST envelope', async (t) => {
