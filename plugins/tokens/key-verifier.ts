@@ -20,14 +20,31 @@ export type TokenVerifier = (token: string, nowSeconds: number) => Promise<JWTPa
 export const keyObjectOf = (key: CryptoKey | Uint8Array): CryptoKey | KeyObject =>
   key instanceof Uint8Array ? createSecretKey(key) : key;
 
+/** Each base64url character's value (RFC 4648 §5), -1 for any other character code below 128. */
+const BASE64URL_VALUES = Int8Array.from({ length: 128 }, (_, code) =>
+  'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_'.indexOf(String.fromCharCode(code)),
+);
+
 /**
  * Only the canonical base64url text of a signature is the token: a lenient decoder takes
  * `<token>=` (padding) or a last character with its unused bits set as the same signature, and
  * each such text would be another entry for anything keyed by the text (the verified-token cache).
+ * Canonical (RFC 4648 §3.5): only alphabet characters, no padding, a length that a whole number of
+ * bytes gives (never 1 more than a multiple of 4), and zero bits in the last character beyond the
+ * last byte (4 of them after 2 characters of a group, 2 after 3). Read in place, without decoding.
  */
 function canonicalSignature(token: string): boolean {
-  const text = token.slice(token.lastIndexOf('.') + 1);
-  return Buffer.from(text, 'base64url').toString('base64url') === text;
+  const start = token.lastIndexOf('.') + 1;
+  const length = token.length - start;
+  if (length % 4 === 1) return false;
+  let last = 0;
+  for (let i = start; i < token.length; i++) {
+    const code = token.charCodeAt(i);
+    last = code < 128 ? BASE64URL_VALUES[code] : -1;
+    if (last < 0) return false;
+  }
+  const unusedBits = length % 4 === 2 ? 0x0f : length % 4 === 3 ? 0x03 : 0;
+  return (last & unusedBits) === 0;
 }
 
 function verifierFor(k: VerificationKey, issuer: string): TokenVerifier {

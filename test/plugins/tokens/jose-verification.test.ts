@@ -107,6 +107,11 @@ for (const alg of ['HS256', 'HS384', 'HS512', 'RS256', 'RS384', 'ES256', 'ES384'
       ['junk after the signature', `${ours}!!`],
       ['padding after the signature', `${ours}=`],
       ['a space inside the signature', `${h}.${p}.${s.slice(0, 10)} ${s.slice(10)}`],
+      // Standard base64's characters in place of base64url's (RFC 4648 §4 against §5).
+      ['base64 "+" inside the signature', `${h}.${p}.${s.slice(0, 10)}+${s.slice(11)}`],
+      ['base64 "/" inside the signature', `${h}.${p}.${s.slice(0, 10)}/${s.slice(11)}`],
+      ['a non-ASCII character inside the signature', `${h}.${p}.${s.slice(0, 10)}é${s.slice(11)}`],
+      ['one character more than whole bytes allow', `${ours}${'A'.repeat((((1 - s.length) % 4) + 4) % 4 || 4)}`],
       // The last character's unused low bits set: the same bytes under another text.
       ['unused bits of the last character set', `${h}.${p}.${s.slice(0, -1)}${lastSibling(s)}`],
       ['two parts', `${h}.${p}`],
