@@ -23,6 +23,7 @@ export const DEFAULT_DELIVERY_TIMING: DeliveryTiming = {
   maxDelayMs: 10 * 60_000,
   pollMs: 1_000,
   batch: 20,
+  concurrency: 20,
   responseExcerptChars: 1_000,
   leaseMarginMs: 30_000,
 };

@@ -3,9 +3,10 @@
  * row), logs each attempt before its request leaves, makes it through the guarded client, and
  * in one transaction writes the answer to that log entry and the row's next state: delivered,
  * pending again after a backoff, or failed for good (the give-up state) after the last attempt or
- * a final answer. It
- * polls, and is also woken at once when this process enqueues. Rows left by a stopped or killed
- * process are taken again once their lease runs out, so a restart resumes pending deliveries.
+ * a final answer. Up to `concurrency` attempts run at once, a freed slot refilled by the next
+ * claim, so a slow receiver holds only its own slots. It polls, and is also woken at once when
+ * this process enqueues. Rows left by a stopped or killed process are taken again once their
+ * lease runs out, so a restart resumes pending deliveries.
  */
 import { randomUUID } from 'node:crypto';
 import type { Logger } from '../../core/logger.js';
@@ -28,8 +29,10 @@ export interface DeliveryTiming extends RetryPolicy {
   timeoutMs: number;
   /** How often the outbox is looked at when nothing woke the worker. */
   pollMs: number;
-  /** How many rows one look claims. */
+  /** How many rows one look claims at most. */
   batch: number;
+  /** How many attempts run at once; a finished one makes room for the next due row. */
+  concurrency: number;
   /** How much of an answer the log keeps. */
   responseExcerptChars: number;
   /** How long a claim outlives its attempt's deadline before another node may take the row. */
@@ -65,10 +68,9 @@ export function createDeliveryWorker(o: WorkerOptions): DeliveryWorker {
   // A lease outlives the attempt it covers by far: a node whose attempt is still running keeps
   // its row, and another node takes it only after a crash.
   const leaseMs = timing.timeoutMs * 2 + timing.leaseMarginMs;
+  const slots = Math.max(1, Math.floor(timing.concurrency));
   let timer: NodeJS.Timeout | undefined;
   let stopped = true;
-  let running: Promise<void> | undefined;
-  let again = false;
 
   async function attempt(row: DeliveryRow): Promise<void> {
     const em = o.storage.em();
@@ -168,37 +170,66 @@ export function createDeliveryWorker(o: WorkerOptions): DeliveryWorker {
     }
   }
 
-  async function drainDue(): Promise<void> {
-    for (;;) {
-      again = false;
+  // Up to `concurrency` attempts run at once, each on its own: a slot freed by one
+  // attempt is filled by the next claim, so a receiver that answers slowly holds only the slots of
+  // its own attempts and the others go on. A claim takes no more rows than there are free slots,
+  // so every claimed row starts its attempt at once and no lease runs down in a local queue.
+  const inFlight = new Set<Promise<void>>();
+  let claiming: Promise<void> | undefined;
+  // The outbox may hold more due rows than the last claim took (it filled every free slot, or the
+  // worker was woken meanwhile): the next freed slot looks again.
+  let more = false;
+
+  function launch(row: DeliveryRow): void {
+    const done: Promise<void> = attempt(row)
+      .catch((err: unknown) => o.logger.error({ err, delivery: row.id }, 'webhooks: attempt failed'))
+      .finally(() => {
+        inFlight.delete(done);
+        // A running claim loop sees the freed slot itself.
+        if (more && !stopped && !claiming) void run();
+      });
+    inFlight.add(done);
+  }
+
+  async function claimWhileRoom(): Promise<void> {
+    while (!stopped) {
+      const room = slots - inFlight.size;
+      if (room <= 0) {
+        more = true;
+        return;
+      }
+      more = false;
+      const limit = Math.min(timing.batch, room);
       const rows = await claimRows<DeliveryRow>(o.storage, WebhookDeliveryEntity, {
         due: { state: 'pending', nextAttemptAt: { $lte: Date.now() } },
         orderBy: { nextAttemptAt: 'asc' },
-        limit: timing.batch,
+        limit,
         owner,
         leaseMs,
       });
-      await Promise.all(
-        rows.map((row) =>
-          attempt(row).catch((err: unknown) => o.logger.error({ err, delivery: row.id }, 'webhooks: attempt failed')),
-        ),
-      );
-      if (stopped || (rows.length < timing.batch && !again)) return;
+      for (const row of rows) launch(row);
+      if (rows.length < limit && !more) return;
     }
   }
 
   function run(): Promise<void> {
-    if (running) {
-      again = true;
-      return running;
+    if (claiming) {
+      more = true;
+      return claiming;
     }
-    running = drainDue()
-      .catch((err: unknown) => o.logger.error({ err }, 'webhooks: the outbox could not be read'))
+    claiming = claimWhileRoom()
+      .catch((err: unknown) => {
+        // The poll tries again; a failing outbox is not read again at every wake.
+        more = false;
+        o.logger.error({ err }, 'webhooks: the outbox could not be read');
+      })
       .finally(() => {
-        running = undefined;
-        schedule();
+        claiming = undefined;
+        // A wake that came after the loop's last look: look once more while there is room.
+        if (more && !stopped && inFlight.size < slots) void run();
+        else schedule();
       });
-    return running;
+    return claiming;
   }
 
   function schedule(): void {
@@ -206,6 +237,11 @@ export function createDeliveryWorker(o: WorkerOptions): DeliveryWorker {
     clearTimeout(timer);
     timer = setTimeout(() => void run(), timing.pollMs);
     timer.unref();
+  }
+
+  /** Waits until no claim and no attempt is running. */
+  async function settled(): Promise<void> {
+    while (claiming || inFlight.size > 0) await Promise.all([claiming, ...inFlight]);
   }
 
   return {
@@ -217,13 +253,11 @@ export function createDeliveryWorker(o: WorkerOptions): DeliveryWorker {
     wake() {
       if (!stopped) void run();
     },
-    async idle() {
-      while (running) await running;
-    },
+    idle: settled,
     async stop() {
       stopped = true;
       clearTimeout(timer);
-      while (running) await running;
+      await settled();
     },
   };
 }

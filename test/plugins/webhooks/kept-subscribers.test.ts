@@ -25,7 +25,14 @@ const b = await bootTestKernel({ plugins, database: target, flags });
 t.teardown(() => b.close());
 const onA = a.kernel.service('webhooks');
 const onB = b.kernel.service('webhooks');
-const enqueued = () => onA.enqueue('thing.happened', { user: { id: 'u' } });
+// Each event's deliveries are settled on both nodes before the next step. Both kernels run in this
+// one process on a synchronous SQLite driver: a claim of one node that waits for the other node's
+// open transaction blocks the thread that transaction needs to finish, until the busy timeout.
+const enqueued = async () => {
+  const rows = await onA.enqueue('thing.happened', { user: { id: 'u' } });
+  await Promise.all([onA.flush(), onB.flush()]);
+  return rows;
+};
 
 t.test('changes made by either node are seen by the next event', async (t) => {
   t.equal(await enqueued(), 0, 'no webhook yet');

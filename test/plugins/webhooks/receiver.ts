@@ -1,8 +1,8 @@
 /**
  * A real webhook receiver on 127.0.0.1 (node:http): records every request with its raw body, and
  * checks each one's `X-Service-Signature` against the client secret (hex HMAC-SHA256 of the raw
- * body) with its own HMAC. How it answers is up to the test: a status per request,
- * or `hang` to never answer.
+ * body) with its own HMAC. How it answers is up to the test: a status per request, a status
+ * after a delay, or `hang` to never answer.
  */
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingHttpHeaders } from 'node:http';
@@ -16,15 +16,19 @@ export interface Received {
   signatureValid: boolean;
   /** The status answered, or 'hang'. */
   answered: number | 'hang';
+  /** When the request arrived and when its answer was sent (ms since the epoch). */
+  arrivedAt: number;
+  answeredAt?: number;
 }
 
-export type Answer = number | 'hang';
+/** A status at once, a status after `afterMs`, or no answer at all. */
+export type Answer = number | { status: number; afterMs: number } | 'hang';
 
 export interface Receiver {
   url: string;
   received: Received[];
   /** Decides the answer of each request (default 200). */
-  answer: (request: Omit<Received, 'answered'>, index: number) => Answer;
+  answer: (request: Omit<Received, 'answered' | 'arrivedAt' | 'answeredAt'>, index: number) => Answer;
   close(): Promise<void>;
 }
 
@@ -34,6 +38,7 @@ export async function startReceiver(clientSecret: string): Promise<Receiver> {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
+      const arrivedAt = Date.now();
       const body = Buffer.concat(chunks).toString('utf8');
       const expected = createHmac('sha256', clientSecret).update(body).digest();
       const given = Buffer.from(String(req.headers['x-service-signature'] ?? ''), 'hex');
@@ -44,10 +49,17 @@ export async function startReceiver(clientSecret: string): Promise<Receiver> {
         json: safeJson(body),
         signatureValid: given.length === expected.length && timingSafeEqual(given, expected),
       };
-      const answered = receiver.answer(request, receiver.received.length);
-      receiver.received.push({ ...request, answered });
-      if (answered === 'hang') return;
-      res.writeHead(answered, { 'content-type': 'text/plain' }).end(`answered ${answered}`);
+      const answer = receiver.answer(request, receiver.received.length);
+      const status = typeof answer === 'object' ? answer.status : answer;
+      const entry: Received = { ...request, answered: status, arrivedAt };
+      receiver.received.push(entry);
+      if (status === 'hang') return;
+      const send = () => {
+        entry.answeredAt = Date.now();
+        res.writeHead(status, { 'content-type': 'text/plain' }).end(`answered ${status}`);
+      };
+      if (typeof answer === 'object') setTimeout(send, answer.afterMs);
+      else send();
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
