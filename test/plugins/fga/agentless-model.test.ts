@@ -4,9 +4,9 @@
  * delegated caller is answered as the user alone. The user's own token is answered as usual.
  */
 import t, { type Test } from 'tap';
+import { delegatedToken } from '../../helpers/delegation.js';
 import { startTestServer, TEST_ADMIN_SECRET } from '../../helpers/server.js';
 
-const ACCESS = 'urn:ietf:params:oauth:token-type:access_token';
 const MODEL = 'model\n  schema 1.1\ntype user\ntype doc\n  relations\n    define viewer: [user]\n';
 
 async function scene(t: Test, flags: Record<string, boolean>) {
@@ -24,17 +24,6 @@ async function scene(t: Test, flags: Record<string, boolean>) {
     return json;
   };
   const admin = (path: string, body: unknown) => post(path, body, { 'x-service-admin-secret': TEST_ADMIN_SECRET });
-  const token = async (params: Record<string, string>) => {
-    const res = await fetch(`${base}/oauth/token`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/x-www-form-urlencoded' },
-      body: new URLSearchParams(params),
-    });
-    const json = (await res.json()) as Record<string, unknown>;
-    if (res.status !== 200) throw new Error(`token: ${res.status} ${JSON.stringify(json)}`);
-    return json.access_token as string;
-  };
-
   await admin('/v1/admin/fga/model', { dsl: MODEL });
   const signup = await post('/v1/signup', {
     email: 'owner@example.com',
@@ -45,21 +34,7 @@ async function scene(t: Test, flags: Record<string, boolean>) {
   await admin('/v1/admin/fga/tuples', { tuples: [{ user: `user:${user.id}`, relation: 'viewer', object: 'doc:1' }] });
   const created = await admin('/v1/admin/create_client', { name: 'Bot', allowed_scopes: ['openid'] });
   const agent = { id: (created.client as { client_id: string }).client_id, secret: created.client_secret as string };
-  const actor = await token({
-    grant_type: 'client_credentials',
-    client_id: agent.id,
-    client_secret: agent.secret,
-    scope: 'openid',
-  });
-  const delegated = await token({
-    grant_type: 'urn:ietf:params:oauth:grant-type:token-exchange',
-    client_id: agent.id,
-    client_secret: agent.secret,
-    subject_token: user.token,
-    subject_token_type: ACCESS,
-    actor_token: actor,
-    actor_token_type: ACCESS,
-  });
+  const delegated = await delegatedToken(base, agent, user.token);
   const as = (jwt: string) => ({
     check: async () =>
       (

@@ -9,8 +9,7 @@
 import t from 'tap';
 import { startTestServer, TEST_ADMIN_SECRET } from '../../helpers/server.js';
 import { MODEL } from './documents-model.js';
-
-const ACCESS = 'urn:ietf:params:oauth:token-type:access_token';
+import { delegatedToken } from '../../helpers/delegation.js';
 
 const server = await startTestServer();
 t.teardown(() => server.close());
@@ -27,16 +26,6 @@ const post = async (path: string, body: unknown, headers: Record<string, string>
   return json;
 };
 const admin = (path: string, body: unknown) => post(path, body, { 'x-service-admin-secret': TEST_ADMIN_SECRET });
-const token = async (params: Record<string, string>) => {
-  const res = await fetch(`${base}/oauth/token`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/x-www-form-urlencoded' },
-    body: new URLSearchParams(params),
-  });
-  const json = (await res.json()) as Record<string, unknown>;
-  if (res.status !== 200) throw new Error(`token: ${res.status} ${JSON.stringify(json)}`);
-  return json.access_token as string;
-};
 const writeTuples = async (tuples: { user: string; relation: string; object: string }[]) => {
   for (let i = 0; i < tuples.length; i += 1000)
     await admin('/v1/admin/fga/tuples', { tuples: tuples.slice(i, i + 1000) });
@@ -51,21 +40,7 @@ async function delegation(email: string, agentName: string) {
     id: (created.client as { client_id: string }).client_id,
     secret: created.client_secret as string,
   };
-  const actor = await token({
-    grant_type: 'client_credentials',
-    client_id: agent.id,
-    client_secret: agent.secret,
-    scope: 'openid',
-  });
-  const delegated = await token({
-    grant_type: 'urn:ietf:params:oauth:grant-type:token-exchange',
-    client_id: agent.id,
-    client_secret: agent.secret,
-    subject_token: user.token,
-    subject_token_type: ACCESS,
-    actor_token: actor,
-    actor_token_type: ACCESS,
-  });
+  const delegated = await delegatedToken(base, agent, user.token);
   return { user, agent, delegated };
 }
 

@@ -5,9 +5,8 @@
  */
 import t from 'tap';
 import { TEST_ADMIN_SECRET } from '../../helpers/server.js';
+import { delegatedToken } from '../../helpers/delegation.js';
 import { rest, signupInput, startMailServer } from '../email/helpers.js';
-
-const ACCESS = 'urn:ietf:params:oauth:token-type:access_token';
 
 t.test('admin revoke and password reset end delegated tokens', async (t) => {
   const { server, sink, close } = await startMailServer({
@@ -22,34 +21,10 @@ t.test('admin revoke and password reset end delegated tokens', async (t) => {
     id: (created.body.client as { client_id: string }).client_id,
     secret: created.body.client_secret as string,
   };
-  const token = async (params: Record<string, string>) => {
-    const res = await fetch(`${server.url}/oauth/token`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/x-www-form-urlencoded' },
-      body: new URLSearchParams(params),
-    });
-    const body = (await res.json()) as { access_token?: string };
-    if (!body.access_token) throw new Error(`no token: ${JSON.stringify(body)}`);
-    return body.access_token;
-  };
   /** A signed-up user's token and a delegated token the agent got for it. */
   const delegation = async (email: string) => {
     const signup = await rest<{ access_token: string; user: { id: string } }>(server, 'signup', signupInput(email));
-    const actor = await token({
-      grant_type: 'client_credentials',
-      client_id: agent.id,
-      client_secret: agent.secret,
-      scope: 'openid',
-    });
-    const delegated = await token({
-      grant_type: 'urn:ietf:params:oauth:grant-type:token-exchange',
-      client_id: agent.id,
-      client_secret: agent.secret,
-      subject_token: signup.body.access_token,
-      subject_token_type: ACCESS,
-      actor_token: actor,
-      actor_token_type: ACCESS,
-    });
+    const delegated = await delegatedToken(server.url, agent, signup.body.access_token);
     return { userId: signup.body.user.id, own: signup.body.access_token, delegated };
   };
   const profileStatus = async (bearer: string) =>
