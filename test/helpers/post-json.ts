@@ -14,3 +14,24 @@ export function postJson(base: string, path: string, body: unknown, bearer?: str
     signal: AbortSignal.timeout(timeoutMs),
   });
 }
+
+/**
+ * A same-origin JSON POST that must answer 200: its JSON body, or an error naming the path, the
+ * status and the answer (a set-up step, where anything else means the scene is not what it claims).
+ */
+export async function postOk(
+  base: string,
+  path: string,
+  body: unknown,
+  headers: Record<string, string> = {},
+): Promise<Record<string, unknown>> {
+  const res = await fetch(`${base}${path}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', origin: base, ...headers },
+    body: JSON.stringify(body),
+    signal: AbortSignal.timeout(20_000),
+  });
+  const json = (await res.json()) as Record<string, unknown>;
+  if (res.status !== 200) throw new Error(`${path}: ${res.status} ${JSON.stringify(json)}`);
+  return json;
+}

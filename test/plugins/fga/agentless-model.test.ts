@@ -5,6 +5,7 @@
  */
 import t, { type Test } from 'tap';
 import { delegatedToken } from '../../helpers/delegation.js';
+import { postOk } from '../../helpers/post-json.js';
 import { startTestServer, TEST_ADMIN_SECRET } from '../../helpers/server.js';
 
 const MODEL = 'model\n  schema 1.1\ntype user\ntype doc\n  relations\n    define viewer: [user]\n';
@@ -13,16 +14,7 @@ async function scene(t: Test, flags: Record<string, boolean>) {
   const server = await startTestServer({ flags });
   t.teardown(() => server.close());
   const base = server.url;
-  const post = async (path: string, body: unknown, headers: Record<string, string> = {}) => {
-    const res = await fetch(`${base}${path}`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', origin: base, ...headers },
-      body: JSON.stringify(body),
-    });
-    const json = (await res.json()) as Record<string, unknown>;
-    if (res.status !== 200) throw new Error(`${path}: ${res.status} ${JSON.stringify(json)}`);
-    return json;
-  };
+  const post = (path: string, body: unknown, headers: Record<string, string> = {}) => postOk(base, path, body, headers);
   const admin = (path: string, body: unknown) => post(path, body, { 'x-service-admin-secret': TEST_ADMIN_SECRET });
   await admin('/v1/admin/fga/model', { dsl: MODEL });
   const signup = await post('/v1/signup', {

@@ -10,21 +10,13 @@ import t from 'tap';
 import { startTestServer, TEST_ADMIN_SECRET } from '../../helpers/server.js';
 import { MODEL } from './documents-model.js';
 import { delegatedToken } from '../../helpers/delegation.js';
+import { postOk } from '../../helpers/post-json.js';
 
 const server = await startTestServer();
 t.teardown(() => server.close());
 const base = server.url;
 
-const post = async (path: string, body: unknown, headers: Record<string, string> = {}) => {
-  const res = await fetch(`${base}${path}`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', origin: base, ...headers },
-    body: JSON.stringify(body),
-  });
-  const json = (await res.json()) as Record<string, unknown>;
-  if (res.status !== 200) throw new Error(`${path}: ${res.status} ${JSON.stringify(json)}`);
-  return json;
-};
+const post = (path: string, body: unknown, headers: Record<string, string> = {}) => postOk(base, path, body, headers);
 const admin = (path: string, body: unknown) => post(path, body, { 'x-service-admin-secret': TEST_ADMIN_SECRET });
 const writeTuples = async (tuples: { user: string; relation: string; object: string }[]) => {
   for (let i = 0; i < tuples.length; i += 1000)
