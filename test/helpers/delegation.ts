@@ -37,3 +37,20 @@ export async function delegatedToken(base: string, agent: AgentClient, subjectTo
     actor_token_type: ACCESS_TOKEN_TYPE,
   });
 }
+
+/** Registers an agent client through the admin API (`create_client`); throws with the answer unless 200. */
+export async function createAgentClient(
+  base: string,
+  adminSecret: string,
+  allowedScopes: readonly string[] = ['openid'],
+): Promise<AgentClient> {
+  const res = await fetch(`${base}/v1/admin/create_client`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', origin: base, 'x-service-admin-secret': adminSecret },
+    body: JSON.stringify({ name: 'Agent', allowed_scopes: allowedScopes }),
+  });
+  const body = (await res.json()) as { client?: { client_id?: unknown }; client_secret?: unknown };
+  if (res.status !== 200 || typeof body.client?.client_id !== 'string' || typeof body.client_secret !== 'string')
+    throw new Error(`create_client: ${res.status} ${JSON.stringify(body)}`);
+  return { id: body.client.client_id, secret: body.client_secret };
+}

@@ -6,6 +6,7 @@
 import t from 'tap';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { accessToken, createAgentClient } from '../../helpers/delegation.js';
 import { postJson } from '../../helpers/post-json.js';
 import { startTestServer, TEST_ADMIN_SECRET } from '../../helpers/server.js';
 
@@ -34,25 +35,15 @@ t.test('FGA off: REST failed_precondition, MCP FailedPrecondition', async (t) =>
   t.equal(model.status, 400);
   t.match(await model.json(), { code: 'failed_precondition' });
 
-  const created = await fetch(`${base}/v1/admin/create_client`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', 'x-service-admin-secret': TEST_ADMIN_SECRET, origin: base },
-    body: JSON.stringify({ name: 'Agent', allowed_scopes: ['openid'] }),
+  const agent = await createAgentClient(base, TEST_ADMIN_SECRET);
+  t.type(agent.id, 'string', 'an agent client is registered without FGA');
+  const mcpToken = await accessToken(base, {
+    grant_type: 'client_credentials',
+    client_id: agent.id,
+    client_secret: agent.secret,
+    scope: 'openid',
+    resource: `${base}/mcp`,
   });
-  t.equal(created.status, 200);
-  const { client, client_secret } = (await created.json()) as { client: { client_id: string }; client_secret: string };
-  const issued = await fetch(`${base}/oauth/token`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/x-www-form-urlencoded' },
-    body: new URLSearchParams({
-      grant_type: 'client_credentials',
-      client_id: client.client_id,
-      client_secret,
-      scope: 'openid',
-      resource: `${base}/mcp`,
-    }),
-  });
-  const { access_token: mcpToken } = (await issued.json()) as { access_token: string };
   t.type(mcpToken, 'string', 'a service-account token for /mcp');
 
   const c = new Client({ name: 'fga-off-test', version: '1.0.0' });

@@ -5,6 +5,7 @@
  * as `iss`), and /mcp accepts it.
  */
 import t from 'tap';
+import { accessToken, createAgentClient } from '../../helpers/delegation.js';
 import { freePort } from '../../helpers/ports.js';
 import { startTestServer, TEST_ADMIN_SECRET } from '../../helpers/server.js';
 
@@ -20,25 +21,15 @@ t.test('the MCP audience drops the path of --url', async (t) => {
   };
   t.equal(metadata.resource, `${origin}/mcp`);
 
-  const created = await fetch(`${origin}/v1/admin/create_client`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', origin, 'x-service-admin-secret': TEST_ADMIN_SECRET },
-    body: JSON.stringify({ name: 'Agent', allowed_scopes: ['openid'] }),
+  const agent = await createAgentClient(origin, TEST_ADMIN_SECRET);
+  const token = await accessToken(origin, {
+    grant_type: 'client_credentials',
+    client_id: agent.id,
+    client_secret: agent.secret,
+    scope: 'openid',
+    resource: `${origin}/mcp`,
   });
-  const { client, client_secret } = (await created.json()) as { client: { client_id: string }; client_secret: string };
-  const issued = await fetch(`${origin}/oauth/token`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/x-www-form-urlencoded' },
-    body: new URLSearchParams({
-      grant_type: 'client_credentials',
-      client_id: client.client_id,
-      client_secret,
-      scope: 'openid',
-      resource: `${origin}/mcp`,
-    }),
-  });
-  t.equal(issued.status, 200);
-  const { access_token: token } = (await issued.json()) as { access_token: string };
+  t.type(token, 'string', 'the token endpoint answers a token for the resource');
   const claims = JSON.parse(Buffer.from(token.split('.')[1]!, 'base64url').toString()) as { aud: string; iss: string };
   t.equal(claims.aud, `${origin}/mcp`);
   t.equal(claims.iss, url, 'iss is the value of --url');
