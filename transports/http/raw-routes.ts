@@ -5,7 +5,6 @@ import { ServiceError, toServiceError } from '../../core/errors.js';
 import { applyEffects, contextFromRequest, headersOf } from './context.js';
 import { sendError } from './errors.js';
 import { refusalAnswer } from './refusal-shapes.js';
-import { removeDefaultHeader } from './security-headers.js';
 
 export function registerRawRoutes(app: FastifyInstance, kernel: Kernel): void {
   for (const route of kernel.routes) {
@@ -38,7 +37,7 @@ export function registerRawRoutes(app: FastifyInstance, kernel: Kernel): void {
           // A route that states its own frame-ancestors decides framing; the default
           // X-Frame-Options: DENY would override it in browsers that honour both.
           if (/frame-ancestors/.test(res.headers?.['content-security-policy'] ?? ''))
-            removeDefaultHeader(reply, 'x-frame-options');
+            reply.removeHeader('x-frame-options');
           reply.code(res.status);
           return reply.send(res.body ?? '');
         } catch (err) {

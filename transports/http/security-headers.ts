@@ -67,11 +67,6 @@ export function securityHeadersStep(httpsOnly: boolean): RequestStep {
   };
 }
 
-/** Takes a default header `name` (lower-case) away from this reply. */
-export function removeDefaultHeader(reply: FastifyReply, name: string): void {
-  reply.removeHeader(name);
-}
-
 /** `Cache-Control: no-store` on this reply (RFC 9111 §5.2.2.5). */
 export function noStore(reply: FastifyReply): void {
   reply.header('cache-control', 'no-store');
