@@ -1,10 +1,12 @@
 /**
  * OAuth section (issue 5): `POST /oauth/token` with grant_type=client_credentials and
  * client_secret_basic, and `GET /userinfo` with a signed-in user's bearer access token, on Latchkey
- * and on the peer oidc-provider 9.13.3, measured in the same run. Both servers run in child
- * processes started the same way (`node --import tsx`), idle while the other is loaded; the load
- * generator (autocannon, 32 connections) runs in this process. Each measurement is taken twice in
- * A-B-B-A order and averaged, so drift on the shared machine hits both sides alike.
+ * and on the peer oidc-provider 9.13.3, measured in the same run, beside a bare Fastify route that
+ * does the least a token endpoint can with the same libraries (bare-server.ts: the ceiling of the
+ * token row). Every server runs in a child process started the same way (`node --import tsx`),
+ * idle while another is loaded; the load generator (autocannon, 32 connections) runs in this
+ * process. Each measurement is taken twice, in A-B-C-C-B-A order, and averaged, so drift on the
+ * shared machine hits every side alike.
  * Target: Latchkey's token rate >= 1.5x the peer's.
  *
  * Where the time goes (Latchkey, client_credentials; `node --cpu-prof` on the server child during
@@ -44,6 +46,7 @@ import type { BenchTarget } from './target.js';
 const S = 'oauth';
 const LATCHKEY = new URL('./latchkey-server.ts', import.meta.url);
 const PEER = new URL('./peer-server.ts', import.meta.url);
+const BARE = new URL('./bare-server.ts', import.meta.url);
 type ChildServer = BenchChild<BenchTarget>;
 const startChild = (script: URL, opts: { cpuProfDir?: string } = {}) => startBenchChild<BenchTarget>(script, opts);
 
@@ -70,18 +73,24 @@ function formatOf(token: string): string {
   return `JWT ${h.alg}`;
 }
 
-/** One real request of each kind before the load: a broken setup must fail loudly, not bench 4xx. */
-async function check(name: string, t: BenchTarget): Promise<{ tokenFormat: string; userinfoFormat: string }> {
+/** One real token request before the load: a broken setup must fail loudly, not bench 4xx. */
+async function checkToken(name: string, t: BenchTarget): Promise<string> {
   const req = tokenRequest(t);
   const res = await fetch(req.url, { method: 'POST', headers: req.headers, body: req.body });
   const body = (await res.json()) as { access_token?: string };
   if (res.status !== 200 || !body.access_token)
     throw new Error(`${name} token endpoint: ${res.status} ${JSON.stringify(body)}`);
+  return body.access_token;
+}
+
+/** One real request of each kind before the load. */
+async function check(name: string, t: BenchTarget): Promise<{ tokenFormat: string; userinfoFormat: string }> {
+  const accessToken = await checkToken(name, t);
   const info = await fetch(userinfoRequest(t).url, { headers: userinfoRequest(t).headers });
   const claims = (await info.json()) as { email?: string };
   if (info.status !== 200 || claims.email !== 'bench@example.com')
     throw new Error(`${name} userinfo: ${info.status} ${JSON.stringify(claims)}`);
-  return { tokenFormat: formatOf(body.access_token), userinfoFormat: formatOf(t.userAccessToken) };
+  return { tokenFormat: formatOf(accessToken), userinfoFormat: formatOf(t.userAccessToken) };
 }
 
 /** A load result plus the server's CPU time per request (all its threads: main and crypto pool). */
@@ -105,17 +114,13 @@ const mean = (a: Measured, b: Measured): Measured => ({
 const note = (r: Measured, extra: string) =>
   `p99 ${r.p99ms.toFixed(1)} ms, server CPU ${r.cpuMsPerRequest.toFixed(2)} ms/req${r.errors ? `, ${r.errors} errors` : ''}, ${extra}`;
 
-/** A-B-B-A: both sides see the same drift on a shared machine. */
-async function pair(
-  load: (t: BenchTarget) => Promise<LoadResult>,
-  a: ChildServer,
-  b: ChildServer,
-): Promise<[Measured, Measured]> {
-  const a1 = await measured(a, load);
-  const b1 = await measured(b, load);
-  const b2 = await measured(b, load);
-  const a2 = await measured(a, load);
-  return [mean(a1, a2), mean(b1, b2)];
+/** A-B-…-B-A: every side sees the same drift on a shared machine. */
+async function rounds(load: (t: BenchTarget) => Promise<LoadResult>, servers: ChildServer[]): Promise<Measured[]> {
+  const first: Measured[] = [];
+  for (const s of servers) first.push(await measured(s, load));
+  const second: Measured[] = [];
+  for (const s of [...servers].reverse()) second.unshift(await measured(s, load));
+  return first.map((m, i) => mean(m, second[i]!));
 }
 
 async function profileTokenEndpoint(): Promise<Row> {
@@ -161,11 +166,21 @@ export async function runOauthBench(): Promise<Row[]> {
     children.push(latchkey);
     const peer = await startChild(PEER);
     children.push(peer);
+    const bare = await startChild(BARE);
+    children.push(bare);
     const lk = await check('Latchkey', latchkey.info);
     const pr = await check('oidc-provider', peer.info);
+    await checkToken('bare route', bare.info);
 
-    const [lkToken, prToken] = await pair((t) => httpLoad(tokenRequest(t)), latchkey, peer);
-    const [lkInfo, prInfo] = await pair((t) => httpLoad(userinfoRequest(t)), latchkey, peer);
+    const [lkToken, prToken, bareToken] = (await rounds((t) => httpLoad(tokenRequest(t)), [latchkey, peer, bare])) as [
+      Measured,
+      Measured,
+      Measured,
+    ];
+    const [lkInfo, prInfo] = (await rounds((t) => httpLoad(userinfoRequest(t)), [latchkey, peer])) as [
+      Measured,
+      Measured,
+    ];
     await Promise.all(children.splice(0).map((c) => c.stop()));
 
     const peerToken = 'oidc-provider 9.13.3 client_credentials';
@@ -177,6 +192,18 @@ export async function runOauthBench(): Promise<Row[]> {
         value: prToken.rps,
         unit: 'req/s',
         note: note(prToken, `${pr.tokenFormat} access token, client_secret_basic, child process`),
+      },
+      {
+        section: S,
+        name: 'bare Fastify + jose client_credentials',
+        value: bareToken.rps,
+        unit: 'req/s',
+        reference: peerToken,
+        ratio: bareToken.rps / prToken.rps,
+        note: note(
+          bareToken,
+          `information: the ceiling with these libraries (form parser, basic auth, one jose RS256 signature; bare-server.ts); Latchkey ${((lkToken.rps / bareToken.rps) * 100).toFixed(0)}% of it`,
+        ),
       },
       {
         section: S,
