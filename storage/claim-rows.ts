@@ -9,6 +9,10 @@
  * instead of queuing on them. Everywhere else (SQLite, libSQL, MongoDB) a conditional update per
  * candidate takes it only when the lease is still free: of two nodes racing for one row, the
  * database reports one changed row to exactly one of them. Both paths leave the same lease.
+ *
+ * A claimer may decline some of the due rows it reads (`accept`, for a cap per group of rows such
+ * as the deliveries of one webhook): a declined row is left as it is, without a lease, for a later
+ * claim, and the rows after it are still looked at in order.
  */
 import { LockMode, type EntityManager, type FilterQuery } from '@mikro-orm/core';
 import type { EntityDefinition, Storage } from '../core/storage.js';
@@ -19,7 +23,7 @@ export interface LeasedRow {
   leaseOwner: string | null;
 }
 
-export interface ClaimOptions {
+export interface ClaimOptions<T extends LeasedRow = LeasedRow> {
   /** The rows that are due (for example `{ state: 'pending', nextAttemptAt: { $lte: now } }`). */
   due: Record<string, unknown>;
   /** The due rows are taken in this order (oldest first). */
@@ -30,6 +34,11 @@ export interface ClaimOptions {
   leaseMs: number;
   /** Default Date.now(). */
   now?: number;
+  /**
+   * Asked for each due row read, in `orderBy` order, before it is claimed: false leaves the row
+   * unclaimed (no lease, nothing changed). Absent: every row read is claimed.
+   */
+  accept?: (row: T) => boolean;
 }
 
 const SKIP_LOCKED_DATABASES = new Set(['postgres', 'mysql', 'mariadb']);
@@ -41,18 +50,21 @@ const freeLease = (now: number) => ({ $or: [{ leaseUntil: null }, { leaseUntil: 
 export async function claimRows<T extends LeasedRow>(
   storage: Storage,
   entity: EntityDefinition,
-  options: ClaimOptions,
+  options: ClaimOptions<T>,
 ): Promise<T[]> {
+  const accept = options.accept ?? (() => true);
   const now = options.now ?? Date.now();
   const lease = { leaseUntil: now + options.leaseMs, leaseOwner: options.owner };
   const where = { $and: [options.due, freeLease(now)] } as FilterQuery<T>;
   if (SKIP_LOCKED_DATABASES.has(storage.type)) {
     return storage.em().transactional(async (tx: EntityManager) => {
-      const rows = (await tx.find(entity, where as never, {
+      const read = (await tx.find(entity, where as never, {
         orderBy: options.orderBy as never,
         limit: options.limit,
         lockMode: LockMode.PESSIMISTIC_PARTIAL_WRITE,
       })) as unknown as T[];
+      // A declined row is only locked until this transaction ends; it keeps no lease.
+      const rows = read.filter((row) => accept(row));
       if (rows.length === 0) return [];
       await tx.nativeUpdate(entity, { id: { $in: rows.map((r) => r.id) } } as never, lease as never);
       return rows.map((r) => ({ ...r, ...lease }));
@@ -65,6 +77,7 @@ export async function claimRows<T extends LeasedRow>(
   })) as unknown as T[];
   const claimed: T[] = [];
   for (const row of candidates) {
+    if (!accept(row)) continue;
     const changed = await storage
       .em()
       .nativeUpdate(entity, { $and: [{ id: row.id }, freeLease(now)] } as never, lease as never);

@@ -4,9 +4,11 @@
  * in one transaction writes the answer to that log entry and the row's next state: delivered,
  * pending again after a backoff, or failed for good (the give-up state) after the last attempt or
  * a final answer. Up to `concurrency` attempts run at once, a freed slot refilled by the next
- * claim, so a slow receiver holds only its own slots. It polls, and is also woken at once when
- * this process enqueues. Rows left by a stopped or killed process are taken again once their
- * lease runs out, so a restart resumes pending deliveries.
+ * claim, so a slow receiver holds only its own slots; and at most `perWebhookConcurrency` of them
+ * belong to one webhook, so one whose endpoint never answers cannot take every slot for its
+ * deadline while other webhooks wait. It polls, and is also woken at once when this process
+ * enqueues. Rows left by a stopped or killed process are taken again once their lease runs out,
+ * so a restart resumes pending deliveries.
  */
 import { randomUUID } from 'node:crypto';
 import type { Logger } from '../../core/logger.js';
@@ -33,6 +35,11 @@ export interface DeliveryTiming extends RetryPolicy {
   batch: number;
   /** How many attempts run at once; a finished one makes room for the next due row. */
   concurrency: number;
+  /**
+   * How many of those attempts may be for one webhook; its further due rows stay queued (not
+   * claimed, no attempt counted) until one of its attempts ends.
+   */
+  perWebhookConcurrency: number;
   /** How much of an answer the log keeps. */
   responseExcerptChars: number;
   /** How long a claim outlives its attempt's deadline before another node may take the row. */
@@ -69,6 +76,7 @@ export function createDeliveryWorker(o: WorkerOptions): DeliveryWorker {
   // its row, and another node takes it only after a crash.
   const leaseMs = timing.timeoutMs * 2 + timing.leaseMarginMs;
   const slots = Math.max(1, Math.floor(timing.concurrency));
+  const perWebhook = Math.max(1, Math.floor(timing.perWebhookConcurrency));
   let timer: NodeJS.Timeout | undefined;
   let stopped = true;
 
@@ -175,16 +183,26 @@ export function createDeliveryWorker(o: WorkerOptions): DeliveryWorker {
   // its own attempts and the others go on. A claim takes no more rows than there are free slots,
   // so every claimed row starts its attempt at once and no lease runs down in a local queue.
   const inFlight = new Set<Promise<void>>();
+  // Attempts in flight per webhook id. A webhook at `perWebhook` is left out of the claims, and
+  // its rows a claim reads beyond that are declined: they keep no lease and no attempt is counted,
+  // so they are claimed later in the same order (oldest due first), here or on another node.
+  const perHook = new Map<string, number>();
   let claiming: Promise<void> | undefined;
   // The outbox may hold more due rows than the last claim took (it filled every free slot, or the
   // worker was woken meanwhile): the next freed slot looks again.
   let more = false;
 
   function launch(row: DeliveryRow): void {
+    perHook.set(row.webhookId, (perHook.get(row.webhookId) ?? 0) + 1);
     const done: Promise<void> = attempt(row)
       .catch((err: unknown) => o.logger.error({ err, delivery: row.id }, 'webhooks: attempt failed'))
       .finally(() => {
         inFlight.delete(done);
+        const running = perHook.get(row.webhookId) ?? 1;
+        if (running <= 1) perHook.delete(row.webhookId);
+        else perHook.set(row.webhookId, running - 1);
+        // A webhook that was at its cap may have rows left queued for this freed place.
+        if (running >= perWebhook) more = true;
         // A running claim loop sees the freed slot itself.
         if (more && !stopped && !claiming) void run();
       });
@@ -200,15 +218,33 @@ export function createDeliveryWorker(o: WorkerOptions): DeliveryWorker {
       }
       more = false;
       const limit = Math.min(timing.batch, room);
+      const full = [...perHook].filter(([, n]) => n >= perWebhook).map(([id]) => id);
+      const taking = new Map<string, number>();
+      // A row declined for its webhook's cap: the next look leaves that webhook out, and may find
+      // other webhooks' rows behind the declined ones.
+      let declined = false;
       const rows = await claimRows<DeliveryRow>(o.storage, WebhookDeliveryEntity, {
-        due: { state: 'pending', nextAttemptAt: { $lte: Date.now() } },
+        due: {
+          state: 'pending',
+          nextAttemptAt: { $lte: Date.now() },
+          ...(full.length > 0 ? { webhookId: { $nin: full } } : {}),
+        },
         orderBy: { nextAttemptAt: 'asc' },
         limit,
         owner,
         leaseMs,
+        accept: (row) => {
+          const n = taking.get(row.webhookId) ?? 0;
+          if ((perHook.get(row.webhookId) ?? 0) + n >= perWebhook) {
+            declined = true;
+            return false;
+          }
+          taking.set(row.webhookId, n + 1);
+          return true;
+        },
       });
       for (const row of rows) launch(row);
-      if (rows.length < limit && !more) return;
+      if (rows.length < limit && !more && !declined) return;
     }
   }
 
