@@ -19,7 +19,8 @@ export interface OtpChannel {
   ready(): boolean;
   /** Counts a send against the channel's own abuse limits (per address or number, and per IP). */
   limit(ctx: RequestContext, user: UserRecord): Promise<void>;
-  deliver(user: UserRecord, code: string): Promise<void>;
+  /** Sends `code`, which stops working at `expiresAt` (Unix ms; the SMS outbox keeps it with the text). */
+  deliver(user: UserRecord, code: string, expiresAt: number): Promise<void>;
 }
 
 const displayName = (user: UserRecord): string => user.givenName ?? user.nickname ?? user.email ?? '';
@@ -54,10 +55,10 @@ export function createChannels(ctx: PluginSetupContext): Record<OtpMethod, OtpCh
         const sms = smsService();
         if (sms && user.phoneNumber) await sms.checkSendLimit(rctx, user.phoneNumber);
       },
-      async deliver(user, code) {
+      async deliver(user, code, expiresAt) {
         const sms = smsService();
         if (!sms || !user.phoneNumber) throw new Error('SMS delivery is not available');
-        await sms.send(user.phoneNumber, `${code} is your ${organization} verification code.`);
+        await sms.send(user.phoneNumber, `${code} is your ${organization} verification code.`, { expiresAt });
       },
     },
   };

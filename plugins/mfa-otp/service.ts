@@ -5,7 +5,7 @@ import type { MemoryStore } from '../../core/memory-store.js';
 import type { MfaService, OtpHint, OtpVerifier } from '../mfa/index.js';
 import type { UserRecord } from '../users/index.js';
 import type { OtpChannel, OtpMethod } from './channels.js';
-import type { CodeStore } from './codes.js';
+import { CODE_TTL_MS, type CodeStore } from './codes.js';
 
 /** Resends per user and channel in a window: a code request mails or texts someone. */
 const MAX_SENDS = 5;
@@ -31,8 +31,10 @@ export function createOtpFactors(deps: {
     const sent = await memory.increment(`mfa-otp:sends:${method}:${user.id}`, SEND_WINDOW_MS);
     if (sent > MAX_SENDS) throw new ServiceError('resource_exhausted', 'too many codes requested, try again later');
     await channel.limit(ctx, user);
+    // Taken before the code is issued: the stated end of use is never after the code's.
+    const expiresAt = Date.now() + CODE_TTL_MS;
     const code = await codes.issue(method, user.id);
-    await channel.deliver(user, code);
+    await channel.deliver(user, code, expiresAt);
   }
 
   /** Which channel a code or resend is about: the one named by the hint, else the one with a live code. */

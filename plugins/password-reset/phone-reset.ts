@@ -43,13 +43,16 @@ export async function forgotPasswordByPhone(ctx: RequestContext, phoneNumber: st
     // Queued after the answer is written, as the mail is (forgot-password.ts), so that the
     // answer takes the same time whether or not the number has an account; the sms outbox's
     // worker texts it. A failure to queue is logged; the user can ask again.
-    const text = () =>
-      sms.codes
+    const text = () => {
+      // Taken before the code is issued: the text's stated end of use is never after the code's.
+      const expiresAt = Date.now() + CODE_TTL_MS;
+      return sms.codes
         .issue(CODE_PURPOSE, phone, CODE_TTL_MS, user.id)
-        .then((code) => sms.send(phone, `${code} is your ${organization} password reset code.`))
+        .then((code) => sms.send(phone, `${code} is your ${organization} password reset code.`, { expiresAt }))
         .catch((err: unknown) =>
           ctx.kernel.logger.error({ err, userId: user.id }, 'password reset code could not be texted'),
         );
+    };
     setImmediate(() => setImmediate(text));
   }
   return { message: RESET_CODE_SENT, should_show_mobile_otp_screen: true };

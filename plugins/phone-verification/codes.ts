@@ -25,14 +25,18 @@ export async function textCode(
 ): Promise<void> {
   await sms.codes.checkNotLocked(PURPOSE, user.id);
   await sms.checkSendLimit(ctx, user.phoneNumber);
+  // Taken before the code is issued: the text's stated end of use is never after the code's.
+  const expiresAt = Date.now() + CODE_TTL_MS;
   const code = await sms.codes.issue(PURPOSE, user.id, CODE_TTL_MS, JSON.stringify(held));
   // The text is queued in the sms outbox (the gateway's pace never shows in this answer). The
   // code lives in the memory store, which shares no transaction with the outbox, so it is
   // written first and taken back when the text cannot be queued: no live code without its text.
-  await sms.send(user.phoneNumber, `${code} is your ${organization} verification code.`).catch(async (err: unknown) => {
-    await sms.codes.drop(PURPOSE, user.id);
-    throw err;
-  });
+  await sms
+    .send(user.phoneNumber, `${code} is your ${organization} verification code.`, { expiresAt })
+    .catch(async (err: unknown) => {
+      await sms.codes.drop(PURPOSE, user.id);
+      throw err;
+    });
 }
 
 export function heldOf(data: string, user: UserRecord, defaultScopes: readonly string[]): HeldSignIn {

@@ -5,10 +5,15 @@
 import { defineEntity } from '@mikro-orm/core';
 import { queueIndexes, queueProperties, type QueuedRow } from '../../storage/outbox-queue.js';
 
-/** A queued text: the E.164 number and the body (sealed at rest: it holds a one-time code). */
+/**
+ * A queued text: the E.164 number, the body (sealed at rest: it holds a one-time code) and when
+ * the code it carries stops working, as its sender stated (null when it did not: the text has no
+ * known end of use).
+ */
 export interface SmsOutboxRow extends QueuedRow {
   recipient: string;
   body: string;
+  expiresAt?: number | null;
 }
 
 export const SmsOutboxEntity = defineEntity({
@@ -20,6 +25,7 @@ export const SmsOutboxEntity = defineEntity({
     id: p.string().primary().fieldName('_id').length(64),
     recipient: p.string().length(32),
     body: p.text(),
+    expiresAt: p.bigint('number').fieldName('expires_at').nullable(),
     ...queueProperties(),
   }),
 });

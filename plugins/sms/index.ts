@@ -4,7 +4,9 @@
  * through the guarded outbound client (outbox.ts), with per-number and per-IP limits, and the
  * texted one-time codes of the phone flows (codes.ts). SMS one-time codes of MFA
  * (plugins/mfa-otp), phone verification and password reset by SMS use its `sms` service. An
- * attempt the gateway does not take counts in `latchkey_sms_delivery_failures_total`.
+ * attempt the gateway does not take counts in `latchkey_sms_delivery_failures_total`. Admins
+ * list the outbox with `_sms_outbox` and queue a failed text again with `_retry_sms`
+ * (operations.ts).
  */
 import { Counter } from 'prom-client';
 import { ServiceError } from '../../core/errors.js';
@@ -12,11 +14,12 @@ import { definePlugin } from '../../core/plugin.js';
 import { createSmsCodes } from './codes.js';
 import { SmsOutboxEntity } from './entities.js';
 import { gatewaySettings, smsConfigProblem, smsFlags } from './flags.js';
+import { attachInternals, smsOperations } from './operations.js';
 import { createSmsOutbox } from './outbox.js';
 import { createSmsLimits, SMS_PER_IP, SMS_PER_NUMBER } from './send-limits.js';
 import type { SmsService } from './types.js';
 
-export type { SmsCodes, SmsService } from './types.js';
+export type { SmsCodes, SmsSendOptions, SmsService } from './types.js';
 export { SMS_PER_IP, SMS_PER_NUMBER, SMS_WINDOW_MS } from './send-limits.js';
 
 declare module '../../core/services.js' {
@@ -38,6 +41,7 @@ export const smsPlugin = definePlugin<SmsService>({
   flags: smsFlags,
   validateConfig: smsConfigProblem,
   entities: [SmsOutboxEntity],
+  operations: smsOperations,
   setup(ctx) {
     const { config } = ctx;
     const settings = gatewaySettings(config);
@@ -69,13 +73,14 @@ export const smsPlugin = definePlugin<SmsService>({
     });
     outbox.start();
     ctx.onClose(() => outbox.stop());
+    attachInternals(ctx.storage, { outbox });
     return {
       configured: settings !== null,
-      async send(to, body, unit) {
+      async send(to, body, options) {
         if (!settings) throw new ServiceError('failed_precondition', 'SMS is not configured for this instance');
         if (!E164.test(to))
           throw new ServiceError('invalid_argument', 'phone number must be in E.164 form (+ and 8 to 15 digits)');
-        await outbox.add(to, body, unit);
+        await outbox.add(to, body, options);
       },
       stats: () => outbox.stats(),
       checkSendLimit: limit,

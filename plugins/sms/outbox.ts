@@ -4,8 +4,12 @@
  * node posts the rows that are due (storage/outbox-queue.ts: leases, retries with backoff, each
  * attempt counted on the row before its request leaves). A request that texts a code is answered
  * once the row is stored: a slow or unreachable gateway delays the text, never the answer. After
- * `--sms-max-attempts` a text is marked `failed`, logged and counted. Bodies hold one-time codes,
- * so they are sealed at rest.
+ * `--sms-max-attempts` a text is marked `failed`, logged and counted; admins list the rows with
+ * `_sms_outbox` and queue a failed one again with `_retry_sms`. Bodies hold one-time codes, so
+ * they are sealed at rest. A row also keeps when its code stops working (`expires_at`, stated by
+ * the sender): the code store keeps codes by purpose and subject in the memory store and knows
+ * nothing of texts, so the row is the only place where a text's usefulness is known, and a failed
+ * text whose code has expired is not queued again (a code that no longer works is no use texted).
  */
 import type { UnitOfWork } from '../../core/unit-of-work.js';
 import { createOutboxQueue, type OutboxQueue, type QueueSettings } from '../../storage/outbox-queue.js';
@@ -27,10 +31,23 @@ export interface SmsOutboxOptions extends QueueSettings {
   onFailure?: (reason: SendFailure) => void;
 }
 
+/** What an admin's retry did: queued the text, found no failed text with the id, or found its code expired. */
+export type SmsRetry =
+  { queued: true } | { queued: false; reason: 'not_failed' } | { queued: false; reason: 'expired'; expiresAt: number };
+
 /** The queue, with texts as what is added (storage/outbox-queue.ts: `unit` as there). */
-export interface SmsOutbox extends Omit<OutboxQueue<SmsOutboxRow>, 'add'> {
-  add(to: string, body: string, unit?: UnitOfWork): Promise<void>;
+export interface SmsOutbox extends Omit<OutboxQueue<SmsOutboxRow>, 'add' | 'retry'> {
+  add(to: string, body: string, options?: { unit?: UnitOfWork; expiresAt?: number }): Promise<void>;
+  /**
+   * Puts a failed text back in the queue, unless the code it carries has expired (checked when
+   * the retry is asked for; a text with no stated end of use is always queued again).
+   */
+  retry(id: string): Promise<SmsRetry>;
 }
+
+/** A stored time as a number (some drivers answer bigint columns as strings); null when absent. */
+export const expiryOf = (row: Pick<SmsOutboxRow, 'expiresAt'>): number | null =>
+  row.expiresAt === null || row.expiresAt === undefined ? null : Number(row.expiresAt);
 
 export function createSmsOutbox(o: SmsOutboxOptions): SmsOutbox {
   const { settings, bodies } = o;
@@ -38,7 +55,7 @@ export function createSmsOutbox(o: SmsOutboxOptions): SmsOutbox {
     ...o,
     entity: SmsOutboxEntity,
     label: 'SMS',
-    listedBy: 'the latchkey_sms_outbox table',
+    listedBy: '_sms_outbox',
     leaseMs: LEASE_MS,
     send: settings
       ? async (row) => {
@@ -50,6 +67,17 @@ export function createSmsOutbox(o: SmsOutboxOptions): SmsOutbox {
   });
   return {
     ...queue,
-    add: (to, body, unit) => queue.add({ recipient: to, body: bodies.seal(body) }, unit),
+    add: (to, body, options = {}) =>
+      queue.add({ recipient: to, body: bodies.seal(body), expiresAt: options.expiresAt ?? null }, options.unit),
+    async retry(id) {
+      const row = (await o.storage
+        .em()
+        .findOne(SmsOutboxEntity, { id, status: 'failed' } as never)) as SmsOutboxRow | null;
+      if (row === null) return { queued: false, reason: 'not_failed' };
+      const expiresAt = expiryOf(row);
+      if (expiresAt !== null && expiresAt <= Date.now()) return { queued: false, reason: 'expired', expiresAt };
+      // The queue's conditional update (failed to pending) decides: of two retries one queues it.
+      return (await queue.retry(id)) ? { queued: true } : { queued: false, reason: 'not_failed' };
+    },
   };
 }

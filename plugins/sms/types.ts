@@ -2,6 +2,13 @@
 import type { RequestContext } from '../../core/context.js';
 import type { UnitOfWork } from '../../core/unit-of-work.js';
 
+export interface SmsSendOptions {
+  /** The unit of work of the change that causes the text (stored by its commit). */
+  unit?: UnitOfWork;
+  /** When the one-time code in the body stops working, Unix milliseconds. */
+  expiresAt?: number;
+}
+
 export interface SmsService {
   /** True when the gateway flags are set; without them nothing can be sent. */
   readonly configured: boolean;
@@ -10,10 +17,11 @@ export interface SmsService {
    * stored; the outbox worker posts it to the gateway, retrying with backoff while the gateway
    * is slow, down or refusing, so the caller's request never waits for it. With `unit` the row
    * joins the unit of work of the change that causes the text and is stored by its commit
-   * (core/unit-of-work.ts). Rejects with a ServiceError only when SMS is not configured or the
-   * number is not E.164.
+   * (core/unit-of-work.ts). `expiresAt` (Unix ms) is when the code the text carries stops
+   * working: an admin's `_retry_sms` refuses the text after it. Rejects with a ServiceError only
+   * when SMS is not configured or the number is not E.164.
    */
-  send(to: string, body: string, unit?: UnitOfWork): Promise<void>;
+  send(to: string, body: string, options?: SmsSendOptions): Promise<void>;
   /** Delivery counters since start (failures also go to the log and to the outbox rows). */
   stats(): { sent: number; retried: number; failed: number };
   /**

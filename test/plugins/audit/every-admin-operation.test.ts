@@ -7,6 +7,7 @@
 import t from 'tap';
 import type { CompiledOperation } from '../../../core/operations.js';
 import { MailOutboxEntity } from '../../../plugins/email/entities.js';
+import { SmsOutboxEntity } from '../../../plugins/sms/entities.js';
 import { startTestServer, TEST_ADMIN_SECRET, TEST_CLIENT_SECRET } from '../../helpers/server.js';
 import { mailFlags } from '../email/helpers.js';
 import { startSmtpSink } from '../email/smtp-sink.js';
@@ -141,6 +142,29 @@ const CALLS: Record<string, Call> = {
     },
     input: () => ({ id: 'failed-mail' }),
     resource: () => 'failed-mail',
+  },
+  _sms_outbox: { input: () => ({}) },
+  _retry_sms: {
+    // A text that failed for good, its code still live.
+    before: async () => {
+      const em = server.kernel.storage.em();
+      em.create(SmsOutboxEntity, {
+        id: 'failed-text',
+        recipient: '+15550009999',
+        body: 'b',
+        expiresAt: Date.now() + 600_000,
+        status: 'failed',
+        attempts: 6,
+        nextAttemptAt: Date.now(),
+        leaseUntil: null,
+        lastError: 'refused',
+        createdAt: Date.now(),
+        sentAt: null,
+      } as never);
+      await em.flush();
+    },
+    input: () => ({ id: 'failed-text' }),
+    resource: () => 'failed-text',
   },
   _create_organization: {
     input: () => ({ name: 'audited-org' }),
