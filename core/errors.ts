@@ -83,7 +83,7 @@ export const failedPrecondition = (message: string): ServiceError => new Service
  */
 export function toServiceError(err: unknown): ServiceError {
   if (err instanceof ServiceError) return err;
-  if (isUnreachable(err))
+  if (isUnreachable(err) || isSqliteBusy(err))
     return new ServiceError('unavailable', 'the service is temporarily unavailable, try again later');
   return new ServiceError('internal', 'internal server error');
 }
@@ -125,4 +125,17 @@ function isUnreachable(err: unknown, depth = 0): boolean {
   if (err.name === 'KnexTimeoutError' || err.name === 'ConnectionException') return true;
   if (UNREACHABLE_TEXT.test(err.message)) return true;
   return isUnreachable(err.cause, depth + 1);
+}
+
+/**
+ * True when the error (or an error it wraps) is SQLite's SQLITE_BUSY or one of its extended codes,
+ * as libsql reports it and MikroORM passes it on: another connection to the file (another process
+ * or node) held the write lock longer than the busy timeout. Nothing was written, and the same
+ * request may succeed a moment later (503).
+ */
+export function isSqliteBusy(err: unknown, depth = 0): boolean {
+  if (!(err instanceof Error) || depth > 3) return false;
+  const code = String((err as { code?: unknown }).code ?? '');
+  if (code.startsWith('SQLITE_BUSY') || /database is locked/i.test(err.message)) return true;
+  return isSqliteBusy(err.cause, depth + 1);
 }

@@ -6,6 +6,7 @@ import { connect } from 'node:net';
 import type { Options } from '@mikro-orm/core';
 import { watchAnswers, watchedSocket } from './answer-watch.js';
 import type { DatabaseSettings } from './settings.js';
+import type { SqliteBusyGuard } from './sqlite-busy.js';
 
 /** How long a connection attempt may take before boot (or a ping) gives up. */
 export const CONNECT_TIMEOUT_MS = 5_000;
@@ -16,7 +17,11 @@ export const DEFAULT_DATABASE_TIMEOUT_MS = 2_000;
 /** Most connections one process holds to a database server. */
 const POOL_MAX = 10;
 
-export async function driverOptions(settings: DatabaseSettings): Promise<Options> {
+/**
+ * `busy` (SQLite and libSQL only): replaces a connection on which a statement met SQLITE_BUSY
+ * (sqlite-busy.ts has why).
+ */
+export async function driverOptions(settings: DatabaseSettings, busy?: SqliteBusyGuard): Promise<Options> {
   switch (settings.type) {
     case 'sqlite':
     case 'libsql': {
@@ -27,8 +32,11 @@ export async function driverOptions(settings: DatabaseSettings): Promise<Options
         password: settings.authToken,
         // One connection: SQLite has a single writer, and `:memory:` is per connection.
         pool: { min: 1, max: 1 },
-        // Wait for another process's write lock instead of failing with SQLITE_BUSY at once.
-        driverOptions: { connection: { timeout: SQLITE_BUSY_TIMEOUT_MS } },
+        driverOptions: {
+          // Wait for another process's write lock instead of failing with SQLITE_BUSY at once.
+          connection: { timeout: SQLITE_BUSY_TIMEOUT_MS },
+          ...(busy ? { pool: busy.poolOptions() } : {}),
+        },
       };
     }
     case 'postgres': {

@@ -8,6 +8,7 @@ import { MikroORM, type EntityManager } from '@mikro-orm/core';
 import type { Config } from '../core/config.js';
 import type { DatabaseType, EntityDefinition, StatementRunner, Storage, StorageOpener } from '../core/storage.js';
 import { driverOptions, servingOptions } from './drivers.js';
+import { SqliteBusyGuard } from './sqlite-busy.js';
 import { statementRunner } from './sqlite-statements.js';
 import { SqliteChangeStamp } from './sqlite-change-stamp.js';
 import { WalSync } from './sqlite-wal-sync.js';
@@ -30,10 +31,12 @@ class MikroStorage implements Storage {
     readonly orm: MikroORM,
     /** A local SQLite file in WAL mode, or undefined. */
     file: string | undefined,
+    /** SQLite and libSQL: replaces a connection a statement met SQLITE_BUSY on. */
+    busy: SqliteBusyGuard | undefined,
   ) {
     this.isSql = type !== 'mongodb';
     this.walSync = file === undefined ? undefined : new WalSync(`${file}-wal`);
-    this.statements = statementRunner(orm, type === 'sqlite' || type === 'libsql', this.walSync);
+    this.statements = statementRunner(orm, type === 'sqlite' || type === 'libsql', this.walSync, busy);
     this.changeStamp = file === undefined ? undefined : new SqliteChangeStamp(file);
   }
 
@@ -71,7 +74,8 @@ class MikroStorage implements Storage {
 export const openStorage: StorageOpener = async (config: Config, entities: EntityDefinition[]) => {
   const settings = resolveDatabaseSettings(config);
   if (settings.folder) await mkdir(settings.folder, { recursive: true });
-  const { orm, wal } = await connect(settings, [...entities, memoryEntryEntity(settings.type)]);
+  const busy = settings.type === 'sqlite' || settings.type === 'libsql' ? new SqliteBusyGuard() : undefined;
+  const { orm, wal } = await connect(settings, [...entities, memoryEntryEntity(settings.type)], busy);
   try {
     await syncSchema(orm, settings.type);
   } catch (err) {
@@ -80,15 +84,16 @@ export const openStorage: StorageOpener = async (config: Config, entities: Entit
   }
   const serving = servingOptions(settings);
   if (serving) await orm.reconnect(serving);
-  return new MikroStorage(settings.type, orm, settings.folder && wal ? settings.url : undefined);
+  return new MikroStorage(settings.type, orm, settings.folder && wal ? settings.url : undefined, busy);
 };
 
 /** The open ORM, and whether a SQLite file is in WAL mode (what the change stamp reads needs). */
 async function connect(
   settings: DatabaseSettings,
   entities: EntityDefinition[],
+  busy: SqliteBusyGuard | undefined,
 ): Promise<{ orm: MikroORM; wal: boolean }> {
-  const options = await driverOptions(settings);
+  const options = await driverOptions(settings, busy);
   let orm: MikroORM;
   try {
     orm = await MikroORM.init({
@@ -105,6 +110,7 @@ async function connect(
   } catch (err) {
     throw wrap(settings, 'could not open the database', err);
   }
+  busy?.watch((orm.em.getConnection() as unknown as { getKnex(): Parameters<SqliteBusyGuard['watch']>[0] }).getKnex());
   const status = await orm.checkConnection().catch((err: unknown) => ({ ok: false, reason: String(err) }));
   if (!status.ok) {
     await orm.close(true).catch(() => {});

@@ -14,6 +14,7 @@
  */
 import type { MikroORM } from '@mikro-orm/core';
 import type { StatementMethod, StatementOptions, StatementRunner } from '../core/storage.js';
+import type { SqliteBusyGuard } from './sqlite-busy.js';
 import type { WalSync } from './sqlite-wal-sync.js';
 
 interface LibsqlStatement {
@@ -36,8 +37,15 @@ const DURABLE = 'pragma synchronous = full';
 /**
  * The runner for this ORM: kept statements on SQLite, MikroORM's `execute` elsewhere. `walSync`
  * (a SQLite file in WAL mode) lets writes asked to be relaxed commit without waiting for the disk.
+ * `busy` is told of every failure: a statement that met SQLITE_BUSY stays running on its
+ * connection, which is then replaced (sqlite-busy.ts).
  */
-export function statementRunner(orm: MikroORM, usesLibsql: boolean, walSync?: WalSync): StatementRunner {
+export function statementRunner(
+  orm: MikroORM,
+  usesLibsql: boolean,
+  walSync?: WalSync,
+  busy?: SqliteBusyGuard,
+): StatementRunner {
   const connection = () =>
     orm.em.getConnection() as unknown as {
       execute(sql: string, params: unknown[], method: StatementMethod): Promise<unknown>;
@@ -102,6 +110,9 @@ export function statementRunner(orm: MikroORM, usesLibsql: boolean, walSync?: Wa
       const db = await client.acquireConnection();
       try {
         return exec(db, sql, params, method) as never;
+      } catch (err) {
+        busy?.check(err);
+        throw err;
       } finally {
         await client.releaseConnection(db);
       }

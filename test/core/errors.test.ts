@@ -1,7 +1,8 @@
 /**
  * What a client is told when something other than a ServiceError is thrown: a store that cannot be
- * reached (the drivers' connection errors, pg's connect timeout, knex's pool wait) is a 503
- * `unavailable` the client may retry; anything else stays a 500 `internal` with no detail.
+ * reached (the drivers' connection errors, pg's connect timeout, knex's pool wait) or a SQLite file
+ * whose write lock another process held past the busy timeout is a 503 `unavailable` the client
+ * may retry; anything else stays a 500 `internal` with no detail.
  */
 import t from 'tap';
 import { ServiceError, toServiceError } from '../../core/errors.js';
@@ -28,6 +29,25 @@ t.test('connection failures are unavailable', async (t) => {
     t.equal(e.status.http, 503, `${name}: 503`);
     t.notMatch(e.message, /127\.0\.0\.1|ECONN|knex/i, `${name}: no detail for the client`);
   }
+});
+
+t.test('SQLite busy (another connection held the write lock) is unavailable', async (t) => {
+  const cases: [string, Error][] = [
+    ['libsql', coded('database is locked', 'SQLITE_BUSY')],
+    ['extended code', coded('database is locked', 'SQLITE_BUSY_SNAPSHOT')],
+    [
+      'as MikroORM passes it on',
+      named("insert into `latchkey_users` (`_id`) values ('u1') - database is locked", 'LockWaitTimeoutException'),
+    ],
+    ['wrapped', new Error('claim failed', { cause: coded('database is locked', 'SQLITE_BUSY') })],
+  ];
+  for (const [name, err] of cases) {
+    const e = toServiceError(err);
+    t.equal(e.code, 'unavailable', name);
+    t.equal(e.status.http, 503, `${name}: 503`);
+    t.notMatch(e.message, /locked|insert|SQLITE/i, `${name}: no detail for the client`);
+  }
+  t.equal(toServiceError(coded('UNIQUE constraint failed: t.k', 'SQLITE_CONSTRAINT')).code, 'internal');
 });
 
 t.test('anything else is internal, and a ServiceError passes through', async (t) => {
