@@ -13,7 +13,9 @@
  * restart). A failed attempt frees the row with the next attempt pushed back exponentially; after
  * the last attempt it is marked `failed`, logged and counted. Delivery is at least once: a crash
  * between the peer's acceptance and the row's update sends that message again, as a second
- * attempt on the row.
+ * attempt on the row. A queue whose messages stop being of use at a time of their own (a texted
+ * code that expires) says so with `expiry`: such a row is not sent past that time, and no retry
+ * is scheduled after it; the row is given up instead, as after its last attempt.
  */
 import { p, type EntityManager } from '@mikro-orm/core';
 import type { Logger } from '../core/logger.js';
@@ -93,6 +95,15 @@ export interface OutboxQueueOptions<R extends QueuedRow> extends QueueSettings {
   send: ((row: R) => Promise<void>) | undefined;
   /** A claim's lifetime: longer than one attempt may take. */
   leaseMs: number;
+  /**
+   * When a row stops being of use (Unix ms; null: never), and the error a row given up for it
+   * carries. Absent: rows have no such time (mail). Read with the row claimed, right before the
+   * send: a row past it is marked `failed` without a send, its attempt count left as it was (no
+   * request left). A failed attempt whose retry would start after it is the row's last: the row
+   * is marked `failed` at once. Either is counted, logged and retried by an admin like any
+   * other given-up row.
+   */
+  expiry?: { of(row: R): number | null; error: string };
 }
 
 export interface OutboxQueue<R extends QueuedRow> {
@@ -157,25 +168,59 @@ export function createOutboxQueue<R extends QueuedRow>(o: OutboxQueueOptions<R>)
     await em.nativeUpdate(o.entity, { id: row.id, leaseUntil: lease } as never, changes as never);
   }
 
+  /** Marks a claimed row failed for good: counted, logged where admins find it. */
+  async function giveUp(
+    em: EntityManager,
+    row: R,
+    lease: number,
+    changes: Partial<QueuedRow>,
+    log: Record<string, unknown>,
+    why: string,
+  ): Promise<void> {
+    await finish(em, row, lease, { ...changes, status: 'failed', leaseUntil: null });
+    counts.failed++;
+    o.onFailed?.();
+    o.logger.error({ outboxId: row.id, ...log }, `${o.label} ${why}; it is listed by ${o.listedBy}`);
+  }
+
   async function deliver(row: R, lease: number): Promise<void> {
     const em = o.storage.em();
     const attempts = row.attempts + 1;
+    const expiresAt = o.expiry?.of(row) ?? null;
+    if (expiresAt !== null && expiresAt <= Date.now()) {
+      // The claim counted an attempt that never leaves: the count goes back to what it was.
+      await giveUp(
+        em,
+        row,
+        lease,
+        { attempts: row.attempts, lastError: o.expiry!.error },
+        { attempts: row.attempts, expiresAt },
+        'not sent: it expired before it could be sent',
+      );
+      return;
+    }
     try {
       await o.send!(row);
     } catch (err) {
       const reason = String((err as Error)?.message ?? err).slice(0, 500);
       if (attempts >= o.maxAttempts) {
-        await finish(em, row, lease, { status: 'failed', lastError: reason, leaseUntil: null });
-        counts.failed++;
-        o.onFailed?.();
-        o.logger.error(
-          { outboxId: row.id, attempts, err: reason },
-          `${o.label} delivery failed for good; it is listed by ${o.listedBy}`,
-        );
+        await giveUp(em, row, lease, { lastError: reason }, { attempts, err: reason }, 'delivery failed for good');
         return;
       }
       const wait = Math.min(o.retryDelayMs * 2 ** (attempts - 1), MAX_BACKOFF_MS);
-      await finish(em, row, lease, { lastError: reason, nextAttemptAt: Date.now() + wait, leaseUntil: null });
+      const next = Date.now() + wait;
+      if (expiresAt !== null && next > expiresAt) {
+        await giveUp(
+          em,
+          row,
+          lease,
+          { lastError: o.expiry!.error },
+          { attempts, err: reason, expiresAt, retryAt: next },
+          'delivery failed, and the next attempt would come after it expires',
+        );
+        return;
+      }
+      await finish(em, row, lease, { lastError: reason, nextAttemptAt: next, leaseUntil: null });
       counts.retried++;
       o.onRetry?.();
       o.logger.warn(

@@ -4,7 +4,8 @@
  * through the guarded outbound client (outbox.ts), with per-number and per-IP limits, and the
  * texted one-time codes of the phone flows (codes.ts). SMS one-time codes of MFA
  * (plugins/mfa-otp), phone verification and password reset by SMS use its `sms` service. An
- * attempt the gateway does not take counts in `latchkey_sms_delivery_failures_total`. Admins
+ * attempt the gateway does not take counts in `latchkey_sms_delivery_failures_total`; a text is
+ * not sent after the code it carries expires (outbox.ts). Admins
  * list the outbox with `_sms_outbox` and queue a failed text again with `_retry_sms`
  * (operations.ts).
  */
@@ -53,7 +54,7 @@ export const smsPlugin = definePlugin<SmsService>({
     );
     const failures = new Counter({
       name: 'latchkey_sms_delivery_failures_total',
-      help: 'Attempts the SMS gateway did not take: `unreachable` (no answer, refused address, timeout), `refused` (an error status); `failed` counts texts given up after --sms-max-attempts.',
+      help: 'Attempts the SMS gateway did not take: `unreachable` (no answer, refused address, timeout), `refused` (an error status); `failed` counts texts given up: after --sms-max-attempts, or because the code they carry expires before they can be sent.',
       labelNames: ['reason'],
       registers: [ctx.metrics],
     });

@@ -8,8 +8,10 @@
  * `_sms_outbox` and queue a failed one again with `_retry_sms`. Bodies hold one-time codes, so
  * they are sealed at rest. A row also keeps when its code stops working (`expires_at`, stated by
  * the sender): the code store keeps codes by purpose and subject in the memory store and knows
- * nothing of texts, so the row is the only place where a text's usefulness is known, and a failed
- * text whose code has expired is not queued again (a code that no longer works is no use texted).
+ * nothing of texts, so the row is the only place where a text's usefulness is known. A code that
+ * no longer works is no use texted: the worker does not send a text past its `expires_at`, nor
+ * schedule a retry after it (the text is marked `failed` with `CODE_EXPIRED` instead, counted as
+ * any text given up), and a failed text whose code has expired is not queued again.
  */
 import type { UnitOfWork } from '../../core/unit-of-work.js';
 import { createOutboxQueue, type OutboxQueue, type QueueSettings } from '../../storage/outbox-queue.js';
@@ -20,6 +22,9 @@ import { postMessage, SEND_TIMEOUT_MS, type SendFailure } from './gateway.js';
 
 /** A claim's lifetime: longer than one gateway attempt may take. */
 export const LEASE_MS = 3 * SEND_TIMEOUT_MS;
+
+/** Why a text was given up without reaching the gateway in time: its code stops working first. */
+export const CODE_EXPIRED = 'the code expired before the text could be sent';
 
 export interface SmsOutboxOptions extends QueueSettings {
   /** The gateway; null when the flags are not set (nothing is queued then: sending is refused). */
@@ -57,6 +62,7 @@ export function createSmsOutbox(o: SmsOutboxOptions): SmsOutbox {
     label: 'SMS',
     listedBy: '_sms_outbox',
     leaseMs: LEASE_MS,
+    expiry: { of: expiryOf, error: CODE_EXPIRED },
     send: settings
       ? async (row) => {
           const body = bodies.open(row.body);

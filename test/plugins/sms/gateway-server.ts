@@ -2,7 +2,7 @@
  * A Twilio-shaped Messages API on 127.0.0.1 for tests: it records each posted message (path,
  * Basic credentials, form fields) and answers like the real API, or with a status the test sets;
  * it can answer late (a slow gateway) and listen on a port chosen before (a gateway that was down
- * comes up).
+ * comes up). Every request, refused or taken, is also noted with its number and when it arrived.
  */
 import { createServer, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -16,6 +16,12 @@ export interface SentText {
   body: string;
 }
 
+/** A request as it arrived, whatever the answer: the `To` field and the time (Unix ms). */
+export interface Arrival {
+  to: string;
+  at: number;
+}
+
 export interface SmsGatewayOptions {
   /** The port to listen on (default: any free one). */
   port?: number;
@@ -27,6 +33,8 @@ export interface SmsGateway {
   url: string;
   /** Requests that arrived, answered or not yet. */
   readonly requests: number;
+  /** Every request with its body read, in the order they arrived, refused ones included. */
+  arrivals: Arrival[];
   texts: SentText[];
   /** Answers the next `count` requests with `status` instead of 201. */
   failNext(count: number, status: number): void;
@@ -44,6 +52,7 @@ const read = async (req: IncomingMessage): Promise<string> => {
 export async function startSmsGateway(options: SmsGatewayOptions = {}): Promise<SmsGateway> {
   let requests = 0;
   const texts: SentText[] = [];
+  const arrivals: Arrival[] = [];
   const waiting: { to: string; resolve(t: SentText): void }[] = [];
   const taken = new Set<SentText>();
   let failures = 0;
@@ -51,6 +60,7 @@ export async function startSmsGateway(options: SmsGatewayOptions = {}): Promise<
   const server = createServer(async (req, res) => {
     requests++;
     const form = new URLSearchParams(await read(req));
+    arrivals.push({ to: form.get('To') ?? '', at: Date.now() });
     if (options.delayMs) await new Promise((resolve) => setTimeout(resolve, options.delayMs));
     if (failures > 0) {
       failures--;
@@ -85,6 +95,7 @@ export async function startSmsGateway(options: SmsGatewayOptions = {}): Promise<
     get requests() {
       return requests;
     },
+    arrivals,
     texts,
     failNext(count, status) {
       failures = count;
