@@ -4,9 +4,10 @@
  * in one transaction writes the answer to that log entry and the row's next state: delivered,
  * pending again after a backoff, or failed for good (the give-up state) after the last attempt or
  * a final answer. Up to `concurrency` attempts run at once, a freed slot refilled by the next
- * claim, so a slow receiver holds only its own slots; and at most `perWebhookConcurrency` of them
- * belong to one webhook, so one whose endpoint never answers cannot take every slot for its
- * deadline while other webhooks wait. It polls, and is also woken at once when this process
+ * claim, so a slow receiver holds only its own slots. A webhook runs up to `perWebhookConcurrency`
+ * attempts at once, and more only while as many slots stay free for the others, so one whose
+ * endpoint never answers cannot take every slot for its deadline while other webhooks wait, and a
+ * slow one with a backlog still uses the slots nobody else needs. It polls, and is also woken at once when this process
  * enqueues. Rows left by a stopped or killed process are taken again once their lease runs out,
  * so a restart resumes pending deliveries.
  */
@@ -36,8 +37,9 @@ export interface DeliveryTiming extends RetryPolicy {
   /** How many attempts run at once; a finished one makes room for the next due row. */
   concurrency: number;
   /**
-   * How many of those attempts may be for one webhook; its further due rows stay queued (not
-   * claimed, no attempt counted) until one of its attempts ends.
+   * How many of those attempts one webhook may run whatever the others do. Beyond that it takes a
+   * free slot only while this many slots stay free after it (room for another webhook's share);
+   * its further due rows stay queued (not claimed, no attempt counted) until a slot frees.
    */
   perWebhookConcurrency: number;
   /** How much of an answer the log keeps. */
@@ -77,6 +79,8 @@ export function createDeliveryWorker(o: WorkerOptions): DeliveryWorker {
   const leaseMs = timing.timeoutMs * 2 + timing.leaseMarginMs;
   const slots = Math.max(1, Math.floor(timing.concurrency));
   const perWebhook = Math.max(1, Math.floor(timing.perWebhookConcurrency));
+  // Slots kept free for other webhooks while one runs beyond its share.
+  const reserve = Math.min(perWebhook, slots - 1);
   let timer: NodeJS.Timeout | undefined;
   let stopped = true;
 
@@ -183,9 +187,10 @@ export function createDeliveryWorker(o: WorkerOptions): DeliveryWorker {
   // its own attempts and the others go on. A claim takes no more rows than there are free slots,
   // so every claimed row starts its attempt at once and no lease runs down in a local queue.
   const inFlight = new Set<Promise<void>>();
-  // Attempts in flight per webhook id. A webhook at `perWebhook` is left out of the claims, and
-  // its rows a claim reads beyond that are declined: they keep no lease and no attempt is counted,
-  // so they are claimed later in the same order (oldest due first), here or on another node.
+  // Attempts in flight per webhook id. A webhook at `perWebhook` takes another slot only while
+  // `reserve` slots stay free after it; a row it cannot take is declined (no lease, no attempt
+  // counted) and claimed later in the same order (oldest due first), here or on another node. Once
+  // no more than `reserve` slots are free, webhooks at their share are left out of the claims.
   const perHook = new Map<string, number>();
   let claiming: Promise<void> | undefined;
   // The outbox may hold more due rows than the last claim took (it filled every free slot, or the
@@ -201,7 +206,7 @@ export function createDeliveryWorker(o: WorkerOptions): DeliveryWorker {
         const running = perHook.get(row.webhookId) ?? 1;
         if (running <= 1) perHook.delete(row.webhookId);
         else perHook.set(row.webhookId, running - 1);
-        // A webhook that was at its cap may have rows left queued for this freed place.
+        // A webhook at its share may have rows left queued for this freed place.
         if (running >= perWebhook) more = true;
         // A running claim loop sees the freed slot itself.
         if (more && !stopped && !claiming) void run();
@@ -218,10 +223,12 @@ export function createDeliveryWorker(o: WorkerOptions): DeliveryWorker {
       }
       more = false;
       const limit = Math.min(timing.batch, room);
-      const full = [...perHook].filter(([, n]) => n >= perWebhook).map(([id]) => id);
+      const full = room > reserve ? [] : [...perHook].filter(([, n]) => n >= perWebhook).map(([id]) => id);
       const taking = new Map<string, number>();
-      // A row declined for its webhook's cap: the next look leaves that webhook out, and may find
-      // other webhooks' rows behind the declined ones.
+      let accepted = 0;
+      // A row declined for its webhook's share: fewer slots are free at the next look, which
+      // leaves that webhook out once only the reserve is left, and may find other webhooks' rows
+      // behind the declined ones.
       let declined = false;
       const rows = await claimRows<DeliveryRow>(o.storage, WebhookDeliveryEntity, {
         due: {
@@ -235,11 +242,13 @@ export function createDeliveryWorker(o: WorkerOptions): DeliveryWorker {
         leaseMs,
         accept: (row) => {
           const n = taking.get(row.webhookId) ?? 0;
-          if ((perHook.get(row.webhookId) ?? 0) + n >= perWebhook) {
+          const beyondShare = (perHook.get(row.webhookId) ?? 0) + n >= perWebhook;
+          if (beyondShare && room - accepted - 1 < reserve) {
             declined = true;
             return false;
           }
           taking.set(row.webhookId, n + 1);
+          accepted++;
           return true;
         },
       });
