@@ -24,6 +24,7 @@ export const DEFAULT_DELIVERY_TIMING: DeliveryTiming = {
   pollMs: 1_000,
   batch: 20,
   concurrency: 20,
+  gatherMs: 50,
   perWebhookConcurrency: 4,
   responseExcerptChars: 1_000,
   leaseMarginMs: 30_000,
