@@ -140,9 +140,15 @@ t.test('a worker that is behind answers up to three jobs together, and the fourt
     ['4096', '4096', '65536', '65536'],
     'each job has its own answer',
   );
-  const started = performance.now();
-  await w.hash('slow-e-long-enough', slow);
-  const slowMs = performance.now() - started;
+  // The shortest of three costly hashes alone: a bound no real costly hash beats, however the
+  // other test processes load the machine meanwhile.
+  const alone: number[] = [];
+  for (const key of ['slow-e-long-enough', 'slow-f-long-enough', 'slow-g-long-enough']) {
+    const started = performance.now();
+    await w.hash(key, slow);
+    alone.push(performance.now() - started);
+  }
+  const slowMs = Math.min(...alone);
   const spread = Math.max(at[0], at[1], at[2]) - Math.min(at[0], at[1], at[2]);
   t.ok(
     spread < slowMs / 4,
