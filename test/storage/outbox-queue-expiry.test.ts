@@ -6,15 +6,12 @@
  * and a queue without `expiry` (the mail outbox), retry as they always did.
  */
 import t from 'tap';
-import { keysPlugin } from '../../plugins/keys/index.js';
-import { outboundPlugin } from '../../plugins/outbound/index.js';
 import { SmsOutboxEntity, type SmsOutboxRow } from '../../plugins/sms/entities.js';
-import { smsPlugin } from '../../plugins/sms/index.js';
 import { createOutboxQueue, type OutboxQueue } from '../../storage/outbox-queue.js';
 import { databaseTargets } from '../helpers/databases.js';
-import { bootTestKernel, type TestKernel } from '../helpers/kernel.js';
+import type { TestKernel } from '../helpers/kernel.js';
+import { bootSmsOutboxKernel, onlyRow, until } from './sms-outbox-kernel.js';
 
-const KEYS = { 'jwt-type': 'HS256', 'jwt-secret': 'outbox-queue-test-jwt-secret-0123456789' };
 const EXPIRED = 'of no use any more';
 
 interface Probe {
@@ -55,20 +52,6 @@ function probe(tk: TestKernel, o: { failures: number; retryDelayMs: number; with
   return { queue, calls: () => calls, failed: () => failed };
 }
 
-async function onlyRow(tk: TestKernel): Promise<SmsOutboxRow> {
-  const rows = (await tk.kernel.storage.em().find(SmsOutboxEntity, {} as never)) as unknown as SmsOutboxRow[];
-  if (rows.length !== 1) throw new Error(`${rows.length} rows`);
-  return rows[0]!;
-}
-
-async function until(what: string, check: () => Promise<boolean>): Promise<void> {
-  const deadline = Date.now() + 10_000;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
-
 const settled = async (tk: TestKernel) => {
   const row = await onlyRow(tk);
   return Number(row.attempts) >= 1 && row.leaseUntil === null;
@@ -76,16 +59,7 @@ const settled = async (tk: TestKernel) => {
 
 for (const target of await databaseTargets({ sqlOnly: true })) {
   t.test(target.name, async (t) => {
-    const tk = await bootTestKernel({
-      plugins: [keysPlugin, outboundPlugin, smsPlugin],
-      flags: KEYS,
-      database: target,
-    });
-    t.teardown(async () => {
-      await tk.close();
-      await target.dispose();
-    });
-    const clear = () => tk.kernel.storage.em().nativeDelete(SmsOutboxEntity, {} as never);
+    const { tk, clear } = await bootSmsOutboxKernel(t, target);
 
     t.test('a due row past its time is failed without a send', async (t) => {
       await clear();

@@ -6,15 +6,11 @@
  * a failing send is retried with backoff and given up after the last attempt.
  */
 import t from 'tap';
-import { keysPlugin } from '../../plugins/keys/index.js';
-import { outboundPlugin } from '../../plugins/outbound/index.js';
 import { SmsOutboxEntity, type SmsOutboxRow } from '../../plugins/sms/entities.js';
-import { smsPlugin } from '../../plugins/sms/index.js';
 import { createOutboxQueue, CUT_OFF, type OutboxQueue } from '../../storage/outbox-queue.js';
 import { databaseTargets } from '../helpers/databases.js';
-import { bootTestKernel, type TestKernel } from '../helpers/kernel.js';
-
-const KEYS = { 'jwt-type': 'HS256', 'jwt-secret': 'outbox-queue-test-jwt-secret-0123456789' };
+import type { TestKernel } from '../helpers/kernel.js';
+import { bootSmsOutboxKernel, onlyRow, until } from './sms-outbox-kernel.js';
 
 function queueOn(
   tk: TestKernel,
@@ -35,32 +31,9 @@ function queueOn(
   });
 }
 
-async function onlyRow(tk: TestKernel): Promise<SmsOutboxRow> {
-  const rows = (await tk.kernel.storage.em().find(SmsOutboxEntity, {} as never)) as unknown as SmsOutboxRow[];
-  if (rows.length !== 1) throw new Error(`${rows.length} rows`);
-  return rows[0]!;
-}
-
-async function until(what: string, check: () => Promise<boolean>): Promise<void> {
-  const deadline = Date.now() + 10_000;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
-
 for (const target of await databaseTargets({ sqlOnly: true })) {
   t.test(target.name, async (t) => {
-    const tk = await bootTestKernel({
-      plugins: [keysPlugin, outboundPlugin, smsPlugin],
-      flags: KEYS,
-      database: target,
-    });
-    t.teardown(async () => {
-      await tk.close();
-      await target.dispose();
-    });
-    const clear = () => tk.kernel.storage.em().nativeDelete(SmsOutboxEntity, {} as never);
+    const { tk, clear } = await bootSmsOutboxKernel(t, target);
 
     t.test('an attempt cut off by a crash stays counted; the send after it is the second attempt', async (t) => {
       await clear();
