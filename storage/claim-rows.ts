@@ -39,6 +39,13 @@ export interface ClaimOptions<T extends LeasedRow = LeasedRow> {
    * unclaimed (no lease, nothing changed). Absent: every row read is claimed.
    */
   accept?: (row: T) => boolean;
+  /**
+   * Writes made with the claimed rows (each already holding its new lease), in the claim's
+   * transaction where it is one, else in a transaction of their own after the leases were set. A
+   * failure there undoes the claim on the first path and leaves the leases to run out on the
+   * second; either way the claim fails. Not called when nothing was claimed.
+   */
+  withClaimed?: (tx: EntityManager, rows: T[]) => Promise<void>;
 }
 
 const SKIP_LOCKED_DATABASES = new Set(['postgres', 'mysql', 'mariadb']);
@@ -67,7 +74,9 @@ export async function claimRows<T extends LeasedRow>(
       const rows = read.filter((row) => accept(row));
       if (rows.length === 0) return [];
       await tx.nativeUpdate(entity, { id: { $in: rows.map((r) => r.id) } } as never, lease as never);
-      return rows.map((r) => ({ ...r, ...lease }));
+      const claimed = rows.map((r) => ({ ...r, ...lease }));
+      if (options.withClaimed) await options.withClaimed(tx, claimed);
+      return claimed;
     });
   }
   const em = storage.em();
@@ -83,6 +92,8 @@ export async function claimRows<T extends LeasedRow>(
       .nativeUpdate(entity, { $and: [{ id: row.id }, freeLease(now)] } as never, lease as never);
     if (changed === 1) claimed.push({ ...row, ...lease });
   }
+  const { withClaimed } = options;
+  if (withClaimed && claimed.length > 0) await storage.em().transactional((tx) => withClaimed(tx, claimed));
   return claimed;
 }
 

@@ -1,31 +1,28 @@
 /**
  * The delivery worker: claims due outbox rows (storage/claim-rows.ts: one node at a time per
- * row), logs each attempt before its request leaves, makes it through the guarded client, and
- * in one transaction writes the answer to that log entry and the row's next state: delivered,
- * pending again after a backoff, or failed for good (the give-up state) after the last attempt or
- * a final answer. Up to `concurrency` attempts run at once, a freed slot refilled by the next
- * claim, so a slow receiver holds only its own slots. A webhook runs up to `perWebhookConcurrency`
- * attempts at once, and more only while as many slots stay free for the others, so one whose
- * endpoint never answers cannot take every slot for its deadline while other webhooks wait, and a
- * slow one with a backlog still uses the slots nobody else needs. It polls, and is also woken at once when this process
- * enqueues. Rows left by a stopped or killed process are taken again once their lease runs out,
- * so a restart resumes pending deliveries.
+ * row), and in the claim's own transaction counts and logs each row's attempt before its request
+ * leaves (./start-attempts.ts). It makes the request through the guarded client, then writes the
+ * answer to that log entry and the row's next state: delivered, pending again after a backoff, or
+ * failed for good (the give-up state) after the last attempt or a final answer; outcomes that
+ * finish together share one commit (./outcome-writer.ts). Up to `concurrency` attempts run at
+ * once, a freed slot refilled by the next claim, so a slow receiver holds only its own slots. A
+ * webhook runs up to `perWebhookConcurrency` attempts at once, and more only while as many slots
+ * stay free for the others, so one whose endpoint never answers cannot take every slot for its
+ * deadline while other webhooks wait, and a slow one with a backlog still uses the slots nobody
+ * else needs. It polls, and is also woken at once when this process enqueues. Rows left by a
+ * stopped or killed process are taken again once their lease runs out, so a restart resumes
+ * pending deliveries.
  */
 import { randomUUID } from 'node:crypto';
 import type { Logger } from '../../core/logger.js';
 import type { Storage } from '../../core/storage.js';
-import { claimRows, newId, updateLeased } from '../../storage/index.js';
+import { claimRows } from '../../storage/index.js';
 import { findOutboundError, type OutboundErrorCode, type OutboundService } from '../outbound/index.js';
 import { DELIVERY_ID_HEADER, SIGNATURE_HEADER, signature } from './delivery-body.js';
-import {
-  WebhookDeliveryEntity,
-  WebhookEntity,
-  WebhookLogEntity,
-  type DeliveryRow,
-  type DeliveryState,
-  type WebhookRow,
-} from './entities.js';
+import { WebhookDeliveryEntity, type DeliveryRow, type DeliveryState } from './entities.js';
+import { createOutcomeWriter } from './outcome-writer.js';
 import { backoffMs, isRetryable, type RetryPolicy } from './retry-policy.js';
+import { startAttempts, type StartedAttempt } from './start-attempts.js';
 
 export interface DeliveryTiming extends RetryPolicy {
   /** Deadline of one attempt (connect, answer and body). */
@@ -73,8 +70,7 @@ export interface DeliveryWorker {
 /** Answers are read up to this many bytes; the log keeps `responseExcerptChars` of them. */
 const MAX_ANSWER_BYTES = 64 * 1024;
 
-/** The log entry of an attempt whose answer was never recorded (the process stopped during it). */
-export const CUT_OFF = 'no answer recorded: the attempt was cut off before its answer was read';
+export { CUT_OFF } from './start-attempts.js';
 
 export function createDeliveryWorker(o: WorkerOptions): DeliveryWorker {
   const owner = randomUUID();
@@ -91,46 +87,9 @@ export function createDeliveryWorker(o: WorkerOptions): DeliveryWorker {
   let timer: NodeJS.Timeout | undefined;
   let stopped = true;
 
-  async function attempt(row: DeliveryRow): Promise<void> {
-    const em = o.storage.em();
-    const webhook = (await em.findOne(WebhookEntity, { id: row.webhookId } as never)) as WebhookRow | null;
-    const now = Date.now();
-    if (!webhook || !webhook.enabled) {
-      await updateLeased(em, WebhookDeliveryEntity, row, {
-        state: 'cancelled',
-        lastError: webhook ? 'the webhook is disabled' : 'the webhook was deleted',
-        leaseUntil: null,
-        leaseOwner: null,
-        updatedAt: now,
-      });
-      return;
-    }
-    const attempts = row.attempts + 1;
-    const logId = newId();
-    const startedAt = Math.floor(now / 1000);
-    // The attempt is logged before its request leaves: one cut off by a crash stays in the log as
-    // an attempt without an answer, so its retry after a restart is a logged retry, not a second
-    // delivery the log cannot explain.
-    const claimed = await o.storage.em().transactional(async (tx) => {
-      const held = await updateLeased(tx, WebhookDeliveryEntity, row, { attempts, updatedAt: now });
-      if (held)
-        tx.create(WebhookLogEntity, {
-          id: logId,
-          webhookId: row.webhookId,
-          deliveryId: row.id,
-          attempt: attempts,
-          httpStatus: 0,
-          response: CUT_OFF,
-          request: row.body,
-          createdAt: startedAt,
-          updatedAt: startedAt,
-        } as never);
-      return held;
-    });
-    if (!claimed) {
-      o.logger.warn({ delivery: row.id }, 'webhooks: a delivery lease ran out before its attempt');
-      return;
-    }
+  const outcomes = createOutcomeWriter(o.storage, o.logger);
+
+  async function attempt({ row, webhook, attempt, logId }: StartedAttempt): Promise<void> {
     const extra = webhook.headers ? (JSON.parse(webhook.headers) as Record<string, string>) : {};
     let status = 0;
     let excerpt: string;
@@ -156,34 +115,23 @@ export function createDeliveryWorker(o: WorkerOptions): DeliveryWorker {
       excerpt = `${error}: ${outbound?.message ?? 'the request failed'}`.slice(0, timing.responseExcerptChars);
     }
     const delivered = status >= 200 && status < 300;
-    const retry = !delivered && isRetryable(status, error) && attempts < timing.maxAttempts;
+    const retry = !delivered && isRetryable(status, error) && attempt < timing.maxAttempts;
     const state: DeliveryState = delivered ? 'delivered' : retry ? 'pending' : 'failed';
     const done = Date.now();
-    await o.storage.em().transactional(async (tx) => {
-      const held = await updateLeased(tx, WebhookDeliveryEntity, row, {
-        state,
-        attempts,
-        nextAttemptAt: retry ? done + backoffMs(timing, attempts) : row.nextAttemptAt,
-        lastError: delivered ? null : excerpt.slice(0, 512),
-        leaseUntil: null,
-        leaseOwner: null,
-        updatedAt: done,
-      });
-      if (!held) o.logger.warn({ delivery: row.id }, 'webhooks: a delivery lease ran out during its attempt');
-      // The attempt happened either way, so its log entry gets the answer either way.
-      await tx.nativeUpdate(
-        WebhookLogEntity,
-        { id: logId } as never,
-        {
-          httpStatus: status,
-          response: excerpt,
-          updatedAt: Math.floor(done / 1000),
-        } as never,
-      );
+    await outcomes.record({
+      row,
+      logId,
+      state,
+      attempt,
+      nextAttemptAt: retry ? done + backoffMs(timing, attempt) : row.nextAttemptAt,
+      lastError: delivered ? null : excerpt.slice(0, 512),
+      httpStatus: status,
+      response: excerpt,
+      at: done,
     });
     if (state === 'failed') {
       o.logger.warn(
-        { delivery: row.id, webhook: row.webhookId, attempts, status, error },
+        { delivery: row.id, webhook: row.webhookId, attempts: attempt, status, error },
         'webhooks: delivery gave up',
       );
     }
@@ -204,9 +152,10 @@ export function createDeliveryWorker(o: WorkerOptions): DeliveryWorker {
   // worker was woken meanwhile): the next freed slot looks again.
   let more = false;
 
-  function launch(row: DeliveryRow): void {
+  function launch(started: StartedAttempt): void {
+    const { row } = started;
     perHook.set(row.webhookId, (perHook.get(row.webhookId) ?? 0) + 1);
-    const done: Promise<void> = attempt(row)
+    const done: Promise<void> = attempt(started)
       .catch((err: unknown) => o.logger.error({ err, delivery: row.id }, 'webhooks: attempt failed'))
       .finally(() => {
         inFlight.delete(done);
@@ -237,6 +186,7 @@ export function createDeliveryWorker(o: WorkerOptions): DeliveryWorker {
       // leaves that webhook out once only the reserve is left, and may find other webhooks' rows
       // behind the declined ones.
       let declined = false;
+      let started: StartedAttempt[] = [];
       const rows = await claimRows<DeliveryRow>(o.storage, WebhookDeliveryEntity, {
         due: {
           state: 'pending',
@@ -258,8 +208,11 @@ export function createDeliveryWorker(o: WorkerOptions): DeliveryWorker {
           accepted++;
           return true;
         },
+        withClaimed: async (tx, claimed) => {
+          started = await startAttempts(tx, claimed, Date.now());
+        },
       });
-      for (const row of rows) launch(row);
+      for (const attempt of started) launch(attempt);
       if (rows.length < limit && !more && !declined) return;
     }
   }

@@ -2,7 +2,9 @@
  * Claiming queued rows (storage/claim-rows.ts) on every SQL database: several claimers racing
  * over the same rows each get a disjoint share and together all of them; a claimed row is not
  * claimed again while its lease holds and is claimable once it runs out; an update fenced by a
- * lease that ran out and was taken by another claimer changes nothing.
+ * lease that ran out and was taken by another claimer changes nothing. Writes made with the
+ * claimed rows (`withClaimed`) are stored with the claim; when they fail the claim fails, and where
+ * the claim is a transaction (PostgreSQL, MySQL, MariaDB) no lease is left either.
  */
 import { defineEntity } from '@mikro-orm/core';
 import t from 'tap';
@@ -22,6 +24,16 @@ const QueueEntity = defineEntity({
   }),
 });
 
+/** A row written for each claimed row, in the claim's transaction. */
+const NoteEntity = defineEntity({
+  name: 'ClaimTestNote',
+  tableName: 'claim_test_notes',
+  properties: (p) => ({
+    id: p.string().primary().fieldName('_id').length(64),
+    rowId: p.string().fieldName('row_id').length(64),
+  }),
+});
+
 interface Row extends LeasedRow {
   state: string;
   dueAt: number;
@@ -32,7 +44,7 @@ t.teardown(() => Promise.all(targets.map((d) => d.dispose())));
 
 for (const target of targets) {
   t.test(`${target.name}: racing claimers share the rows without overlap`, async (t) => {
-    const storage = await openStorage(new Config(target.flags), [QueueEntity]);
+    const storage = await openStorage(new Config(target.flags), [QueueEntity, NoteEntity]);
     t.teardown(() => storage.close());
     const em = storage.em();
     const now = Date.now();
@@ -98,5 +110,59 @@ for (const target of targets) {
       'the old claimer can no longer update it',
     );
     t.ok(await updateLeased(storage.em(), QueueEntity, again, { state: 'done' }), 'the new claimer can');
+  });
+}
+
+for (const target of targets) {
+  t.test(`${target.name}: writes made with the claimed rows share the claim's outcome`, async (t) => {
+    const storage = await openStorage(new Config(target.flags), [QueueEntity, NoteEntity]);
+    t.teardown(() => storage.close());
+    const now = Date.now();
+    const em = storage.em();
+    for (const [i, id] of ['x1', 'x2', 'x3'].entries())
+      em.create(QueueEntity, {
+        id,
+        state: 'pending',
+        dueAt: now - 10 + i,
+        leaseUntil: null,
+        leaseOwner: null,
+      } as never);
+    await em.flush();
+    const claim = (owner: string, limit: number, fail: boolean) =>
+      claimRows<Row>(storage, QueueEntity, {
+        due: { state: 'pending', dueAt: { $lte: now } },
+        orderBy: { dueAt: 'asc' },
+        limit,
+        owner,
+        leaseMs: 60_000,
+        now,
+        withClaimed: async (tx, rows) => {
+          for (const row of rows) tx.create(NoteEntity, { id: `note-${row.id}`, rowId: row.id } as never);
+          await tx.flush();
+          if (fail) throw new Error('the writes fail after they were made');
+        },
+      });
+    const leaseOf = async (id: string) =>
+      ((await storage.em().findOne(QueueEntity, { id } as never)) as unknown as Row).leaseOwner;
+
+    const taken = await claim('a', 1, false);
+    t.same(
+      taken.map((r) => r.id),
+      ['x1'],
+      'one row claimed',
+    );
+    t.equal(await storage.em().count(NoteEntity, { rowId: 'x1' } as never), 1, 'its note is stored');
+    t.equal(await leaseOf('x1'), 'a', 'with its lease');
+
+    await t.rejects(claim('b', 2, true), /the writes fail/, 'a failure in the writes fails the claim');
+    t.equal(await storage.em().count(NoteEntity, {} as never), 1, 'none of its notes is stored');
+    const transactional = ['postgres', 'mysql', 'mariadb'].includes(storage.type);
+    t.same(
+      [await leaseOf('x2'), await leaseOf('x3')],
+      transactional ? [null, null] : ['b', 'b'],
+      transactional
+        ? 'the claim was undone with them: no lease is left'
+        : 'the leases were set before the writes and are left to run out',
+    );
   });
 }
