@@ -9,6 +9,7 @@ import { definePlugin, type PluginDefinition } from '../../core/plugin.js';
 import { WebhookDeliveryEntity, WebhookEntity, WebhookLogEntity } from './entities.js';
 import { webhookOperations } from './operations.js';
 import { createWebhooksService, type WebhooksService } from './service.js';
+import { resolveDeliveryTiming } from './delivery-timing.js';
 import { createDeliveryWorker, type DeliveryTiming } from './worker.js';
 
 export type { WebhooksService, WebhookInput } from './service.js';
@@ -16,26 +17,14 @@ export type { DeliveryTiming } from './worker.js';
 export type { DeliveryRow, DeliveryState, WebhookLogRow, WebhookRow } from './entities.js';
 export { deliveryBody, signature, SIGNATURE_HEADER, DELIVERY_ID_HEADER } from './delivery-body.js';
 
-export const DEFAULT_DELIVERY_TIMING: DeliveryTiming = {
-  timeoutMs: 10_000,
-  maxAttempts: 6,
-  baseDelayMs: 2_000,
-  maxDelayMs: 10 * 60_000,
-  pollMs: 1_000,
-  batch: 20,
-  concurrency: 20,
-  gatherMs: 50,
-  perWebhookConcurrency: 4,
-  responseExcerptChars: 1_000,
-  leaseMarginMs: 30_000,
-};
+export { DEFAULT_DELIVERY_TIMING } from './delivery-timing.js';
 
 export interface WebhooksPluginOptions {
   timing?: Partial<DeliveryTiming>;
 }
 
 export function createWebhooksPlugin(options: WebhooksPluginOptions = {}): PluginDefinition<WebhooksService> {
-  const timing: DeliveryTiming = { ...DEFAULT_DELIVERY_TIMING, ...options.timing };
+  const timing = resolveDeliveryTiming(options.timing);
   return definePlugin<WebhooksService>({
     name: 'webhooks',
     description: 'Webhooks: signed deliveries of the declared events through a durable outbox, with retries and logs.',
