@@ -14,7 +14,7 @@
  * as the deliveries of one webhook): a declined row is left as it is, without a lease, for a later
  * claim, and the rows after it are still looked at in order.
  */
-import { LockMode, type EntityManager, type FilterQuery } from '@mikro-orm/core';
+import { LockMode, raw, type EntityManager, type FilterQuery } from '@mikro-orm/core';
 import type { EntityDefinition, Storage } from '../core/storage.js';
 
 export interface LeasedRow {
@@ -46,6 +46,11 @@ export interface ClaimOptions<T extends LeasedRow = LeasedRow> {
    * second; either way the claim fails. Not called when nothing was claimed.
    */
   withClaimed?: (tx: EntityManager, rows: T[]) => Promise<void>;
+  /**
+   * A whole-number property raised by one on every claimed row, with its lease (an attempt
+   * count); the rows answered carry the raised value.
+   */
+  count?: keyof T & string;
 }
 
 const SKIP_LOCKED_DATABASES = new Set(['postgres', 'mysql', 'mariadb']);
@@ -60,6 +65,8 @@ export async function claimRows<T extends LeasedRow>(
   options: ClaimOptions<T>,
 ): Promise<T[]> {
   const accept = options.accept ?? (() => true);
+  const { count } = options;
+  const counted = (row: T): Partial<T> => (count ? ({ [count]: (row[count] as number) + 1 } as Partial<T>) : {});
   const now = options.now ?? Date.now();
   const lease = { leaseUntil: now + options.leaseMs, leaseOwner: options.owner };
   const where = { $and: [options.due, freeLease(now)] } as FilterQuery<T>;
@@ -73,8 +80,13 @@ export async function claimRows<T extends LeasedRow>(
       // A declined row is only locked until this transaction ends; it keeps no lease.
       const rows = read.filter((row) => accept(row));
       if (rows.length === 0) return [];
-      await tx.nativeUpdate(entity, { id: { $in: rows.map((r) => r.id) } } as never, lease as never);
-      const claimed = rows.map((r) => ({ ...r, ...lease }));
+      // The rows are locked until the commit, so the counter is raised in the same statement as
+      // the lease for all of them: `count = count + 1`.
+      const raised = count
+        ? { [count]: raw(`${tx.getPlatform().quoteIdentifier(fieldOf(tx, entity, count))} + 1`) }
+        : {};
+      await tx.nativeUpdate(entity, { id: { $in: rows.map((r) => r.id) } } as never, { ...lease, ...raised } as never);
+      const claimed = rows.map((r) => ({ ...r, ...lease, ...counted(r) }));
       if (options.withClaimed) await options.withClaimed(tx, claimed);
       return claimed;
     });
@@ -87,14 +99,29 @@ export async function claimRows<T extends LeasedRow>(
   const claimed: T[] = [];
   for (const row of candidates) {
     if (!accept(row)) continue;
+    // Taken only while it is still as it was read: due, its lease free and its counter unchanged.
+    // A row another claimer took, finished and released since the read is no longer due, and is
+    // left alone rather than run a second time.
+    const unchanged = count ? [{ [count]: row[count] }] : [];
     const changed = await storage
       .em()
-      .nativeUpdate(entity, { $and: [{ id: row.id }, freeLease(now)] } as never, lease as never);
-    if (changed === 1) claimed.push({ ...row, ...lease });
+      .nativeUpdate(
+        entity,
+        { $and: [{ id: row.id }, options.due, freeLease(now), ...unchanged] } as never,
+        { ...lease, ...counted(row) } as never,
+      );
+    if (changed === 1) claimed.push({ ...row, ...lease, ...counted(row) });
   }
   const { withClaimed } = options;
   if (withClaimed && claimed.length > 0) await storage.em().transactional((tx) => withClaimed(tx, claimed));
   return claimed;
+}
+
+/** The column of an entity's property, as the ORM maps it. */
+function fieldOf(em: EntityManager, entity: EntityDefinition, property: string): string {
+  const prop = em.getMetadata().get(entity.meta.className).properties[property];
+  if (!prop?.fieldNames?.[0]) throw new Error(`claimRows: ${entity.meta.className} has no column for ${property}`);
+  return prop.fieldNames[0];
 }
 
 /**

@@ -1,9 +1,11 @@
 /**
  * The start of the attempts of one claim, written with the claim (storage/claim-rows.ts
- * `withClaimed`): the webhooks of the claimed rows are read with one query; a row whose webhook was
- * deleted or disabled is cancelled; every other row has its attempt counted and logged before its
- * request leaves. An attempt cut off by a crash thus stays in the log as one without an answer,
- * so its retry after a restart is a logged retry, not a second delivery the log cannot explain.
+ * `withClaimed`; the claim itself has raised each row's attempt count with its lease): the
+ * webhooks of the claimed rows are read with one query; a row whose webhook was deleted or
+ * disabled is cancelled, its count lowered again; every other row has its attempt logged before
+ * its request leaves, all entries in one insert. An attempt cut off by a crash thus stays in the
+ * log as one without an answer, so its retry after a restart is a logged retry, not a second
+ * delivery the log cannot explain.
  */
 import type { EntityManager } from '@mikro-orm/core';
 import { newId, updateLeased } from '../../storage/index.js';
@@ -27,7 +29,10 @@ export interface StartedAttempt {
   logId: string;
 }
 
-/** Counts and logs an attempt for each row whose webhook is there and enabled; cancels the rest. */
+/**
+ * Logs an attempt for each claimed row (`attempts` already counting it) whose webhook is there and
+ * enabled; cancels the rest.
+ */
 export async function startAttempts(
   tx: EntityManager,
   rows: readonly DeliveryRow[],
@@ -43,6 +48,7 @@ export async function startAttempts(
     if (!webhook || !webhook.enabled) {
       await updateLeased(tx, WebhookDeliveryEntity, row, {
         state: 'cancelled',
+        attempts: row.attempts - 1,
         lastError: webhook ? 'the webhook is disabled' : 'the webhook was deleted',
         leaseUntil: null,
         leaseOwner: null,
@@ -50,21 +56,20 @@ export async function startAttempts(
       });
       continue;
     }
-    const attempt = row.attempts + 1;
-    if (!(await updateLeased(tx, WebhookDeliveryEntity, row, { attempts: attempt, updatedAt: now }))) continue;
     const logId = newId();
     tx.create(WebhookLogEntity, {
       id: logId,
       webhookId: row.webhookId,
       deliveryId: row.id,
-      attempt,
+      attempt: row.attempts,
       httpStatus: 0,
       response: CUT_OFF,
       request: row.body,
       createdAt,
       updatedAt: createdAt,
     } as never);
-    started.push({ row, webhook, attempt, logId });
+    started.push({ row, webhook, attempt: row.attempts, logId });
   }
+  await tx.flush();
   return started;
 }

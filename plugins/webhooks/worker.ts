@@ -122,12 +122,10 @@ export function createDeliveryWorker(o: WorkerOptions): DeliveryWorker {
       row,
       logId,
       state,
-      attempt,
       nextAttemptAt: retry ? done + backoffMs(timing, attempt) : row.nextAttemptAt,
       lastError: delivered ? null : excerpt.slice(0, 512),
       httpStatus: status,
       response: excerpt,
-      at: done,
     });
     if (state === 'failed') {
       o.logger.warn(
@@ -194,6 +192,7 @@ export function createDeliveryWorker(o: WorkerOptions): DeliveryWorker {
           ...(full.length > 0 ? { webhookId: { $nin: full } } : {}),
         },
         orderBy: { nextAttemptAt: 'asc' },
+        count: 'attempts',
         limit,
         owner,
         leaseMs,

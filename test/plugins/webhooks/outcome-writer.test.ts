@@ -57,12 +57,10 @@ const delivered = (row: DeliveryRow): AttemptOutcome => ({
   row,
   logId: `log-${row.id}`,
   state: 'delivered',
-  attempt: 1,
   nextAttemptAt: row.nextAttemptAt,
   lastError: null,
   httpStatus: 204,
   response: `answer to ${row.id}`,
-  at: Date.now(),
 });
 
 for (const target of targets) {
