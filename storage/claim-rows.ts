@@ -7,8 +7,9 @@
  * PostgreSQL, MySQL and MariaDB first pick the rows with `SELECT … FOR UPDATE SKIP LOCKED` in a
  * transaction (MikroORM's PESSIMISTIC_PARTIAL_WRITE): concurrent claimers skip each other's rows
  * instead of queuing on them. Everywhere else (SQLite, libSQL, MongoDB) a conditional update per
- * candidate takes it only when the lease is still free: of two nodes racing for one row, the
- * database reports one changed row to exactly one of them. Both paths leave the same lease.
+ * candidate takes it only when the lease is still free and the row still due: of two nodes racing
+ * for one row, the database reports one changed row to exactly one of them, and a row another node
+ * finished and released since it was read is not taken again. Both paths leave the same lease.
  *
  * A claimer may decline some of the due rows it reads (`accept`, for a cap per group of rows such
  * as the deliveries of one webhook): a declined row is left as it is, without a lease, for a later

@@ -166,3 +166,44 @@ for (const target of targets) {
     );
   });
 }
+
+// SQLite reads the candidates first and takes each with a conditional update; another process may
+// finish a row in between (here: a write queued while the first candidate is being taken).
+const sqlite = targets.find((d) => d.name === 'sqlite');
+if (sqlite) {
+  t.test('sqlite: a row finished by another claimer after the read is not taken again', async (t) => {
+    const storage = await openStorage(new Config(sqlite.flags), [QueueEntity, NoteEntity]);
+    t.teardown(() => storage.close());
+    const now = Date.now();
+    const em = storage.em();
+    for (const [i, id] of ['first', 'second'].entries())
+      em.create(QueueEntity, {
+        id,
+        state: 'pending',
+        dueAt: now - 10 + i,
+        leaseUntil: null,
+        leaseOwner: null,
+      } as never);
+    await em.flush();
+    let finishing: Promise<number> | undefined;
+    const taken = await claimRows<Row>(storage, QueueEntity, {
+      due: { state: 'pending', dueAt: { $lte: now } },
+      orderBy: { dueAt: 'asc' },
+      limit: 2,
+      owner: 'a',
+      leaseMs: 60_000,
+      now,
+      accept: (row) => {
+        if (row.id === 'first')
+          finishing = storage.em().nativeUpdate(QueueEntity, { id: 'second' } as never, { state: 'done' } as never);
+        return true;
+      },
+    });
+    t.equal(await finishing, 1, 'the other claimer finished the second row after the read');
+    t.same(
+      taken.map((r) => r.id),
+      ['first'],
+      'only the row still due is taken',
+    );
+  });
+}
