@@ -5,6 +5,7 @@
  * each attempt in the webhook log (docs/webhooks.md). `createWebhooksPlugin` takes the delivery
  * timing; the default distribution uses `webhooksPlugin`.
  */
+import { Counter, Gauge } from 'prom-client';
 import { definePlugin, type PluginDefinition } from '../../core/plugin.js';
 import { WebhookDeliveryEntity, WebhookEntity, WebhookLogEntity } from './entities.js';
 import { webhookOperations } from './operations.js';
@@ -35,7 +36,29 @@ export function createWebhooksPlugin(options: WebhooksPluginOptions = {}): Plugi
       const events = new Set(ctx.definitions.flatMap((p) => p.events ?? []));
       const clientSecret = () => ctx.config.string('client-secret') ?? '';
       const outbound = ctx.service('outbound');
-      const worker = createDeliveryWorker({ storage: ctx.storage, outbound, clientSecret, logger: ctx.logger, timing });
+      const settled = new Counter({
+        name: 'latchkey_webhook_deliveries_total',
+        help: 'Webhook delivery attempts by outcome: `delivered` (2xx), `retry` (failed, tried again after a backoff), `failed` (given up), and `cancelled` rows whose webhook was disabled or deleted before their attempt.',
+        labelNames: ['outcome'],
+        registers: [ctx.metrics],
+      });
+      for (const outcome of ['delivered', 'retry', 'failed', 'cancelled'] as const) settled.inc({ outcome }, 0);
+      const worker = createDeliveryWorker({
+        storage: ctx.storage,
+        outbound,
+        clientSecret,
+        logger: ctx.logger,
+        timing,
+        onSettled: (outcome) => settled.inc({ outcome }),
+      });
+      new Gauge({
+        name: 'latchkey_webhook_attempts_in_flight',
+        help: "Webhook delivery attempts running in this process (at most the delivery timing's concurrency).",
+        registers: [ctx.metrics],
+        collect() {
+          this.set(worker.inFlight());
+        },
+      });
       const service = createWebhooksService({
         storage: ctx.storage,
         outbound,

@@ -56,7 +56,12 @@ export interface WorkerOptions {
   clientSecret: () => string;
   logger: Logger;
   timing: DeliveryTiming;
+  /** Told of every settled attempt and every row cancelled at its claim, once committed. */
+  onSettled?: (outcome: SettledAs) => void;
 }
+
+/** How an attempt or a claimed row ended: `retry` is an attempt that failed and will be made again. */
+export type SettledAs = 'delivered' | 'retry' | 'failed' | 'cancelled';
 
 export interface DeliveryWorker {
   start(): void;
@@ -65,6 +70,8 @@ export interface DeliveryWorker {
   /** Waits until nothing is due or in flight (tests). */
   idle(): Promise<void>;
   stop(): Promise<void>;
+  /** Attempts running now. */
+  inFlight(): number;
 }
 
 /** Answers are read up to this many bytes; the log keeps `responseExcerptChars` of them. */
@@ -127,6 +134,7 @@ export function createDeliveryWorker(o: WorkerOptions): DeliveryWorker {
       httpStatus: status,
       response: excerpt,
     });
+    o.onSettled?.(state === 'pending' ? 'retry' : state);
     if (state === 'failed') {
       o.logger.warn(
         { delivery: row.id, webhook: row.webhookId, attempts: attempt, status, error },
@@ -212,6 +220,8 @@ export function createDeliveryWorker(o: WorkerOptions): DeliveryWorker {
         },
       });
       for (const attempt of started) launch(attempt);
+      // Every claimed row is either started or cancelled (its webhook disabled or deleted).
+      for (let i = started.length; i < rows.length; i++) o.onSettled?.('cancelled');
       if (rows.length < limit && !more && !declined) return;
     }
   }
@@ -289,6 +299,7 @@ export function createDeliveryWorker(o: WorkerOptions): DeliveryWorker {
       request('enqueue');
     },
     idle: settled,
+    inFlight: () => inFlight.size,
     async stop() {
       stopped = true;
       clearTimeout(timer);
