@@ -9,6 +9,7 @@
 import { defineEntity } from '@mikro-orm/core';
 import t from 'tap';
 import { Config } from '../../core/config.js';
+import type { Storage } from '../../core/storage.js';
 import { claimRows, openStorage, updateLeased, type LeasedRow } from '../../storage/index.js';
 import { databaseTargets } from '../helpers/databases.js';
 
@@ -37,6 +38,16 @@ const NoteEntity = defineEntity({
 interface Row extends LeasedRow {
   state: string;
   dueAt: number;
+}
+
+/** Stores pending rows due 10 ms ago, in the given order; answers the instant they are due by. */
+async function duePendingRows(storage: Storage, ids: string[]): Promise<number> {
+  const now = Date.now();
+  const em = storage.em();
+  for (const [i, id] of ids.entries())
+    em.create(QueueEntity, { id, state: 'pending', dueAt: now - 10 + i, leaseUntil: null, leaseOwner: null } as never);
+  await em.flush();
+  return now;
 }
 
 const targets = await databaseTargets({ sqlOnly: true });
@@ -117,17 +128,7 @@ for (const target of targets) {
   t.test(`${target.name}: writes made with the claimed rows share the claim's outcome`, async (t) => {
     const storage = await openStorage(new Config(target.flags), [QueueEntity, NoteEntity]);
     t.teardown(() => storage.close());
-    const now = Date.now();
-    const em = storage.em();
-    for (const [i, id] of ['x1', 'x2', 'x3'].entries())
-      em.create(QueueEntity, {
-        id,
-        state: 'pending',
-        dueAt: now - 10 + i,
-        leaseUntil: null,
-        leaseOwner: null,
-      } as never);
-    await em.flush();
+    const now = await duePendingRows(storage, ['x1', 'x2', 'x3']);
     const claim = (owner: string, limit: number, fail: boolean) =>
       claimRows<Row>(storage, QueueEntity, {
         due: { state: 'pending', dueAt: { $lte: now } },
@@ -174,17 +175,7 @@ if (sqlite) {
   t.test('sqlite: a row finished by another claimer after the read is not taken again', async (t) => {
     const storage = await openStorage(new Config(sqlite.flags), [QueueEntity, NoteEntity]);
     t.teardown(() => storage.close());
-    const now = Date.now();
-    const em = storage.em();
-    for (const [i, id] of ['first', 'second'].entries())
-      em.create(QueueEntity, {
-        id,
-        state: 'pending',
-        dueAt: now - 10 + i,
-        leaseUntil: null,
-        leaseOwner: null,
-      } as never);
-    await em.flush();
+    const now = await duePendingRows(storage, ['first', 'second']);
     let finishing: Promise<number> | undefined;
     const taken = await claimRows<Row>(storage, QueueEntity, {
       due: { state: 'pending', dueAt: { $lte: now } },
